@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elfobj — one ELF file seen through libelf: its loadable segments (to turn
+ * link-time addresses into file offsets and load biases), its SystemTap SDT
+ * notes with the `.stapsdt.base` adjustment applied, and its function
+ * symbols.
+ *
+ * The file is mapped read-only for the object's lifetime; nothing is copied
+ * until a caller asks. Every failure names the file:
+ * "/usr/lib/libfoo.so: bad note at offset 0x1c4: ...".
+ */
+#ifndef PROBETOP_ELFOBJ_H
+#define PROBETOP_ELFOBJ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "note.h"
+
+struct elfobj;
+
+struct elf_func {
+	const char *name; /* valid while the elfobj lives */
+	uint64_t addr;    /* link-time address */
+	uint64_t size;
+	bool global;      /* STB_GLOBAL or STB_WEAK: callable from outside */
+};
+
+typedef int (*elf_func_fn)(const struct elf_func *fn, void *ctx);
+
+/*
+ * Open the ELF file behind fd (the object takes ownership of fd, also on
+ * failure); name is used in messages and kept as a copy. Returns NULL with
+ * errno set: ENOEXEC (not an ELF file, or one libelf cannot read), ENOMEM.
+ * The reason has been logged.
+ */
+struct elfobj *elfobj_open_fd(int fd, const char *name);
+
+/* elfobj_open_fd() on open(path). */
+struct elfobj *elfobj_open(const char *path);
+
+/* Unmap and close; NULL is a no-op. */
+void elfobj_free(struct elfobj *obj);
+
+const char *elfobj_name(const struct elfobj *obj);
+
+/* e_machine (EM_X86_64...) and whether it is a shared object/PIE (ET_DYN) */
+int elfobj_machine(const struct elfobj *obj);
+bool elfobj_is_dyn(const struct elfobj *obj);
+
+/* true if the file has a .note.stapsdt section (cheap, no parsing) */
+bool elfobj_has_notes(const struct elfobj *obj);
+
+/*
+ * Deliver every SDT note, with pc and semaphore moved by the difference
+ * between the note's recorded base and the real address of `.stapsdt.base`
+ * (prelink, or a section moved after the note was written), as SystemTap
+ * does. Returns 0, the callback's non-zero value, or -EBADMSG (logged).
+ */
+int elfobj_notes(struct elfobj *obj, note_fn fn, void *ctx);
+
+/*
+ * The file offset that holds link-time address vaddr, from the PT_LOAD
+ * segment containing it: what uprobes and ref_ctr_offset take.
+ * Returns 0, or -ENOENT if no loadable segment holds it.
+ */
+int elfobj_vaddr_to_offset(const struct elfobj *obj, uint64_t vaddr,
+			   uint64_t *offset);
+
+/*
+ * The load bias of a mapping of this file at map_start from file offset
+ * map_offset: run-time address = link-time address + bias.
+ * Returns 0, or -ENOENT if no loadable segment covers map_offset.
+ */
+int elfobj_load_bias(const struct elfobj *obj, uint64_t map_start,
+		     uint64_t map_offset, uint64_t *bias);
+
+/*
+ * Deliver the defined function symbols of .symtab and .dynsym (a symbol in
+ * both is delivered twice; callers dedupe). Returns 0 or the callback's
+ * non-zero value.
+ */
+int elfobj_functions(struct elfobj *obj, elf_func_fn fn, void *ctx);
+
+/* Link-time address of a data or function symbol; 0 or -ENOENT. */
+int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr);
+
+#endif

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/* proc — /proc/PID readers; see proc.h. */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DELETED_SUFFIX " (deleted)"
+
+/* Read a whole /proc file into a malloc'd NUL-terminated buffer. */
+static int read_file(const char *path, char **out, size_t *outlen)
+{
+	size_t cap = 16384, len = 0;
+	char *buf = NULL, *tmp;
+	int fd, ret = 0;
+	ssize_t n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (len + 1 == cap) {
+			tmp = realloc(buf, cap * 2);
+			if (!tmp) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			buf = tmp;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	buf = NULL;
+	if (outlen)
+		*outlen = len;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+/* One line of maps text (without its newline) into m; 1 if no file. */
+static int parse_line(const char *text, size_t len, struct proc_map *m)
+{
+	char line[PATH_MAX + 128], perms[5];
+	int path_at = -1;
+	const char *path;
+	size_t plen;
+
+	if (len >= sizeof(line))
+		return -EINVAL;
+	memcpy(line, text, len);
+	line[len] = '\0';
+	if (sscanf(line,
+		   "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n",
+		   &m->start, &m->end, perms, &m->offset, &m->dev_major,
+		   &m->dev_minor, &m->inode, &path_at) != 7 ||
+	    path_at < 0)
+		return -EINVAL;
+	memcpy(m->perms, perms, sizeof(m->perms));
+	path = line + path_at;
+	plen = len - (size_t)path_at;
+	m->deleted = plen > strlen(DELETED_SUFFIX) &&
+		     !memcmp(path + plen - strlen(DELETED_SUFFIX),
+			     DELETED_SUFFIX, strlen(DELETED_SUFFIX));
+	if (m->deleted)
+		plen -= strlen(DELETED_SUFFIX);
+	if (m->inode == 0 || plen == 0 || path[0] != '/')
+		return 1; /* anonymous, [heap], [vdso]... */
+	m->path = strndup(path, plen);
+	return m->path ? 0 : -ENOMEM;
+}
+
+int proc_maps_parse(const char *text, struct proc_maps *out)
+{
+	size_t cap = 0;
+	const char *line = text;
+	int ret = 0;
+
+	out->maps = NULL;
+	out->n = 0;
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		struct proc_map m = { 0 };
+
+		ret = parse_line(line, len, &m);
+		if (ret < 0)
+			goto fail;
+		if (ret == 0) {
+			if (out->n == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				struct proc_map *tmp =
+					realloc(out->maps, ncap * sizeof(*tmp));
+
+				if (!tmp) {
+					free(m.path);
+					ret = -ENOMEM;
+					goto fail;
+				}
+				out->maps = tmp;
+				cap = ncap;
+			}
+			out->maps[out->n++] = m;
+		}
+		line += len + (nl ? 1 : 0);
+	}
+	return 0;
+fail:
+	proc_maps_free(out);
+	return ret;
+}
+
+int proc_maps_read(pid_t pid, struct proc_maps *out)
+{
+	char path[64], *text = NULL;
+	int ret;
+
+	out->maps = NULL;
+	out->n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	ret = read_file(path, &text, NULL);
+	if (ret == -ENOENT)
+		return -ESRCH;
+	if (ret)
+		return ret;
+	/* a zombie or a kernel thread has an empty maps file */
+	ret = proc_maps_parse(text, out);
+	free(text);
+	return ret;
+}
+
+void proc_maps_free(struct proc_maps *maps)
+{
+	if (!maps)
+		return;
+	for (size_t i = 0; i < maps->n; i++)
+		free(maps->maps[i].path);
+	free(maps->maps);
+	maps->maps = NULL;
+	maps->n = 0;
+}
+
+int proc_open_mapped(pid_t pid, const struct proc_map *map)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 (int)pid, map->start, map->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, map->path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	fd = open(map->path, O_RDONLY | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
+}
+
+static int read_small(pid_t pid, const char *what, char *buf, size_t n,
+		      size_t *len)
+{
+	char path[64];
+	ssize_t got;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	got = read(fd, buf, n - 1);
+	close(fd);
+	if (got < 0)
+		return -errno;
+	buf[got] = '\0';
+	*len = (size_t)got;
+	return 0;
+}
+
+bool proc_alive(pid_t pid)
+{
+	char buf[512], *paren;
+	size_t len;
+
+	if (read_small(pid, "stat", buf, sizeof(buf), &len))
+		return false;
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
+int proc_comm(pid_t pid, char *buf, size_t n)
+{
+	size_t len;
+	int ret = read_small(pid, "comm", buf, n, &len);
+
+	if (ret)
+		return ret;
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	return 0;
+}
+
+int proc_exe(pid_t pid, char *buf, size_t n)
+{
+	char path[64];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	len = readlink(path, buf, n - 1);
+	if (len < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	buf[len] = '\0';
+	return 0;
+}
+
+int proc_cmdline(pid_t pid, char *buf, size_t n)
+{
+	size_t len;
+	int ret = read_small(pid, "cmdline", buf, n, &len);
+
+	if (ret)
+		return ret;
+	while (len && buf[len - 1] == '\0')
+		len--;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[len] = '\0';
+	return 0;
+}
+
+pid_t proc_parse_pid(const char *s)
+{
+	char *end = NULL;
+	long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v <= 0 || v > INT_MAX)
+		return -EINVAL;
+	return (pid_t)v;
+}

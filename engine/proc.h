@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proc — what /proc says about a process: its file-backed mappings, exe,
+ * comm and command line, and how to open a mapped file even when it was
+ * deleted or lives in another mount namespace (a container).
+ */
+#ifndef PROBETOP_PROC_H
+#define PROBETOP_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_map {
+	uint64_t start, end, offset;
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	char perms[5];  /* "r-xp" */
+	bool deleted;   /* the file was removed or replaced since mapped */
+	char *path;     /* as the process sees it, " (deleted)" stripped */
+};
+
+struct proc_maps {
+	struct proc_map *maps;
+	size_t n;
+};
+
+/*
+ * Parse the text of a /proc/PID/maps file. Keeps only mappings backed by
+ * a file (inode != 0 and an absolute path). Returns 0 or -ENOMEM/-EINVAL;
+ * free with proc_maps_free().
+ */
+int proc_maps_parse(const char *text, struct proc_maps *out);
+
+/*
+ * Read and parse /proc/PID/maps. Returns 0, -ESRCH (no such process),
+ * -EACCES (not allowed to look), or another negative errno.
+ */
+int proc_maps_read(pid_t pid, struct proc_maps *out);
+
+/* Free what proc_maps_parse/read filled; NULL or empty is a no-op. */
+void proc_maps_free(struct proc_maps *maps);
+
+/*
+ * Open a mapped file read-only: through /proc/PID/map_files (works for
+ * deleted files), else through /proc/PID/root/PATH (containers), else
+ * PATH itself. Returns an fd or a negative errno.
+ */
+int proc_open_mapped(pid_t pid, const struct proc_map *map);
+
+/* true if PID names a live process (not a zombie) */
+bool proc_alive(pid_t pid);
+
+/* comm, exe link target, and cmdline with NULs turned to spaces. Each
+ * writes a NUL-terminated string into buf and returns 0 or a negative
+ * errno. */
+int proc_comm(pid_t pid, char *buf, size_t n);
+int proc_exe(pid_t pid, char *buf, size_t n);
+int proc_cmdline(pid_t pid, char *buf, size_t n);
+
+/* Parse a decimal pid ("4242"); returns it, or -EINVAL. */
+pid_t proc_parse_pid(const char *s);
+
+#endif

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: MIT
+"""Helpers for probetop's integration tests: TAP output, running probetop,
+starting targets, and reading `readelf -n` as the reference."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+PROBETOP = os.environ.get("PROBETOP", "probetop")
+FIXTURE_DIR = os.environ.get("FIXTURE_DIR", ".")
+
+
+class Tap:
+    """Minimal TAP producer: one `ok`/`not ok` line per check."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, what, detail=""):
+        self.n += 1
+        print(("ok" if cond else "not ok") + " %d - %s" % (self.n, what))
+        if not cond:
+            self.failed += 1
+            for line in str(detail).splitlines()[:40]:
+                print("#   " + line)
+        sys.stdout.flush()
+        return cond
+
+    def eq(self, got, want, what):
+        return self.ok(got == want, what, "got:  %r\nwant: %r" % (got, want))
+
+    def skip_all(self, why):
+        print("1..0 # SKIP " + why)
+        sys.exit(0)
+
+    def done(self):
+        print("1..%d" % self.n)
+        sys.exit(1 if self.failed else 0)
+
+
+def need_root(tap):
+    if os.geteuid() != 0:
+        tap.skip_all("needs root")
+
+
+def run(args, **kw):
+    """Run probetop with args; returns CompletedProcess (text)."""
+    return subprocess.run([PROBETOP] + args, capture_output=True, text=True,
+                          timeout=kw.pop("timeout", 60), **kw)
+
+
+NOTE_RE = re.compile(r"Provider: (\S+)\s+Name: (\S+)\s+"
+                     r"Location: (0x[0-9a-f]+), Base: 0x[0-9a-f]+, "
+                     r"Semaphore: (0x[0-9a-f]+)\s+Arguments: ?([^\n]*)")
+
+
+def readelf_probes(path):
+    """Every stapsdt note of path as a sorted list of
+    (provider, name, address, semaphore, args) tuples, from readelf -n."""
+    out = subprocess.run(["readelf", "-n", path], capture_output=True,
+                         text=True, check=True).stdout
+    return sorted((m.group(1), m.group(2), int(m.group(3), 16),
+                   int(m.group(4), 16), m.group(5).strip())
+                  for m in NOTE_RE.finditer(out))
+
+
+def json_locations(entries, obj=None):
+    """probetop list --json entries flattened to the readelf tuples."""
+    out = []
+    for e in entries:
+        if obj is not None and e["object"] != obj:
+            continue
+        for loc in e["locations"]:
+            sem = e["semaphore"]
+            out.append((e["provider"], e["name"], int(loc["address"], 16),
+                        int(sem, 16) if sem else 0, loc["args"]))
+    return sorted(out)
+
+
+class Target:
+    """A process started with pipes; waits for its 'ready' line when asked."""
+
+    def __init__(self, argv, ready=True, env=None):
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True,
+                                  env=env)
+        self.pid = self.p.pid
+        if ready:
+            line = self.p.stdout.readline()
+            assert line.startswith("ready"), line
+
+    def send(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        return self.p.stdout.readline()
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+
+
+def wait_mapped(pid, fragment, timeout=60):
+    """Wait until /proc/PID/maps maps a file whose path contains fragment;
+    returns that path or None."""
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            with open("/proc/%d/maps" % pid) as f:
+                for line in f:
+                    parts = line.split(None, 5)
+                    if len(parts) == 6 and fragment in parts[5]:
+                        return parts[5].strip()
+        except FileNotFoundError:
+            return None
+        time.sleep(0.1)
+    return None
