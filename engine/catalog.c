@@ -137,14 +137,17 @@ static void fill_loc(struct elfobj *elf, const struct usdt_note *note,
 	loc->sem_addr = note->semaphore;
 	loc->args = note->args;
 	if (elfobj_vaddr_to_offset(elf, note->pc, &loc->offset))
-		log_msg(LOG_WARN, "%s: probe %s:%s at %#lx is outside every "
-			"loadable segment", elfobj_name(elf), note->provider,
-			note->name, (unsigned long)note->pc);
+		log_msg(LOG_WARN,
+			"%s: probe %s:%s at %#lx is outside every "
+			"loadable segment",
+			elfobj_name(elf), note->provider, note->name,
+			(unsigned long)note->pc);
 	if (note->semaphore &&
 	    elfobj_vaddr_to_offset(elf, note->semaphore, &loc->sem_offset))
-		log_msg(LOG_WARN, "%s: semaphore of %s:%s at %#lx is outside "
-			"every loadable segment", elfobj_name(elf),
-			note->provider, note->name,
+		log_msg(LOG_WARN,
+			"%s: semaphore of %s:%s at %#lx is outside "
+			"every loadable segment",
+			elfobj_name(elf), note->provider, note->name,
 			(unsigned long)note->semaphore);
 	loc->nargs = usdtarg_decode_all(note->args, loc->argv, USDT_MAX_ARGS);
 	if (loc->nargs < 0)
@@ -168,6 +171,8 @@ static int build_probes(struct objinfo *info, struct note_list *list)
 {
 	size_t np = 0;
 
+	if (!list->n)
+		return 0;
 	qsort(list->notes, list->n, sizeof(*list->notes), cmp_note);
 	info->locs = calloc(list->n, sizeof(*info->locs));
 	info->probes = calloc(list->n, sizeof(*info->probes));
@@ -426,16 +431,16 @@ static bool is_file(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-static int search_dirs(const char *dirs, const char *name, char *out,
-		       size_t n)
+static int search_dirs(const char *dirs, const char *name, char *out, size_t n)
 {
 	const char *p = dirs;
 
 	while (*p) {
 		size_t len = strcspn(p, ":");
 
-		if (len && (size_t)snprintf(out, n, "%.*s/%s", (int)len, p,
-					    name) < n &&
+		if (len &&
+		    (size_t)snprintf(out, n, "%.*s/%s", (int)len, p, name) <
+			    n &&
 		    is_file(out))
 			return 0;
 		p += len + (p[len] == ':');

@@ -29,12 +29,12 @@ struct objcache;
 struct catalog;
 
 struct cat_loc {
-	uint64_t addr;       /* link-time address, after .stapsdt.base fix */
-	uint64_t offset;     /* file offset of the probe site */
-	uint64_t sem_addr;   /* link-time address of the semaphore, or 0 */
+	uint64_t addr; /* link-time address, after .stapsdt.base fix */
+	uint64_t offset; /* file offset of the probe site */
+	uint64_t sem_addr; /* link-time address of the semaphore, or 0 */
 	uint64_t sem_offset; /* its file offset (ref_ctr_offset), or 0 */
-	const char *args;    /* the raw argument spec, "" if none */
-	int nargs;           /* decoded arguments, -1 if more than 12 */
+	const char *args; /* the raw argument spec, "" if none */
+	int nargs; /* decoded arguments, -1 if more than 12 */
 	struct usdt_arg argv[USDT_MAX_ARGS];
 };
 
@@ -47,15 +47,15 @@ struct cat_probe {
 
 /* One mapped ELF object of the process (or the file given). */
 struct cat_object {
-	const char *path;    /* as the process maps it (or as given) */
+	const char *path; /* as the process maps it (or as given) */
 	uint64_t dev, inode;
-	bool deleted;        /* mapped file was removed or replaced */
+	bool deleted; /* mapped file was removed or replaced */
 	bool has_bias;
-	uint64_t bias;       /* run-time = link-time + bias, when has_bias */
-	bool bad_notes;      /* its notes were broken (reported) */
-	size_t nprobes;      /* sorted by provider, name */
+	uint64_t bias; /* run-time = link-time + bias, when has_bias */
+	bool bad_notes; /* its notes were broken (reported) */
+	size_t nprobes; /* sorted by provider, name */
 	const struct cat_probe *probes;
-	struct elfobj *elf;  /* for function symbols; owned by the cache */
+	struct elfobj *elf; /* for function symbols; owned by the cache */
 };
 
 /* A cache of parsed ELF files; free it after every catalog using it. */

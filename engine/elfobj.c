@@ -144,8 +144,10 @@ struct elfobj *elfobj_open_fd(int fd, const char *name)
 		goto fail;
 	}
 	if (truncated(fd, &eh)) {
-		log_msg(LOG_ERROR, "%s: broken ELF file: its headers run past "
-			"the end of the file (truncated?)", name);
+		log_msg(LOG_ERROR,
+			"%s: broken ELF file: its headers run past "
+			"the end of the file (truncated?)",
+			name);
 		goto fail;
 	}
 	obj->elfclass = gelf_getclass(obj->elf);

@@ -21,9 +21,9 @@ struct elfobj;
 
 struct elf_func {
 	const char *name; /* valid while the elfobj lives */
-	uint64_t addr;    /* link-time address */
+	uint64_t addr; /* link-time address */
 	uint64_t size;
-	bool global;      /* STB_GLOBAL or STB_WEAK: callable from outside */
+	bool global; /* STB_GLOBAL or STB_WEAK: callable from outside */
 };
 
 typedef int (*elf_func_fn)(const struct elf_func *fn, void *ctx);

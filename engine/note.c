@@ -104,9 +104,10 @@ int note_parse(const void *data, size_t len, int addr_size, note_fn fn,
 				   hdr[0]);
 		desc_off = name_off + align4(hdr[0]);
 		if (desc_off > len || hdr[1] > len - desc_off)
-			return bad(err, errlen, off,
-				   "descriptor size %#x runs past the section end",
-				   hdr[1]);
+			return bad(
+				err, errlen, off,
+				"descriptor size %#x runs past the section end",
+				hdr[1]);
 		next = desc_off + align4(hdr[1]);
 		if (hdr[2] == NT_STAPSDT && hdr[0] == sizeof(NOTE_OWNER) &&
 		    !memcmp(base + name_off, NOTE_OWNER, sizeof(NOTE_OWNER))) {

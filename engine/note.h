@@ -21,13 +21,13 @@
 #define NT_STAPSDT 3
 
 struct usdt_note {
-	uint64_t pc;        /* link-time address of the probe site */
-	uint64_t base;      /* link-time address of .stapsdt.base */
+	uint64_t pc; /* link-time address of the probe site */
+	uint64_t base; /* link-time address of .stapsdt.base */
 	uint64_t semaphore; /* link-time address of the semaphore, 0 if none */
 	const char *provider; /* these three point into the section buffer */
 	const char *name;
-	const char *args;   /* "" when the probe has no arguments */
-	size_t offset;      /* of the note within the section */
+	const char *args; /* "" when the probe has no arguments */
+	size_t offset; /* of the note within the section */
 };
 
 /* Called for each stapsdt note; a non-zero return stops the walk. */

@@ -74,7 +74,8 @@ static int parse_line(const char *text, size_t len, struct proc_map *m)
 	memcpy(line, text, len);
 	line[len] = '\0';
 	if (sscanf(line,
-		   "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n",
+		   "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64
+		   " %n",
 		   &m->start, &m->end, perms, &m->offset, &m->dev_major,
 		   &m->dev_minor, &m->inode, &path_at) != 7 ||
 	    path_at < 0)

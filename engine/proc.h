@@ -16,9 +16,9 @@ struct proc_map {
 	uint64_t start, end, offset;
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
-	char perms[5];  /* "r-xp" */
-	bool deleted;   /* the file was removed or replaced since mapped */
-	char *path;     /* as the process sees it, " (deleted)" stripped */
+	char perms[5]; /* "r-xp" */
+	bool deleted; /* the file was removed or replaced since mapped */
+	char *path; /* as the process sees it, " (deleted)" stripped */
 };
 
 struct proc_maps {

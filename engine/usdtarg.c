@@ -22,25 +22,25 @@ struct reg_name {
 };
 
 static const struct reg_name REGS[] = {
-	{ "rax", X86_REG_RAX, 8, 0 },  { "eax", X86_REG_RAX, 4, 0 },
-	{ "ax", X86_REG_RAX, 2, 0 },   { "al", X86_REG_RAX, 1, 0 },
-	{ "ah", X86_REG_RAX, 1, 8 },   { "rbx", X86_REG_RBX, 8, 0 },
-	{ "ebx", X86_REG_RBX, 4, 0 },  { "bx", X86_REG_RBX, 2, 0 },
-	{ "bl", X86_REG_RBX, 1, 0 },   { "bh", X86_REG_RBX, 1, 8 },
-	{ "rcx", X86_REG_RCX, 8, 0 },  { "ecx", X86_REG_RCX, 4, 0 },
-	{ "cx", X86_REG_RCX, 2, 0 },   { "cl", X86_REG_RCX, 1, 0 },
-	{ "ch", X86_REG_RCX, 1, 8 },   { "rdx", X86_REG_RDX, 8, 0 },
-	{ "edx", X86_REG_RDX, 4, 0 },  { "dx", X86_REG_RDX, 2, 0 },
-	{ "dl", X86_REG_RDX, 1, 0 },   { "dh", X86_REG_RDX, 1, 8 },
-	{ "rsi", X86_REG_RSI, 8, 0 },  { "esi", X86_REG_RSI, 4, 0 },
-	{ "si", X86_REG_RSI, 2, 0 },   { "sil", X86_REG_RSI, 1, 0 },
-	{ "rdi", X86_REG_RDI, 8, 0 },  { "edi", X86_REG_RDI, 4, 0 },
-	{ "di", X86_REG_RDI, 2, 0 },   { "dil", X86_REG_RDI, 1, 0 },
-	{ "rbp", X86_REG_RBP, 8, 0 },  { "ebp", X86_REG_RBP, 4, 0 },
-	{ "bp", X86_REG_RBP, 2, 0 },   { "bpl", X86_REG_RBP, 1, 0 },
-	{ "rsp", X86_REG_RSP, 8, 0 },  { "esp", X86_REG_RSP, 4, 0 },
-	{ "sp", X86_REG_RSP, 2, 0 },   { "spl", X86_REG_RSP, 1, 0 },
-	{ "rip", X86_REG_RIP, 8, 0 },  { "eip", X86_REG_RIP, 4, 0 },
+	{ "rax", X86_REG_RAX, 8, 0 }, { "eax", X86_REG_RAX, 4, 0 },
+	{ "ax", X86_REG_RAX, 2, 0 },  { "al", X86_REG_RAX, 1, 0 },
+	{ "ah", X86_REG_RAX, 1, 8 },  { "rbx", X86_REG_RBX, 8, 0 },
+	{ "ebx", X86_REG_RBX, 4, 0 }, { "bx", X86_REG_RBX, 2, 0 },
+	{ "bl", X86_REG_RBX, 1, 0 },  { "bh", X86_REG_RBX, 1, 8 },
+	{ "rcx", X86_REG_RCX, 8, 0 }, { "ecx", X86_REG_RCX, 4, 0 },
+	{ "cx", X86_REG_RCX, 2, 0 },  { "cl", X86_REG_RCX, 1, 0 },
+	{ "ch", X86_REG_RCX, 1, 8 },  { "rdx", X86_REG_RDX, 8, 0 },
+	{ "edx", X86_REG_RDX, 4, 0 }, { "dx", X86_REG_RDX, 2, 0 },
+	{ "dl", X86_REG_RDX, 1, 0 },  { "dh", X86_REG_RDX, 1, 8 },
+	{ "rsi", X86_REG_RSI, 8, 0 }, { "esi", X86_REG_RSI, 4, 0 },
+	{ "si", X86_REG_RSI, 2, 0 },  { "sil", X86_REG_RSI, 1, 0 },
+	{ "rdi", X86_REG_RDI, 8, 0 }, { "edi", X86_REG_RDI, 4, 0 },
+	{ "di", X86_REG_RDI, 2, 0 },  { "dil", X86_REG_RDI, 1, 0 },
+	{ "rbp", X86_REG_RBP, 8, 0 }, { "ebp", X86_REG_RBP, 4, 0 },
+	{ "bp", X86_REG_RBP, 2, 0 },  { "bpl", X86_REG_RBP, 1, 0 },
+	{ "rsp", X86_REG_RSP, 8, 0 }, { "esp", X86_REG_RSP, 4, 0 },
+	{ "sp", X86_REG_RSP, 2, 0 },  { "spl", X86_REG_RSP, 1, 0 },
+	{ "rip", X86_REG_RIP, 8, 0 }, { "eip", X86_REG_RIP, 4, 0 },
 };
 
 static const char *const REG64[X86_REG_COUNT] = {
@@ -78,7 +78,8 @@ static bool is_alpha(int ch)
 
 static bool is_xdigit(int ch)
 {
-	return is_digit(ch) || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+	return is_digit(ch) || (ch >= 'a' && ch <= 'f') ||
+	       (ch >= 'A' && ch <= 'F');
 }
 
 static int xval(int ch)
@@ -251,7 +252,8 @@ static bool read_operand(struct cursor *c, struct usdt_arg *arg)
 			return false;
 		if ((peek(c) == '+' || peek(c) == '-') && !read_int(c, &extra))
 			return false;
-		arg->disp += extra;
+		/* wraps, as the assembler's arithmetic does */
+		arg->disp = (int64_t)((uint64_t)arg->disp + (uint64_t)extra);
 		if (!read_mem(c, arg) || arg->reg != X86_REG_RIP ||
 		    arg->index != X86_REG_NONE)
 			return false;
@@ -354,12 +356,13 @@ char *usdtarg_describe(const struct usdt_arg *arg, char *buf, size_t n)
 		if (arg->index != X86_REG_NONE)
 			len += snprintf(addr + len, sizeof(addr) - (size_t)len,
 					"%s%%%s*%d", len ? " + " : "",
-					usdtarg_reg_name(arg->index), arg->scale);
+					usdtarg_reg_name(arg->index),
+					arg->scale);
 		if (arg->disp)
 			snprintf(addr + len, sizeof(addr) - (size_t)len,
 				 " %c %#" PRIx64, arg->disp < 0 ? '-' : '+',
-				 arg->disp < 0 ? 0 - (uint64_t)arg->disp :
-						 (uint64_t)arg->disp);
+				 arg->disp < 0 ? 0 - (uint64_t)arg->disp
+					       : (uint64_t)arg->disp);
 		snprintf(buf, n, "%s *(%s)", type, addr);
 		break;
 	case USDT_ARG_SYM:

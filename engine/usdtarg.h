@@ -46,21 +46,21 @@ enum x86_reg {
 };
 
 enum usdt_arg_kind {
-	USDT_ARG_RAW,   /* not decodable: see raw */
+	USDT_ARG_RAW, /* not decodable: see raw */
 	USDT_ARG_CONST, /* $imm: value in disp */
-	USDT_ARG_REG,   /* %reg: (reg >> reg_shift), truncated to size */
-	USDT_ARG_MEM,   /* *(disp + base + index * scale) */
-	USDT_ARG_SYM,   /* *(address of sym + disp), %rip-relative */
+	USDT_ARG_REG, /* %reg: (reg >> reg_shift), truncated to size */
+	USDT_ARG_MEM, /* *(disp + base + index * scale) */
+	USDT_ARG_SYM, /* *(address of sym + disp), %rip-relative */
 };
 
 struct usdt_arg {
 	enum usdt_arg_kind kind;
-	uint8_t size;      /* 1, 2, 4 or 8 bytes */
+	uint8_t size; /* 1, 2, 4 or 8 bytes */
 	bool is_signed;
-	enum x86_reg reg;  /* REG: the register; MEM: base (or NONE) */
+	enum x86_reg reg; /* REG: the register; MEM: base (or NONE) */
 	uint8_t reg_shift; /* REG: 8 for %ah..%dh, else 0 */
 	enum x86_reg index;
-	uint8_t scale;     /* 1, 2, 4 or 8 when index != NONE */
+	uint8_t scale; /* 1, 2, 4 or 8 when index != NONE */
 	int64_t disp;
 	uint64_t sym_addr; /* SYM: link-time address of sym, set by the
 			    * catalog from the symbol table; 0 if unknown */

@@ -107,8 +107,8 @@ static void print_locations(const struct cat_probe *p)
 		       ", file offset %#" PRIx64,
 		       l + 1, loc->addr, loc->offset);
 		if (loc->sem_addr)
-			printf(", semaphore %#" PRIx64
-			       " (file offset %#" PRIx64 ")",
+			printf(", semaphore %#" PRIx64 " (file offset %#" PRIx64
+			       ")",
 			       loc->sem_addr, loc->sem_offset);
 		putchar('\n');
 		if (loc->nargs < 0)
@@ -176,16 +176,18 @@ static json_object *json_location(const struct cat_loc *loc)
 	json_object_object_add(o, "address", json_hex(loc->addr));
 	json_object_object_add(o, "offset", json_hex(loc->offset));
 	json_object_object_add(o, "semaphore_offset",
-			       loc->sem_addr ? json_hex(loc->sem_offset) :
-					       NULL);
+			       loc->sem_addr ? json_hex(loc->sem_offset)
+					     : NULL);
 	json_object_object_add(o, "args", json_object_new_string(loc->args));
 	for (int a = 0; a < loc->nargs; a++) {
 		const struct usdt_arg *arg = &loc->argv[a];
 		json_object *ja = json_object_new_object();
 
-		json_object_object_add(ja, "kind", json_object_new_string(
-							   arg_kind_name(arg->kind)));
-		json_object_object_add(ja, "size", json_object_new_int(arg->size));
+		json_object_object_add(
+			ja, "kind",
+			json_object_new_string(arg_kind_name(arg->kind)));
+		json_object_object_add(ja, "size",
+				       json_object_new_int(arg->size));
 		json_object_object_add(ja, "signed",
 				       json_object_new_boolean(arg->is_signed));
 		json_object_object_add(ja, "desc",
@@ -203,12 +205,14 @@ static json_object *json_probe(const struct cat_object *obj,
 	json_object *o = json_object_new_object();
 	json_object *locs = json_object_new_array();
 
-	json_object_object_add(o, "provider", json_object_new_string(p->provider));
+	json_object_object_add(o, "provider",
+			       json_object_new_string(p->provider));
 	json_object_object_add(o, "name", json_object_new_string(p->name));
 	json_object_object_add(o, "object", json_object_new_string(obj->path));
 	json_object_object_add(o, "address", json_hex(p->locs[0].addr));
-	json_object_object_add(o, "semaphore", p->locs[0].sem_addr ?
-				       json_hex(p->locs[0].sem_addr) : NULL);
+	json_object_object_add(
+		o, "semaphore",
+		p->locs[0].sem_addr ? json_hex(p->locs[0].sem_addr) : NULL);
 	json_object_object_add(o, "args",
 			       json_object_new_string(p->locs[0].args));
 	for (size_t l = 0; l < p->nlocs; l++)
@@ -219,8 +223,8 @@ static json_object *json_probe(const struct cat_object *obj,
 
 static void print_json(json_object *arr)
 {
-	puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE));
+	puts(json_object_to_json_string_ext(
+		arr, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 /* Rows for every matching probe; returns how many matched, or -errno. */
@@ -238,7 +242,9 @@ static long list_probes(const struct catalog *cat, const struct list_opts *o)
 			char addr[40], sem[24];
 			char *cells[NCOLS] = { (char *)p->provider,
 					       (char *)p->name,
-					       (char *)obj->path, addr, sem,
+					       (char *)obj->path,
+					       addr,
+					       sem,
 					       (char *)p->locs[0].args };
 
 			if (!pattern_match(o->pattern, p->provider, p->name))
@@ -254,8 +260,9 @@ static long list_probes(const struct catalog *cat, const struct list_opts *o)
 				snprintf(addr + strlen(addr),
 					 sizeof(addr) - strlen(addr), "(%zu)",
 					 p->nlocs);
-			snprintf(sem, sizeof(sem), p->locs[0].sem_addr ?
-				 "%#" PRIx64 : "-", p->locs[0].sem_addr);
+			snprintf(sem, sizeof(sem),
+				 p->locs[0].sem_addr ? "%#" PRIx64 : "-",
+				 p->locs[0].sem_addr);
 			if (table_add(&t, cells, o->verbose ? p : NULL)) {
 				matched = -ENOMEM;
 				goto out;
@@ -322,8 +329,7 @@ static bool same_func(const struct func_row *a, const struct func_row *b)
 }
 
 /* One row per distinct (object, symbol, address); returns rows or -errno */
-static long list_functions(const struct catalog *cat,
-			   const struct list_opts *o)
+static long list_functions(const struct catalog *cat, const struct list_opts *o)
 {
 	json_object *arr = o->json ? json_object_new_array() : NULL;
 	struct func_list fl = { .pattern = o->pattern };
@@ -343,8 +349,10 @@ static long list_functions(const struct catalog *cat,
 	for (size_t i = 0; i < fl.n; i++) {
 		const struct func_row *r = &fl.rows[i];
 		char addr[24], size[24];
-		char *cells[NCOLS] = { (char *)r->object, (char *)r->fn.name,
-				       addr, size,
+		char *cells[NCOLS] = { (char *)r->object,
+				       (char *)r->fn.name,
+				       addr,
+				       size,
 				       r->fn.global ? "global" : "local",
 				       NULL };
 
@@ -354,15 +362,19 @@ static long list_functions(const struct catalog *cat,
 		if (arr) {
 			json_object *jo = json_object_new_object();
 
-			json_object_object_add(jo, "object",
-					       json_object_new_string(r->object));
-			json_object_object_add(jo, "name",
-					       json_object_new_string(r->fn.name));
-			json_object_object_add(jo, "address", json_hex(r->fn.addr));
-			json_object_object_add(jo, "size",
-					       json_object_new_int64((int64_t)r->fn.size));
-			json_object_object_add(jo, "global",
-					       json_object_new_boolean(r->fn.global));
+			json_object_object_add(
+				jo, "object",
+				json_object_new_string(r->object));
+			json_object_object_add(
+				jo, "name", json_object_new_string(r->fn.name));
+			json_object_object_add(jo, "address",
+					       json_hex(r->fn.addr));
+			json_object_object_add(
+				jo, "size",
+				json_object_new_int64((int64_t)r->fn.size));
+			json_object_object_add(
+				jo, "global",
+				json_object_new_boolean(r->fn.global));
 			json_object_array_add(arr, jo);
 			continue;
 		}
@@ -397,7 +409,8 @@ static const char *no_probes_reason(pid_t pid)
 		{ "php", "this PHP was built without --enable-dtrace" },
 		{ "java", "the JVM was built without --enable-dtrace, or "
 			  "libjvm.so is not mapped yet" },
-		{ "beam", "this Erlang was built without --with-dynamic-trace" },
+		{ "beam",
+		  "this Erlang was built without --with-dynamic-trace" },
 	};
 	char exe[4096];
 	const char *base;
@@ -422,7 +435,8 @@ static struct catalog *open_target(const struct list_opts *o)
 	if (o->binary) {
 		if (catalog_find_file(o->binary, path, sizeof(path))) {
 			cli_error("%s: no such file (looked in $PATH and the "
-				  "library directories)", o->binary);
+				  "library directories)",
+				  o->binary);
 			return NULL;
 		}
 		return catalog_open_file(NULL, path); /* reason logged */
@@ -481,7 +495,8 @@ static int parse_opts(int argc, char **argv, struct list_opts *o)
 				  argv[optind - 1]);
 			return -EINVAL;
 		default:
-			cli_error("list: unknown option '%s'; see probetop --help",
+			cli_error("list: unknown option '%s'; see probetop "
+				  "--help",
 				  argv[optind - 1]);
 			return -EINVAL;
 		}
@@ -522,7 +537,8 @@ int cmd_list(int argc, char **argv)
 				  no_probes_reason(o.pid));
 		else
 			cli_error("%s: no USDT probes (no .note.stapsdt "
-				  "section)", o.binary);
+				  "section)",
+				  o.binary);
 		n = 1; /* not an error */
 	} else if (n == 0) {
 		cli_error("nothing matches '%s'", o.pattern ? o.pattern : "*");

@@ -75,7 +75,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "trace") || !strcmp(cmd, "probesets") ||
 	    cmd[0] == '-') {
 		cli_error("'%s' is not available in this version yet; "
-			  "see probetop --help", cmd);
+			  "see probetop --help",
+			  cmd);
 		return 2;
 	}
 	cli_error("unknown command '%s'; see probetop --help", cmd);

@@ -26,7 +26,13 @@
 
 #define FIRES 1000
 
-enum slot { SLOT_TICK, SLOT_SEM, SLOT_MULTI, SLOT_CALL, SLOT_COUNT };
+enum slot {
+	SLOT_TICK,
+	SLOT_SEM,
+	SLOT_MULTI,
+	SLOT_CALL,
+	SLOT_COUNT
+};
 
 struct target {
 	pid_t pid;
@@ -118,10 +124,11 @@ static void attach_all(struct probetop_bpf *skel, const struct catalog *cat,
 				    strcmp(p->name, WANT[w].name))
 					continue;
 				for (size_t l = 0; l < p->nlocs; l++) {
-					LIBBPF_OPTS(bpf_uprobe_opts, opts,
-						    .ref_ctr_offset =
-							    p->locs[l].sem_offset,
-						    .bpf_cookie = WANT[w].slot);
+					LIBBPF_OPTS(
+						bpf_uprobe_opts, opts,
+						.ref_ctr_offset =
+							p->locs[l].sem_offset,
+						.bpf_cookie = WANT[w].slot);
 					struct bpf_link *link =
 						bpf_program__attach_uprobe_opts(
 							skel->progs.probetop_hit,

@@ -67,8 +67,8 @@ static int file_byte(const char *path, uint64_t off)
 static void test_target_file(void **state)
 {
 	static const char *const NAMES[] = { "field", "global", "indexed",
-					     "ints",  "konst",  "multi",
-					     "sem",   "str",    "tick" };
+					     "ints",  "konst",	"multi",
+					     "sem",   "str",	"tick" };
 	const char *path = fixture("sdt_target");
 	struct catalog *cat = catalog_open_file(NULL, path);
 	const struct cat_object *obj;
@@ -348,13 +348,15 @@ static void test_broken(void **state)
 		     "not terminated");
 	check_broken(not_elf, ENOEXEC, "not an ELF file");
 	check_broken(empty, ENOEXEC, "not an ELF file");
-	check_broken(truncate_half, ENOEXEC,
-		     "broken ELF file: its headers run past the end of the file");
+	check_broken(
+		truncate_half, ENOEXEC,
+		"broken ELF file: its headers run past the end of the file");
 	assert_null(catalog_open_file(NULL, "/"));
 	assert_int_equal(errno, EISDIR);
 	assert_null(catalog_open_file(NULL, "/nonexistent/x"));
 	assert_int_equal(errno, ENOENT);
-	assert_string_equal(last_log, "/nonexistent/x: No such file or directory");
+	assert_string_equal(last_log,
+			    "/nonexistent/x: No such file or directory");
 	log_set_sink(NULL, NULL);
 }
 
@@ -367,9 +369,9 @@ static void test_find_file(void **state)
 	assert_int_equal(access(path, X_OK), 0);
 	assert_int_equal(catalog_find_file("libc.so.6", path, sizeof(path)), 0);
 	assert_non_null(strstr(path, "/libc.so.6"));
-	assert_int_equal(catalog_find_file("no-such-file-xyz", path,
-					   sizeof(path)),
-			 -ENOENT);
+	assert_int_equal(
+		catalog_find_file("no-such-file-xyz", path, sizeof(path)),
+		-ENOENT);
 	assert_int_equal(catalog_find_file("/a/b", path, sizeof(path)), 0);
 	assert_string_equal(path, "/a/b");
 }

@@ -71,14 +71,14 @@ static void test_good(void **state)
 	uint32_t n;
 
 	(void)state;
-	n = sdt_desc(d, 0x4011d6, 0x4020a0, 0, STRS("python\0gc__start\0-4@%ebx\0"));
+	n = sdt_desc(d, 0x4011d6, 0x4020a0, 0,
+		     STRS("python\0gc__start\0-4@%ebx\0"));
 	add_note(&b, "stapsdt", NT_STAPSDT, d, n);
 	add_note(&b, "GNU", 3, "0123456789abcdef0123", 20); /* build id */
 	n = sdt_desc(d, 0x1000, 0x2000, 0x4048, STRS("p\0n\0\0"));
 	add_note(&b, "stapsdt", NT_STAPSDT, d, n);
-	assert_int_equal(note_parse(b.data, b.len, 8, record, &s, err,
-				    sizeof(err)),
-			 0);
+	assert_int_equal(
+		note_parse(b.data, b.len, 8, record, &s, err, sizeof(err)), 0);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(s.notes[0].pc, 0x4011d6);
 	assert_int_equal(s.notes[0].base, 0x4020a0);
@@ -101,7 +101,10 @@ static void test_class32(void **state)
 
 	(void)state;
 	memcpy(d, a, sizeof(a));
-	memcpy(d + 12, "prov\0name\0" "4@%eax", 17);
+	memcpy(d + 12,
+	       "prov\0name\0"
+	       "4@%eax",
+	       17);
 	add_note(&b, "stapsdt", NT_STAPSDT, d, 29);
 	assert_int_equal(note_parse(b.data, b.len, 4, record, &s, NULL, 0), 0);
 	assert_int_equal(s.n, 1);
@@ -140,10 +143,10 @@ static void test_stop(void **state)
 
 struct bad_case {
 	const char *what;
-	size_t cut;          /* bytes removed from the end, or 0 */
-	int field;           /* header word to overwrite, or -1 */
+	size_t cut; /* bytes removed from the end, or 0 */
+	int field; /* header word to overwrite, or -1 */
 	uint32_t value;
-	const char *strs;    /* descriptor strings */
+	const char *strs; /* descriptor strings */
 	size_t strs_len;
 	const char *message;
 };
@@ -166,9 +169,9 @@ static void run_bad(const struct bad_case *c)
 	if (c->field >= 0)
 		memcpy(b.data + good + 4 * c->field, &c->value, 4);
 	b.len -= c->cut;
-	assert_int_equal(note_parse(b.data, b.len, 8, record, &s, err,
-				    sizeof(err)),
-			 -EBADMSG);
+	assert_int_equal(
+		note_parse(b.data, b.len, 8, record, &s, err, sizeof(err)),
+		-EBADMSG);
 	assert_int_equal(s.n, 1);
 	assert_string_equal(err, c->message);
 }
@@ -217,13 +220,13 @@ static void test_truncated_header(void **state)
 	add_note(&b, "stapsdt", NT_STAPSDT, d,
 		 sdt_desc(d, 1, 2, 0, STRS("p\0n\0\0")));
 	b.len += 8; /* 8 stray bytes: less than a header */
-	assert_int_equal(note_parse(b.data, b.len, 8, record, &s, err,
-				    sizeof(err)),
-			 -EBADMSG);
+	assert_int_equal(
+		note_parse(b.data, b.len, 8, record, &s, err, sizeof(err)),
+		-EBADMSG);
 	assert_string_equal(err, "bad note at offset 0x34: truncated header");
-	assert_int_equal(note_parse(b.data, b.len, 3, record, &s, err,
-				    sizeof(err)),
-			 -EBADMSG);
+	assert_int_equal(
+		note_parse(b.data, b.len, 3, record, &s, err, sizeof(err)),
+		-EBADMSG);
 }
 
 int main(void)

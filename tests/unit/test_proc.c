@@ -59,9 +59,9 @@ static void test_parse_bad(void **state)
 	assert_int_equal(maps.n, 0);
 	assert_int_equal(proc_maps_parse("garbage line\n", &maps), -EINVAL);
 	assert_null(maps.maps);
-	assert_int_equal(proc_maps_parse("1000-2000 r-xp zz 08:01 1 /x\n",
-					 &maps),
-			 -EINVAL);
+	assert_int_equal(
+		proc_maps_parse("1000-2000 r-xp zz 08:01 1 /x\n", &maps),
+		-EINVAL);
 }
 
 static void test_self(void **state)

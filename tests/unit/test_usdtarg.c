@@ -51,36 +51,39 @@ static const struct good GOOD[] = {
 	  "s32 $42" },
 	{ "-1@$-5", USDT_ARG_CONST, 1, true, R(NONE), 0, R(NONE), 0, -5, "",
 	  "s8 $-5" },
-	{ "8@$0x10", USDT_ARG_CONST, 8, false, R(NONE), 0, R(NONE), 0, 16,
-	  "", "u64 $16" },
+	{ "8@$0x10", USDT_ARG_CONST, 8, false, R(NONE), 0, R(NONE), 0, 16, "",
+	  "u64 $16" },
 	{ "8@-8(%rbp)", USDT_ARG_MEM, 8, false, R(RBP), 0, R(NONE), 0, -8, "",
 	  "u64 *(%rbp - 0x8)" },
 	{ "-4@4(%rdi)", USDT_ARG_MEM, 4, true, R(RDI), 0, R(NONE), 0, 4, "",
 	  "s32 *(%rdi + 0x4)" },
 	{ "8@(%rsp)", USDT_ARG_MEM, 8, false, R(RSP), 0, R(NONE), 0, 0, "",
 	  "u64 *(%rsp)" },
-	{ "8@0x18(%rsp)", USDT_ARG_MEM, 8, false, R(RSP), 0, R(NONE), 0, 24,
-	  "", "u64 *(%rsp + 0x18)" },
+	{ "8@0x18(%rsp)", USDT_ARG_MEM, 8, false, R(RSP), 0, R(NONE), 0, 24, "",
+	  "u64 *(%rsp + 0x18)" },
 	{ "-8@(%rax,%rdi,8)", USDT_ARG_MEM, 8, true, R(RAX), 0, R(RDI), 8, 0,
 	  "", "s64 *(%rax + %rdi*8)" },
 	{ "8@(%rsi,%rcx,8)", USDT_ARG_MEM, 8, false, R(RSI), 0, R(RCX), 8, 0,
 	  "", "u64 *(%rsi + %rcx*8)" },
-	{ "4@16(%rbx,%r13,4)", USDT_ARG_MEM, 4, false, R(RBX), 0, R(R13), 4,
-	  16, "", "u32 *(%rbx + %r13*4 + 0x10)" },
+	{ "4@16(%rbx,%r13,4)", USDT_ARG_MEM, 4, false, R(RBX), 0, R(R13), 4, 16,
+	  "", "u32 *(%rbx + %r13*4 + 0x10)" },
 	{ "2@-2(%rbx,%rdx)", USDT_ARG_MEM, 2, false, R(RBX), 0, R(RDX), 1, -2,
 	  "", "u16 *(%rbx + %rdx*1 - 0x2)" },
 	{ "8@8(,%rax,8)", USDT_ARG_MEM, 8, false, R(NONE), 0, R(RAX), 8, 8, "",
 	  "u64 *(%rax*8 + 0x8)" },
-	{ "-8@fixture_global(%rip)", USDT_ARG_SYM, 8, true, R(NONE), 0,
-	  R(NONE), 0, 0, "fixture_global", "s64 *(fixture_global+0)" },
+	{ "-8@fixture_global(%rip)", USDT_ARG_SYM, 8, true, R(NONE), 0, R(NONE),
+	  0, 0, "fixture_global", "s64 *(fixture_global+0)" },
 	{ "4@counter+8(%rip)", USDT_ARG_SYM, 4, false, R(NONE), 0, R(NONE), 0,
 	  8, "counter", "u32 *(counter+8)" },
 	{ "-4@x.0(%rip)", USDT_ARG_SYM, 4, true, R(NONE), 0, R(NONE), 0, 0,
 	  "x.0", "s32 *(x.0+0)" },
 	{ "4@8+counter(%rip)", USDT_ARG_SYM, 4, false, R(NONE), 0, R(NONE), 0,
 	  8, "counter", "u32 *(counter+8)" },
-	{ "8@table", USDT_ARG_SYM, 8, false, R(NONE), 0, R(NONE), 0, 0,
-	  "table", "u64 *(table+0)" },
+	{ "8@table", USDT_ARG_SYM, 8, false, R(NONE), 0, R(NONE), 0, 0, "table",
+	  "u64 *(table+0)" },
+	/* displacement arithmetic wraps instead of overflowing (fuzzer) */
+	{ "8@0x7fffffffffffffff+sym+1(%rip)", USDT_ARG_SYM, 8, false, R(NONE),
+	  0, R(NONE), 0, INT64_MIN, "sym", "u64 *(sym-9223372036854775808)" },
 	/* the old format without a size: 8 bytes, unsigned */
 	{ "%rdx", USDT_ARG_REG, 8, false, R(RDX), 0, R(NONE), 0, 0, "",
 	  "u64 %rdx" },
@@ -113,11 +116,30 @@ static void test_good(void **state)
 }
 
 static const char *const BAD[] = {
-	"",	   "@",		  "8@",		 "3@%rax",	"16@%rax",
-	"8@%zax",  "8@%r16",	  "8@%r8q",	 "8@%rip",	"8@16(%rip)",
-	"8@(%rax", "8@(%rax,%rcx,3)", "8@(%rax,%rsp,2)", "8@()",
-	"8@$",	   "8@$0x",	  "8@%fs:0x28",  "8@%rax junk", "x@%rax",
-	"8@(,)",   "8@sym(%rax)", "8@%eax)",	 "-@%rax",	"8@--4(%rax)",
+	"",
+	"@",
+	"8@",
+	"3@%rax",
+	"16@%rax",
+	"8@%zax",
+	"8@%r16",
+	"8@%r8q",
+	"8@%rip",
+	"8@16(%rip)",
+	"8@(%rax",
+	"8@(%rax,%rcx,3)",
+	"8@(%rax,%rsp,2)",
+	"8@()",
+	"8@$",
+	"8@$0x",
+	"8@%fs:0x28",
+	"8@%rax junk",
+	"x@%rax",
+	"8@(,)",
+	"8@sym(%rax)",
+	"8@%eax)",
+	"-@%rax",
+	"8@--4(%rax)",
 };
 
 static void test_bad(void **state)
@@ -153,20 +175,19 @@ static void test_all(void **state)
 
 	(void)state;
 	assert_int_equal(usdtarg_decode_all("", args, USDT_MAX_ARGS), 0);
-	assert_int_equal(usdtarg_decode_all("  8@%rbp   8@%r12 -4@%eax ",
-					    args, USDT_MAX_ARGS),
+	assert_int_equal(usdtarg_decode_all("  8@%rbp   8@%r12 -4@%eax ", args,
+					    USDT_MAX_ARGS),
 			 3);
 	assert_int_equal(args[1].reg, X86_REG_R12);
 	assert_int_equal(args[2].size, 4);
 	/* one undecodable argument does not spoil the others */
-	assert_int_equal(usdtarg_decode_all("8@%rbp 8@%fs:0 -4@$1", args,
-					    USDT_MAX_ARGS),
-			 3);
+	assert_int_equal(
+		usdtarg_decode_all("8@%rbp 8@%fs:0 -4@$1", args, USDT_MAX_ARGS),
+		3);
 	assert_int_equal(args[0].kind, USDT_ARG_REG);
 	assert_int_equal(args[1].kind, USDT_ARG_RAW);
 	assert_int_equal(args[2].kind, USDT_ARG_CONST);
-	assert_int_equal(usdtarg_decode_all("1@$1 1@$2 1@$3", args, 2),
-			 -E2BIG);
+	assert_int_equal(usdtarg_decode_all("1@$1 1@$2 1@$3", args, 2), -E2BIG);
 }
 
 int main(void)
