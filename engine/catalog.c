@@ -311,6 +311,40 @@ static struct objinfo *map_objinfo(struct objcache *cache, pid_t pid,
 	return info;
 }
 
+/* What a parse reads of a file: its head (ELF and program headers) and
+ * its tail (section headers, section names and, in stripped files, the
+ * notes). */
+#define PREFETCH_HEAD 4096
+#define PREFETCH_TAIL (64 * 1024)
+
+/*
+ * Ask the kernel to start reading the head and tail of every object not in
+ * the cache, all at once, before parsing them one by one: on a cold page
+ * cache the reads then overlap instead of queueing behind each other.
+ */
+static void prefetch_objects(struct objcache *cache, pid_t pid,
+			     const struct proc_maps *maps)
+{
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct proc_map *m = &maps->maps[i];
+		struct stat st;
+		int fd;
+
+		if (m->perms[2] != 'x' ||
+		    cache_find(cache, makedev(m->dev_major, m->dev_minor),
+			       m->inode))
+			continue;
+		fd = proc_open_mapped(pid, m);
+		if (fd < 0)
+			continue;
+		posix_fadvise(fd, 0, PREFETCH_HEAD, POSIX_FADV_WILLNEED);
+		if (!fstat(fd, &st) && st.st_size > PREFETCH_TAIL)
+			posix_fadvise(fd, st.st_size - PREFETCH_TAIL,
+				      PREFETCH_TAIL, POSIX_FADV_WILLNEED);
+		close(fd);
+	}
+}
+
 struct catalog *catalog_open_pid(struct objcache *cache, pid_t pid)
 {
 	struct proc_maps maps = { 0 };
@@ -328,6 +362,7 @@ struct catalog *catalog_open_pid(struct objcache *cache, pid_t pid)
 		goto out;
 	}
 	cache = cache ? cache : cat->own_cache;
+	prefetch_objects(cache, pid, &maps);
 	/* each object once, in address order, if some part is executable */
 	for (size_t i = 0; i < maps.n; i++) {
 		struct proc_map *m = &maps.maps[i];

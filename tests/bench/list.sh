@@ -26,7 +26,7 @@ nobj=$(awk '$6 ~ /^\// && $2 ~ /x/ {print $6}' "/proc/$pid/maps" | sort -u | wc 
 nprobes=$(build/ui/probetop list -p "$pid" | wc -l)
 echo "target: pid $pid maps $nobj executable objects, $nprobes probes"
 
-drop='sync; echo 3 > /proc/sys/vm/drop_caches'
+drop="sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'"
 for mode in cold warm; do
 	prep=true
 	[ "$mode" = cold ] && prep=$drop
@@ -34,7 +34,7 @@ for mode in cold warm; do
 		--export-json "$out/$mode.json" \
 		-n probetop "build/ui/probetop list -p $pid" \
 		-n bpftrace "bpftrace -l usdt:* -p $pid" \
-		-n tplist "tplist-bpfcc -p $pid" >/dev/null 2>&1
+		-n tplist "tplist-bpfcc -p $pid" >/dev/null
 done
 python3 - "$out" <<'PY'
 import json, sys
