@@ -290,6 +290,8 @@ int usdtarg_decode(const char *spec, size_t len, struct usdt_arg *arg)
 			return -EINVAL;
 		c.p = at + 1;
 	}
+	if (size < -8 || size > 8) /* before negating: INT64_MIN (fuzzer) */
+		return -EINVAL;
 	arg->is_signed = size < 0;
 	if (size < 0)
 		size = -size;

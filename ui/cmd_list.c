@@ -221,10 +221,15 @@ static json_object *json_probe(const struct cat_object *obj,
 	return o;
 }
 
-static void print_json(json_object *arr)
+/* The JSON array when there is one (--json), else the text table. */
+static void print_rows(json_object *arr, const struct table *t)
 {
-	puts(json_object_to_json_string_ext(
-		arr, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (arr)
+		puts(json_object_to_json_string_ext(
+			arr, JSON_C_TO_STRING_PLAIN |
+				     JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		table_print(t);
 }
 
 /* Rows for every matching probe; returns how many matched, or -errno. */
@@ -269,10 +274,7 @@ static long list_probes(const struct catalog *cat, const struct list_opts *o)
 			}
 		}
 	}
-	if (arr)
-		print_json(arr);
-	else
-		table_print(&t);
+	print_rows(arr, &t);
 out:
 	json_object_put(arr);
 	table_free(&t);
@@ -385,10 +387,7 @@ static long list_functions(const struct catalog *cat, const struct list_opts *o)
 			goto out;
 		}
 	}
-	if (arr)
-		print_json(arr);
-	else
-		table_print(&t);
+	print_rows(arr, &t);
 out:
 	free(fl.rows);
 	json_object_put(arr);

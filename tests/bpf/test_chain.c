@@ -16,12 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "child.h"
 #include "probetop.skel.h"
 
 #define FIRES 1000
@@ -34,48 +34,14 @@ enum slot {
 	SLOT_COUNT
 };
 
-struct target {
-	pid_t pid;
-	FILE *in, *out;
-};
-
-static void start_target(struct target *t)
+static void fire(struct child *t, int n)
 {
-	const char *dir = getenv("FIXTURE_DIR");
-	char prog[4096], line[64];
-	int to[2], from[2];
+	char cmd[32], reply[64], want[64];
 
-	snprintf(prog, sizeof(prog), "%s/sdt_target", dir ? dir : ".");
-	assert_int_equal(pipe(to), 0);
-	assert_int_equal(pipe(from), 0);
-	t->pid = fork();
-	assert_true(t->pid >= 0);
-	if (t->pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		close(to[0]);
-		close(to[1]);
-		close(from[0]);
-		close(from[1]);
-		execl(prog, prog, (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	t->in = fdopen(to[1], "w");
-	t->out = fdopen(from[0], "r");
-	assert_non_null(fgets(line, sizeof(line), t->out));
-}
-
-static void fire(struct target *t, int n)
-{
-	char line[64], want[64];
-
-	fprintf(t->in, "fire %d\n", n);
-	fflush(t->in);
-	assert_non_null(fgets(line, sizeof(line), t->out));
+	snprintf(cmd, sizeof(cmd), "fire %d", n);
 	snprintf(want, sizeof(want), "fired %d\n", n);
-	assert_string_equal(line, want);
+	assert_int_equal(child_send(t, cmd, reply, sizeof(reply)), 0);
+	assert_string_equal(reply, want);
 }
 
 static uint16_t read_sem(pid_t pid, uint64_t addr)
@@ -163,13 +129,12 @@ static void test_count_exact(void **state)
 	struct attached att = { 0 };
 	struct probetop_bpf *skel;
 	struct catalog *cat;
-	struct target t;
-	int status;
+	struct child t;
 
 	(void)state;
 	if (geteuid() != 0)
 		skip();
-	start_target(&t);
+	assert_int_equal(child_start(fixture_path("sdt_target"), &t), 0);
 	cat = catalog_open_pid(NULL, t.pid);
 	assert_non_null(cat);
 	skel = probetop_bpf__open_and_load();
@@ -195,10 +160,7 @@ static void test_count_exact(void **state)
 
 	probetop_bpf__destroy(skel);
 	catalog_free(cat);
-	fclose(t.in);
-	fclose(t.out);
-	assert_int_equal(waitpid(t.pid, &status, 0), t.pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(child_stop(&t), 0); /* exited 0 */
 }
 
 int main(void)

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	note_parse(data + 1, size - 1, (data[0] & 1) ? 4 : 8, decode_args,
-		   NULL, err, sizeof(err));
+	note_parse(data + 1, size - 1, (data[0] & 1) ? 4 : 8, decode_args, NULL,
+		   err, sizeof(err));
 	return 0;
 }

@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "child.h"
 #include "log.h"
 #include "proc.h"
 
@@ -32,15 +32,6 @@ static void capture(enum log_level level, const char *msg, void *ctx)
 	(void)level;
 	(void)ctx;
 	snprintf(last_log, sizeof(last_log), "%s", msg);
-}
-
-static const char *fixture(const char *name)
-{
-	static char path[4096];
-	const char *dir = getenv("FIXTURE_DIR");
-
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
-	return path;
 }
 
 static const struct cat_probe *find(const struct cat_object *obj,
@@ -69,7 +60,7 @@ static void test_target_file(void **state)
 	static const char *const NAMES[] = { "field", "global", "indexed",
 					     "ints",  "konst",	"multi",
 					     "sem",   "str",	"tick" };
-	const char *path = fixture("sdt_target");
+	const char *path = fixture_path("sdt_target");
 	struct catalog *cat = catalog_open_file(NULL, path);
 	const struct cat_object *obj;
 	const struct cat_probe *p;
@@ -126,7 +117,8 @@ static void test_target_file(void **state)
 static void test_library_file(void **state)
 {
 	struct objcache *cache = objcache_new();
-	struct catalog *cat = catalog_open_file(cache, fixture("libsdtfix.so"));
+	struct catalog *cat =
+		catalog_open_file(cache, fixture_path("libsdtfix.so"));
 	struct catalog *again;
 	const struct cat_object *obj;
 
@@ -140,52 +132,11 @@ static void test_library_file(void **state)
 	assert_string_equal(obj->probes[1].name, "ret");
 	assert_int_equal(obj->probes[1].locs[0].nargs, 2);
 	/* the second open comes from the cache: the same parsed probes */
-	again = catalog_open_file(cache, fixture("libsdtfix.so"));
+	again = catalog_open_file(cache, fixture_path("libsdtfix.so"));
 	assert_ptr_equal(catalog_object(again, 0)->probes, obj->probes);
 	catalog_free(again);
 	catalog_free(cat);
 	objcache_free(cache);
-}
-
-struct child {
-	pid_t pid;
-	FILE *in, *out;
-};
-
-static void spawn(const char *prog, struct child *c)
-{
-	int to[2], from[2];
-	char line[64];
-
-	assert_int_equal(pipe(to), 0);
-	assert_int_equal(pipe(from), 0);
-	c->pid = fork();
-	assert_true(c->pid >= 0);
-	if (c->pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		close(to[0]);
-		close(to[1]);
-		close(from[0]);
-		close(from[1]);
-		execl(prog, prog, (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	c->in = fdopen(to[1], "w");
-	c->out = fdopen(from[0], "r");
-	assert_non_null(fgets(line, sizeof(line), c->out));
-	assert_int_equal(strncmp(line, "ready", 5), 0);
-}
-
-static void reap(struct child *c)
-{
-	int status;
-
-	fclose(c->in);
-	fclose(c->out);
-	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
 }
 
 /* Read one byte of the child's memory at a run-time address. */
@@ -210,7 +161,7 @@ static void test_process(void **state)
 	bool exe = false, lib = false;
 
 	(void)state;
-	spawn(fixture("sdt_target"), &c);
+	assert_int_equal(child_start(fixture_path("sdt_target"), &c), 0);
 	cat = catalog_open_pid(NULL, c.pid);
 	assert_non_null(cat);
 	assert_int_equal(catalog_pid(cat), c.pid);
@@ -236,7 +187,7 @@ static void test_process(void **state)
 	}
 	assert_true(exe && lib);
 	catalog_free(cat);
-	reap(&c);
+	assert_int_equal(child_stop(&c), 0);
 	/* the child is gone: no such process */
 	assert_null(catalog_open_pid(NULL, c.pid));
 	assert_int_equal(errno, ESRCH);
@@ -247,7 +198,7 @@ static char *damaged_copy(void (*fn)(int fd, uint64_t notes_off))
 {
 	static char tmp[] = "/tmp/probetop-test-XXXXXX";
 	char *path = strdup(tmp);
-	int in = open(fixture("sdt_target"), O_RDONLY);
+	int in = open(fixture_path("sdt_target"), O_RDONLY);
 	int out = mkstemp(path);
 	char buf[65536];
 	ssize_t n;

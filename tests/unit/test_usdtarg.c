@@ -140,6 +140,7 @@ static const char *const BAD[] = {
 	"8@%eax)",
 	"-@%rax",
 	"8@--4(%rax)",
+	"-9223372036854775808@%rax", /* a size that cannot be negated */
 };
 
 static void test_bad(void **state)
