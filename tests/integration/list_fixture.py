@@ -5,6 +5,8 @@ forms the decoder must handle (index register, %rip symbol, constant)."""
 
 import json
 import os
+import shutil
+import tempfile
 
 from tap import (FIXTURE_DIR, Tap, Target, json_locations, need_root,
                  readelf_probes, run)
@@ -90,4 +92,35 @@ try:
            "--functions --json: one row per distinct symbol")
 finally:
     t.stop()
+
+# a deleted executable, and one only visible in another mount namespace:
+# probetop opens what the process maps (/proc/PID/map_files), not the path
+tmp = tempfile.mkdtemp(prefix="probetop-")
+env = dict(os.environ, LD_LIBRARY_PATH=FIXTURE_DIR)  # $ORIGIN rpath breaks
+gone = os.path.join(tmp, "sdt_target")
+shutil.copy(exe, gone)
+t = Target([gone], env=env)
+try:
+    os.unlink(gone)
+    r = run(["list", "-p", str(t.pid), "--json"])
+    tap.eq(r.returncode, 0, "deleted executable: exit 0")
+    tap.eq(json_locations(json.loads(r.stdout), obj=gone), ref,
+           "deleted executable: its probes, as readelf saw them")
+finally:
+    t.stop()
+ns = os.path.join(tmp, "ns")
+os.mkdir(ns)
+t = Target(["unshare", "-m", "sh", "-c",
+            "mount -t tmpfs none %s && cp %s %s/ && exec %s/sdt_target"
+            % (ns, exe, ns, ns)], env=env)
+try:
+    tap.ok(not os.path.exists(os.path.join(ns, "sdt_target")),
+           "mount namespace: the file is not visible from here")
+    r = run(["list", "-p", str(t.pid), "--json"])
+    tap.eq(json_locations(json.loads(r.stdout),
+                          obj=os.path.join(ns, "sdt_target")), ref,
+           "mount namespace: its probes, as readelf saw them")
+finally:
+    t.stop()
+shutil.rmtree(tmp)
 tap.done()
