@@ -155,11 +155,8 @@ static void fill_loc(struct elfobj *elf, const struct usdt_note *note,
 	for (int i = 0; i < loc->nargs; i++) {
 		struct usdt_arg *arg = &loc->argv[i];
 
-		if (!x86 && arg->kind != USDT_ARG_RAW) {
-			/* the decoder only knows x86-64 registers */
-			usdtarg_decode("", 0, arg);
-			strncpy(arg->raw, "?", sizeof(arg->raw));
-		}
+		if (!x86) /* the decoder only knows x86-64; raw keeps the spec */
+			arg->kind = USDT_ARG_RAW;
 		if (arg->kind == USDT_ARG_SYM &&
 		    elfobj_symbol_addr(elf, arg->sym, &arg->sym_addr))
 			arg->sym_addr = 0;
