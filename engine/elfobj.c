@@ -37,7 +37,7 @@ struct elfobj {
 	Elf_Scn *notes_scn;
 	bool has_base;
 	uint64_t base_addr; /* address of .stapsdt.base */
-	Elf_Scn *symtab, *dynsym;
+	Elf_Scn *symtab, *dynsym, *dynamic;
 };
 
 struct note_adjust {
@@ -88,6 +88,8 @@ static int find_sections(struct elfobj *obj)
 			obj->symtab = scn;
 		else if (sh.sh_type == SHT_DYNSYM)
 			obj->dynsym = scn;
+		else if (sh.sh_type == SHT_DYNAMIC)
+			obj->dynamic = scn;
 		if (sh.sh_type != SHT_NOTE && sh.sh_type != SHT_PROGBITS)
 			continue;
 		name = elf_strptr(obj->elf, shstrndx, sh.sh_name);
@@ -346,4 +348,37 @@ int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr)
 	    walk_symtab(obj, obj->dynsym, NULL, NULL, name, addr) == 1)
 		return 0;
 	return -ENOENT;
+}
+
+int elfobj_dyn_strings(struct elfobj *obj, int64_t tag, elf_str_fn fn,
+		       void *ctx)
+{
+	Elf_Data *data;
+	GElf_Shdr sh;
+	size_t count;
+
+	if (!obj->dynamic || !gelf_getshdr(obj->dynamic, &sh) ||
+	    !sh.sh_entsize)
+		return 0;
+	data = elf_getdata(obj->dynamic, NULL);
+	if (!data)
+		return 0;
+	count = data->d_size / sh.sh_entsize;
+	for (size_t i = 0; i < count; i++) {
+		const char *str;
+		GElf_Dyn dyn;
+		int ret;
+
+		if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag != tag)
+			continue;
+		str = elf_strptr(obj->elf, sh.sh_link, dyn.d_un.d_val);
+		if (!str)
+			continue;
+		ret = fn(str, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

@@ -85,4 +85,14 @@ int elfobj_functions(struct elfobj *obj, elf_func_fn fn, void *ctx);
 /* Link-time address of a data or function symbol; 0 or -ENOENT. */
 int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr);
 
+typedef int (*elf_str_fn)(const char *str, void *ctx);
+
+/*
+ * Deliver, in order, the strings of the dynamic section's entries with
+ * this tag (DT_NEEDED, DT_RUNPATH, DT_RPATH). Returns 0 (also for a file
+ * without a dynamic section) or the callback's non-zero value.
+ */
+int elfobj_dyn_strings(struct elfobj *obj, int64_t tag, elf_str_fn fn,
+		       void *ctx);
+
 #endif

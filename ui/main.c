@@ -72,7 +72,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "list"))
 		return cmd_list(argc - 1, argv + 1);
-	if (!strcmp(cmd, "trace") || !strcmp(cmd, "probesets") ||
+	if (!strcmp(cmd, "trace"))
+		return cmd_trace(argc - 1, argv + 1);
+	if (!strcmp(cmd, "probesets") ||
 	    cmd[0] == '-') {
 		cli_error("'%s' is not available in this version yet; "
 			  "see probetop --help",

@@ -1,11 +1,16 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
- * probetop.bpf.c — the kernel side.
+ * probetop.bpf.c — the generic programs every probetop attachment runs.
  *
- * Today: one generic uprobe program that counts hits per attachment. Each
- * attachment (one USDT location) carries a BPF cookie that indexes the
- * `hits` array. The tracing engine (SPEC compilation, argument fetch,
- * aggregation) builds on this program.
+ * pt_usdt serves every USDT location and every function entry, pt_ret
+ * every function return: the BPF cookie selects a struct pt_site (see
+ * probetop.h) that says how to fetch the arguments at that location and
+ * what to aggregate. Aggregates live in per-CPU hash maps, so the hot path
+ * takes no atomic operation; user space sums the CPUs and diffs totals.
+ * Anything that cannot be recorded is counted in the spec's stats.
+ *
+ * pt_sys_enter/pt_sys_exit and pt_rq_issue/pt_rq_complete (BTF
+ * tracepoints) count the IO of the processes in io_pids.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -13,22 +18,505 @@
 
 #include "probetop.h"
 
+char LICENSE[] SEC("license") = "GPL";
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PROBETOP_MAX_ATTACH);
+	__uint(max_entries, PT_MAX_SITES);
 	__type(key, __u32);
-	__type(value, __u64);
-} hits SEC(".maps");
+	__type(value, struct pt_site);
+} sites SEC(".maps");
 
-SEC("uprobe")
-int probetop_hit(struct pt_regs *ctx)
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_COUNT_ENTRIES);
+	__type(key, struct pt_key);
+	__type(value, struct pt_count);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_HIST_ENTRIES);
+	__type(key, struct pt_key);
+	__type(value, struct pt_hist);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_STACK_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct pt_stack_key);
+	__type(value, struct pt_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PT_MAX_SPECS);
+	__type(key, __u32);
+	__type(value, struct pt_stat);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_IO_PIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} io_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PT_IO_NR_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} io_nr SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_IO_PIDS * 16);
+	__type(key, __u64); /* tid, or a request's address */
+	__type(value, struct pt_io_start);
+} io_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_IO_ENTRIES);
+	__type(key, struct pt_io_key);
+	__type(value, struct pt_io_val);
+} io SEC(".maps");
+
+/* zeroed templates for new map entries */
+static const struct pt_count zero_count;
+static const struct pt_hist zero_hist;
+static const struct pt_stack zero_stack;
+static const struct pt_io_val zero_io;
+
+enum stat_field { STAT_FULL, STAT_STR, STAT_DEEP, STAT_UNMATCHED };
+
+static __always_inline void stat_inc(__u32 spec, enum stat_field f)
 {
-	__u32 slot = (__u32)bpf_get_attach_cookie(ctx);
-	__u64 *count = bpf_map_lookup_elem(&hits, &slot);
+	struct pt_stat *st = bpf_map_lookup_elem(&stats, &spec);
 
-	if (count)
-		__sync_fetch_and_add(count, 1);
+	if (!st)
+		return;
+	if (f == STAT_FULL)
+		st->drop_full++;
+	else if (f == STAT_STR)
+		st->drop_str++;
+	else if (f == STAT_DEEP)
+		st->drop_deep++;
+	else
+		st->unmatched++;
+}
+
+/*
+ * One load from the context at a constant offset. Written as inline asm
+ * because clang otherwise merges the switch below into a single load at a
+ * computed offset, which the verifier rejects for the context pointer.
+ */
+#define CTX_LOAD(ctx, field)                                                \
+	({                                                                  \
+		__u64 __v;                                                  \
+		asm volatile("%0 = *(u64 *)(%1 + %2)"                       \
+			     : "=r"(__v)                                    \
+			     : "r"(ctx),                                    \
+			       "i"(__builtin_offsetof(struct pt_regs, field))); \
+		__v;                                                        \
+	})
+
+static __always_inline __u64 reg_value(const struct pt_regs *ctx, __u8 reg)
+{
+	switch (reg) {
+	case 0: return CTX_LOAD(ctx, ax);
+	case 1: return CTX_LOAD(ctx, bx);
+	case 2: return CTX_LOAD(ctx, cx);
+	case 3: return CTX_LOAD(ctx, dx);
+	case 4: return CTX_LOAD(ctx, si);
+	case 5: return CTX_LOAD(ctx, di);
+	case 6: return CTX_LOAD(ctx, bp);
+	case 7: return CTX_LOAD(ctx, sp);
+	case 8: return CTX_LOAD(ctx, r8);
+	case 9: return CTX_LOAD(ctx, r9);
+	case 10: return CTX_LOAD(ctx, r10);
+	case 11: return CTX_LOAD(ctx, r11);
+	case 12: return CTX_LOAD(ctx, r12);
+	case 13: return CTX_LOAD(ctx, r13);
+	case 14: return CTX_LOAD(ctx, r14);
+	case 15: return CTX_LOAD(ctx, r15);
+	case 16: return CTX_LOAD(ctx, ip);
+	default: return 0;
+	}
+}
+
+/* Truncate v to the argument's size and extend it by its signedness. */
+static __always_inline __s64 extend(__u64 v, __u8 size, __u8 is_signed)
+{
+	switch (size) {
+	case 1: return is_signed ? (__s64)(__s8)v : (__s64)(__u8)v;
+	case 2: return is_signed ? (__s64)(__s16)v : (__s64)(__u16)v;
+	case 4: return is_signed ? (__s64)(__s32)v : (__s64)(__u32)v;
+	default: return (__s64)v;
+	}
+}
+
+/* Fetch one argument; 0 or a negative error (memory not readable). */
+static __always_inline int fetch(const struct pt_regs *ctx,
+				 const struct pt_fetch *f, __s64 *out)
+{
+	__u64 v = 0, addr;
+
+	switch (f->kind) {
+	case PT_FETCH_CONST:
+		v = f->disp;
+		break;
+	case PT_FETCH_REG:
+		v = reg_value(ctx, f->reg) >> (f->shift & 63);
+		break;
+	case PT_FETCH_MEM:
+		addr = f->disp;
+		if (f->reg != PT_REG_NONE)
+			addr += reg_value(ctx, f->reg);
+		if (f->index != PT_REG_NONE)
+			addr += reg_value(ctx, f->index) * f->scale;
+		if (bpf_probe_read_user(&v, sizeof(v), (void *)addr) &&
+		    bpf_probe_read_user(&v, f->size & 7 ? f->size & 7 : 1,
+					(void *)addr))
+			return -1;
+		break;
+	default:
+		break;
+	}
+	*out = extend(v, f->size, f->is_signed);
 	return 0;
 }
 
-char LICENSE[] SEC("license") = "GPL";
+/* Fill key from the site's key fetches; false if a string failed. */
+static __always_inline bool fill_key(const struct pt_regs *ctx,
+				     const struct pt_site *s,
+				     struct pt_key *key)
+{
+	__s64 v, len;
+
+	key->spec = s->spec;
+	key->pid = bpf_get_current_pid_tgid() >> 32;
+#pragma unroll
+	for (int i = 0; i < PT_MAX_KEYS; i++) {
+		__u8 slot = s->key_slot[i];
+
+		if (i >= s->nkeys)
+			break;
+		if (fetch(ctx, &s->key[i], &v))
+			return false;
+		if (s->key_kind[i] == PT_KEY_NUM) {
+			key->num[slot & (PT_MAX_KEYS - 1)] = v;
+		} else if (s->key_kind[i] == PT_KEY_STR) {
+			if (bpf_probe_read_user_str(
+				    key->str[slot & (PT_MAX_STRS - 1)],
+				    PT_STR_LEN, (void *)v) < 0)
+				return false;
+		} else {
+			if (fetch(ctx, &s->len[i], &len))
+				return false;
+			if (len < 0)
+				len = 0;
+			if (len > PT_STR_LEN - 1)
+				len = PT_STR_LEN - 1;
+			if (bpf_probe_read_user(
+				    key->str[slot & (PT_MAX_STRS - 1)],
+				    len & (PT_STR_LEN - 1), (void *)v))
+				return false;
+		}
+	}
+	return true;
+}
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
+	return r;
+}
+
+static __always_inline __u32 log2_bucket(__s64 v, __u8 is_signed)
+{
+	if (is_signed && v < 0)
+		return 0;
+	if (v == 0)
+		return 1;
+	return 2 + log2_u64((__u64)v);
+}
+
+static __always_inline __u32 lin_bucket(__s64 v, const struct pt_site *s)
+{
+	__s64 step = s->lq_step > 0 ? s->lq_step : 1;
+
+	if (v < s->lq_low)
+		return 0;
+	if ((__u64)(v - s->lq_low) / (__u64)step >= s->lq_nsteps)
+		return 1 + s->lq_nsteps;
+	return 1 + (__u64)(v - s->lq_low) / (__u64)step;
+}
+
+/* A bucket number the verifier can see is in range. */
+static __always_inline __u64 bucket_index(__u32 bucket)
+{
+	__u64 b = bucket;
+
+	asm volatile("" : "+r"(b));
+	if (b >= PT_NBUCKETS)
+		b = PT_NBUCKETS - 1;
+	return b;
+}
+
+static __always_inline void hist_add(const struct pt_key *key, __s64 v,
+				     __u32 bucket)
+{
+	struct pt_hist *h = bpf_map_lookup_elem(&hists, key);
+
+	if (!h) {
+		bpf_map_update_elem(&hists, key, &zero_hist, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&hists, key);
+		if (!h) {
+			stat_inc(key->spec, STAT_FULL);
+			return;
+		}
+	}
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (!h->count || v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += v;
+	h->b[bucket_index(bucket)]++;
+}
+
+static __always_inline void count_add(const struct pt_key *key, __s64 v)
+{
+	struct pt_count *c = bpf_map_lookup_elem(&counts, key);
+
+	if (!c) {
+		bpf_map_update_elem(&counts, key, &zero_count, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&counts, key);
+		if (!c) {
+			stat_inc(key->spec, STAT_FULL);
+			return;
+		}
+	}
+	c->count++;
+	c->sum += v;
+}
+
+static __always_inline void lat_start(const struct pt_regs *ctx,
+				      const struct pt_site *s)
+{
+	struct pt_stack_key sk = {
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.spec = s->spec,
+	};
+	struct pt_stack *st = bpf_map_lookup_elem(&stacks, &sk);
+	struct pt_frame *f;
+	__u32 d;
+
+	if (!st) {
+		bpf_map_update_elem(&stacks, &sk, &zero_stack, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&stacks, &sk);
+		if (!st) {
+			stat_inc(s->spec, STAT_FULL);
+			return;
+		}
+	}
+	d = st->depth;
+	st->depth = d + 1;
+	if (d >= PT_STACK_DEPTH) {
+		stat_inc(s->spec, STAT_DEEP);
+		return;
+	}
+	f = &st->f[d & (PT_STACK_DEPTH - 1)];
+	__builtin_memset(&f->key, 0, sizeof(f->key));
+	if (!fill_key(ctx, s, &f->key)) {
+		/* keep the frame so the end still pairs; mark it unusable */
+		f->ts = 0;
+		stat_inc(s->spec, STAT_STR);
+		return;
+	}
+	f->ts = bpf_ktime_get_ns();
+}
+
+static __always_inline void lat_end(const struct pt_site *s)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct pt_stack_key sk = {
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.spec = s->spec,
+	};
+	struct pt_stack *st = bpf_map_lookup_elem(&stacks, &sk);
+	struct pt_frame *f;
+	__u32 d;
+	__s64 ns;
+
+	if (!st || !st->depth) {
+		stat_inc(s->spec, STAT_UNMATCHED);
+		return;
+	}
+	d = --st->depth;
+	if (d >= PT_STACK_DEPTH)
+		return; /* counted as deep when it started */
+	f = &st->f[d & (PT_STACK_DEPTH - 1)];
+	if (!f->ts)
+		return; /* counted when it started */
+	ns = (__s64)(now - f->ts);
+	hist_add(&f->key, ns, log2_bucket(ns, 1));
+}
+
+static __always_inline int handle(struct pt_regs *ctx)
+{
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
+	const struct pt_site *s = bpf_map_lookup_elem(&sites, &idx);
+	struct pt_key key;
+	__s64 v = 0;
+
+	if (!s)
+		return 0;
+	if (s->action == PT_ACT_LAT_START) {
+		lat_start(ctx, s);
+		return 0;
+	}
+	if (s->action == PT_ACT_LAT_END) {
+		lat_end(s);
+		return 0;
+	}
+	__builtin_memset(&key, 0, sizeof(key));
+	if ((s->has_val && fetch(ctx, &s->val, &v)) ||
+	    !fill_key(ctx, s, &key)) {
+		stat_inc(s->spec, STAT_STR);
+		return 0;
+	}
+	if (s->action == PT_ACT_COUNT)
+		count_add(&key, v);
+	else if (s->action == PT_ACT_QUANTIZE)
+		hist_add(&key, v, log2_bucket(v, s->val.is_signed));
+	else
+		hist_add(&key, v, lin_bucket(v, s));
+	return 0;
+}
+
+SEC("uprobe")
+int pt_usdt(struct pt_regs *ctx)
+{
+	return handle(ctx);
+}
+
+SEC("uretprobe")
+int pt_ret(struct pt_regs *ctx)
+{
+	return handle(ctx);
+}
+
+/* IO ------------------------------------------------------------------ */
+
+static __always_inline void io_add(__u32 pid, __u32 cls, __s64 ret, __u64 ns)
+{
+	struct pt_io_key k = { .pid = pid, .cls = cls };
+	struct pt_io_val *v = bpf_map_lookup_elem(&io, &k);
+
+	if (!v) {
+		bpf_map_update_elem(&io, &k, &zero_io, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&io, &k);
+		if (!v)
+			return;
+	}
+	v->calls++;
+	if (ret < 0)
+		v->errors++;
+	else if (cls <= PT_IO_SEND || cls >= PT_IO_BLOCK_READ)
+		v->bytes += ret;
+	v->ns += ns;
+	v->b[bucket_index(log2_bucket((__s64)ns, 1))]++;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(pt_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid = pid_tgid >> 32, nr = (__u32)id;
+	struct pt_io_start st;
+	__u32 *cls;
+
+	if (!bpf_map_lookup_elem(&io_pids, &pid))
+		return 0;
+	cls = bpf_map_lookup_elem(&io_nr, &nr);
+	if (!cls || !*cls)
+		return 0;
+	st.ts = bpf_ktime_get_ns();
+	st.cls = *cls - 1;
+	st.pid = pid;
+	bpf_map_update_elem(&io_start, &pid_tgid, &st, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(pt_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct pt_io_start *st = bpf_map_lookup_elem(&io_start, &pid_tgid);
+
+	if (!st)
+		return 0;
+	io_add(st->pid, st->cls, ret, bpf_ktime_get_ns() - st->ts);
+	bpf_map_delete_elem(&io_start, &pid_tgid);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(pt_rq_issue, struct request *rq)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	__u64 k = (__u64)rq;
+	struct pt_io_start st;
+
+	if (!bpf_map_lookup_elem(&io_pids, &pid))
+		return 0;
+	st.ts = bpf_ktime_get_ns();
+	st.cls = (rq->cmd_flags & 0xff) == 1 ?
+			 PT_IO_BLOCK_WRITE :
+			 PT_IO_BLOCK_READ;
+	st.pid = pid;
+	bpf_map_update_elem(&io_start, &k, &st, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(pt_rq_complete, struct request *rq, int error,
+	     unsigned int nr_bytes)
+{
+	__u64 k = (__u64)rq;
+	struct pt_io_start *st = bpf_map_lookup_elem(&io_start, &k);
+
+	if (!st)
+		return 0;
+	io_add(st->pid, st->cls, error ? -1 : (__s64)nr_bytes,
+	       bpf_ktime_get_ns() - st->ts);
+	bpf_map_delete_elem(&io_start, &k);
+	return 0;
+}

@@ -2,12 +2,171 @@
 /*
  * probetop.h — what the BPF programs and user space share: map sizes and
  * the fixed-width records in the maps. No includes, no pointers: the same
- * text compiles for -target bpf and for the host.
+ * text compiles for -target bpf and for the host (which defines the
+ * __u8.. types through <linux/types.h> before including this).
+ *
+ * A site is one attachment (one probe location, or one function entry or
+ * return) and is selected by the BPF cookie, an index into the sites
+ * array. It carries everything the program needs at that location: how
+ * to fetch each argument it uses (decoded by probetop from the note, so
+ * different locations of one probe may fetch differently), which
+ * arguments form the key, and what to do.
  */
 #ifndef PROBETOP_BPF_SHARED_H
 #define PROBETOP_BPF_SHARED_H
 
-/* Attachments a single probetop can hold (array map entries). */
-#define PROBETOP_MAX_ATTACH 4096
+#define PT_MAX_SPECS 256 /* specs alive at once (spec ids are slots) */
+#define PT_MAX_SITES 16384 /* attachments, cookies 0..PT_MAX_SITES-1 */
+#define PT_MAX_KEYS 4
+#define PT_MAX_STRS 2
+#define PT_STR_LEN 64 /* string key bytes, NUL included */
+#define PT_NBUCKETS 66 /* log2: [0] < 0, [1] == 0, [2+k] in [2^k, 2^k+1) */
+#define PT_STACK_DEPTH 32 /* latency starts kept per thread and spec */
+#define PT_COUNT_ENTRIES 65536 /* keys of count and sum specs */
+#define PT_HIST_ENTRIES 16384 /* keys of quantize, lquantize, latency */
+#define PT_STACK_ENTRIES 8192 /* (thread, latency spec) pairs */
+#define PT_IO_ENTRIES 4096 /* (pid, syscall class) pairs */
+#define PT_IO_PIDS 1024 /* processes whose IO is counted */
+#define PT_IO_NR_MAX 512 /* syscall numbers classified */
+#define PT_REG_NONE 0xff
+
+enum pt_fetch_kind {
+	PT_FETCH_NONE, /* not available: fetches 0 */
+	PT_FETCH_CONST, /* disp */
+	PT_FETCH_REG, /* reg >> shift */
+	PT_FETCH_MEM, /* *(disp + reg + index * scale), reg/index may be
+		       * PT_REG_NONE; reg 16 is the probe's address (ip) */
+};
+
+/* Registers in enum x86_reg order: rax rbx rcx rdx rsi rdi rbp rsp
+ * r8..r15, then 16 = the instruction pointer at the probe. */
+struct pt_fetch {
+	__u8 kind;
+	__u8 size; /* 1, 2, 4, 8 */
+	__u8 is_signed;
+	__u8 reg;
+	__u8 index;
+	__u8 scale;
+	__u8 shift;
+	__u8 pad;
+	__s64 disp;
+};
+
+enum pt_action {
+	PT_ACT_COUNT, /* count (and sum val) into counts */
+	PT_ACT_QUANTIZE, /* log2 histogram of val into hists */
+	PT_ACT_LQUANTIZE, /* linear histogram of val into hists */
+	PT_ACT_LAT_START, /* push (time, key) on the thread's stack */
+	PT_ACT_LAT_END, /* pop; log2 histogram of the elapsed ns */
+};
+
+enum pt_key_kind {
+	PT_KEY_NUM,
+	PT_KEY_STR, /* NUL-terminated string at the fetched address */
+	PT_KEY_STRN, /* len bytes at the fetched address */
+};
+
+struct pt_site {
+	__u32 spec; /* spec id, < PT_MAX_SPECS */
+	__u8 action;
+	__u8 nkeys;
+	__u8 has_val;
+	__u8 pad;
+	__u8 key_kind[PT_MAX_KEYS];
+	__u8 key_slot[PT_MAX_KEYS]; /* num[] or str[] index */
+	__s64 lq_low;
+	__s64 lq_step;
+	__u32 lq_nsteps; /* buckets between low and high, <= 64 */
+	__u32 pad2;
+	struct pt_fetch val;
+	struct pt_fetch key[PT_MAX_KEYS];
+	struct pt_fetch len[PT_MAX_KEYS]; /* PT_KEY_STRN lengths */
+};
+
+struct pt_key {
+	__u32 spec;
+	__u32 pid; /* tgid */
+	__u64 num[PT_MAX_KEYS];
+	char str[PT_MAX_STRS][PT_STR_LEN];
+};
+
+/* counts: per CPU; sum of the value argument for sum() */
+struct pt_count {
+	__u64 count;
+	__s64 sum;
+};
+
+/* hists: per CPU. quantize/latency: log2 buckets as above; lquantize:
+ * [0] below low, [1 + j] step j, [1 + nsteps] at or above high. */
+struct pt_hist {
+	__u64 count;
+	__s64 sum;
+	__s64 min;
+	__s64 max;
+	__u64 b[PT_NBUCKETS];
+};
+
+struct pt_frame {
+	__u64 ts;
+	struct pt_key key;
+};
+
+struct pt_stack_key {
+	__u32 tid;
+	__u32 spec;
+};
+
+struct pt_stack {
+	__u32 depth; /* may exceed PT_STACK_DEPTH: those frames are dropped */
+	__u32 pad;
+	struct pt_frame f[PT_STACK_DEPTH];
+};
+
+/* stats: per CPU array indexed by spec id */
+struct pt_stat {
+	__u64 drop_full; /* a map was full */
+	__u64 drop_str; /* a string could not be read */
+	__u64 drop_deep; /* latency nesting deeper than PT_STACK_DEPTH */
+	__u64 unmatched; /* a latency end without its start */
+};
+
+/* IO: syscall classes; user space fills io_nr (syscall nr -> class + 1) */
+enum pt_io_class {
+	PT_IO_READ,
+	PT_IO_WRITE,
+	PT_IO_PREAD,
+	PT_IO_PWRITE,
+	PT_IO_READV,
+	PT_IO_WRITEV,
+	PT_IO_RECV,
+	PT_IO_SEND,
+	PT_IO_FSYNC,
+	PT_IO_FDATASYNC,
+	PT_IO_OPEN,
+	PT_IO_CLOSE,
+	PT_IO_BLOCK_READ, /* block requests issued on the target's behalf */
+	PT_IO_BLOCK_WRITE,
+	PT_IO_NCLASSES,
+};
+
+struct pt_io_key {
+	__u32 pid;
+	__u32 cls;
+};
+
+/* per CPU; bytes are what the syscall returned (or the request size) */
+struct pt_io_val {
+	__u64 calls;
+	__u64 errors;
+	__u64 bytes;
+	__u64 ns; /* summed latency */
+	__u64 b[PT_NBUCKETS]; /* log2 latency in ns */
+};
+
+struct pt_io_start {
+	__u64 ts;
+	__u32 cls;
+	__u32 pid;
+};
 
 #endif

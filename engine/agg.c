@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agg — map totals to per-interval snapshots; see agg.h.
+ *
+ * Rows are found by the raw BPF key (struct pt_key) in an open-addressing
+ * hash table; each keeps the totals seen last time. A read walks each map
+ * with bpf_map_lookup_batch() in chunks, sums the per-CPU values, and
+ * updates rows in place; then each live spec's rows are collected and
+ * sorted. Rows whose spec slot was freed or reused (generation) are
+ * dropped.
+ */
+#include "agg.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+
+#define BATCH 1024
+
+struct arow {
+	struct pt_key key;
+	int spec;
+	unsigned int gen;
+	struct agg_row row;
+	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total */
+};
+
+struct agg {
+	struct tracer *tr;
+	int ncpu;
+	struct timespec start;
+	unsigned int interval;
+	struct arow **rows; /* dense */
+	size_t nrows, caprows;
+	size_t *slots; /* hash: index + 1 into rows, 0 = empty */
+	size_t nslots;
+	struct agg_spec *specs;
+	const struct agg_row **order; /* rows of every spec, grouped */
+	struct agg_io_row *io;
+	size_t nio, capio;
+	struct pt_stat prev_stat[PT_MAX_SPECS];
+	unsigned int stat_gen[PT_MAX_SPECS];
+	void *keys, *vals; /* batch buffers */
+	struct agg_snapshot snap;
+};
+
+static const char *const IO_NAMES[PT_IO_NCLASSES] = {
+	[PT_IO_READ] = "read",		 [PT_IO_WRITE] = "write",
+	[PT_IO_PREAD] = "pread",	 [PT_IO_PWRITE] = "pwrite",
+	[PT_IO_READV] = "readv",	 [PT_IO_WRITEV] = "writev",
+	[PT_IO_RECV] = "recv",		 [PT_IO_SEND] = "send",
+	[PT_IO_FSYNC] = "fsync",	 [PT_IO_FDATASYNC] = "fdatasync",
+	[PT_IO_OPEN] = "open",		 [PT_IO_CLOSE] = "close",
+	[PT_IO_BLOCK_READ] = "block-read", [PT_IO_BLOCK_WRITE] = "block-write",
+};
+
+const char *agg_io_class_name(int cls)
+{
+	return cls >= 0 && cls < PT_IO_NCLASSES ? IO_NAMES[cls] : "?";
+}
+
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+struct agg *agg_new(struct tracer *tr)
+{
+	struct agg *agg = calloc(1, sizeof(*agg));
+	size_t vsz;
+
+	if (!agg)
+		return NULL;
+	agg->tr = tr;
+	agg->ncpu = libbpf_num_possible_cpus();
+	if (agg->ncpu < 1)
+		agg->ncpu = 1;
+	vsz = round8(sizeof(struct pt_io_val));
+	if (vsz < round8(sizeof(struct pt_hist)))
+		vsz = round8(sizeof(struct pt_hist));
+	agg->keys = malloc(BATCH * sizeof(struct pt_key));
+	agg->vals = malloc(BATCH * vsz * (size_t)agg->ncpu);
+	agg->specs = calloc(PT_MAX_SPECS, sizeof(*agg->specs));
+	if (!agg->keys || !agg->vals || !agg->specs) {
+		agg_free(agg);
+		errno = ENOMEM;
+		return NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &agg->start);
+	return agg;
+}
+
+static void free_row(struct arow *r)
+{
+	if (r) {
+		free(r->buckets);
+		free(r);
+	}
+}
+
+void agg_free(struct agg *agg)
+{
+	if (!agg)
+		return;
+	for (size_t i = 0; i < agg->nrows; i++)
+		free_row(agg->rows[i]);
+	free(agg->rows);
+	free(agg->slots);
+	free(agg->specs);
+	free(agg->order);
+	free(agg->io);
+	free(agg->keys);
+	free(agg->vals);
+	free(agg);
+}
+
+/* Hash table ---------------------------------------------------------- */
+
+static uint64_t key_hash(const struct pt_key *k)
+{
+	const uint8_t *p = (const uint8_t *)k;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static void slot_insert(struct agg *agg, size_t i)
+{
+	size_t h = key_hash(&agg->rows[i]->key) & (agg->nslots - 1);
+
+	while (agg->slots[h])
+		h = (h + 1) & (agg->nslots - 1);
+	agg->slots[h] = i + 1;
+}
+
+/* Rebuild the index with nslots (a power of two > 2 * nrows). */
+static int rehash(struct agg *agg, size_t nslots)
+{
+	size_t *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	free(agg->slots);
+	agg->slots = slots;
+	agg->nslots = nslots;
+	for (size_t i = 0; i < agg->nrows; i++)
+		slot_insert(agg, i);
+	return 0;
+}
+
+static struct arow *find_row(struct agg *agg, const struct pt_key *k)
+{
+	size_t h;
+
+	if (!agg->nslots)
+		return NULL;
+	h = key_hash(k) & (agg->nslots - 1);
+	while (agg->slots[h]) {
+		struct arow *r = agg->rows[agg->slots[h] - 1];
+
+		if (!memcmp(&r->key, k, sizeof(*k)))
+			return r;
+		h = (h + 1) & (agg->nslots - 1);
+	}
+	return NULL;
+}
+
+static void row_keys(struct arow *r, const struct tracer_spec_info *info)
+{
+	const struct spec *sp = info->spec;
+
+	r->row.pid = r->key.pid;
+	r->row.nkeys = sp->nkeys;
+	for (int i = 0; i < sp->nkeys; i++) {
+		struct agg_key_part *kp = &r->row.key[i];
+		int slot = info->key_slot[i];
+
+		if (sp->keys[i].kind == SPEC_KEY_NUM) {
+			kp->num = (int64_t)r->key.num[slot];
+			kp->is_signed = info->key_signed[i];
+		} else {
+			kp->is_str = true;
+			memcpy(kp->str, r->key.str[slot], PT_STR_LEN);
+			kp->str[PT_STR_LEN - 1] = '\0';
+		}
+	}
+}
+
+static struct arow *add_row(struct agg *agg, const struct pt_key *k,
+			    const struct tracer_spec_info *info, bool hist)
+{
+	struct arow *r;
+
+	if ((agg->nrows + 1) * 2 > agg->nslots &&
+	    rehash(agg, agg->nslots ? agg->nslots * 2 : 1024))
+		return NULL;
+	if (agg->nrows == agg->caprows) {
+		size_t cap = agg->caprows ? agg->caprows * 2 : 256;
+		struct arow **rows = realloc(agg->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		agg->rows = rows;
+		agg->caprows = cap;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	if (hist) {
+		r->buckets = calloc(2 * PT_NBUCKETS, sizeof(*r->buckets));
+		if (!r->buckets) {
+			free(r);
+			return NULL;
+		}
+		r->row.b = r->buckets;
+		r->row.b_total = r->buckets + PT_NBUCKETS;
+	}
+	r->key = *k;
+	r->spec = (int)k->spec;
+	r->gen = info->gen;
+	row_keys(r, info);
+	agg->rows[agg->nrows++] = r;
+	slot_insert(agg, agg->nrows - 1);
+	return r;
+}
+
+/* A row left by a removed spec whose slot and key bytes came back. */
+static void reset_row(struct arow *r, const struct tracer_spec_info *info,
+		      bool hist)
+{
+	uint64_t *buckets = r->buckets;
+	struct pt_key key = r->key;
+
+	if (hist && !buckets)
+		buckets = malloc(2 * PT_NBUCKETS * sizeof(*buckets));
+
+	memset(r, 0, sizeof(*r));
+	r->key = key;
+	r->spec = (int)key.spec;
+	r->gen = info->gen;
+	r->buckets = buckets;
+	if (buckets) {
+		memset(buckets, 0, 2 * PT_NBUCKETS * sizeof(*buckets));
+		r->row.b = buckets;
+		r->row.b_total = buckets + PT_NBUCKETS;
+	}
+	row_keys(r, info);
+}
+
+/* Reading maps -------------------------------------------------------- */
+
+typedef void (*entry_fn)(struct agg *agg, const void *key, const void *vals);
+
+/* Walk a whole hash map with batch lookups; 0 or a negative errno. */
+static int read_batches(struct agg *agg, int fd, size_t ksz, size_t vsz,
+			entry_fn fn)
+{
+	uint32_t in = 0, out = 0;
+	bool first = true;
+
+	for (;;) {
+		uint32_t count = BATCH;
+		int err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out,
+					       agg->keys, agg->vals, &count,
+					       NULL);
+
+		if (err && errno != ENOENT)
+			return -errno;
+		for (uint32_t i = 0; i < count; i++)
+			fn(agg, (const uint8_t *)agg->keys + i * ksz,
+			   (const uint8_t *)agg->vals +
+				   i * round8(vsz) * (size_t)agg->ncpu);
+		if (err)
+			return 0;
+		in = out;
+		first = false;
+	}
+}
+
+static struct arow *row_for(struct agg *agg, const struct pt_key *k,
+			    bool hist)
+{
+	const struct tracer_spec_info *info =
+		tracer_spec_info(agg->tr, (int)k->spec);
+	struct arow *r;
+
+	if (!info)
+		return NULL; /* removed a moment ago */
+	r = find_row(agg, k);
+	if (r && r->gen != info->gen)
+		reset_row(r, info, hist);
+	if (r && hist && !r->buckets)
+		return NULL; /* out of memory */
+	return r ? r : add_row(agg, k, info, hist);
+}
+
+static void count_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct arow *r = row_for(agg, key, false);
+	uint64_t count = 0;
+	int64_t sum = 0;
+
+	if (!r)
+		return;
+	for (int c = 0; c < agg->ncpu; c++) {
+		const struct pt_count *v = (const void *)((const uint8_t *)vals +
+							  c * round8(sizeof(*v)));
+
+		count += v->count;
+		sum += v->sum;
+	}
+	r->row.count = count - r->row.total;
+	r->row.sum = sum - r->row.sum_total;
+	r->row.total = count;
+	r->row.sum_total = sum;
+}
+
+static void hist_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct arow *r = row_for(agg, key, true);
+	uint64_t count = 0, b[PT_NBUCKETS] = { 0 };
+	int64_t sum = 0, min = INT64_MAX, max = INT64_MIN;
+
+	if (!r)
+		return;
+	for (int c = 0; c < agg->ncpu; c++) {
+		const struct pt_hist *v = (const void *)((const uint8_t *)vals +
+							 c * round8(sizeof(*v)));
+
+		if (!v->count)
+			continue;
+		count += v->count;
+		sum += v->sum;
+		min = v->min < min ? v->min : min;
+		max = v->max > max ? v->max : max;
+		for (int i = 0; i < PT_NBUCKETS; i++)
+			b[i] += v->b[i];
+	}
+	r->row.count = count - r->row.total;
+	r->row.sum = sum - r->row.sum_total;
+	r->row.total = count;
+	r->row.sum_total = sum;
+	r->row.min = count ? min : 0;
+	r->row.max = count ? max : 0;
+	for (int i = 0; i < PT_NBUCKETS; i++) {
+		r->buckets[i] = b[i] - r->buckets[PT_NBUCKETS + i];
+		r->buckets[PT_NBUCKETS + i] = b[i];
+	}
+}
+
+static struct agg_io_row *io_row(struct agg *agg, const struct pt_io_key *k)
+{
+	for (size_t i = 0; i < agg->nio; i++)
+		if (agg->io[i].pid == k->pid && agg->io[i].cls == (int)k->cls)
+			return &agg->io[i];
+	if (agg->nio == agg->capio) {
+		size_t cap = agg->capio ? agg->capio * 2 : 32;
+		struct agg_io_row *io = realloc(agg->io, cap * sizeof(*io));
+
+		if (!io)
+			return NULL;
+		agg->io = io;
+		agg->capio = cap;
+	}
+	memset(&agg->io[agg->nio], 0, sizeof(agg->io[0]));
+	agg->io[agg->nio].pid = k->pid;
+	agg->io[agg->nio].cls = (int)k->cls;
+	return &agg->io[agg->nio++];
+}
+
+static void io_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct agg_io_row *r = io_row(agg, key);
+	struct pt_io_val t = { 0 };
+
+	if (!r)
+		return;
+	for (int c = 0; c < agg->ncpu; c++) {
+		const struct pt_io_val *v = (const void *)((const uint8_t *)vals +
+							   c * round8(sizeof(*v)));
+
+		t.calls += v->calls;
+		t.errors += v->errors;
+		t.bytes += v->bytes;
+		t.ns += v->ns;
+		for (int i = 0; i < PT_NBUCKETS; i++)
+			t.b[i] += v->b[i];
+	}
+	r->calls = t.calls - r->calls_total;
+	r->errors = t.errors - r->errors_total;
+	r->bytes = t.bytes - r->bytes_total;
+	r->ns = t.ns - r->ns_total;
+	r->calls_total = t.calls;
+	r->errors_total = t.errors;
+	r->bytes_total = t.bytes;
+	r->ns_total = t.ns;
+	for (int i = 0; i < PT_NBUCKETS; i++) {
+		r->b[i] = t.b[i] - r->b_total[i];
+		r->b_total[i] = t.b[i];
+	}
+}
+
+/* Snapshot ------------------------------------------------------------ */
+
+static int cmp_io(const void *a, const void *b)
+{
+	const struct agg_io_row *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->cls > y->cls) - (x->cls < y->cls);
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct agg_row *x = *(const struct agg_row *const *)a;
+	const struct agg_row *y = *(const struct agg_row *const *)b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	for (int i = 0; i < x->nkeys; i++) {
+		int c = x->key[i].is_str ? strcmp(x->key[i].str, y->key[i].str) :
+			(x->key[i].num > y->key[i].num) -
+				(x->key[i].num < y->key[i].num);
+
+		if (c)
+			return c;
+	}
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Drop stale rows, then group the live ones by spec into agg->order. */
+static int collect_rows(struct agg *agg)
+{
+	size_t n = 0, at = 0;
+	const struct agg_row **order;
+
+	for (size_t i = 0; i < agg->nrows; i++) {
+		struct arow *r = agg->rows[i];
+		const struct tracer_spec_info *info =
+			tracer_spec_info(agg->tr, r->spec);
+
+		if (!info || info->gen != r->gen) {
+			free_row(r);
+			continue;
+		}
+		agg->rows[n++] = r;
+	}
+	if (n != agg->nrows) {
+		agg->nrows = n;
+		if (rehash(agg, agg->nslots ? agg->nslots : 1024))
+			return -ENOMEM;
+	}
+	order = realloc(agg->order, (n ? n : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	agg->order = order;
+	for (size_t s = 0; s < agg->snap.nspecs; s++) {
+		struct agg_spec *as = &agg->specs[s];
+
+		as->rows = order + at;
+		for (size_t i = 0; i < agg->nrows; i++) {
+			struct arow *r = agg->rows[i];
+
+			if (r->spec != as->id)
+				continue;
+			order[at++] = &r->row;
+			as->events += r->row.count;
+			as->events_total += r->row.total;
+		}
+		as->nrows = (size_t)(order + at - as->rows);
+		qsort((void *)as->rows, as->nrows, sizeof(*as->rows),
+		      cmp_rows);
+	}
+	return 0;
+}
+
+/* Per-spec drop counters, summed over CPUs, diffed against last time. */
+static void read_stats(struct agg *agg, int fd, struct agg_spec *as)
+{
+	struct pt_stat v[agg->ncpu], t = { 0 };
+	struct pt_stat *prev = &agg->prev_stat[as->id];
+	uint32_t key = (uint32_t)as->id;
+	uint64_t drops, prev_drops;
+
+	if (agg->stat_gen[as->id] != as->info->gen) {
+		memset(prev, 0, sizeof(*prev));
+		agg->stat_gen[as->id] = as->info->gen;
+	}
+	if (bpf_map_lookup_elem(fd, &key, v))
+		return;
+	for (int c = 0; c < agg->ncpu; c++) {
+		t.drop_full += v[c].drop_full;
+		t.drop_str += v[c].drop_str;
+		t.drop_deep += v[c].drop_deep;
+		t.unmatched += v[c].unmatched;
+	}
+	drops = t.drop_full + t.drop_str + t.drop_deep;
+	prev_drops = prev->drop_full + prev->drop_str + prev->drop_deep;
+	as->drops = drops - prev_drops;
+	as->drops_total = drops;
+	as->unmatched = t.unmatched - prev->unmatched;
+	as->unmatched_total = t.unmatched;
+	as->events += as->drops;
+	as->events_total += drops;
+	*prev = t;
+}
+
+const struct agg_snapshot *agg_read(struct agg *agg)
+{
+	struct agg_snapshot *snap = &agg->snap;
+	struct tracer_maps maps;
+	struct timespec now;
+	int err;
+
+	tracer_maps(agg->tr, &maps);
+	err = read_batches(agg, maps.counts, sizeof(struct pt_key),
+			   sizeof(struct pt_count), count_entry);
+	if (!err)
+		err = read_batches(agg, maps.hists, sizeof(struct pt_key),
+				   sizeof(struct pt_hist), hist_entry);
+	if (!err)
+		err = read_batches(agg, maps.io, sizeof(struct pt_io_key),
+				   sizeof(struct pt_io_val), io_entry);
+	if (err) {
+		log_msg(LOG_ERROR, "cannot read the BPF maps: %s",
+			strerror(-err));
+		errno = -err;
+		return NULL;
+	}
+	snap->nspecs = 0;
+	for (int id = 0; id < tracer_nspecs(agg->tr); id++) {
+		const struct tracer_spec_info *info =
+			tracer_spec_info(agg->tr, id);
+
+		if (!info)
+			continue;
+		agg->specs[snap->nspecs++] = (struct agg_spec){
+			.id = id,
+			.spec = info->spec,
+			.info = info,
+		};
+	}
+	if (collect_rows(agg)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	snap->events = snap->events_total = snap->drops = snap->drops_total = 0;
+	for (size_t s = 0; s < snap->nspecs; s++) {
+		struct agg_spec *as = &agg->specs[s];
+
+		read_stats(agg, maps.stats, as);
+		snap->events += as->events;
+		snap->events_total += as->events_total;
+		snap->drops += as->drops;
+		snap->drops_total += as->drops_total;
+	}
+	qsort(agg->io, agg->nio, sizeof(*agg->io), cmp_io);
+	snap->specs = agg->specs;
+	snap->io = agg->io;
+	snap->nio = agg->nio;
+	snap->interval = ++agg->interval;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	snap->elapsed_s = (double)(now.tv_sec - agg->start.tv_sec) +
+			  (double)(now.tv_nsec - agg->start.tv_nsec) / 1e9;
+	return snap;
+}
+
+/* Histogram helpers --------------------------------------------------- */
+
+int agg_nbuckets(const struct spec *spec)
+{
+	if (spec->agg == SPEC_AGG_LQUANTIZE)
+		return 2 + (int)((spec->lq_high - spec->lq_low +
+				  spec->lq_step - 1) /
+				 spec->lq_step);
+	return PT_NBUCKETS;
+}
+
+int64_t agg_bucket_low(const struct spec *spec, const struct agg_row *row,
+		       int i)
+{
+	if (spec->agg == SPEC_AGG_LQUANTIZE) {
+		if (i == 0)
+			return row->min < spec->lq_low ? row->min : spec->lq_low;
+		return spec->lq_low + (int64_t)(i - 1) * spec->lq_step;
+	}
+	if (i == 0)
+		return row->min < 0 ? row->min : -1;
+	if (i == 1)
+		return 0;
+	return (int64_t)((uint64_t)1 << (i - 2));
+}
+
+int agg_percentile_bucket(const uint64_t *b, int n, double p)
+{
+	uint64_t total = 0, want, run = 0;
+
+	for (int i = 0; i < n; i++)
+		total += b[i];
+	if (!total)
+		return -1;
+	want = (uint64_t)((double)total * p / 100.0 + 0.999999);
+	if (want < 1)
+		want = 1;
+	for (int i = 0; i < n; i++) {
+		run += b[i];
+		if (run >= want)
+			return i;
+	}
+	return n - 1;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agg — one snapshot per interval of everything the tracer's maps hold.
+ *
+ * The kernel keeps running totals per key (summed over CPUs here); agg
+ * keeps the previous totals in a hash table of its own and turns them into
+ * per-interval values, so nothing is ever read and then deleted (which
+ * would lose the events that land in between). Maps are read with batch
+ * calls. Rows of a removed spec disappear with it.
+ *
+ * The snapshot is computed, not rendered: the text printer, --json and
+ * the console's views are renderers of the same struct agg_snapshot.
+ */
+#ifndef PROBETOP_AGG_H
+#define PROBETOP_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h> /* before probetop.h */
+#include <stdint.h>
+
+#include "probetop.h"
+#include "spec.h"
+#include "tracer.h"
+
+struct agg;
+
+struct agg_key_part {
+	bool is_str;
+	bool is_signed; /* numeric: print num as signed */
+	int64_t num;
+	char str[PT_STR_LEN];
+};
+
+struct agg_row {
+	uint32_t pid;
+	int nkeys;
+	struct agg_key_part key[SPEC_MAX_KEYS];
+	uint64_t count, total; /* this interval, since attach */
+	int64_t sum, sum_total;
+	int64_t min, max; /* since attach (quantize kinds) */
+	const uint64_t *b; /* this interval's buckets, or NULL (count/sum) */
+	const uint64_t *b_total; /* since attach */
+};
+
+struct agg_spec {
+	int id;
+	const struct spec *spec;
+	const struct tracer_spec_info *info;
+	size_t nrows; /* sorted: count, then total, descending */
+	const struct agg_row *const *rows;
+	uint64_t events, events_total; /* recorded + dropped */
+	uint64_t drops, drops_total;
+	uint64_t unmatched, unmatched_total; /* latency ends without start */
+};
+
+struct agg_io_row {
+	uint32_t pid;
+	int cls; /* enum pt_io_class */
+	uint64_t calls, calls_total;
+	uint64_t errors, errors_total;
+	uint64_t bytes, bytes_total;
+	uint64_t ns, ns_total; /* summed latency */
+	uint64_t b[PT_NBUCKETS], b_total[PT_NBUCKETS];
+};
+
+struct agg_snapshot {
+	unsigned int interval; /* 1, 2, ... */
+	double elapsed_s; /* since agg_new */
+	uint64_t events, events_total;
+	uint64_t drops, drops_total;
+	size_t nspecs;
+	const struct agg_spec *specs; /* by id, live specs only */
+	size_t nio;
+	const struct agg_io_row *io; /* by pid, class */
+};
+
+/* Read tr's maps; tr must outlive the agg. NULL with errno on ENOMEM. */
+struct agg *agg_new(struct tracer *tr);
+void agg_free(struct agg *agg);
+
+/*
+ * Read the maps now and return the snapshot of the interval since the last
+ * call (the first covers the time since attach). The snapshot and every
+ * pointer in it stay valid until the next agg_read() or agg_free().
+ * NULL with errno if a map cannot be read (logged).
+ */
+const struct agg_snapshot *agg_read(struct agg *agg);
+
+/* Name of an IO class ("read", "block-write", ...). */
+const char *agg_io_class_name(int cls);
+
+/*
+ * The lower bound of bucket i of a row of spec: log2 kinds give 0 for the
+ * zero bucket, 2^(i-2) above, and the row's min for the negative bucket;
+ * lquantize gives LOW + (i-1)*STEP, min below LOW and HIGH above.
+ */
+int64_t agg_bucket_low(const struct spec *spec, const struct agg_row *row,
+		       int i);
+
+/* Number of buckets a spec's rows use (66 for log2 kinds). */
+int agg_nbuckets(const struct spec *spec);
+
+/*
+ * The bucket holding the p-th percentile (0 < p <= 100) of buckets b[0..n),
+ * or -1 if they are all empty.
+ */
+int agg_percentile_bucket(const uint64_t *b, int n, double p);
+
+#endif

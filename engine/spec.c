@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+/*
+ * spec — a recursive-descent parser for the SPEC language (see spec.h).
+ *
+ * A cursor walks the text once; every error names what was expected and
+ * the 1-based column where it was not found. Probe parts are split on ':'
+ * from the right (the object may be a path, the provider and name never
+ * contain ':'), and end at "..", '=' or the end of the text.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+
+struct cursor {
+	const char *text;
+	size_t pos;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct cursor *c, size_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Format "WHAT at column N" into the caller's buffer; returns -EINVAL. */
+static int fail(struct cursor *c, size_t pos, const char *fmt, ...)
+{
+	char what[SPEC_TEXT_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (c->errlen)
+		snprintf(c->err, c->errlen, "%s at column %zu", what, pos + 1);
+	return -EINVAL;
+}
+
+static void skip_blanks(struct cursor *c)
+{
+	while (c->text[c->pos] == ' ' || c->text[c->pos] == '\t')
+		c->pos++;
+}
+
+static bool eat(struct cursor *c, char ch)
+{
+	skip_blanks(c);
+	if (c->text[c->pos] != ch)
+		return false;
+	c->pos++;
+	return true;
+}
+
+/* Length of the probe text starting at pos: up to "..", '=' or the end. */
+static size_t probe_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] && s[n] != '=' && !(s[n] == '.' && s[n + 1] == '.'))
+		n++;
+	return n;
+}
+
+static int copy_part(struct cursor *c, size_t pos, const char *s, size_t n,
+		     char *out, const char *what)
+{
+	if (n == 0)
+		return fail(c, pos, "expected %s", what);
+	if (n >= SPEC_NAME_MAX)
+		return fail(c, pos, "%s longer than %d characters", what,
+			    SPEC_NAME_MAX - 1);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '(' ||
+		    s[i] == ')' || s[i] == ',')
+			return fail(c, pos + i, "unexpected '%c' in %s", s[i],
+				    what);
+	}
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* fn:[OBJECT:]SYMBOL[%return], s..s+n excluding the "fn:" prefix. */
+static int parse_fn_probe(struct cursor *c, size_t pos, const char *s,
+			  size_t n, struct spec_probe *p)
+{
+	static const char RET[] = "%return";
+	const char *colon = memrchr(s, ':', n);
+	const char *sym = colon ? colon + 1 : s;
+	size_t symlen = n - (size_t)(sym - s);
+	const char *pct = memchr(sym, '%', symlen);
+	int err;
+
+	p->fn = true;
+	if (colon) {
+		err = copy_part(c, pos, s, (size_t)(colon - s), p->object,
+				"an object before ':'");
+		if (err)
+			return err;
+	}
+	if (pct) {
+		size_t tail = symlen - (size_t)(pct - sym);
+
+		if (tail != sizeof(RET) - 1 || memcmp(pct, RET, tail))
+			return fail(c, pos + (size_t)(pct - s),
+				    "expected '%%return' after the symbol");
+		p->ret = true;
+		symlen = (size_t)(pct - sym);
+	}
+	return copy_part(c, pos + (size_t)(sym - s), sym, symlen, p->name,
+			 "a function symbol");
+}
+
+/* [OBJECT:]PROVIDER:NAME */
+static int parse_usdt_probe(struct cursor *c, size_t pos, const char *s,
+			    size_t n, struct spec_probe *p)
+{
+	const char *last = memrchr(s, ':', n);
+	const char *prev;
+	int err;
+
+	if (!last)
+		return fail(c, pos + n,
+			    "expected ':' between provider and probe name");
+	prev = last > s ? memrchr(s, ':', (size_t)(last - s)) : NULL;
+	if (prev) {
+		err = copy_part(c, pos, s, (size_t)(prev - s), p->object,
+				"an object before ':'");
+		if (err)
+			return err;
+	}
+	err = copy_part(c, pos + (size_t)(prev ? prev + 1 - s : 0),
+			prev ? prev + 1 : s,
+			(size_t)(last - (prev ? prev + 1 : s)), p->provider,
+			"a provider");
+	if (err)
+		return err;
+	return copy_part(c, pos + (size_t)(last + 1 - s), last + 1,
+			 n - (size_t)(last + 1 - s), p->name, "a probe name");
+}
+
+static int parse_probe(struct cursor *c, struct spec_probe *p)
+{
+	const char *s;
+	size_t n, pos;
+
+	skip_blanks(c);
+	pos = c->pos;
+	s = c->text + pos;
+	n = probe_len(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	c->pos += probe_len(s);
+	memset(p, 0, sizeof(*p));
+	if (n == 0)
+		return fail(c, pos, "expected a probe");
+	if (n > 3 && !memcmp(s, "fn:", 3))
+		return parse_fn_probe(c, pos + 3, s + 3, n - 3, p);
+	return parse_usdt_probe(c, pos, s, n, p);
+}
+
+static int parse_ident(struct cursor *c, char *out, size_t n)
+{
+	size_t i = 0;
+
+	skip_blanks(c);
+	while ((c->text[c->pos] >= 'a' && c->text[c->pos] <= 'z') ||
+	       (c->text[c->pos] >= 'A' && c->text[c->pos] <= 'Z') ||
+	       (c->text[c->pos] >= '0' && c->text[c->pos] <= '9') ||
+	       c->text[c->pos] == '_') {
+		if (i + 1 < n)
+			out[i++] = c->text[c->pos];
+		c->pos++;
+	}
+	out[i] = '\0';
+	return (int)i;
+}
+
+/* argN: returns N, or -EINVAL with the error set. */
+static int parse_argn(struct cursor *c)
+{
+	char id[16];
+	size_t pos;
+	char *end;
+	long n;
+
+	skip_blanks(c);
+	pos = c->pos;
+	parse_ident(c, id, sizeof(id));
+	if (strncmp(id, "arg", 3) || !id[3])
+		return fail(c, pos, "expected argN");
+	n = strtol(id + 3, &end, 10);
+	if (*end || n < 0 || n > SPEC_MAX_ARG || (id[3] == '0' && id[4]))
+		return fail(c, pos, "argument '%s' out of range arg0..arg%d",
+			    id, SPEC_MAX_ARG);
+	return (int)n;
+}
+
+/* An integer literal (lquantize bounds), decimal or 0x hex, signed. */
+static int parse_int(struct cursor *c, int64_t *out)
+{
+	const char *s;
+	char *end;
+
+	skip_blanks(c);
+	s = c->text + c->pos;
+	if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+'))
+		return fail(c, c->pos, "expected an integer");
+	errno = 0;
+	*out = strtoll(s, &end, 0);
+	if (end == s || errno)
+		return fail(c, c->pos, "expected an integer");
+	c->pos += (size_t)(end - s);
+	return 0;
+}
+
+/* argN | str(argN) | str(argN, argM), appended to the spec's keys. */
+static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
+{
+	struct spec_key k = { .kind = SPEC_KEY_NUM, .len_arg = -1 };
+	size_t pos;
+	char id[16];
+
+	skip_blanks(c);
+	pos = c->pos;
+	if (sp->nkeys == SPEC_MAX_KEYS)
+		return fail(c, pos, "too many keys (at most %d)",
+			    SPEC_MAX_KEYS);
+	if (!strncmp(c->text + pos, "str", 3) && c->text[pos + 3] != '\0' &&
+	    (c->text[pos + 3] == '(' || c->text[pos + 3] == ' ')) {
+		parse_ident(c, id, sizeof(id));
+		if (!eat(c, '('))
+			return fail(c, c->pos, "expected '(' after str");
+		if (*nstrs == SPEC_MAX_STRS)
+			return fail(c, pos, "too many string keys (at most %d)",
+				    SPEC_MAX_STRS);
+		k.kind = SPEC_KEY_STR;
+		k.arg = parse_argn(c);
+		if (k.arg < 0)
+			return k.arg;
+		if (eat(c, ',')) {
+			k.kind = SPEC_KEY_STRN;
+			k.len_arg = parse_argn(c);
+			if (k.len_arg < 0)
+				return k.len_arg;
+		}
+		if (!eat(c, ')'))
+			return fail(c, c->pos, "expected ')' to close str(");
+		(*nstrs)++;
+	} else {
+		k.arg = parse_argn(c);
+		if (k.arg < 0)
+			return k.arg;
+	}
+	sp->keys[sp->nkeys++] = k;
+	return 0;
+}
+
+static const char *const AGG_NAMES[] = {
+	[SPEC_AGG_COUNT] = "count",	    [SPEC_AGG_SUM] = "sum",
+	[SPEC_AGG_QUANTIZE] = "quantize",   [SPEC_AGG_LQUANTIZE] = "lquantize",
+	[SPEC_AGG_LATENCY] = "latency",
+};
+
+const char *spec_agg_name(enum spec_agg agg)
+{
+	if ((unsigned)agg >= sizeof(AGG_NAMES) / sizeof(AGG_NAMES[0]))
+		return "?";
+	return AGG_NAMES[agg];
+}
+
+/* lquantize's LOW, HIGH, STEP after the value argument. */
+static int parse_lq_bounds(struct cursor *c, struct spec *sp)
+{
+	size_t pos;
+	int err;
+
+	for (int i = 0; i < 3; i++) {
+		int64_t *v = i == 0 ? &sp->lq_low :
+			     i == 1 ? &sp->lq_high :
+				      &sp->lq_step;
+
+		if (!eat(c, ','))
+			return fail(c, c->pos,
+				    "lquantize needs (argN, LOW, HIGH, STEP)");
+		err = parse_int(c, v);
+		if (err)
+			return err;
+	}
+	pos = c->pos;
+	if (sp->lq_step <= 0)
+		return fail(c, pos, "lquantize STEP must be positive");
+	if (sp->lq_high <= sp->lq_low)
+		return fail(c, pos, "lquantize HIGH must be above LOW");
+	if ((uint64_t)sp->lq_high - (uint64_t)sp->lq_low >
+	    (uint64_t)sp->lq_step * SPEC_LQ_MAX_STEPS)
+		return fail(c, pos,
+			    "lquantize range holds more than %d steps",
+			    SPEC_LQ_MAX_STEPS);
+	return 0;
+}
+
+/* '=' AGG '(' ARGS ')' */
+static int parse_agg(struct cursor *c, struct spec *sp)
+{
+	char name[32];
+	size_t pos;
+	int nstrs = 0, err, i;
+
+	skip_blanks(c);
+	pos = c->pos;
+	if (!parse_ident(c, name, sizeof(name)))
+		return fail(c, pos, "expected an aggregation after '='");
+	for (i = 0; i <= SPEC_AGG_LATENCY; i++)
+		if (!strcmp(name, AGG_NAMES[i]))
+			break;
+	if (i > SPEC_AGG_LATENCY)
+		return fail(c, pos, "unknown aggregation '%s'", name);
+	sp->agg = i;
+	if (!eat(c, '('))
+		return fail(c, c->pos, "expected '(' after %s", name);
+	if (eat(c, ')'))
+		goto done;
+	if (sp->agg == SPEC_AGG_SUM || sp->agg == SPEC_AGG_QUANTIZE ||
+	    sp->agg == SPEC_AGG_LQUANTIZE) {
+		sp->val_arg = parse_argn(c);
+		if (sp->val_arg < 0)
+			return sp->val_arg;
+		if (sp->agg == SPEC_AGG_LQUANTIZE) {
+			err = parse_lq_bounds(c, sp);
+			if (err)
+				return err;
+		}
+		if (!eat(c, ','))
+			goto close;
+	}
+	do {
+		err = parse_key(c, sp, &nstrs);
+		if (err)
+			return err;
+	} while (eat(c, ','));
+close:
+	if (!eat(c, ')'))
+		return fail(c, c->pos, "expected ',' or ')'");
+done:
+	if (sp->val_arg < 0 && sp->agg != SPEC_AGG_COUNT &&
+	    sp->agg != SPEC_AGG_LATENCY)
+		return fail(c, pos, "%s needs a value argument: %s(argN%s)",
+			    name, name,
+			    sp->agg == SPEC_AGG_LQUANTIZE ? ", LOW, HIGH, STEP" :
+							    "");
+	return 0;
+}
+
+/* Whole-spec rules that no single token shows. */
+static int check_spec(struct cursor *c, struct spec *sp, size_t agg_pos)
+{
+	const struct spec_probe *a = &sp->probe[0];
+
+	if (sp->nprobes == 2 && sp->agg != SPEC_AGG_LATENCY)
+		return fail(c, agg_pos, "a probe pair A..B needs latency()");
+	if (sp->agg == SPEC_AGG_LATENCY && sp->nprobes == 1) {
+		if (!a->fn || a->ret)
+			return fail(c, agg_pos,
+				    "latency needs two probes A..B, or a "
+				    "fn: entry probe");
+		sp->probe[1] = *a;
+		sp->probe[1].ret = true;
+		sp->nprobes = 2;
+	}
+	for (int i = 0; i < sp->nkeys; i++) {
+		const struct spec_key *k = &sp->keys[i];
+
+		if (a->ret && (k->arg > 0 || k->len_arg > 0))
+			return fail(c, agg_pos,
+				    "a %%return probe has only arg0 (the "
+				    "return value)");
+	}
+	if (a->ret && sp->val_arg > 0)
+		return fail(c, agg_pos,
+			    "a %%return probe has only arg0 (the return "
+			    "value)");
+	return 0;
+}
+
+int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
+{
+	struct cursor c = { .text = text, .err = err, .errlen = errlen };
+	size_t agg_pos;
+	int ret;
+
+	if (errlen)
+		err[0] = '\0';
+	memset(out, 0, sizeof(*out));
+	out->val_arg = -1;
+	if (strlen(text) >= SPEC_TEXT_MAX)
+		return fail(&c, SPEC_TEXT_MAX - 1,
+			    "spec longer than %d characters",
+			    SPEC_TEXT_MAX - 1);
+	strcpy(out->text, text);
+	ret = parse_probe(&c, &out->probe[0]);
+	if (ret)
+		return ret;
+	out->nprobes = 1;
+	if (text[c.pos] == '.' && text[c.pos + 1] == '.') {
+		c.pos += 2;
+		ret = parse_probe(&c, &out->probe[1]);
+		if (ret)
+			return ret;
+		out->nprobes = 2;
+	}
+	agg_pos = c.pos;
+	if (eat(&c, '=')) {
+		agg_pos = c.pos;
+		ret = parse_agg(&c, out);
+		if (ret)
+			return ret;
+		skip_blanks(&c);
+		if (text[c.pos])
+			return fail(&c, c.pos, "unexpected '%c' after ')'",
+				    text[c.pos]);
+	} else {
+		out->agg = SPEC_AGG_COUNT;
+	}
+	return check_spec(&c, out, agg_pos);
+}
+
+bool spec_probe_matches(const struct spec_probe *p, const char *provider,
+			const char *name)
+{
+	return !p->fn && !fnmatch(p->provider, provider, 0) &&
+	       !fnmatch(p->name, name, 0);
+}
+
+bool spec_object_matches(const struct spec_probe *p, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(p->object);
+
+	base = base ? base + 1 : path;
+	if (!n || !strcmp(p->object, path) || !strcmp(p->object, base))
+		return true;
+	if (strchr(p->object, '/'))
+		return false;
+	return !strncmp(base, p->object, n) &&
+	       (base[n] == '.' || base[n] == '-');
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spec — the SPEC language: what to do when a probe fires.
+ *
+ *   SPEC  := PROBE [ '..' PROBE ] [ '=' AGG '(' [ARG {',' ARG}] ')' ]
+ *   PROBE := [OBJECT ':'] PROVIDER ':' NAME       USDT probe, globs allowed
+ *          | fn:[OBJECT ':'] SYMBOL ['%return']   function entry / return
+ *   AGG   := count | sum | quantize | lquantize | latency
+ *   ARG   := argN | str(argN) | str(argN, argM) | an integer (lquantize)
+ *
+ * The parser is pure (no I/O, no allocation): it fills a fixed-size
+ * struct spec or explains, with a 1-based column, what it expected. The
+ * tracer compiles a parsed spec against a catalog; nothing is attached
+ * for a spec that does not parse.
+ *
+ * Argument roles: sum/quantize/lquantize take their value first
+ * (lquantize then LOW, HIGH, STEP), and every further ARG is a key part;
+ * count and latency take keys only. A latency's keys are read at its
+ * first probe (the start), so `gc__start..gc__done=latency(arg0)` is keyed
+ * by gc__start's arg0. `fn:SYM=latency()` means entry..return of SYM.
+ */
+#ifndef PROBETOP_SPEC_H
+#define PROBETOP_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SPEC_TEXT_MAX 512
+#define SPEC_NAME_MAX 256
+#define SPEC_MAX_KEYS 4 /* key parts per spec */
+#define SPEC_MAX_STRS 2 /* of which strings */
+#define SPEC_MAX_ARG 11 /* arg0..arg11 */
+#define SPEC_LQ_MAX_STEPS 64 /* lquantize buckets between LOW and HIGH */
+
+enum spec_agg {
+	SPEC_AGG_COUNT,
+	SPEC_AGG_SUM,
+	SPEC_AGG_QUANTIZE,
+	SPEC_AGG_LQUANTIZE,
+	SPEC_AGG_LATENCY,
+};
+
+enum spec_key_kind {
+	SPEC_KEY_NUM, /* argN, as a signed or unsigned integer */
+	SPEC_KEY_STR, /* str(argN): NUL-terminated string at argN */
+	SPEC_KEY_STRN, /* str(argN, argM): argM bytes at argN */
+};
+
+struct spec_key {
+	enum spec_key_kind kind;
+	int arg; /* N */
+	int len_arg; /* M for SPEC_KEY_STRN, else -1 */
+};
+
+struct spec_probe {
+	bool fn; /* fn: probe (uprobe on a symbol) */
+	bool ret; /* fn: ...%return */
+	char object[SPEC_NAME_MAX]; /* "" = any object of the target */
+	char provider[SPEC_NAME_MAX]; /* USDT only; may hold globs */
+	char name[SPEC_NAME_MAX]; /* USDT probe name or fn symbol */
+};
+
+struct spec {
+	char text[SPEC_TEXT_MAX]; /* as given */
+	int nprobes; /* 1, or 2 for A..B */
+	struct spec_probe probe[2];
+	enum spec_agg agg;
+	int val_arg; /* sum/quantize/lquantize value argN, else -1 */
+	int64_t lq_low, lq_high, lq_step; /* lquantize */
+	int nkeys;
+	struct spec_key keys[SPEC_MAX_KEYS];
+};
+
+/*
+ * Parse text into *out. Returns 0, or -EINVAL with a message in
+ * err[0..errlen) such as "unknown aggregation 'cnt' at column 12"
+ * (columns count from 1). *out is unspecified after an error.
+ */
+int spec_parse(const char *text, struct spec *out, char *err, size_t errlen);
+
+/* "count", "sum", ... */
+const char *spec_agg_name(enum spec_agg agg);
+
+/* Whether a USDT spec probe matches provider:name (globs, fnmatch). */
+bool spec_probe_matches(const struct spec_probe *p, const char *provider,
+			const char *name);
+
+/*
+ * Whether a spec probe's OBJECT names the file at path: "" matches every
+ * object; otherwise the whole path, or its basename, or a basename that
+ * starts with OBJECT followed by '.' or '-' ("libruby" matches
+ * libruby-3.1.so.3.1, "libc.so.6" matches /usr/lib/.../libc.so.6).
+ */
+bool spec_object_matches(const struct spec_probe *p, const char *path);
+
+#endif

@@ -1,0 +1,962 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracer — compile specs into sites and attach them; see tracer.h.
+ *
+ * Objects are visited once each: the tracer remembers every (dev, inode)
+ * it has attached specs to, so a rescan only looks at what is new, and a
+ * new spec is attached to everything seen so far. A site index is the
+ * BPF cookie; site slots are recycled when their spec is removed.
+ */
+#include "tracer.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/types.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "log.h"
+#include "probetop.h"
+#include "probetop.skel.h"
+#include "proc.h"
+
+_Static_assert(sizeof(struct pt_fetch) == 16, "pt_fetch layout");
+_Static_assert(sizeof(struct pt_key) == 8 + 8 * PT_MAX_KEYS +
+					       PT_MAX_STRS * PT_STR_LEN,
+	       "pt_key layout");
+_Static_assert(SPEC_MAX_KEYS == PT_MAX_KEYS, "key counts agree");
+_Static_assert(SPEC_MAX_STRS == PT_MAX_STRS, "string key counts agree");
+_Static_assert(SPEC_LQ_MAX_STEPS + 2 <= PT_NBUCKETS, "lquantize buckets");
+
+#define PT_REG_IP 16
+
+struct attachment {
+	struct bpf_link *link;
+	uint32_t site;
+};
+
+struct tspec {
+	bool used;
+	struct spec spec;
+	struct tracer_spec_info info;
+	bool info_typed; /* key signedness taken from a first site */
+	struct attachment *atts;
+	size_t natts, cap;
+	uint64_t *probe_ids; /* distinct probes, for info.nprobes */
+	size_t nprobe_ids;
+};
+
+struct seen {
+	uint64_t dev, inode;
+};
+
+struct seen_set {
+	struct seen *v;
+	size_t n;
+};
+
+struct tracer {
+	enum tracer_kind kind;
+	pid_t pid;
+	char *path; /* TRACER_FILE */
+	struct probetop_bpf *skel;
+	struct objcache *cache;
+	struct catalog **cats; /* every catalog whose objects we use */
+	size_t ncats;
+	struct seen_set seen; /* objects every live spec was offered */
+	struct proc_maps maps; /* TRACER_PID: as of the last rescan */
+	struct tspec specs[PT_MAX_SPECS];
+	unsigned int gens[PT_MAX_SPECS];
+	int nspecs; /* highest used id + 1 */
+	uint8_t site_used[PT_MAX_SITES];
+	uint32_t site_hint;
+	struct bpf_link *io_links[4];
+	bool io_on;
+};
+
+/* What the current attach walk works on. */
+struct walk {
+	struct tracer *tr;
+	struct tspec *ts;
+	const struct cat_object *obj;
+	const char *attach_path;
+};
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt,
+		      va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_INFO, "libbpf: %s", msg);
+	return 0;
+}
+
+static bool seen_has(const struct seen_set *set, uint64_t dev,
+		     uint64_t inode)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].dev == dev && set->v[i].inode == inode)
+			return true;
+	return false;
+}
+
+static int seen_add(struct seen_set *set, uint64_t dev, uint64_t inode)
+{
+	struct seen *v = realloc(set->v, (set->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	set->v = v;
+	v[set->n++] = (struct seen){ dev, inode };
+	return 0;
+}
+
+static int keep_catalog(struct tracer *tr, struct catalog *cat)
+{
+	struct catalog **c = realloc(tr->cats, (tr->ncats + 1) * sizeof(*c));
+
+	if (!c) {
+		catalog_free(cat);
+		return -ENOMEM;
+	}
+	tr->cats = c;
+	c[tr->ncats++] = cat;
+	return 0;
+}
+
+/* Sites ------------------------------------------------------------- */
+
+static int site_alloc(struct tracer *tr, uint32_t *idx)
+{
+	for (uint32_t n = 0; n < PT_MAX_SITES; n++) {
+		uint32_t i = (tr->site_hint + n) % PT_MAX_SITES;
+
+		if (!tr->site_used[i]) {
+			tr->site_used[i] = 1;
+			tr->site_hint = i + 1;
+			*idx = i;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+/* An argument as a decoded note operand; loc_addr for %rip forms. */
+static int fetch_from_usdt(const struct usdt_arg *a, uint64_t loc_addr,
+			   struct pt_fetch *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->size = a->size;
+	f->is_signed = a->is_signed;
+	f->reg = PT_REG_NONE;
+	f->index = PT_REG_NONE;
+	switch (a->kind) {
+	case USDT_ARG_CONST:
+		f->kind = PT_FETCH_CONST;
+		f->disp = a->disp;
+		return 0;
+	case USDT_ARG_REG:
+		f->kind = PT_FETCH_REG;
+		f->reg = (uint8_t)a->reg;
+		f->shift = a->reg_shift;
+		return 0;
+	case USDT_ARG_MEM:
+		f->kind = PT_FETCH_MEM;
+		f->disp = a->disp;
+		if (a->reg != X86_REG_NONE)
+			f->reg = a->reg == X86_REG_RIP ? PT_REG_IP :
+							 (uint8_t)a->reg;
+		if (a->index != X86_REG_NONE) {
+			f->index = (uint8_t)a->index;
+			f->scale = a->scale;
+		}
+		return 0;
+	case USDT_ARG_SYM:
+		if (!a->sym_addr)
+			return -ENOENT;
+		/* the probe's own address is known at run time (ip):
+		 * sym + disp = ip - loc_addr + sym_addr + disp */
+		f->kind = PT_FETCH_MEM;
+		f->reg = PT_REG_IP;
+		f->disp = (int64_t)(a->sym_addr - loc_addr) + a->disp;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Where argN of a site comes from. */
+struct argsrc {
+	bool fn; /* function entry: System V registers */
+	bool ret; /* function return: arg0 = %rax */
+	const struct cat_loc *loc; /* USDT */
+};
+
+static int fetch_arg(const struct argsrc *src, int n, struct pt_fetch *f)
+{
+	static const uint8_t SYSV[] = { X86_REG_RDI, X86_REG_RSI, X86_REG_RDX,
+					X86_REG_RCX, X86_REG_R8,  X86_REG_R9 };
+
+	if (src->fn) {
+		if (src->ret ? n > 0 : n >= (int)sizeof(SYSV))
+			return -ERANGE;
+		*f = (struct pt_fetch){
+			.kind = PT_FETCH_REG,
+			.size = 8,
+			.is_signed = 1,
+			.reg = src->ret ? X86_REG_RAX : SYSV[n],
+			.index = PT_REG_NONE,
+		};
+		return 0;
+	}
+	if (n >= src->loc->nargs)
+		return -ERANGE;
+	return fetch_from_usdt(&src->loc->argv[n], src->loc->addr, f);
+}
+
+static const enum pt_action AGG_ACTION[] = {
+	[SPEC_AGG_COUNT] = PT_ACT_COUNT,
+	[SPEC_AGG_SUM] = PT_ACT_COUNT,
+	[SPEC_AGG_QUANTIZE] = PT_ACT_QUANTIZE,
+	[SPEC_AGG_LQUANTIZE] = PT_ACT_LQUANTIZE,
+	[SPEC_AGG_LATENCY] = PT_ACT_LAT_START,
+};
+
+/* Fill the site for role (0: first probe, 1: the end of a latency). */
+static int build_site(struct tspec *ts, int id, int role,
+		      const struct argsrc *src, struct pt_site *s)
+{
+	const struct spec *sp = &ts->spec;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->spec = (uint32_t)id;
+	if (role == 1) {
+		s->action = PT_ACT_LAT_END;
+		return 0;
+	}
+	s->action = AGG_ACTION[sp->agg];
+	if (sp->val_arg >= 0) {
+		err = fetch_arg(src, sp->val_arg, &s->val);
+		if (err)
+			return err;
+		s->has_val = 1;
+	}
+	if (sp->agg == SPEC_AGG_LQUANTIZE) {
+		s->lq_low = sp->lq_low;
+		s->lq_step = sp->lq_step;
+		s->lq_nsteps = (uint32_t)((sp->lq_high - sp->lq_low +
+					   sp->lq_step - 1) /
+					  sp->lq_step);
+	}
+	s->nkeys = (uint8_t)sp->nkeys;
+	for (int i = 0; i < sp->nkeys; i++) {
+		const struct spec_key *k = &sp->keys[i];
+
+		s->key_kind[i] = k->kind == SPEC_KEY_NUM ? PT_KEY_NUM :
+				 k->kind == SPEC_KEY_STR ? PT_KEY_STR :
+							   PT_KEY_STRN;
+		s->key_slot[i] = (uint8_t)ts->info.key_slot[i];
+		err = fetch_arg(src, k->arg, &s->key[i]);
+		if (!err && k->kind == SPEC_KEY_STRN)
+			err = fetch_arg(src, k->len_arg, &s->len[i]);
+		if (err)
+			return err;
+	}
+	if (!ts->info_typed) {
+		for (int i = 0; i < sp->nkeys; i++)
+			ts->info.key_signed[i] = s->key[i].is_signed;
+		ts->info.val_signed = s->val.is_signed;
+		ts->info_typed = true;
+	}
+	return 0;
+}
+
+static int remember_probe(struct tspec *ts, uint64_t id)
+{
+	uint64_t *ids;
+
+	for (size_t i = 0; i < ts->nprobe_ids; i++)
+		if (ts->probe_ids[i] == id)
+			return 0;
+	ids = realloc(ts->probe_ids, (ts->nprobe_ids + 1) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	ts->probe_ids = ids;
+	ids[ts->nprobe_ids++] = id;
+	ts->info.nprobes = ts->nprobe_ids;
+	return 0;
+}
+
+/* FNV-1a over a probe's identity: object, then name. */
+static uint64_t probe_id(const struct cat_object *obj, const char *a,
+			 const char *b)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ obj->dev ^ (obj->inode << 1);
+
+	for (const char *p = a; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
+	h = (h ^ ':') * 0x100000001b3ULL;
+	for (const char *p = b; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Attach one site at offset of the walk's object. */
+static int attach_site(struct walk *w, int id, int role, uint64_t offset,
+		       uint64_t ref_ctr, const struct argsrc *src)
+{
+	struct tracer *tr = w->tr;
+	struct tspec *ts = w->ts;
+	struct bpf_program *prog = src->ret ? tr->skel->progs.pt_ret :
+					      tr->skel->progs.pt_usdt;
+	struct attachment *a;
+	struct pt_site site;
+	struct bpf_link *link;
+	uint32_t idx;
+	int err;
+
+	err = build_site(ts, id, role, src, &site);
+	if (err) {
+		ts->info.nskipped++;
+		log_msg(LOG_WARN,
+			"%s: %s: %s at %#llx: %s", ts->spec.text, w->obj->path,
+			err == -ERANGE ? "the probe lacks an argument the "
+					 "spec uses" :
+					 "an argument cannot be fetched",
+			(unsigned long long)offset,
+			err == -ERANGE ? "skipped" : "skipped (see list -v)");
+		return 0;
+	}
+	if (ts->natts == ts->cap) {
+		size_t cap = ts->cap ? ts->cap * 2 : 16;
+
+		a = realloc(ts->atts, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		ts->atts = a;
+		ts->cap = cap;
+	}
+	err = site_alloc(tr, &idx);
+	if (err) {
+		log_msg(LOG_ERROR, "%s: more than %d attachments",
+			ts->spec.text, PT_MAX_SITES);
+		return err;
+	}
+	err = bpf_map__update_elem(tr->skel->maps.sites, &idx, sizeof(idx),
+				   &site, sizeof(site), BPF_ANY);
+	if (err) {
+		tr->site_used[idx] = 0;
+		return err;
+	}
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = ref_ctr,
+		    .bpf_cookie = idx, .retprobe = src->ret);
+	link = bpf_program__attach_uprobe_opts(
+		prog, tr->kind == TRACER_PID ? tr->pid : -1, w->attach_path,
+		offset, &opts);
+	if (!link) {
+		err = -errno;
+		tr->site_used[idx] = 0;
+		ts->info.nskipped++;
+		log_msg(LOG_WARN, "%s: %s: cannot attach at %#llx: %s",
+			ts->spec.text, w->obj->path,
+			(unsigned long long)offset, strerror(-err));
+		return 0;
+	}
+	ts->atts[ts->natts++] = (struct attachment){ link, idx };
+	ts->info.nsites++;
+	return 1;
+}
+
+static int attach_usdt(struct walk *w, int id, int role,
+		       const struct spec_probe *p)
+{
+	const struct cat_object *obj = w->obj;
+	int err;
+
+	for (size_t i = 0; i < obj->nprobes; i++) {
+		const struct cat_probe *cp = &obj->probes[i];
+		const struct argsrc src = { 0 };
+		bool any = false;
+
+		if (!spec_probe_matches(p, cp->provider, cp->name))
+			continue;
+		for (size_t l = 0; l < cp->nlocs; l++) {
+			struct argsrc ls = src;
+
+			ls.loc = &cp->locs[l];
+			err = attach_site(w, id, role, cp->locs[l].offset,
+					  cp->locs[l].sem_offset, &ls);
+			if (err < 0)
+				return err;
+			any |= err > 0;
+		}
+		if (any && role == 0) {
+			err = remember_probe(w->ts, probe_id(obj, cp->provider,
+							     cp->name));
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int attach_fn(struct walk *w, int id, int role,
+		     const struct spec_probe *p)
+{
+	const struct argsrc src = { .fn = true, .ret = p->ret };
+	uint64_t addr, offset;
+	int err;
+
+	if (!w->obj->elf || elfobj_symbol_addr(w->obj->elf, p->name, &addr) ||
+	    elfobj_vaddr_to_offset(w->obj->elf, addr, &offset))
+		return 0;
+	err = attach_site(w, id, role, offset, 0, &src);
+	if (err > 0 && role == 0)
+		err = remember_probe(w->ts, probe_id(w->obj, "fn", p->name));
+	return err < 0 ? err : 0;
+}
+
+/* Attach spec id everywhere it matches in the walk's object. */
+static int attach_spec_object(struct walk *w, int id)
+{
+	const struct spec *sp = &w->ts->spec;
+	int err = 0;
+
+	for (int role = 0; role < sp->nprobes && !err; role++) {
+		const struct spec_probe *p = &sp->probe[role];
+
+		if (!spec_object_matches(p, w->obj->path))
+			continue;
+		err = p->fn ? attach_fn(w, id, role, p) :
+			      attach_usdt(w, id, role, p);
+	}
+	return err;
+}
+
+/* The path to attach at for an object: the file itself for TRACER_FILE
+ * and launched files; for a process, its map_files link, which names the
+ * inode the process really maps (deleted files, other mount namespaces). */
+static void attach_path(const struct tracer *tr, const struct cat_object *obj,
+			const struct proc_maps *maps, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", obj->path);
+	if (!maps)
+		return;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct proc_map *m = &maps->maps[i];
+
+		if (m->inode == obj->inode &&
+		    makedev(m->dev_major, m->dev_minor) == obj->dev) {
+			snprintf(buf, n, "/proc/%d/map_files/%llx-%llx",
+				 (int)tr->pid, (unsigned long long)m->start,
+				 (unsigned long long)m->end);
+			return;
+		}
+	}
+}
+
+/*
+ * Attach specs (one id, or all when id < 0) to every object of cat not in
+ * *visited, adding each to it. Returns the number of new sites or a
+ * negative errno.
+ */
+static int attach_catalog(struct tracer *tr, const struct catalog *cat,
+			  int id, struct seen_set *visited)
+{
+	char path[PATH_MAX + 64];
+	int n = 0, err;
+
+	for (size_t i = 0; i < catalog_nobjects(cat); i++) {
+		const struct cat_object *obj = catalog_object(cat, i);
+		struct walk w = { .tr = tr, .obj = obj, .attach_path = path };
+
+		if (seen_has(visited, obj->dev, obj->inode))
+			continue;
+		err = seen_add(visited, obj->dev, obj->inode);
+		if (err)
+			return err;
+		attach_path(tr, obj, tr->kind == TRACER_PID ? &tr->maps : NULL,
+			    path, sizeof(path));
+		for (int s = 0; s < tr->nspecs; s++) {
+			size_t before;
+
+			if (!tr->specs[s].used || (id >= 0 && s != id))
+				continue;
+			w.ts = &tr->specs[s];
+			before = w.ts->info.nsites;
+			err = attach_spec_object(&w, s);
+			if (err)
+				return err;
+			n += (int)(w.ts->info.nsites - before);
+		}
+	}
+	return n;
+}
+
+/* Life cycle -------------------------------------------------------- */
+
+struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path)
+{
+	struct tracer *tr = calloc(1, sizeof(*tr));
+	struct catalog *cat = NULL;
+	int err = -ENOMEM;
+
+	if (!tr)
+		return NULL;
+	libbpf_set_print(libbpf_log);
+	tr->kind = kind;
+	tr->pid = kind == TRACER_PID ? pid : 0;
+	tr->cache = objcache_new();
+	if (!tr->cache)
+		goto fail;
+	if (kind == TRACER_FILE) {
+		tr->path = strdup(path);
+		cat = tr->path ? catalog_open_file(tr->cache, path) : NULL;
+	} else if (!proc_alive(pid)) {
+		errno = ESRCH;
+	}
+	if (kind == TRACER_FILE && !cat) {
+		err = -errno;
+		goto fail;
+	}
+	tr->skel = probetop_bpf__open_and_load();
+	if (!tr->skel) {
+		err = -errno;
+		log_msg(LOG_ERROR, "cannot load the BPF programs: %s%s",
+			strerror(-err),
+			err == -EPERM ? " (run as root, or with CAP_BPF and "
+					"CAP_PERFMON)" :
+					"");
+		goto fail;
+	}
+	if (cat) {
+		for (size_t i = 0; i < catalog_nobjects(cat); i++) {
+			const struct cat_object *o = catalog_object(cat, i);
+
+			err = seen_add(&tr->seen, o->dev, o->inode);
+			if (err)
+				goto fail;
+		}
+		err = keep_catalog(tr, cat);
+		cat = NULL;
+		if (err)
+			goto fail;
+	}
+	if (kind == TRACER_PID && tracer_rescan(tr) < 0) {
+		err = -ESRCH;
+		goto fail;
+	}
+	return tr;
+fail:
+	catalog_free(cat);
+	tracer_free(tr);
+	errno = -err;
+	return NULL;
+}
+
+static void detach_spec(struct tracer *tr, struct tspec *ts)
+{
+	for (size_t i = 0; i < ts->natts; i++) {
+		bpf_link__destroy(ts->atts[i].link);
+		tr->site_used[ts->atts[i].site] = 0;
+	}
+	free(ts->atts);
+	free(ts->probe_ids);
+	memset(ts, 0, sizeof(*ts));
+}
+
+void tracer_free(struct tracer *tr)
+{
+	if (!tr)
+		return;
+	for (int i = 0; i < tr->nspecs; i++)
+		if (tr->specs[i].used)
+			detach_spec(tr, &tr->specs[i]);
+	for (size_t i = 0; i < sizeof(tr->io_links) / sizeof(tr->io_links[0]);
+	     i++)
+		bpf_link__destroy(tr->io_links[i]);
+	probetop_bpf__destroy(tr->skel);
+	for (size_t i = 0; i < tr->ncats; i++)
+		catalog_free(tr->cats[i]);
+	free(tr->cats);
+	objcache_free(tr->cache);
+	free(tr->seen.v);
+	proc_maps_free(&tr->maps);
+	free(tr->path);
+	free(tr);
+}
+
+int tracer_add_file(struct tracer *tr, const char *path)
+{
+	struct catalog *cat = catalog_open_file(tr->cache, path);
+	const struct cat_object *obj;
+	int err;
+
+	if (!cat)
+		return -errno;
+	obj = catalog_object(cat, 0);
+	if (!obj || seen_has(&tr->seen, obj->dev, obj->inode)) {
+		catalog_free(cat);
+		return 0;
+	}
+	err = keep_catalog(tr, cat);
+	if (err)
+		return err;
+	err = attach_catalog(tr, cat, -1, &tr->seen);
+	return err < 0 ? err : 0;
+}
+
+/* Library search ----------------------------------------------------- */
+
+struct needed {
+	struct tracer *tr;
+	char origin[PATH_MAX];
+	char runpath[4096];
+	int depth;
+};
+
+static int add_tree(struct tracer *tr, const char *path, int depth);
+
+static bool try_dirs(const char *dirs, const char *origin, const char *name,
+		     char *out, size_t n)
+{
+	char buf[4096];
+	char *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", dirs ? dirs : "");
+	for (char *d = strtok_r(buf, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save)) {
+		if (!strncmp(d, "$ORIGIN", 7))
+			snprintf(out, n, "%s%s/%s", origin, d + 7, name);
+		else
+			snprintf(out, n, "%s/%s", d, name);
+		if (!access(out, R_OK))
+			return true;
+	}
+	return false;
+}
+
+static int add_needed(const char *name, void *ctx)
+{
+	struct needed *nd = ctx;
+	char path[PATH_MAX];
+
+	if (strchr(name, '/'))
+		snprintf(path, sizeof(path), "%s", name);
+	else if (!try_dirs(nd->runpath, nd->origin, name, path,
+			   sizeof(path)) &&
+		 !try_dirs(getenv("LD_LIBRARY_PATH"), nd->origin, name, path,
+			   sizeof(path)) &&
+		 catalog_find_file(name, path, sizeof(path)))
+		return 0;
+	add_tree(nd->tr, path, nd->depth + 1);
+	return 0;
+}
+
+static int append_runpath(const char *dirs, void *ctx)
+{
+	struct needed *nd = ctx;
+	size_t len = strlen(nd->runpath);
+
+	snprintf(nd->runpath + len, sizeof(nd->runpath) - len, "%s%s",
+		 len ? ":" : "", dirs);
+	return 0;
+}
+
+/* path and, recursively, what it needs (at most 8 levels deep). */
+static int add_tree(struct tracer *tr, const char *path, int depth)
+{
+	struct needed nd = { .tr = tr, .depth = depth };
+	const struct cat_object *obj;
+	char *slash;
+	int err;
+
+	if (depth > 8)
+		return 0;
+	err = tracer_add_file(tr, path);
+	if (err)
+		return err;
+	obj = catalog_object(tr->cats[tr->ncats - 1], 0);
+	if (!obj || !obj->elf || strcmp(obj->path, path))
+		return 0; /* already there: its tree was walked */
+	if (!realpath(path, nd.origin))
+		snprintf(nd.origin, sizeof(nd.origin), "%s", path);
+	slash = strrchr(nd.origin, '/');
+	if (slash)
+		*slash = '\0';
+	elfobj_dyn_strings(obj->elf, DT_RUNPATH, append_runpath, &nd);
+	if (!nd.runpath[0])
+		elfobj_dyn_strings(obj->elf, DT_RPATH, append_runpath, &nd);
+	return elfobj_dyn_strings(obj->elf, DT_NEEDED, add_needed, &nd);
+}
+
+int tracer_add_command_files(struct tracer *tr, const char *exe)
+{
+	char path[PATH_MAX];
+	int err = catalog_find_file(exe, path, sizeof(path));
+
+	if (err)
+		return err;
+	return add_tree(tr, path, 0);
+}
+
+/* Specs ------------------------------------------------------------- */
+
+static void assign_key_slots(struct tspec *ts)
+{
+	int nums = 0, strs = 0;
+
+	for (int i = 0; i < ts->spec.nkeys; i++)
+		ts->info.key_slot[i] = ts->spec.keys[i].kind == SPEC_KEY_NUM ?
+					       nums++ :
+					       strs++;
+}
+
+int tracer_add(struct tracer *tr, const struct spec *spec)
+{
+	struct seen_set visited = { 0 };
+	struct tspec *ts = NULL;
+	int id, err = 0;
+
+	for (id = 0; id < PT_MAX_SPECS; id++)
+		if (!tr->specs[id].used)
+			break;
+	if (id == PT_MAX_SPECS)
+		return -ENOSPC;
+	ts = &tr->specs[id];
+	memset(ts, 0, sizeof(*ts));
+	ts->used = true;
+	ts->spec = *spec;
+	ts->info.spec = &ts->spec;
+	ts->info.gen = ++tr->gens[id];
+	assign_key_slots(ts);
+	if (id >= tr->nspecs)
+		tr->nspecs = id + 1;
+	for (size_t c = 0; c < tr->ncats && err >= 0; c++)
+		err = attach_catalog(tr, tr->cats[c], id, &visited);
+	free(visited.v);
+	if (err < 0) {
+		tracer_remove(tr, id);
+		return err;
+	}
+	return id;
+}
+
+/* Delete every key of spec id from a hash map keyed by struct pt_key (or
+ * struct pt_stack_key: spec at a different offset). */
+static void delete_keys(int fd, size_t key_size, size_t spec_off, int id)
+{
+	uint8_t key[sizeof(struct pt_key)], next[sizeof(struct pt_key)];
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		uint32_t spec;
+
+		memcpy(&spec, next + spec_off, sizeof(spec));
+		if ((int)spec == id && !bpf_map_delete_elem(fd, next))
+			continue; /* next is gone: restart from prev */
+		memcpy(key, next, key_size);
+		prev = key;
+	}
+}
+
+int tracer_remove(struct tracer *tr, int id)
+{
+	struct pt_stat *zero;
+	int ncpu = libbpf_num_possible_cpus();
+	uint32_t key = (uint32_t)id;
+
+	if (id < 0 || id >= tr->nspecs || !tr->specs[id].used)
+		return -ENOENT;
+	detach_spec(tr, &tr->specs[id]);
+	delete_keys(bpf_map__fd(tr->skel->maps.counts), sizeof(struct pt_key),
+		    offsetof(struct pt_key, spec), id);
+	delete_keys(bpf_map__fd(tr->skel->maps.hists), sizeof(struct pt_key),
+		    offsetof(struct pt_key, spec), id);
+	delete_keys(bpf_map__fd(tr->skel->maps.stacks),
+		    sizeof(struct pt_stack_key),
+		    offsetof(struct pt_stack_key, spec), id);
+	zero = calloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof(*zero));
+	if (zero) {
+		bpf_map_update_elem(bpf_map__fd(tr->skel->maps.stats), &key,
+				    zero, BPF_ANY);
+		free(zero);
+	}
+	while (tr->nspecs && !tr->specs[tr->nspecs - 1].used)
+		tr->nspecs--;
+	return 0;
+}
+
+static bool has_new_object(const struct tracer *tr, const struct proc_maps *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->maps[i].perms[2] == 'x' &&
+		    !seen_has(&tr->seen,
+			      makedev(m->maps[i].dev_major,
+				      m->maps[i].dev_minor),
+			      m->maps[i].inode))
+			return true;
+	return false;
+}
+
+int tracer_rescan(struct tracer *tr)
+{
+	struct proc_maps maps = { 0 };
+	struct catalog *cat;
+	int n, err;
+
+	if (tr->kind != TRACER_PID)
+		return 0;
+	err = proc_maps_read(tr->pid, &maps);
+	if (err) {
+		proc_maps_free(&maps);
+		return err == -ENOENT ? -ESRCH : err;
+	}
+	if (!has_new_object(tr, &maps)) {
+		proc_maps_free(&maps);
+		return 0;
+	}
+	proc_maps_free(&tr->maps);
+	tr->maps = maps;
+	cat = catalog_open_pid(tr->cache, tr->pid);
+	if (!cat)
+		return -errno;
+	err = keep_catalog(tr, cat);
+	if (err)
+		return err;
+	n = attach_catalog(tr, cat, -1, &tr->seen);
+	for (size_t i = 0; n >= 0 && i < tr->maps.n; i++) {
+		const struct proc_map *m = &tr->maps.maps[i];
+		uint64_t dev = makedev(m->dev_major, m->dev_minor);
+
+		/* not ELF, or no probes: not worth a new catalog again */
+		if (m->perms[2] == 'x' && !seen_has(&tr->seen, dev, m->inode) &&
+		    seen_add(&tr->seen, dev, m->inode))
+			return -ENOMEM;
+	}
+	return n;
+}
+
+const struct tracer_spec_info *tracer_spec_info(const struct tracer *tr,
+						int id)
+{
+	if (id < 0 || id >= tr->nspecs || !tr->specs[id].used)
+		return NULL;
+	return &tr->specs[id].info;
+}
+
+int tracer_nspecs(const struct tracer *tr)
+{
+	return tr->nspecs;
+}
+
+size_t tracer_nprobes(const struct tracer *tr)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < tr->nspecs; i++)
+		if (tr->specs[i].used)
+			n += tr->specs[i].info.nprobes;
+	return n;
+}
+
+/* IO ---------------------------------------------------------------- */
+
+/* x86-64 syscall numbers of each IO class */
+static const struct {
+	uint16_t nr;
+	uint8_t cls;
+} IO_SYSCALLS[] = {
+	{ 0, PT_IO_READ },	  { 1, PT_IO_WRITE },
+	{ 17, PT_IO_PREAD },	  { 18, PT_IO_PWRITE },
+	{ 19, PT_IO_READV },	  { 20, PT_IO_WRITEV },
+	{ 295, PT_IO_READV },	  { 296, PT_IO_WRITEV },
+	{ 327, PT_IO_READV },	  { 328, PT_IO_WRITEV },
+	{ 45, PT_IO_RECV },	  { 47, PT_IO_RECV },
+	{ 299, PT_IO_RECV },	  { 44, PT_IO_SEND },
+	{ 46, PT_IO_SEND },	  { 307, PT_IO_SEND },
+	{ 74, PT_IO_FSYNC },	  { 75, PT_IO_FDATASYNC },
+	{ 2, PT_IO_OPEN },	  { 85, PT_IO_OPEN },
+	{ 257, PT_IO_OPEN },	  { 437, PT_IO_OPEN },
+	{ 3, PT_IO_CLOSE },
+};
+
+static int io_start(struct tracer *tr)
+{
+	struct bpf_program *progs[] = {
+		tr->skel->progs.pt_sys_enter,
+		tr->skel->progs.pt_sys_exit,
+		tr->skel->progs.pt_rq_issue,
+		tr->skel->progs.pt_rq_complete,
+	};
+	int fd = bpf_map__fd(tr->skel->maps.io_nr);
+
+	for (size_t i = 0; i < sizeof(IO_SYSCALLS) / sizeof(IO_SYSCALLS[0]);
+	     i++) {
+		uint32_t nr = IO_SYSCALLS[i].nr, cls = IO_SYSCALLS[i].cls + 1;
+
+		if (bpf_map_update_elem(fd, &nr, &cls, BPF_ANY))
+			return -errno;
+	}
+	for (size_t i = 0; i < 4; i++) {
+		tr->io_links[i] = bpf_program__attach(progs[i]);
+		if (!tr->io_links[i]) {
+			int err = -errno;
+
+			log_msg(i < 2 ? LOG_ERROR : LOG_WARN,
+				"cannot attach %s: %s",
+				bpf_program__name(progs[i]), strerror(-err));
+			if (i < 2)
+				return err;
+		}
+	}
+	tr->io_on = true;
+	return 0;
+}
+
+int tracer_io_add_pid(struct tracer *tr, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid;
+	uint8_t one = 1;
+	int err;
+
+	if (!tr->io_on) {
+		err = io_start(tr);
+		if (err)
+			return err;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(tr->skel->maps.io_pids), &key, &one,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
+{
+	out->counts = bpf_map__fd(tr->skel->maps.counts);
+	out->hists = bpf_map__fd(tr->skel->maps.hists);
+	out->stats = bpf_map__fd(tr->skel->maps.stats);
+	out->io = bpf_map__fd(tr->skel->maps.io);
+}
+
+pid_t tracer_pid(const struct tracer *tr)
+{
+	return tr->pid;
+}

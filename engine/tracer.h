@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracer — attach specs to a target, one spec at a time.
+ *
+ * The tracer loads probetop.bpf.c once and owns its maps. A spec is
+ * compiled against the target's objects into sites (one per probe
+ * location or function entry/return; see engine/bpf/probetop.h) and
+ * attached with one uprobe per site, the site's index as BPF cookie and
+ * the location's semaphore as ref_ctr_offset, so the kernel raises and
+ * lowers semaphores and nothing ever writes the target's memory. Removing
+ * a spec detaches its links and deletes its keys while the other specs
+ * keep counting.
+ *
+ * A target is a process (TRACER_PID: attach with the pid as filter), or
+ * an ELF file (TRACER_FILE: every process that runs or maps it, present
+ * and future; pid -1). Objects that appear later — libraries dlopen()ed
+ * by the process, a new executable after exec — are found by
+ * tracer_rescan(), which attaches every live spec there too. Before a
+ * launched command has exec()ed, tracer_add_file() names the files it
+ * will map (its executable and their DT_NEEDED libraries, see
+ * tracer_add_command_files()).
+ *
+ * A spec that matches nothing yet is "waiting", not an error.
+ * Links are file descriptors: if probetop dies the kernel removes every
+ * uprobe and puts every semaphore back.
+ */
+#ifndef PROBETOP_TRACER_H
+#define PROBETOP_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "spec.h"
+
+struct tracer;
+
+enum tracer_kind {
+	TRACER_PID, /* one process (and what it maps later) */
+	TRACER_FILE, /* every process running or mapping one ELF file */
+};
+
+/* Per spec, what user space needs to render its keys and state. */
+struct tracer_spec_info {
+	const struct spec *spec; /* valid until tracer_remove()/free */
+	unsigned int gen; /* changes each time the slot is reused */
+	size_t nprobes; /* distinct probes (or functions) attached */
+	size_t nsites; /* locations attached */
+	size_t nskipped; /* locations that could not be used (logged) */
+	bool key_signed[SPEC_MAX_KEYS]; /* numeric keys: sign of argN */
+	int key_slot[SPEC_MAX_KEYS]; /* index into pt_key num[] or str[] */
+	bool val_signed;
+};
+
+/* The maps agg reads; fds owned by the tracer. */
+struct tracer_maps {
+	int counts, hists, stats, io;
+};
+
+/*
+ * Load the BPF object for a target. kind TRACER_PID: pid; TRACER_FILE:
+ * path of the ELF file. Returns NULL with errno (EPERM: not allowed to
+ * load BPF; ESRCH: no such process; others), the reason logged.
+ */
+struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path);
+
+/* Detach everything and unload. NULL is a no-op. */
+void tracer_free(struct tracer *tr);
+
+/*
+ * Add a file the target will map, before it has (a launched command
+ * before exec). Live specs are attached there at once, filtered by pid.
+ * Returns 0 or a negative errno (logged).
+ */
+int tracer_add_file(struct tracer *tr, const char *path);
+
+/*
+ * tracer_add_file() for an executable (found like execvp does) and,
+ * recursively, the shared libraries it needs (DT_NEEDED, searched in
+ * DT_RUNPATH/DT_RPATH with $ORIGIN, LD_LIBRARY_PATH and the system
+ * library directories). Libraries not found are skipped (a rescan after
+ * exec finds them). Returns 0 or a negative errno for the executable.
+ */
+int tracer_add_command_files(struct tracer *tr, const char *exe);
+
+/*
+ * Compile and attach a parsed spec everywhere it matches now. Returns the
+ * spec id (>= 0, < PT_MAX_SPECS) or a negative errno: -ENOSPC (too many
+ * specs or sites), -EINVAL (the spec cannot work on the probes it names,
+ * e.g. an argument they do not have; logged). Attach failures of single
+ * locations are logged and counted in nskipped.
+ */
+int tracer_add(struct tracer *tr, const struct spec *spec);
+
+/* Detach spec id and delete its keys from the maps. 0 or -ENOENT. */
+int tracer_remove(struct tracer *tr, int id);
+
+/*
+ * TRACER_PID: re-read the process's mappings and attach every live spec
+ * to objects not seen before. Returns the number of new sites, or -ESRCH
+ * once the process has gone. TRACER_FILE: returns 0.
+ */
+int tracer_rescan(struct tracer *tr);
+
+/* Info on spec id; NULL if no such spec. Valid until the next add/remove. */
+const struct tracer_spec_info *tracer_spec_info(const struct tracer *tr,
+						int id);
+
+/* Highest spec id + 1 (ids below may be free). */
+int tracer_nspecs(const struct tracer *tr);
+
+/* Distinct probes attached over all specs. */
+size_t tracer_nprobes(const struct tracer *tr);
+
+/*
+ * Count the IO (syscalls by class, block requests) of pid. Attaches the
+ * BTF tracepoint programs on first use. 0 or a negative errno (logged).
+ */
+int tracer_io_add_pid(struct tracer *tr, pid_t pid);
+
+void tracer_maps(const struct tracer *tr, struct tracer_maps *out);
+
+pid_t tracer_pid(const struct tracer *tr); /* 0 for TRACER_FILE */
+
+#endif

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace_out — text and JSON renderers of an agg snapshot; see trace_out.h.
+ *
+ * Text follows DTrace: counts in descending order, quantize bars of 40
+ * '@' scaled to the row's count, from the bucket before the first used
+ * one to the bucket after the last. JSON is json-c, one object per line.
+ */
+#include "trace_out.h"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <string.h>
+
+#define BAR_WIDTH 40
+#define KEY_WIDTH_MAX 60
+
+static bool is_hist(const struct spec *sp)
+{
+	return sp->agg == SPEC_AGG_QUANTIZE || sp->agg == SPEC_AGG_LQUANTIZE ||
+	       sp->agg == SPEC_AGG_LATENCY;
+}
+
+/* Text ---------------------------------------------------------------- */
+
+static void format_key(const struct trace_out *out, const struct agg_row *r,
+		       char *buf, size_t n)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (out->per_pid)
+		at += (size_t)snprintf(buf, n, "%" PRIu32, r->pid);
+	for (int i = 0; i < r->nkeys && at < n; i++) {
+		const struct agg_key_part *k = &r->key[i];
+		const char *sep = at ? "  " : "";
+
+		if (k->is_str)
+			at += (size_t)snprintf(buf + at, n - at, "%s%s", sep,
+					       k->str);
+		else if (k->is_signed)
+			at += (size_t)snprintf(buf + at, n - at, "%s%" PRId64,
+					       sep, k->num);
+		else
+			at += (size_t)snprintf(buf + at, n - at, "%s%" PRIu64,
+					       sep, (uint64_t)k->num);
+	}
+}
+
+static bool row_shown(const struct agg_row *r, bool final)
+{
+	return final ? r->total > 0 : r->count > 0;
+}
+
+static bool any_shown(const struct agg_spec *as, bool final)
+{
+	for (size_t i = 0; i < as->nrows; i++)
+		if (row_shown(as->rows[i], final))
+			return true;
+	return false;
+}
+
+static void text_counts(const struct trace_out *out, const struct agg_spec *as,
+			bool final)
+{
+	bool sum = as->spec->agg == SPEC_AGG_SUM;
+	bool keyed = as->spec->nkeys > 0 || out->per_pid;
+	int width = 3;
+	char key[512];
+
+	for (size_t i = 0; i < as->nrows; i++) {
+		int len;
+
+		format_key(out, as->rows[i], key, sizeof(key));
+		len = (int)strlen(key);
+		if (len > width)
+			width = len > KEY_WIDTH_MAX ? KEY_WIDTH_MAX : len;
+	}
+	if (keyed)
+		fprintf(out->f, "  %-*s", width, "KEY");
+	fprintf(out->f, "  %12s  %12s%s\n", final ? "" : "COUNT", "TOTAL",
+		sum ? "           SUM" : "");
+	for (size_t i = 0; i < as->nrows; i++) {
+		const struct agg_row *r = as->rows[i];
+
+		if (!row_shown(r, final))
+			continue;
+		format_key(out, r, key, sizeof(key));
+		if (keyed)
+			fprintf(out->f, "  %-*s", width, key);
+		if (final)
+			fprintf(out->f, "  %12s  %12" PRIu64, "", r->total);
+		else
+			fprintf(out->f, "  %12" PRIu64 "  %12" PRIu64,
+				r->count, r->total);
+		if (sum)
+			fprintf(out->f, "  %12" PRId64,
+				final ? r->sum_total : r->sum);
+		fputc('\n', out->f);
+	}
+}
+
+static void bucket_label(const struct spec *sp, const struct agg_row *r,
+			 int i, int n, char *buf, size_t len)
+{
+	if (sp->agg == SPEC_AGG_LQUANTIZE && i == 0)
+		snprintf(buf, len, "< %" PRId64, sp->lq_low);
+	else if (sp->agg == SPEC_AGG_LQUANTIZE && i == n - 1)
+		snprintf(buf, len, ">= %" PRId64, agg_bucket_low(sp, r, i));
+	else if (sp->agg != SPEC_AGG_LQUANTIZE && i == 0)
+		snprintf(buf, len, "< 0");
+	else
+		snprintf(buf, len, "%" PRId64, agg_bucket_low(sp, r, i));
+}
+
+static void text_bars(const struct trace_out *out, const struct spec *sp,
+		      const struct agg_row *r, const uint64_t *b,
+		      uint64_t count)
+{
+	int n = agg_nbuckets(sp), first = -1, last = -1;
+	char label[32];
+
+	for (int i = 0; i < n; i++) {
+		if (!b[i])
+			continue;
+		if (first < 0)
+			first = i;
+		last = i;
+	}
+	if (first < 0)
+		return;
+	first = first > 0 ? first - 1 : 0;
+	last = last < n - 1 ? last + 1 : n - 1;
+	fprintf(out->f, "  %16s  ------------- Distribution ------------- count\n",
+		sp->agg == SPEC_AGG_LATENCY ? "ns" : "value");
+	for (int i = first; i <= last; i++) {
+		int bar = count ? (int)((b[i] * BAR_WIDTH + count / 2) / count) :
+				  0;
+
+		bucket_label(sp, r, i, n, label, sizeof(label));
+		fprintf(out->f, "  %16s |%.*s%*s %" PRIu64 "\n", label, bar,
+			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@", BAR_WIDTH - bar,
+			"", b[i]);
+	}
+}
+
+static void text_hists(const struct trace_out *out, const struct agg_spec *as,
+		       bool final)
+{
+	const struct spec *sp = as->spec;
+	char key[512];
+
+	for (size_t i = 0; i < as->nrows; i++) {
+		const struct agg_row *r = as->rows[i];
+		uint64_t count = final ? r->total : r->count;
+		int64_t sum = final ? r->sum_total : r->sum;
+		const uint64_t *b = final ? r->b_total : r->b;
+
+		if (!row_shown(r, final))
+			continue;
+		format_key(out, r, key, sizeof(key));
+		if (key[0])
+			fprintf(out->f, "  %s\n", key);
+		fprintf(out->f,
+			"  count %" PRIu64 "  avg %.1f  min %" PRId64
+			"  max %" PRId64 "  total %" PRIu64 "\n",
+			count, count ? (double)sum / (double)count : 0.0, r->min,
+			r->max, r->total);
+		text_bars(out, sp, r, b, count);
+	}
+}
+
+static void print_text(const struct trace_out *out,
+		       const struct agg_snapshot *snap, bool final)
+{
+	if (final)
+		fprintf(out->f,
+			"=== final · %.2f s · %" PRIu64 " events · %" PRIu64
+			" drops\n",
+			snap->elapsed_s, snap->events_total, snap->drops_total);
+	else
+		fprintf(out->f,
+			"=== interval %u · %.2f s · %" PRIu64 " events · %" PRIu64
+			" drops\n",
+			snap->interval, snap->elapsed_s, snap->events,
+			snap->drops);
+	for (size_t s = 0; s < snap->nspecs; s++) {
+		const struct agg_spec *as = &snap->specs[s];
+		uint64_t drops = final ? as->drops_total : as->drops;
+		uint64_t unmatched = final ? as->unmatched_total :
+					     as->unmatched;
+
+		fprintf(out->f, "%s", as->spec->text);
+		if (!as->info->nsites)
+			fprintf(out->f, "  (waiting: no probe matches yet)");
+		if (drops)
+			fprintf(out->f, "  (%" PRIu64 " dropped)", drops);
+		if (unmatched)
+			fprintf(out->f, "  (%" PRIu64 " unmatched returns)",
+				unmatched);
+		fputc('\n', out->f);
+		if (!any_shown(as, final))
+			fprintf(out->f, "  (no events)\n");
+		else if (is_hist(as->spec))
+			text_hists(out, as, final);
+		else
+			text_counts(out, as, final);
+		fputc('\n', out->f);
+	}
+	for (size_t i = 0; i < snap->nio; i++) {
+		const struct agg_io_row *io = &snap->io[i];
+
+		if (i == 0)
+			fprintf(out->f, "IO  %8s %-12s %10s %14s %8s %12s\n",
+				"PID", "CLASS", "CALLS", "BYTES", "ERRORS",
+				"AVG_NS");
+		fprintf(out->f, "IO  %8" PRIu32 " %-12s %10" PRIu64 " %14" PRIu64
+				" %8" PRIu64 " %12" PRIu64 "\n",
+			io->pid, agg_io_class_name(io->cls),
+			final ? io->calls_total : io->calls,
+			final ? io->bytes_total : io->bytes,
+			final ? io->errors_total : io->errors,
+			(final ? io->calls_total : io->calls) ?
+				(final ? io->ns_total : io->ns) /
+					(final ? io->calls_total : io->calls) :
+				0);
+	}
+	fflush(out->f);
+}
+
+/* JSON ---------------------------------------------------------------- */
+
+static json_object *json_key(const struct agg_row *r)
+{
+	json_object *key = json_object_new_array();
+
+	for (int i = 0; i < r->nkeys; i++) {
+		const struct agg_key_part *k = &r->key[i];
+
+		json_object_array_add(
+			key, k->is_str ? json_object_new_string(k->str) :
+			     k->is_signed ?
+					 json_object_new_int64(k->num) :
+					 json_object_new_uint64((uint64_t)k->num));
+	}
+	return key;
+}
+
+static json_object *json_buckets(const struct spec *sp,
+				 const struct agg_row *r, const uint64_t *b)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int i = 0; i < agg_nbuckets(sp); i++) {
+		json_object *pair;
+
+		if (!b[i])
+			continue;
+		pair = json_object_new_array();
+		json_object_array_add(pair, json_object_new_int64(
+						    agg_bucket_low(sp, r, i)));
+		json_object_array_add(pair, json_object_new_uint64(b[i]));
+		json_object_array_add(arr, pair);
+	}
+	return arr;
+}
+
+static void json_percentiles(json_object *row, const struct spec *sp,
+			     const struct agg_row *r, const uint64_t *b)
+{
+	static const struct {
+		const char *name;
+		double p;
+	} P[] = { { "p50", 50 }, { "p90", 90 }, { "p99", 99 } };
+
+	for (size_t i = 0; i < sizeof(P) / sizeof(P[0]); i++) {
+		int at = agg_percentile_bucket(b, agg_nbuckets(sp), P[i].p);
+
+		if (at >= 0)
+			json_object_object_add(
+				row, P[i].name,
+				json_object_new_int64(
+					agg_bucket_low(sp, r, at)));
+	}
+}
+
+static json_object *json_row(const struct trace_out *out,
+			     const struct spec *sp, const struct agg_row *r,
+			     bool final)
+{
+	json_object *row = json_object_new_object();
+
+	json_object_object_add(row, "key", json_key(r));
+	if (out->per_pid)
+		json_object_object_add(row, "pid",
+				       json_object_new_int64(r->pid));
+	json_object_object_add(row, "count", json_object_new_uint64(
+						     final ? r->total : r->count));
+	json_object_object_add(row, "total", json_object_new_uint64(r->total));
+	if (sp->agg == SPEC_AGG_SUM) {
+		json_object_object_add(row, "sum",
+				       json_object_new_int64(
+					       final ? r->sum_total : r->sum));
+		json_object_object_add(row, "sum_total",
+				       json_object_new_int64(r->sum_total));
+	}
+	if (is_hist(sp)) {
+		const uint64_t *b = final ? r->b_total : r->b;
+
+		json_object_object_add(row, "sum",
+				       json_object_new_int64(
+					       final ? r->sum_total : r->sum));
+		json_object_object_add(row, "min",
+				       json_object_new_int64(r->min));
+		json_object_object_add(row, "max",
+				       json_object_new_int64(r->max));
+		json_percentiles(row, sp, r, b);
+		json_object_object_add(row, "buckets",
+				       json_buckets(sp, r, b));
+	}
+	return row;
+}
+
+static json_object *json_agg(const struct trace_out *out,
+			     const struct agg_spec *as, bool final)
+{
+	json_object *o = json_object_new_object(), *rows;
+
+	json_object_object_add(o, "spec",
+			       json_object_new_string(as->spec->text));
+	json_object_object_add(
+		o, "kind", json_object_new_string(spec_agg_name(as->spec->agg)));
+	json_object_object_add(o, "probes",
+			       json_object_new_uint64(as->info->nprobes));
+	json_object_object_add(o, "locations",
+			       json_object_new_uint64(as->info->nsites));
+	json_object_object_add(o, "waiting",
+			       json_object_new_boolean(!as->info->nsites));
+	json_object_object_add(o, "drops",
+			       json_object_new_uint64(final ? as->drops_total :
+							      as->drops));
+	if (as->spec->agg == SPEC_AGG_LATENCY)
+		json_object_object_add(
+			o, "unmatched",
+			json_object_new_uint64(final ? as->unmatched_total :
+						       as->unmatched));
+	rows = json_object_new_array();
+	for (size_t i = 0; i < as->nrows; i++)
+		if (row_shown(as->rows[i], final))
+			json_object_array_add(
+				rows, json_row(out, as->spec, as->rows[i], final));
+	json_object_object_add(o, "rows", rows);
+	return o;
+}
+
+static json_object *json_io(const struct agg_io_row *io, bool final)
+{
+	json_object *o = json_object_new_object();
+	json_object *b = json_object_new_array();
+	const uint64_t *buckets = final ? io->b_total : io->b;
+
+	json_object_object_add(o, "pid", json_object_new_int64(io->pid));
+	json_object_object_add(o, "class",
+			       json_object_new_string(
+				       agg_io_class_name(io->cls)));
+	json_object_object_add(o, "calls",
+			       json_object_new_uint64(final ? io->calls_total :
+							      io->calls));
+	json_object_object_add(o, "bytes",
+			       json_object_new_uint64(final ? io->bytes_total :
+							      io->bytes));
+	json_object_object_add(o, "errors",
+			       json_object_new_uint64(final ? io->errors_total :
+							      io->errors));
+	json_object_object_add(o, "ns",
+			       json_object_new_uint64(final ? io->ns_total :
+							      io->ns));
+	for (int i = 0; i < PT_NBUCKETS; i++) {
+		json_object *pair;
+
+		if (!buckets[i])
+			continue;
+		pair = json_object_new_array();
+		json_object_array_add(pair, json_object_new_int64(
+						    i < 2 ? 0 : 1LL << (i - 2)));
+		json_object_array_add(pair, json_object_new_uint64(buckets[i]));
+		json_object_array_add(b, pair);
+	}
+	json_object_object_add(o, "buckets", b);
+	return o;
+}
+
+static void print_json(const struct trace_out *out,
+		       const struct agg_snapshot *snap, bool final)
+{
+	json_object *o = json_object_new_object(), *aggs, *io;
+
+	if (final)
+		json_object_object_add(o, "final", json_object_new_boolean(1));
+	else
+		json_object_object_add(o, "interval",
+				       json_object_new_int64(snap->interval));
+	json_object_object_add(o, "elapsed_s",
+			       json_object_new_double(snap->elapsed_s));
+	if (out->pid)
+		json_object_object_add(o, "pid", json_object_new_int64(out->pid));
+	json_object_object_add(o, "events",
+			       json_object_new_uint64(final ? snap->events_total :
+							      snap->events));
+	json_object_object_add(o, "drops",
+			       json_object_new_uint64(final ? snap->drops_total :
+							      snap->drops));
+	aggs = json_object_new_array();
+	for (size_t s = 0; s < snap->nspecs; s++)
+		json_object_array_add(aggs, json_agg(out, &snap->specs[s], final));
+	json_object_object_add(o, "aggs", aggs);
+	if (snap->nio) {
+		io = json_object_new_array();
+		for (size_t i = 0; i < snap->nio; i++)
+			json_object_array_add(io, json_io(&snap->io[i], final));
+		json_object_object_add(o, "io", io);
+	}
+	fprintf(out->f, "%s\n",
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	fflush(out->f);
+	json_object_put(o);
+}
+
+void trace_out_print(const struct trace_out *out,
+		     const struct agg_snapshot *snap, bool final)
+{
+	if (out->json)
+		print_json(out, snap, final);
+	else
+		print_text(out, snap, final);
+}

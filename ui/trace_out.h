@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_out — the two renderers of an agg snapshot for `probetop trace`:
+ * DTrace-like text and one JSON object per line (docs/probetop.1).
+ */
+#ifndef PROBETOP_TRACE_OUT_H
+#define PROBETOP_TRACE_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "agg.h"
+
+struct trace_out {
+	FILE *f;
+	bool json;
+	bool per_pid; /* -b: every row carries its pid */
+	int pid; /* the target, 0 for -b */
+};
+
+/*
+ * Print one interval (final = false: interval values, rows that changed)
+ * or the final summary (totals since attach, every row).
+ */
+void trace_out_print(const struct trace_out *out,
+		     const struct agg_snapshot *snap, bool final);
+
+#endif
