@@ -407,7 +407,7 @@ static int attach_usdt(struct walk *w, int id, int role,
 				return err;
 			any |= err > 0;
 		}
-		if (any && role == 0) {
+		if (any) {
 			err = remember_probe(w->ts, probe_id(obj, cp->provider,
 							     cp->name));
 			if (err)
@@ -428,7 +428,7 @@ static int attach_fn(struct walk *w, int id, int role,
 	    elfobj_vaddr_to_offset(w->obj->elf, addr, &offset))
 		return 0;
 	err = attach_site(w, id, role, offset, 0, &src);
-	if (err > 0 && role == 0)
+	if (err > 0)
 		err = remember_probe(w->ts, probe_id(w->obj, "fn", p->name));
 	return err < 0 ? err : 0;
 }

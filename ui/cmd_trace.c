@@ -211,6 +211,11 @@ static struct tracer *open_target(const struct trace_args *a,
 			cli_error("no such process: %d", (int)a->pid);
 		return tr;
 	}
+	if (catalog_find_file(a->command[0], path, sizeof(path)) ||
+	    access(path, X_OK)) {
+		cli_error("%s: command not found", a->command[0]);
+		return NULL;
+	}
 	err = launch_start(a->command, l);
 	if (err) {
 		cli_error("cannot start %s: %s", a->command[0], strerror(-err));
@@ -220,9 +225,8 @@ static struct tracer *open_target(const struct trace_args *a,
 	tr = tracer_new(TRACER_PID, l->pid, NULL);
 	if (!tr)
 		return NULL;
-	err = tracer_add_command_files(tr, a->command[0]);
+	err = tracer_add_command_files(tr, path);
 	if (err) {
-		cli_error("%s: command not found", a->command[0]);
 		tracer_free(tr);
 		return NULL;
 	}

@@ -5,6 +5,7 @@ starting targets, and reading `readelf -n` as the reference."""
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -118,4 +119,73 @@ def wait_mapped(pid, fragment, timeout=60):
         except FileNotFoundError:
             return None
         time.sleep(0.1)
+    return None
+
+
+class Trace:
+    """probetop trace --json in the background: waits for its 'attached'
+    line on stderr; finish() stops it (SIGINT unless it ends by itself)
+    and returns its JSON objects."""
+
+    def __init__(self, args, json_out=True, env=None):
+        argv = [PROBETOP, "trace"] + (["--json"] if json_out else []) + args
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=env)
+        self.err = []
+        self.attached = None
+        while True:
+            line = self.p.stderr.readline()
+            if not line:
+                break
+            self.err.append(line)
+            if "probetop: attached" in line:
+                self.attached = line.strip()
+                break
+
+    def finish(self, sig=signal.SIGINT, timeout=30):
+        if sig is not None and self.p.poll() is None:
+            self.p.send_signal(sig)
+        out, err = self.p.communicate(timeout=timeout)
+        self.stdout = out
+        self.stderr = "".join(self.err) + err
+        self.rc = self.p.returncode
+        self.objs = [json.loads(l) for l in out.splitlines()
+                     if l.startswith("{")]
+        return self.objs
+
+    def final(self):
+        finals = [o for o in self.objs if o.get("final")]
+        return finals[-1] if finals else None
+
+
+def agg_of(obj, spec):
+    """The aggregation of spec in one trace --json object (or None)."""
+    for a in obj["aggs"]:
+        if a["spec"] == spec:
+            return a
+    return None
+
+
+def rows_by_key(agg, field="count"):
+    """{tuple(key): row[field]} of an aggregation."""
+    return {tuple(r["key"]): r[field] for r in agg["rows"]}
+
+
+def read_u16(pid, addr):
+    """The 16-bit value at addr in pid's memory (a semaphore)."""
+    with open("/proc/%d/mem" % pid, "rb") as f:
+        f.seek(addr)
+        return int.from_bytes(f.read(2), "little")
+
+
+def load_bias(pid, path):
+    """Start of the first mapping of path (offset 0): the load bias of a
+    PIE whose first segment is at address 0."""
+    real = os.path.realpath(path)
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            parts = line.split(None, 5)
+            if len(parts) == 6 and parts[5].strip() == real and \
+                    int(parts[2], 16) == 0:
+                return int(parts[0].split("-")[0], 16)
     return None

@@ -1,0 +1,280 @@
+# SPDX-License-Identifier: MIT
+"""probetop trace on the C fixture: every aggregation kind, counted
+exactly against what the fixture fires, with the argument forms GCC emits
+(registers of every width, memory, index register, %rip-relative,
+constants), strings (NUL-terminated, length-bounded, across a page
+boundary), a shared library, semaphores (restored after detach), function
+entry/return, latency with nesting; then the exit paths."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from tap import (FIXTURE_DIR, PROBETOP, Tap, Target, Trace, agg_of, load_bias,
+                 need_root, read_u16, rows_by_key, run)
+
+tap = Tap()
+need_root(tap)
+EXE = os.path.join(FIXTURE_DIR, "sdt_target")
+N = 100
+
+
+def log2_buckets(values):
+    """DTrace quantize buckets as probetop reports them: [low, count]."""
+    b = {}
+    for v in values:
+        low = min(values) if v < 0 else 0 if v == 0 else 1 << (v.bit_length() - 1)
+        b[low] = b.get(low, 0) + 1
+    return sorted([k, c] for k, c in b.items())
+
+
+def sem_addr(pid):
+    """Run-time address of fixture:sem's semaphore."""
+    r = run(["list", "-b", EXE, "--json", "fixture:sem"])
+    sem = int(json.loads(r.stdout)[0]["semaphore"], 16)
+    return load_bias(pid, EXE) + sem
+
+
+SPECS = {
+    "tick": "fixture:tick",
+    "q_s8": "fixture:ints=quantize(arg0)",
+    "q_s32": "fixture:ints=quantize(arg2)",
+    "c_u64": "fixture:ints=count(arg3)",
+    "s_u16": "fixture:ints=sum(arg1)",
+    "lq": "fixture:global=lquantize(arg0, 0, 60, 10)",
+    "str": "fixture:str=count(str(arg0))",
+    "strn": "fixture:lenstr=count(str(arg0, arg1))",
+    "page": "fixture:pagestr=count(str(arg0))",
+    "idx": "fixture:indexed=count(arg0)",
+    "multi": "fixture:multi=count(arg0)",
+    "field": "fixture:field=sum(arg0)",
+    "konst": "fixture:konst=sum(arg0)",
+    "sem": "fixture:sem",
+    "libcall": "fixlib:call=sum(arg0)",
+    "libret": "libsdtfix:fixlib:ret=quantize(arg1, arg0)",
+    "nest": "fixture:enter..fixture:leave=latency(arg0)",
+    "fn": "fn:sdtfix_call=count(arg0)",
+    "fnret": "fn:sdtfix_call%return=sum(arg0)",
+    "fnlat": "fn:libsdtfix.so:sdtfix_call=latency()",
+}
+
+# -- every kind, on a running process --------------------------------------
+t = Target([EXE])
+sem = sem_addr(t.pid)
+tap.eq(read_u16(t.pid, sem), 0, "semaphore is 0 before attach")
+args = []
+for s in SPECS.values():
+    args += ["-e", s]
+tr = Trace(["-p", str(t.pid), "-i", "30"] + args)
+tap.eq(tr.attached, "probetop: attached %d probes to %d" % (len(SPECS) + 1,
+                                                            t.pid),
+       "attached line names every probe (the latency pair counts two)")
+tap.eq(read_u16(t.pid, sem), 1, "the kernel raised the semaphore")
+tap.eq(t.send("fire %d" % N).strip(), "fired %d" % N, "fixture fired")
+tr.finish()
+tap.eq(tr.rc, 0, "SIGINT: exit 0")
+tap.eq(read_u16(t.pid, sem), 0, "semaphore back to 0 after detach")
+fin = tr.final()
+tap.ok(fin is not None and fin.get("pid") == t.pid, "final object", tr.stdout)
+A = {k: agg_of(fin, s) for k, s in SPECS.items()}
+tap.eq(rows_by_key(A["tick"]), {(): N}, "count: tick")
+tap.eq(A["q_s8"]["rows"][0]["buckets"],
+       log2_buckets([i - 5 for i in range(N)]), "quantize s8 (negatives, 0)")
+row = A["q_s8"]["rows"][0]
+tap.eq((row["count"], row["sum"], row["min"], row["max"]),
+       (N, sum(i - 5 for i in range(N)), -5, N - 6), "quantize count/sum/min/max")
+tap.eq(A["q_s32"]["rows"][0]["buckets"], log2_buckets([-i for i in range(N)]),
+       "quantize s32 -i")
+tap.eq(rows_by_key(A["c_u64"]), {((1 << 40) | i,): 1 for i in range(N)},
+       "count keyed by a u64 register")
+tap.eq(A["s_u16"]["rows"][0]["sum"], sum(range(N)), "sum of a u16 register")
+lq = {}
+for i in range(N):
+    low = -1 if i < 0 else 60 if i >= 60 else i // 10 * 10
+    lq[low] = lq.get(low, 0) + 1
+tap.eq(A["lq"]["rows"][0]["buckets"], sorted([k, c] for k, c in lq.items()),
+       "lquantize of a %rip-relative global, overflow bucket at HIGH")
+tap.eq(rows_by_key(A["str"]), {("fixture-string",): N}, "str(arg0)")
+tap.eq(rows_by_key(A["strn"]), {("fixture",): (N + 1) // 2,
+                                ("fixture-",): N // 2},
+       "str(arg0, arg1) takes arg1 bytes")
+tap.eq(rows_by_key(A["page"]), {("straddles",): N},
+       "a string across a page boundary")
+tap.eq(rows_by_key(A["idx"]), {(10 + k,): len(range(k, N, 8)) for k in range(8)},
+       "index-register operand (%base,%index,8)")
+tap.eq(rows_by_key(A["multi"]), {(i,): 1 for i in range(N)},
+       "a probe with 3 locations, attached at all")
+tap.eq(A["multi"]["locations"], 3, "multi: 3 locations")
+tap.eq(A["field"]["rows"][0]["sum"], sum(range(N)), "memory operand 4(%rdi)")
+tap.eq(A["konst"]["rows"][0]["sum"], 42 * N, "constant operand")
+tap.eq(rows_by_key(A["sem"]), {(): N}, "probe behind a semaphore")
+tap.eq(A["libcall"]["rows"][0]["sum"], sum(range(N)),
+       "shared library probe with semaphore")
+ret = {tuple(r["key"]): (r["count"], r["buckets"]) for r in A["libret"]["rows"]}
+tap.eq(ret, {(i,): (1, log2_buckets([2 * i])) for i in range(N)},
+       "quantize keyed by another argument, object-qualified")
+tap.eq({k: v for k, v in rows_by_key(A["nest"]).items()},
+       {(1,): N, (2,): N, (3,): N}, "latency pairs nested 3 deep")
+tap.eq(A["nest"]["unmatched"], 0, "no unmatched latency ends")
+tap.ok(all(r["min"] > 0 and r["max"] >= r["min"] for r in A["nest"]["rows"]),
+       "latencies are positive ns")
+outer = {r["key"][0]: r["sum"] for r in A["nest"]["rows"]}
+tap.ok(outer[3] > outer[1], "outer frames take longer than inner", outer)
+tap.eq(rows_by_key(A["fn"]), {(i,): 1 for i in range(N)},
+       "fn: entry with its first argument")
+tap.eq(A["fnret"]["rows"][0]["sum"], sum(2 * i for i in range(N)),
+       "fn: %return value")
+tap.eq(rows_by_key(A["fnlat"]), {(): N}, "fn: entry..return latency")
+tap.eq(fin["drops"], 0, "no drops")
+tap.eq(fin["events"], sum(r["count"] for a in A.values() for r in a["rows"]),
+       "events = everything recorded")
+t.send("quit")
+t.stop()
+
+# -- text output ------------------------------------------------------------
+t = Target([EXE])
+tr = Trace(["-p", str(t.pid), "-i", "30", "-e", SPECS["q_s8"], "-e",
+            SPECS["str"]], json_out=False)
+t.send("fire 16")
+tr.finish()
+want_bars = [
+    "               < 0 |@@@@@@@@@@@@@                            5",
+    "                 0 |@@@                                      1",
+    "                 8 |@@@@@@@@                                 3",
+    "                16 |                                         0",
+]
+tap.ok(all(w in tr.stdout for w in want_bars), "text: DTrace quantize bars",
+       tr.stdout)
+tap.ok("  fixture-string            16            16" in tr.stdout,
+       "text: counts with interval and total", tr.stdout)
+t.stop()
+
+# -- two probetop instances on one target ------------------------------------
+t = Target([EXE])
+sem = sem_addr(t.pid)
+a = Trace(["-p", str(t.pid), "-i", "30", "-e", "fixture:sem"])
+b = Trace(["-p", str(t.pid), "-i", "30", "-e", "fixture:sem=count(arg0)"])
+# the kernel counts one reference per uprobe and process, however many
+# consumers share the uprobe
+tap.eq(read_u16(t.pid, sem), 1, "two instances: semaphore 1")
+t.send("fire 7")
+a.finish()
+tap.eq(read_u16(t.pid, sem), 1, "one detached: semaphore still 1")
+t.send("fire 3")
+b.finish()
+tap.eq(read_u16(t.pid, sem), 0, "both detached: semaphore 0")
+tap.eq(rows_by_key(agg_of(a.final(), "fixture:sem")), {(): 7},
+       "first instance counted its 7")
+tap.eq(sum(rows_by_key(agg_of(b.final(), "fixture:sem=count(arg0)")).values()),
+       10, "second instance counted all 10")
+t.stop()
+
+# -- target exits mid-interval ------------------------------------------------
+t = Target([EXE])
+tr = Trace(["-p", str(t.pid), "-i", "60", "-e", "fixture:tick"])
+t.send("fire 25")
+start = time.time()
+t.p.stdin.close()
+tr.finish(sig=None, timeout=20)
+tap.ok(time.time() - start < 15, "target exit ends the trace at once")
+tap.eq(tr.rc, 0, "target exit: exit 0")
+tap.eq([o.get("final", False) for o in tr.objs], [False, True],
+       "last interval, then the final summary")
+tap.eq(rows_by_key(agg_of(tr.final(), "fixture:tick")), {(): 25},
+       "target exit: exact total")
+t.stop()
+
+# -- -- COMMAND: counts from the first instruction -----------------------------
+tr = Trace(["-e", "fixture:tick", "-e", "fixlib:call", "--", EXE, "fire", "50"])
+tr.finish(sig=None)
+tap.eq(tr.rc, 0, "-- COMMAND: exit 0 when it exits")
+fin = tr.final()
+got = (rows_by_key(agg_of(fin, "fixture:tick")),
+       rows_by_key(agg_of(fin, "fixlib:call")))
+tap.ok(got == ({(): 50}, {(): 50}),
+       "-- COMMAND: every event of the executable and its library",
+       "%r\n%s" % (got, tr.stderr))
+
+r = run(["trace", "-e", "fixture:tick", "--", "/nonexistent/cmd"])
+tap.eq((r.returncode, r.stderr.strip()),
+       (1, "probetop: /nonexistent/cmd: command not found"),
+       "-- COMMAND that does not exist")
+
+# -- -b: every process of a binary, present and future ------------------------
+t1, t2 = Target([EXE]), Target([EXE])
+tr = Trace(["-b", EXE, "-i", "30", "-e", "fixture:tick"])
+t3 = Target([EXE])
+t1.send("fire 10")
+t2.send("fire 20")
+t3.send("fire 5")
+tr.finish()
+rows = {r["pid"]: r["count"]
+        for r in agg_of(tr.final(), "fixture:tick")["rows"]}
+tap.eq(rows, {t1.pid: 10, t2.pid: 20, t3.pid: 5},
+       "-b: per-pid counts, including a process started after attach")
+for t in (t1, t2, t3):
+    t.stop()
+
+# -- exit paths -----------------------------------------------------------------
+t = Target([EXE])
+start = time.time()
+r = run(["trace", "-p", str(t.pid), "-e", "fixture:tick", "-d", "1", "--json"])
+tap.ok(r.returncode == 0 and 0.9 < time.time() - start < 5,
+       "-d 1 ends by itself", r.stderr)
+tap.ok(json.loads(r.stdout.splitlines()[-1]).get("final"), "-d: final last")
+r = run(["trace", "-p", str(t.pid), "-e", "fixture:tick", "-n", "3", "-i",
+         "0.2", "--json"])
+objs = [json.loads(l) for l in r.stdout.splitlines()]
+tap.eq([o.get("interval", "final") for o in objs], [1, 2, 3, "final"],
+       "-n 3: three intervals and the final summary")
+
+
+def our_links():
+    out = subprocess.run(["bpftool", "link", "show", "--json"],
+                         capture_output=True, text=True).stdout
+    return {l["id"] for l in json.loads(out or "[]")}
+
+
+sem = sem_addr(t.pid)
+before = our_links()
+p = subprocess.Popen([PROBETOP, "trace", "-p", str(t.pid), "-e",
+                      "fixture:sem", "-e", "fixture:tick"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     text=True)
+p.stderr.readline()
+tap.ok(len(our_links() - before) >= 2 and read_u16(t.pid, sem) == 1,
+       "attached: links exist, semaphore 1")
+p.kill()
+p.wait()
+time.sleep(0.5)
+tap.eq((our_links() - before, read_u16(t.pid, sem)), (set(), 0),
+       "kill -9: no link left, semaphore back to 0")
+t.stop()
+
+# -- errors -------------------------------------------------------------------
+t = Target([EXE])
+r = run(["trace", "-p", str(t.pid), "-e", "python:foo=cnt()"])
+tap.eq((r.returncode, r.stderr),
+       (2, "probetop: -e 'python:foo=cnt()': unknown aggregation 'cnt' at "
+           "column 12\n"), "bad spec: column and exit 2")
+r = run(["trace", "-p", "999999999", "-e", "fixture:tick"])
+tap.eq((r.returncode, r.stderr), (1, "probetop: no such process: 999999999\n"),
+       "no such process")
+r = run(["trace", "-p", str(t.pid), "-e", "fixture:tick=sum(arg3)"])
+tap.eq(r.returncode, 1, "an argument the probe lacks: exit 1")
+tap.ok(r.stderr.strip().endswith("no location of its probes can serve it "
+                                 "(see above)"), "... and says so", r.stderr)
+r = run(["trace", "-b", EXE, "-e", "nosuch:probe"])
+tap.eq((r.returncode, r.stderr.strip()),
+       (1, "probetop: -e 'nosuch:probe': no probe of %s matches" % EXE),
+       "-b: a spec that matches nothing is an error")
+r = run(["trace", "-p", str(t.pid), "-e", "later:probe", "-n", "1", "-i",
+         "0.2", "--json"])
+tap.ok(r.returncode == 0 and "no probe matches yet; waiting" in r.stderr and
+       json.loads(r.stdout.splitlines()[-1])["aggs"][0]["waiting"],
+       "-p: a spec that matches nothing yet waits", r.stderr)
+t.stop()
+
+tap.done()
