@@ -580,9 +580,7 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 int agg_nbuckets(const struct spec *spec)
 {
 	if (spec->agg == SPEC_AGG_LQUANTIZE)
-		return 2 + (int)((spec->lq_high - spec->lq_low +
-				  spec->lq_step - 1) /
-				 spec->lq_step);
+		return 2 + spec->lq_nsteps;
 	return PT_NBUCKETS;
 }
 

@@ -274,34 +274,35 @@ const char *spec_agg_name(enum spec_agg agg)
 	return AGG_NAMES[agg];
 }
 
-/* lquantize's LOW, HIGH, STEP after the value argument. */
+/* lquantize's LOW, HIGH, STEP after the value argument; errors point at
+ * the bound that is wrong. */
 static int parse_lq_bounds(struct cursor *c, struct spec *sp)
 {
-	size_t pos;
+	int64_t *v[3] = { &sp->lq_low, &sp->lq_high, &sp->lq_step };
+	uint64_t range;
+	size_t pos[3];
 	int err;
 
 	for (int i = 0; i < 3; i++) {
-		int64_t *v = i == 0 ? &sp->lq_low :
-			     i == 1 ? &sp->lq_high :
-				      &sp->lq_step;
-
 		if (!eat(c, ','))
 			return fail(c, c->pos,
 				    "lquantize needs (argN, LOW, HIGH, STEP)");
-		err = parse_int(c, v);
+		skip_blanks(c);
+		pos[i] = c->pos;
+		err = parse_int(c, v[i]);
 		if (err)
 			return err;
 	}
-	pos = c->pos;
 	if (sp->lq_step <= 0)
-		return fail(c, pos, "lquantize STEP must be positive");
+		return fail(c, pos[2], "lquantize STEP must be positive");
 	if (sp->lq_high <= sp->lq_low)
-		return fail(c, pos, "lquantize HIGH must be above LOW");
-	if ((uint64_t)sp->lq_high - (uint64_t)sp->lq_low >
-	    (uint64_t)sp->lq_step * SPEC_LQ_MAX_STEPS)
-		return fail(c, pos,
+		return fail(c, pos[1], "lquantize HIGH must be above LOW");
+	range = (uint64_t)sp->lq_high - (uint64_t)sp->lq_low;
+	if ((range - 1) / (uint64_t)sp->lq_step >= SPEC_LQ_MAX_STEPS)
+		return fail(c, pos[2],
 			    "lquantize range holds more than %d steps",
 			    SPEC_LQ_MAX_STEPS);
+	sp->lq_nsteps = (int)((range - 1) / (uint64_t)sp->lq_step) + 1;
 	return 0;
 }
 

@@ -68,6 +68,7 @@ struct spec {
 	enum spec_agg agg;
 	int val_arg; /* sum/quantize/lquantize value argN, else -1 */
 	int64_t lq_low, lq_high, lq_step; /* lquantize */
+	int lq_nsteps; /* buckets from LOW up to HIGH, 1..64 */
 	int nkeys;
 	struct spec_key keys[SPEC_MAX_KEYS];
 };

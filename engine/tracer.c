@@ -261,9 +261,7 @@ static int build_site(struct tspec *ts, int id, int role,
 	if (sp->agg == SPEC_AGG_LQUANTIZE) {
 		s->lq_low = sp->lq_low;
 		s->lq_step = sp->lq_step;
-		s->lq_nsteps = (uint32_t)((sp->lq_high - sp->lq_low +
-					   sp->lq_step - 1) /
-					  sp->lq_step);
+		s->lq_nsteps = (uint32_t)sp->lq_nsteps;
 	}
 	s->nkeys = (uint8_t)sp->nkeys;
 	for (int i = 0; i < sp->nkeys; i++) {

@@ -293,6 +293,19 @@ static int print_snapshot(struct loop *lp, bool final)
 	return 0;
 }
 
+/* Attach to what the target mapped since; 1 once it has gone. */
+static int rescan(struct loop *lp)
+{
+	int n = tracer_rescan(lp->tr);
+
+	if (n == -ESRCH)
+		return 1;
+	if (n > 0)
+		cli_error("attached %d more locations in new mappings of %d", n,
+			  (int)lp->pid);
+	return 0;
+}
+
 /* Wait until the next interval, the target's exit or a signal.
  * Returns 1 to stop, 0 to print an interval. */
 static int wait_interval(struct loop *lp, double until, double deadline)
@@ -315,7 +328,7 @@ static int wait_interval(struct loop *lp, double until, double deadline)
 			return 1;
 		if (pfd[0].revents || pfd[1].revents)
 			return 1; /* signal, or the target exited */
-		if (lp->pid && tracer_rescan(lp->tr) == -ESRCH)
+		if (lp->pid && rescan(lp))
 			return 1;
 	}
 }

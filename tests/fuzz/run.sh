@@ -32,6 +32,15 @@ for obj in $objects; do
 		;;
 	esac
 done
+if [ "$name" = fuzz_spec ]; then
+	# every spec the tests and docs use
+	grep -ho -e "-e '[^']*'" -e '"[a-z]*:[^"]*"' "$SOURCE_ROOT"/tests/integration/*.py \
+		"$SOURCE_ROOT"/docs/*.md "$SOURCE_ROOT"/README.md 2>/dev/null |
+		sed -e "s/^-e '//" -e "s/'$//" -e 's/^"//' -e 's/"$//' | sort -u |
+		while read -r s; do
+			printf '%s' "$s" >"$corpus/$(printf '%s' "$s" | md5sum | cut -c1-12)"
+		done
+fi
 # crash files land in the directory the test runs in (the build dir)
 artifacts=$(pwd)/
 cd "$corpus"

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The engine's toggle, as the console uses it: specs are added and
+ * removed one at a time through tracer/agg while another spec keeps
+ * counting exactly; a removed spec's rows disappear; a re-added spec
+ * starts from zero. And many keys, read in batches, each exact. Needs
+ * root.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "agg.h"
+#include "child.h"
+#include "spec.h"
+#include "tracer.h"
+
+static void fire(struct child *t, int n)
+{
+	char cmd[32], reply[64], want[64];
+
+	snprintf(cmd, sizeof(cmd), "fire %d", n);
+	snprintf(want, sizeof(want), "fired %d\n", n);
+	assert_int_equal(child_send(t, cmd, reply, sizeof(reply)), 0);
+	assert_string_equal(reply, want);
+}
+
+static int add(struct tracer *tr, const char *text)
+{
+	struct spec sp;
+	char err[128];
+	int id;
+
+	assert_int_equal(spec_parse(text, &sp, err, sizeof(err)), 0);
+	id = tracer_add(tr, &sp);
+	assert_true(id >= 0);
+	return id;
+}
+
+/* Total of the single row of spec id in snap; -1 if it has not exactly
+ * one row, -2 if there is no such spec. */
+static int64_t total(const struct agg_snapshot *snap, int id)
+{
+	for (size_t i = 0; i < snap->nspecs; i++) {
+		if (snap->specs[i].id != id)
+			continue;
+		if (snap->specs[i].nrows != 1)
+			return -1;
+		return (int64_t)snap->specs[i].rows[0]->total;
+	}
+	return -2;
+}
+
+static void test_toggle(void **state)
+{
+	const struct agg_snapshot *snap;
+	struct tracer *tr;
+	struct child t;
+	struct agg *agg;
+	int tick, sem, sem2;
+
+	(void)state;
+	assert_int_equal(child_start(fixture_path("sdt_target"), &t), 0);
+	tr = tracer_new(TRACER_PID, t.pid, NULL);
+	assert_non_null(tr);
+	agg = agg_new(tr);
+	assert_non_null(agg);
+	tick = add(tr, "fixture:tick");
+	sem = add(tr, "fixture:sem=count()");
+	fire(&t, 10);
+	snap = agg_read(agg);
+	assert_int_equal(total(snap, tick), 10);
+	assert_int_equal(total(snap, sem), 10);
+	assert_int_equal(snap->specs[0].rows[0]->count, 10);
+
+	/* off: tick keeps counting, sem is gone */
+	assert_int_equal(tracer_remove(tr, sem), 0);
+	fire(&t, 5);
+	snap = agg_read(agg);
+	assert_int_equal(snap->nspecs, 1);
+	assert_int_equal(total(snap, tick), 15);
+	assert_int_equal(snap->specs[0].rows[0]->count, 5);
+	assert_int_equal(total(snap, sem), -2);
+
+	/* on again, in the same slot: starts from zero */
+	sem2 = add(tr, "fixture:sem=count()");
+	assert_int_equal(sem2, sem);
+	fire(&t, 7);
+	snap = agg_read(agg);
+	assert_int_equal(total(snap, tick), 22);
+	assert_int_equal(total(snap, sem2), 7);
+	assert_int_equal(tracer_remove(tr, sem2), 0);
+	assert_int_equal(tracer_remove(tr, sem2), -ENOENT);
+
+	agg_free(agg);
+	tracer_free(tr);
+	assert_int_equal(child_stop(&t), 0);
+}
+
+static void test_many_keys(void **state)
+{
+	const struct agg_snapshot *snap;
+	struct tracer *tr;
+	struct child t;
+	struct agg *agg;
+	uint64_t sum = 0;
+	int id;
+
+	(void)state;
+	assert_int_equal(child_start(fixture_path("sdt_target"), &t), 0);
+	tr = tracer_new(TRACER_PID, t.pid, NULL);
+	assert_non_null(tr);
+	agg = agg_new(tr);
+	assert_non_null(agg);
+	id = add(tr, "fixture:ints=count(arg3)");
+	fire(&t, 5000);
+	snap = agg_read(agg);
+	assert_int_equal(snap->nspecs, 1);
+	assert_int_equal(snap->specs[0].id, id);
+	assert_int_equal(snap->specs[0].nrows, 5000);
+	for (size_t i = 0; i < snap->specs[0].nrows; i++) {
+		assert_int_equal(snap->specs[0].rows[i]->count, 1);
+		sum += (uint64_t)snap->specs[0].rows[i]->key[0].num -
+		       (1ULL << 40);
+	}
+	assert_int_equal(sum, 5000ULL * 4999 / 2);
+	fire(&t, 1);
+	snap = agg_read(agg);
+	assert_int_equal(snap->specs[0].nrows, 5000);
+	assert_int_equal(snap->specs[0].events, 1);
+	assert_int_equal(snap->specs[0].rows[0]->count, 1);
+	assert_int_equal(snap->specs[0].rows[0]->total, 2);
+	agg_free(agg);
+	tracer_free(tr);
+	assert_int_equal(child_stop(&t), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_toggle),
+		cmocka_unit_test(test_many_keys),
+	};
+
+	if (geteuid() != 0) {
+		printf("1..0 # SKIP needs root\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+/* libFuzzer target: the SPEC parser on any text; a spec that parses must
+ * satisfy the invariants the tracer relies on. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct spec sp;
+	char err[256];
+	char *text = malloc(size + 1);
+	int nstrs = 0;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	if (!spec_parse(text, &sp, err, sizeof(err))) {
+		if (sp.nprobes < 1 || sp.nprobes > 2 || sp.nkeys < 0 ||
+		    sp.nkeys > SPEC_MAX_KEYS || sp.val_arg > SPEC_MAX_ARG)
+			abort();
+		for (int i = 0; i < sp.nkeys; i++) {
+			if (sp.keys[i].arg < 0 || sp.keys[i].arg > SPEC_MAX_ARG)
+				abort();
+			nstrs += sp.keys[i].kind != SPEC_KEY_NUM;
+		}
+		if (nstrs > SPEC_MAX_STRS)
+			abort();
+		if (sp.agg == SPEC_AGG_LQUANTIZE &&
+		    (sp.lq_step <= 0 || sp.lq_high <= sp.lq_low))
+			abort();
+	} else if (!err[0] || !strstr(err, " at column ")) {
+		abort(); /* every error says where */
+	}
+	free(text);
+	return 0;
+}

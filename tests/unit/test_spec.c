@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the SPEC parser: every form of the grammar, and errors
+ * that say what was expected and where. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "spec.h"
+
+static struct spec parse_ok(const char *text)
+{
+	struct spec sp;
+	char err[256];
+	int ret = spec_parse(text, &sp, err, sizeof(err));
+
+	if (ret)
+		fail_msg("'%s': %s", text, err);
+	return sp;
+}
+
+static void expect_error(const char *text, const char *want)
+{
+	struct spec sp;
+	char err[256];
+
+	assert_int_equal(spec_parse(text, &sp, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, want);
+}
+
+static void test_bare_probe(void **state)
+{
+	struct spec sp = parse_ok("python:gc__start");
+
+	(void)state;
+	assert_int_equal(sp.nprobes, 1);
+	assert_false(sp.probe[0].fn);
+	assert_string_equal(sp.probe[0].object, "");
+	assert_string_equal(sp.probe[0].provider, "python");
+	assert_string_equal(sp.probe[0].name, "gc__start");
+	assert_int_equal(sp.agg, SPEC_AGG_COUNT);
+	assert_int_equal(sp.nkeys, 0);
+	assert_int_equal(sp.val_arg, -1);
+}
+
+static void test_keys(void **state)
+{
+	struct spec sp = parse_ok(
+		"python:function__entry=count(str(arg1), str(arg0),arg2)");
+
+	(void)state;
+	assert_int_equal(sp.nkeys, 3);
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_STR);
+	assert_int_equal(sp.keys[0].arg, 1);
+	assert_int_equal(sp.keys[1].arg, 0);
+	assert_int_equal(sp.keys[2].kind, SPEC_KEY_NUM);
+	assert_int_equal(sp.keys[2].arg, 2);
+	sp = parse_ok("hotspot:class__loaded=count(str(arg0, arg1))");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_STRN);
+	assert_int_equal(sp.keys[0].len_arg, 1);
+}
+
+static void test_object_and_globs(void **state)
+{
+	struct spec sp = parse_ok("/usr/lib/libruby.so:ruby:gc__*");
+
+	(void)state;
+	assert_string_equal(sp.probe[0].object, "/usr/lib/libruby.so");
+	assert_string_equal(sp.probe[0].provider, "ruby");
+	assert_true(spec_probe_matches(&sp.probe[0], "ruby", "gc__mark__begin"));
+	assert_false(spec_probe_matches(&sp.probe[0], "ruby", "method__entry"));
+	assert_true(spec_object_matches(&sp.probe[0], "/usr/lib/libruby.so"));
+	sp = parse_ok("libruby:ruby:x");
+	assert_true(spec_object_matches(&sp.probe[0],
+					"/usr/lib/x86_64-linux-gnu/"
+					"libruby-3.1.so.3.1.2"));
+	assert_false(spec_object_matches(&sp.probe[0], "/usr/lib/librubyx.so"));
+}
+
+static void test_values(void **state)
+{
+	struct spec sp = parse_ok("python:gc__done=sum(arg0)");
+
+	(void)state;
+	assert_int_equal(sp.agg, SPEC_AGG_SUM);
+	assert_int_equal(sp.val_arg, 0);
+	sp = parse_ok("pony:heap__alloc=quantize(arg1, arg0)");
+	assert_int_equal(sp.val_arg, 1);
+	assert_int_equal(sp.nkeys, 1);
+	sp = parse_ok("a:b=lquantize(arg0, -10, 0x20, 2, str(arg1))");
+	assert_int_equal(sp.agg, SPEC_AGG_LQUANTIZE);
+	assert_int_equal(sp.lq_low, -10);
+	assert_int_equal(sp.lq_high, 32);
+	assert_int_equal(sp.lq_step, 2);
+	assert_int_equal(sp.lq_nsteps, 21);
+	assert_int_equal(sp.nkeys, 1);
+}
+
+static void test_latency(void **state)
+{
+	struct spec sp = parse_ok("python:function__entry..python:function__"
+				  "return=latency(str(arg1),str(arg0),arg2)");
+
+	(void)state;
+	assert_int_equal(sp.nprobes, 2);
+	assert_string_equal(sp.probe[1].name, "function__return");
+	assert_int_equal(sp.nkeys, 3);
+	sp = parse_ok("fn:/usr/bin/app:parse=latency()");
+	assert_int_equal(sp.nprobes, 2);
+	assert_true(sp.probe[0].fn && !sp.probe[0].ret);
+	assert_true(sp.probe[1].fn && sp.probe[1].ret);
+	assert_string_equal(sp.probe[1].object, "/usr/bin/app");
+	assert_string_equal(sp.probe[1].name, "parse");
+}
+
+static void test_fn(void **state)
+{
+	struct spec sp = parse_ok("fn:libc.so.6:malloc=quantize(arg0)");
+
+	(void)state;
+	assert_true(sp.probe[0].fn);
+	assert_string_equal(sp.probe[0].object, "libc.so.6");
+	assert_string_equal(sp.probe[0].name, "malloc");
+	sp = parse_ok("fn:parse%return=sum(arg0)");
+	assert_true(sp.probe[0].ret);
+	assert_string_equal(sp.probe[0].object, "");
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("python:foo=cnt()", "unknown aggregation 'cnt' at column 12");
+	expect_error("python", "expected ':' between provider and probe name "
+			       "at column 7");
+	expect_error("python:=count()", "expected a probe name at column 8");
+	expect_error("a:b=count(arg12)",
+		     "argument 'arg12' out of range arg0..arg11 at column 11");
+	expect_error("a:b=count(arg0", "expected ',' or ')' at column 15");
+	expect_error("a:b=sum()", "sum needs a value argument: sum(argN) at "
+				  "column 5");
+	expect_error("a:b=quantize(str(arg0))", "expected argN at column 14");
+	expect_error("a:b=lquantize(arg0, 10, 0, 1)",
+		     "lquantize HIGH must be above LOW at column 25");
+	expect_error("a:b=lquantize(arg0, 0, 1000, 1)",
+		     "lquantize range holds more than 64 steps at column 30");
+	expect_error("a:b=count(arg0,arg1,arg2,arg3,arg4)",
+		     "too many keys (at most 4) at column 31");
+	expect_error("a:b=count(str(arg0),str(arg1),str(arg2))",
+		     "too many string keys (at most 2) at column 31");
+	expect_error("a:b..c:d=count()",
+		     "a probe pair A..B needs latency() at column 10");
+	expect_error("a:b=latency()", "latency needs two probes A..B, or a fn: "
+				      "entry probe at column 5");
+	expect_error("fn:f%ret", "expected '%return' after the symbol at "
+				 "column 5");
+	expect_error("fn:f%return=count(arg1)",
+		     "a %return probe has only arg0 (the return value) at "
+		     "column 13");
+	expect_error("a:b=count() x", "unexpected 'x' after ')' at column 13");
+	expect_error("", "expected a probe at column 1");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bare_probe),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_object_and_globs),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_fn),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
