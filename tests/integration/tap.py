@@ -189,3 +189,15 @@ def load_bias(pid, path):
                     int(parts[2], 16) == 0:
                 return int(parts[0].split("-")[0], 16)
     return None
+
+
+def trace_wait_err(tr, fragment):
+    """Read tr's stderr until a line containing fragment; that line or
+    None at end of output."""
+    while True:
+        line = tr.p.stderr.readline()
+        if not line:
+            return None
+        tr.err.append(line)
+        if fragment in line:
+            return line.strip()

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: MIT
+"""probetop trace on real runtimes: exact per-function call counts on
+Debian's /usr/bin/python3.11 (keyed by function, file and line, on
+function__return, the probe that fires on every return on 3.11); a
+library dlopen()ed after attach; the IO of a process, exact by class."""
+
+import os
+import tempfile
+
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
+                 trace_wait_err)
+
+tap = Tap()
+need_root(tap)
+PY = "/usr/bin/python3.11"
+CALLS = ("python:function__return="
+         "count(str(arg1), str(arg0), arg2)")
+
+WORKLOAD = """\
+import sys
+def leaf(x): return x + 1
+def mid(n):
+    t = 0
+    for i in range(n):
+        t += leaf(i)
+    return t
+print("ready", flush=True)
+sys.stdin.readline()
+for _ in range(10):
+    mid(30)
+print("done", flush=True)
+sys.stdin.readline()
+"""
+
+with tempfile.TemporaryDirectory() as tmp:
+    script = os.path.join(tmp, "workload.py")
+    with open(script, "w") as f:
+        f.write(WORKLOAD)
+    lines = WORKLOAD.splitlines()
+    leaf_line = lines.index("def leaf(x): return x + 1") + 1
+    mid_ret = lines.index("    return t") + 1
+
+    # -- python: calls per (function, file, line) ------------------------
+    t = Target([PY, script])
+    tr = Trace(["-p", str(t.pid), "-i", "30", "-e", CALLS])
+    tap.eq(tr.attached, "probetop: attached 1 probes to %d" % t.pid,
+           "python3.11: function__return attached")
+    tap.eq(t.send("go").strip(), "done", "workload ran")
+    tr.finish()
+    rows = {tuple(r["key"]): r["count"]
+            for r in agg_of(tr.final(), CALLS)["rows"]
+            if r["key"][1] == script}
+    tap.eq(rows, {("leaf", script, leaf_line): 300,
+                  ("mid", script, mid_ret): 10},
+           "exact calls per (function, file, line)")
+    t.stop()
+
+    # -- a library dlopen()ed after attach ------------------------------
+    lib = os.path.join(FIXTURE_DIR, "libsdtfix.so")
+    dl = os.path.join(tmp, "dl.py")
+    with open(dl, "w") as f:
+        f.write("import ctypes, sys\n"
+                "print('ready', flush=True)\n"
+                "sys.stdin.readline()\n"
+                "lib = ctypes.CDLL(%r)\n"
+                "print('loaded', flush=True)\n"
+                "sys.stdin.readline()\n"
+                "for i in range(10): lib.sdtfix_call(i)\n"
+                "print('called', flush=True)\n"
+                "sys.stdin.readline()\n" % lib)
+    t = Target([PY, dl])
+    tr = Trace(["-p", str(t.pid), "-i", "30", "-e", "fixlib:call=sum(arg0)"])
+    tap.ok(any("no probe matches yet; waiting" in l for l in tr.err),
+           "before dlopen the spec waits", "".join(tr.err))
+    tap.eq(t.send("load").strip(), "loaded", "dlopen done")
+    line = trace_wait_err(tr, "more locations")
+    tap.eq(line, "probetop: attached 1 more locations in new mappings of %d"
+           % t.pid, "the new library is noticed and attached")
+    tap.eq(t.send("call").strip(), "called", "library called")
+    tr.finish()
+    a = agg_of(tr.final(), "fixlib:call=sum(arg0)")
+    tap.eq([(r["count"], r["sum"]) for r in a["rows"]], [(10, 45)],
+           "exact counts in a dlopen()ed library (semaphore raised late)")
+    t.stop()
+
+    # -- IO: exact calls and bytes per class -----------------------------
+    io = os.path.join(tmp, "io.py")
+    with open(io, "w") as f:
+        f.write("import os, sys\n"
+                "fd = os.open(%r, os.O_RDWR | os.O_CREAT, 0o600)\n"
+                "print('ready', flush=True)\n"
+                "sys.stdin.readline()\n"
+                "for i in range(10): os.pwrite(fd, b'x' * 4096, i * 4096)\n"
+                "for i in range(7): os.pread(fd, 512, i * 512)\n"
+                "os.pread(fd, 100, 40960 - 50)\n"
+                "os.fsync(fd)\n"
+                "os.fdatasync(fd); os.fdatasync(fd)\n"
+                "print('done', flush=True)\n"
+                "sys.stdin.readline()\n" % os.path.join(tmp, "data"))
+    t = Target([PY, io])
+    tr = Trace(["-p", str(t.pid), "-i", "30", "-P", "io"])
+    tap.eq(t.send("go").strip(), "done", "IO workload ran")
+    tr.finish()
+    got = {r["class"]: (r["calls"], r["bytes"], r["errors"])
+           for r in tr.final().get("io", []) if r["pid"] == t.pid}
+    tap.eq({k: got.get(k) for k in ("pwrite", "pread", "fsync", "fdatasync")},
+           {"pwrite": (10, 40960, 0), "pread": (8, 7 * 512 + 50, 0),
+            "fsync": (1, 0, 0), "fdatasync": (2, 0, 0)},
+           "IO: exact calls and bytes per syscall class")
+    tap.ok(all(r["ns"] > 0 and sum(c for _, c in r["buckets"]) == r["calls"]
+               for r in tr.final()["io"]), "IO: latency histograms")
+    t.stop()
+
+tap.done()
