@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: MIT
+"""Driver of tests/bench/trace.sh (see there). argv[1]: the build dir."""
+
+import os
+import subprocess
+import sys
+import time
+
+BUILD = sys.argv[1]
+TARGET = os.path.join(BUILD, "tests/bench/bench_target")
+FLOOR = os.path.join(BUILD, "tests/bench/bench_floor")
+PROBETOP = os.path.join(BUILD, "ui/probetop")
+FIXTURE = os.path.join(BUILD, "tests/fixtures/sdt_target")
+N = 2000000
+RUNS = 5
+
+
+class Target:
+    def __init__(self, argv):
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        self.pid = int(self.p.stdout.readline().split()[1])
+
+    def run(self, cmd):
+        self.p.stdin.write(cmd + "\n")
+        self.p.stdin.flush()
+        return self.p.stdout.readline().split()
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait()
+
+
+def start_tool(kind, pid, arg):
+    """Start a tracer on pid; returns the Popen once it is attached."""
+    exe = os.path.realpath(TARGET)
+    if kind == "none":
+        return None
+    if kind == "floor":
+        p = subprocess.Popen([FLOOR, str(pid)] + arg.split(),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)
+        assert p.stdout.readline().startswith("attached")
+        return p
+    if kind == "probetop":
+        p = subprocess.Popen([PROBETOP, "trace", "-p", str(pid), "-i", "60",
+                              "-e", arg], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        assert "attached" in p.stderr.readline()
+        return p
+    prog = arg.replace("BIN", exe)
+    p = subprocess.Popen(["bpftrace", "-p", str(pid), "-e", prog],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         text=True)
+    assert p.stdout.readline().startswith("Attaching")
+    time.sleep(0.5)
+    return p
+
+
+def stop_tool(p):
+    if p is None:
+        return
+    p.terminate()
+    p.communicate(timeout=60)
+
+
+def per_event(kind, arg, mode):
+    """Best ns per event over RUNS loops of N iterations."""
+    t = Target([TARGET])
+    tool = start_tool(kind, t.pid, arg)
+    events = N * (2 if mode == "pair" else 1)
+    best = min(int(t.run("%s %d" % (mode, N))[1]) for _ in range(RUNS))
+    stop_tool(tool)
+    t.stop()
+    return best / events
+
+
+CASES = [
+    ("string-key count", "hit", "bench:hit",
+     "bench:hit=count(str(arg1))",
+     "usdt:BIN:bench:hit { @[str(arg1)] = count(); }"),
+    ("quantize", "hit", "bench:hit",
+     "bench:hit=quantize(arg0)",
+     "usdt:BIN:bench:hit { @ = hist(arg0); }"),
+    ("latency pair", "pair", "bench:enter bench:leave",
+     "bench:enter..bench:leave=latency()",
+     "usdt:BIN:bench:enter { @s[tid] = nsecs; } "
+     "usdt:BIN:bench:leave /@s[tid]/ { @ = hist(nsecs - @s[tid]); "
+     "delete(@s[tid]); }"),
+]
+
+print("per-event cost, ns (best of %d loops of %d)" % (RUNS, N))
+print("%-18s %8s %8s %9s %9s %10s %12s" % ("aggregation", "none", "floor",
+                                           "probetop", "bpftrace",
+                                           "pt/floor", "pt/bpftrace"))
+ok = True
+for name, mode, floor_arg, spec, bt in CASES:
+    none = per_event("none", None, mode)
+    floor = per_event("floor", floor_arg, mode)
+    pt = per_event("probetop", spec, mode)
+    bpft = per_event("bpftrace", bt, mode)
+    print("%-18s %8.1f %8.1f %9.1f %9.1f %9.3fx %11.3fx" %
+          (name, none, floor, pt, bpft, pt / floor, pt / bpft))
+    ok &= pt / floor <= 1.10 and pt < bpft
+
+
+def cpu_ticks(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+t = Target([FIXTURE])
+p = subprocess.Popen([PROBETOP, "trace", "-p", str(t.pid), "-i", "1", "-e",
+                      "fixture:ints=count(arg3)"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE, text=True)
+p.stderr.readline()
+t.run("fire 10000")
+time.sleep(2.5)
+c0, w0 = cpu_ticks(p.pid), time.time()
+time.sleep(20)
+c1, w1 = cpu_ticks(p.pid), time.time()
+p.terminate()
+p.communicate()
+t.stop()
+hz = os.sysconf("SC_CLK_TCK")
+pct = 100.0 * (c1 - c0) / hz / (w1 - w0)
+print("engine CPU reading 10,000 keys every second: %.2f%% of a core "
+      "(goal < 1%%)" % pct)
+ok &= pct < 1.0
+print("goals met" if ok else "goals NOT met")
