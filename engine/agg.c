@@ -30,6 +30,13 @@ struct arow {
 	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total */
 };
 
+/* Where each spec's rows sit in agg->order, as of the last sort. */
+struct layout {
+	int id;
+	unsigned int gen;
+	size_t off, n;
+};
+
 struct agg {
 	struct tracer *tr;
 	int ncpu;
@@ -46,6 +53,9 @@ struct agg {
 	struct pt_stat prev_stat[PT_MAX_SPECS];
 	unsigned int stat_gen[PT_MAX_SPECS];
 	void *keys, *vals; /* batch buffers */
+	bool changed, prev_changed; /* a row came or moved, now / before */
+	struct layout layout[PT_MAX_SPECS];
+	size_t nlayout;
 	struct agg_snapshot snap;
 };
 
@@ -121,13 +131,16 @@ void agg_free(struct agg *agg)
 
 /* Hash table ---------------------------------------------------------- */
 
+/* A multiply-xorshift hash over the key's 64-bit words. */
 static uint64_t key_hash(const struct pt_key *k)
 {
-	const uint8_t *p = (const uint8_t *)k;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL, w;
 
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
+	for (size_t i = 0; i < sizeof(*k); i += sizeof(w)) {
+		memcpy(&w, (const uint8_t *)k + i, sizeof(w));
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
 	return h;
 }
 
@@ -228,6 +241,7 @@ static struct arow *add_row(struct agg *agg, const struct pt_key *k,
 	row_keys(r, info);
 	agg->rows[agg->nrows++] = r;
 	slot_insert(agg, agg->nrows - 1);
+	agg->changed = true;
 	return r;
 }
 
@@ -294,8 +308,10 @@ static struct arow *row_for(struct agg *agg, const struct pt_key *k,
 	if (!info)
 		return NULL; /* removed a moment ago */
 	r = find_row(agg, k);
-	if (r && r->gen != info->gen)
+	if (r && r->gen != info->gen) {
 		reset_row(r, info, hist);
+		agg->changed = true;
+	}
 	if (r && hist && !r->buckets)
 		return NULL; /* out of memory */
 	return r ? r : add_row(agg, k, info, hist);
@@ -320,6 +336,7 @@ static void count_entry(struct agg *agg, const void *key, const void *vals)
 	r->row.sum = sum - r->row.sum_total;
 	r->row.total = count;
 	r->row.sum_total = sum;
+	agg->changed |= r->row.count != 0;
 }
 
 static void hist_entry(struct agg *agg, const void *key, const void *vals)
@@ -347,12 +364,30 @@ static void hist_entry(struct agg *agg, const void *key, const void *vals)
 	r->row.sum = sum - r->row.sum_total;
 	r->row.total = count;
 	r->row.sum_total = sum;
+	agg->changed |= r->row.count != 0;
 	r->row.min = count ? min : 0;
 	r->row.max = count ? max : 0;
 	for (int i = 0; i < PT_NBUCKETS; i++) {
 		r->buckets[i] = b[i] - r->buckets[PT_NBUCKETS + i];
 		r->buckets[PT_NBUCKETS + i] = b[i];
 	}
+}
+
+/* Entries of the short-key maps, widened to a struct pt_key. */
+static void ncount_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct pt_key k = { 0 };
+
+	memcpy(&k, key, sizeof(struct pt_nkey));
+	count_entry(agg, &k, vals);
+}
+
+static void nhist_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct pt_key k = { 0 };
+
+	memcpy(&k, key, sizeof(struct pt_nkey));
+	hist_entry(agg, &k, vals);
 }
 
 static struct agg_io_row *io_row(struct agg *agg, const struct pt_io_key *k)
@@ -438,11 +473,43 @@ static int cmp_rows(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/*
+ * Whether last interval's grouping and order still hold: no row changed in
+ * this interval or the one before (rows are sorted by interval count, so
+ * an interval after a busy one reorders), no row came or went, and the
+ * same specs are live. Then the sort, the costliest step with many idle
+ * keys, is skipped.
+ */
+static bool order_holds(struct agg *agg, size_t nlive)
+{
+	if (agg->changed || agg->prev_changed || nlive != agg->nrows ||
+	    agg->snap.nspecs != agg->nlayout)
+		return false;
+	for (size_t s = 0; s < agg->snap.nspecs; s++)
+		if (agg->layout[s].id != agg->specs[s].id ||
+		    agg->layout[s].gen != agg->specs[s].info->gen)
+			return false;
+	return true;
+}
+
+static void reuse_order(struct agg *agg)
+{
+	for (size_t s = 0; s < agg->snap.nspecs; s++) {
+		struct agg_spec *as = &agg->specs[s];
+
+		as->rows = agg->order + agg->layout[s].off;
+		as->nrows = agg->layout[s].n;
+		for (size_t i = 0; i < as->nrows; i++)
+			as->events_total += as->rows[i]->total;
+	}
+}
+
 /* Drop stale rows, then group the live ones by spec into agg->order. */
 static int collect_rows(struct agg *agg)
 {
 	size_t n = 0, at = 0;
 	const struct agg_row **order;
+	bool holds;
 
 	for (size_t i = 0; i < agg->nrows; i++) {
 		struct arow *r = agg->rows[i];
@@ -454,6 +521,13 @@ static int collect_rows(struct agg *agg)
 			continue;
 		}
 		agg->rows[n++] = r;
+	}
+	holds = order_holds(agg, n);
+	agg->prev_changed = agg->changed;
+	agg->changed = false;
+	if (holds) {
+		reuse_order(agg);
+		return 0;
 	}
 	if (n != agg->nrows) {
 		agg->nrows = n;
@@ -480,7 +554,14 @@ static int collect_rows(struct agg *agg)
 		as->nrows = (size_t)(order + at - as->rows);
 		qsort((void *)as->rows, as->nrows, sizeof(*as->rows),
 		      cmp_rows);
+		agg->layout[s] = (struct layout){
+			.id = as->id,
+			.gen = as->info->gen,
+			.off = (size_t)(as->rows - order),
+			.n = as->nrows,
+		};
 	}
+	agg->nlayout = agg->snap.nspecs;
 	return 0;
 }
 
@@ -528,6 +609,12 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	if (!err)
 		err = read_batches(agg, maps.hists, sizeof(struct pt_key),
 				   sizeof(struct pt_hist), hist_entry);
+	if (!err)
+		err = read_batches(agg, maps.ncounts, sizeof(struct pt_nkey),
+				   sizeof(struct pt_count), ncount_entry);
+	if (!err)
+		err = read_batches(agg, maps.nhists, sizeof(struct pt_nkey),
+				   sizeof(struct pt_hist), nhist_entry);
 	if (!err)
 		err = read_batches(agg, maps.io, sizeof(struct pt_io_key),
 				   sizeof(struct pt_io_val), io_entry);

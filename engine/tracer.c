@@ -33,6 +33,8 @@ _Static_assert(sizeof(struct pt_fetch) == 16, "pt_fetch layout");
 _Static_assert(sizeof(struct pt_key) == 8 + 8 * PT_MAX_KEYS +
 					       PT_MAX_STRS * PT_STR_LEN,
 	       "pt_key layout");
+_Static_assert(sizeof(struct pt_nkey) == offsetof(struct pt_key, str),
+	       "pt_nkey is a prefix of pt_key");
 _Static_assert(SPEC_MAX_KEYS == PT_MAX_KEYS, "key counts agree");
 _Static_assert(SPEC_MAX_STRS == PT_MAX_STRS, "string key counts agree");
 _Static_assert(SPEC_LQ_MAX_STEPS + 2 <= PT_NBUCKETS, "lquantize buckets");
@@ -264,6 +266,10 @@ static int build_site(struct tspec *ts, int id, int role,
 		s->lq_nsteps = (uint32_t)sp->lq_nsteps;
 	}
 	s->nkeys = (uint8_t)sp->nkeys;
+	s->small = 1;
+	for (int i = 0; i < sp->nkeys; i++)
+		if (sp->keys[i].kind != SPEC_KEY_NUM)
+			s->small = 0;
 	for (int i = 0; i < sp->nkeys; i++) {
 		const struct spec_key *k = &sp->keys[i];
 
@@ -788,6 +794,10 @@ int tracer_remove(struct tracer *tr, int id)
 		    offsetof(struct pt_key, spec), id);
 	delete_keys(bpf_map__fd(tr->skel->maps.hists), sizeof(struct pt_key),
 		    offsetof(struct pt_key, spec), id);
+	delete_keys(bpf_map__fd(tr->skel->maps.ncounts),
+		    sizeof(struct pt_nkey), offsetof(struct pt_nkey, spec), id);
+	delete_keys(bpf_map__fd(tr->skel->maps.nhists), sizeof(struct pt_nkey),
+		    offsetof(struct pt_nkey, spec), id);
 	delete_keys(bpf_map__fd(tr->skel->maps.stacks),
 		    sizeof(struct pt_stack_key),
 		    offsetof(struct pt_stack_key, spec), id);
@@ -950,6 +960,8 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 {
 	out->counts = bpf_map__fd(tr->skel->maps.counts);
 	out->hists = bpf_map__fd(tr->skel->maps.hists);
+	out->ncounts = bpf_map__fd(tr->skel->maps.ncounts);
+	out->nhists = bpf_map__fd(tr->skel->maps.nhists);
 	out->stats = bpf_map__fd(tr->skel->maps.stats);
 	out->io = bpf_map__fd(tr->skel->maps.io);
 }

@@ -53,9 +53,10 @@ struct tracer_spec_info {
 	bool val_signed;
 };
 
-/* The maps agg reads; fds owned by the tracer. */
+/* The maps agg reads; fds owned by the tracer. ncounts/nhists hold the
+ * specs without string keys (struct pt_nkey). */
 struct tracer_maps {
-	int counts, hists, stats, io;
+	int counts, hists, ncounts, nhists, stats, io;
 };
 
 /*

@@ -41,6 +41,21 @@ struct {
 	__type(value, struct pt_hist);
 } hists SEC(".maps");
 
+/* the same for specs without string keys (struct pt_nkey) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_COUNT_ENTRIES);
+	__type(key, struct pt_nkey);
+	__type(value, struct pt_count);
+} ncounts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_HIST_ENTRIES);
+	__type(key, struct pt_nkey);
+	__type(value, struct pt_hist);
+} nhists SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PT_STACK_ENTRIES);
@@ -289,14 +304,14 @@ static __always_inline __u64 bucket_index(__u32 bucket)
 	return b;
 }
 
-static __always_inline void hist_add(const struct pt_key *key, __s64 v,
-				     __u32 bucket)
+static __always_inline void hist_add(void *map, const struct pt_key *key,
+				     __s64 v, __u32 bucket)
 {
-	struct pt_hist *h = bpf_map_lookup_elem(&hists, key);
+	struct pt_hist *h = bpf_map_lookup_elem(map, key);
 
 	if (!h) {
-		bpf_map_update_elem(&hists, key, &zero_hist, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(&hists, key);
+		bpf_map_update_elem(map, key, &zero_hist, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(map, key);
 		if (!h) {
 			stat_inc(key->spec, STAT_FULL);
 			return;
@@ -311,13 +326,14 @@ static __always_inline void hist_add(const struct pt_key *key, __s64 v,
 	h->b[bucket_index(bucket)]++;
 }
 
-static __always_inline void count_add(const struct pt_key *key, __s64 v)
+static __always_inline void count_add(void *map, const struct pt_key *key,
+				      __s64 v)
 {
-	struct pt_count *c = bpf_map_lookup_elem(&counts, key);
+	struct pt_count *c = bpf_map_lookup_elem(map, key);
 
 	if (!c) {
-		bpf_map_update_elem(&counts, key, &zero_count, BPF_NOEXIST);
-		c = bpf_map_lookup_elem(&counts, key);
+		bpf_map_update_elem(map, key, &zero_count, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(map, key);
 		if (!c) {
 			stat_inc(key->spec, STAT_FULL);
 			return;
@@ -353,7 +369,11 @@ static __always_inline void lat_start(const struct pt_regs *ctx,
 		return;
 	}
 	f = &st->f[d & (PT_STACK_DEPTH - 1)];
-	__builtin_memset(&f->key, 0, sizeof(f->key));
+	if (s->small)
+		__builtin_memset(&f->key, 0, sizeof(struct pt_nkey));
+	else
+		__builtin_memset(&f->key, 0, sizeof(f->key));
+	f->small = s->small;
 	if (!fill_key(ctx, s, &f->key)) {
 		/* keep the frame so the end still pairs; mark it unusable */
 		f->ts = 0;
@@ -386,7 +406,10 @@ static __always_inline void lat_end(const struct pt_site *s)
 	if (!f->ts)
 		return; /* counted when it started */
 	ns = (__s64)(now - f->ts);
-	hist_add(&f->key, ns, log2_bucket(ns, 1));
+	if (f->small)
+		hist_add(&nhists, &f->key, ns, log2_bucket(ns, 1));
+	else
+		hist_add(&hists, &f->key, ns, log2_bucket(ns, 1));
 }
 
 static __always_inline int handle(struct pt_regs *ctx)
@@ -395,6 +418,7 @@ static __always_inline int handle(struct pt_regs *ctx)
 	const struct pt_site *s = bpf_map_lookup_elem(&sites, &idx);
 	struct pt_key key;
 	__s64 v = 0;
+	__u32 b;
 
 	if (!s)
 		return 0;
@@ -406,18 +430,29 @@ static __always_inline int handle(struct pt_regs *ctx)
 		lat_end(s);
 		return 0;
 	}
-	__builtin_memset(&key, 0, sizeof(key));
+	if (s->small)
+		__builtin_memset(&key, 0, sizeof(struct pt_nkey));
+	else
+		__builtin_memset(&key, 0, sizeof(key));
 	if ((s->has_val && fetch(ctx, &s->val, &v)) ||
 	    !fill_key(ctx, s, &key)) {
 		stat_inc(s->spec, STAT_STR);
 		return 0;
 	}
-	if (s->action == PT_ACT_COUNT)
-		count_add(&key, v);
-	else if (s->action == PT_ACT_QUANTIZE)
-		hist_add(&key, v, log2_bucket(v, s->val.is_signed));
+	/* one call site per map, so that the verifier can inline each */
+	if (s->action == PT_ACT_COUNT) {
+		if (s->small)
+			count_add(&ncounts, &key, v);
+		else
+			count_add(&counts, &key, v);
+		return 0;
+	}
+	b = s->action == PT_ACT_QUANTIZE ? log2_bucket(v, s->val.is_signed) :
+					   lin_bucket(v, s);
+	if (s->small)
+		hist_add(&nhists, &key, v, b);
 	else
-		hist_add(&key, v, lin_bucket(v, s));
+		hist_add(&hists, &key, v, b);
 	return 0;
 }
 

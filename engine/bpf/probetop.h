@@ -71,7 +71,7 @@ struct pt_site {
 	__u8 action;
 	__u8 nkeys;
 	__u8 has_val;
-	__u8 pad;
+	__u8 small; /* no string key: the short-key maps (struct pt_nkey) */
 	__u8 key_kind[PT_MAX_KEYS];
 	__u8 key_slot[PT_MAX_KEYS]; /* num[] or str[] index */
 	__s64 lq_low;
@@ -88,6 +88,14 @@ struct pt_key {
 	__u32 pid; /* tgid */
 	__u64 num[PT_MAX_KEYS];
 	char str[PT_MAX_STRS][PT_STR_LEN];
+};
+
+/* The key of a spec without string keys: a prefix of struct pt_key, kept
+ * in maps of their own so that hashing it costs 40 bytes, not 168. */
+struct pt_nkey {
+	__u32 spec;
+	__u32 pid;
+	__u64 num[PT_MAX_KEYS];
 };
 
 /* counts: per CPU; sum of the value argument for sum() */
@@ -108,6 +116,7 @@ struct pt_hist {
 
 struct pt_frame {
 	__u64 ts;
+	__u64 small; /* key is a struct pt_nkey */
 	struct pt_key key;
 };
 

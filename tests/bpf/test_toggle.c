@@ -137,6 +137,15 @@ static void test_many_keys(void **state)
 	assert_int_equal(snap->specs[0].events, 1);
 	assert_int_equal(snap->specs[0].rows[0]->count, 1);
 	assert_int_equal(snap->specs[0].rows[0]->total, 2);
+	/* idle intervals: the last order is kept, without a sort */
+	for (int i = 0; i < 3; i++) {
+		snap = agg_read(agg);
+		assert_int_equal(snap->specs[0].nrows, 5000);
+		assert_int_equal(snap->specs[0].events, 0);
+		assert_int_equal(snap->specs[0].events_total, 5001);
+		assert_int_equal(snap->specs[0].rows[0]->count, 0);
+		assert_int_equal(snap->specs[0].rows[0]->total, 2);
+	}
 	agg_free(agg);
 	tracer_free(tr);
 	assert_int_equal(child_stop(&t), 0);
