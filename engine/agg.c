@@ -60,13 +60,20 @@ struct agg {
 };
 
 static const char *const IO_NAMES[PT_IO_NCLASSES] = {
-	[PT_IO_READ] = "read",		 [PT_IO_WRITE] = "write",
-	[PT_IO_PREAD] = "pread",	 [PT_IO_PWRITE] = "pwrite",
-	[PT_IO_READV] = "readv",	 [PT_IO_WRITEV] = "writev",
-	[PT_IO_RECV] = "recv",		 [PT_IO_SEND] = "send",
-	[PT_IO_FSYNC] = "fsync",	 [PT_IO_FDATASYNC] = "fdatasync",
-	[PT_IO_OPEN] = "open",		 [PT_IO_CLOSE] = "close",
-	[PT_IO_BLOCK_READ] = "block-read", [PT_IO_BLOCK_WRITE] = "block-write",
+	[PT_IO_READ] = "read",
+	[PT_IO_WRITE] = "write",
+	[PT_IO_PREAD] = "pread",
+	[PT_IO_PWRITE] = "pwrite",
+	[PT_IO_READV] = "readv",
+	[PT_IO_WRITEV] = "writev",
+	[PT_IO_RECV] = "recv",
+	[PT_IO_SEND] = "send",
+	[PT_IO_FSYNC] = "fsync",
+	[PT_IO_FDATASYNC] = "fdatasync",
+	[PT_IO_OPEN] = "open",
+	[PT_IO_CLOSE] = "close",
+	[PT_IO_BLOCK_READ] = "block-read",
+	[PT_IO_BLOCK_WRITE] = "block-write",
 };
 
 const char *agg_io_class_name(int cls)
@@ -298,8 +305,7 @@ static int read_batches(struct agg *agg, int fd, size_t ksz, size_t vsz,
 	}
 }
 
-static struct arow *row_for(struct agg *agg, const struct pt_key *k,
-			    bool hist)
+static struct arow *row_for(struct agg *agg, const struct pt_key *k, bool hist)
 {
 	const struct tracer_spec_info *info =
 		tracer_spec_info(agg->tr, (int)k->spec);
@@ -326,8 +332,9 @@ static void count_entry(struct agg *agg, const void *key, const void *vals)
 	if (!r)
 		return;
 	for (int c = 0; c < agg->ncpu; c++) {
-		const struct pt_count *v = (const void *)((const uint8_t *)vals +
-							  c * round8(sizeof(*v)));
+		const struct pt_count *v =
+			(const void *)((const uint8_t *)vals +
+				       c * round8(sizeof(*v)));
 
 		count += v->count;
 		sum += v->sum;
@@ -348,8 +355,9 @@ static void hist_entry(struct agg *agg, const void *key, const void *vals)
 	if (!r)
 		return;
 	for (int c = 0; c < agg->ncpu; c++) {
-		const struct pt_hist *v = (const void *)((const uint8_t *)vals +
-							 c * round8(sizeof(*v)));
+		const struct pt_hist *v =
+			(const void *)((const uint8_t *)vals +
+				       c * round8(sizeof(*v)));
 
 		if (!v->count)
 			continue;
@@ -418,8 +426,9 @@ static void io_entry(struct agg *agg, const void *key, const void *vals)
 	if (!r)
 		return;
 	for (int c = 0; c < agg->ncpu; c++) {
-		const struct pt_io_val *v = (const void *)((const uint8_t *)vals +
-							   c * round8(sizeof(*v)));
+		const struct pt_io_val *v =
+			(const void *)((const uint8_t *)vals +
+				       c * round8(sizeof(*v)));
 
 		t.calls += v->calls;
 		t.errors += v->errors;
@@ -463,9 +472,10 @@ static int cmp_rows(const void *a, const void *b)
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
 	for (int i = 0; i < x->nkeys; i++) {
-		int c = x->key[i].is_str ? strcmp(x->key[i].str, y->key[i].str) :
-			(x->key[i].num > y->key[i].num) -
-				(x->key[i].num < y->key[i].num);
+		int c = x->key[i].is_str
+				? strcmp(x->key[i].str, y->key[i].str)
+				: (x->key[i].num > y->key[i].num) -
+					  (x->key[i].num < y->key[i].num);
 
 		if (c)
 			return c;
@@ -552,8 +562,7 @@ static int collect_rows(struct agg *agg)
 			as->events_total += r->row.total;
 		}
 		as->nrows = (size_t)(order + at - as->rows);
-		qsort((void *)as->rows, as->nrows, sizeof(*as->rows),
-		      cmp_rows);
+		qsort((void *)as->rows, as->nrows, sizeof(*as->rows), cmp_rows);
 		agg->layout[s] = (struct layout){
 			.id = as->id,
 			.gen = as->info->gen,
@@ -676,7 +685,8 @@ int64_t agg_bucket_low(const struct spec *spec, const struct agg_row *row,
 {
 	if (spec->agg == SPEC_AGG_LQUANTIZE) {
 		if (i == 0)
-			return row->min < spec->lq_low ? row->min : spec->lq_low;
+			return row->min < spec->lq_low ? row->min
+						       : spec->lq_low;
 		return spec->lq_low + (int64_t)(i - 1) * spec->lq_step;
 	}
 	if (i == 0)

@@ -357,8 +357,7 @@ int elfobj_dyn_strings(struct elfobj *obj, int64_t tag, elf_str_fn fn,
 	GElf_Shdr sh;
 	size_t count;
 
-	if (!obj->dynamic || !gelf_getshdr(obj->dynamic, &sh) ||
-	    !sh.sh_entsize)
+	if (!obj->dynamic || !gelf_getshdr(obj->dynamic, &sh) || !sh.sh_entsize)
 		return 0;
 	data = elf_getdata(obj->dynamic, NULL);
 	if (!data)

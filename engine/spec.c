@@ -75,8 +75,8 @@ static int copy_part(struct cursor *c, size_t pos, const char *s, size_t n,
 		return fail(c, pos, "%s longer than %d characters", what,
 			    SPEC_NAME_MAX - 1);
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == ' ' || s[i] == '\t' || s[i] == '(' ||
-		    s[i] == ')' || s[i] == ',')
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '(' || s[i] == ')' ||
+		    s[i] == ',')
 			return fail(c, pos + i, "unexpected '%c' in %s", s[i],
 				    what);
 	}
@@ -86,8 +86,8 @@ static int copy_part(struct cursor *c, size_t pos, const char *s, size_t n,
 }
 
 /* fn:[OBJECT:]SYMBOL[%return], s..s+n excluding the "fn:" prefix. */
-static int parse_fn_probe(struct cursor *c, size_t pos, const char *s,
-			  size_t n, struct spec_probe *p)
+static int parse_fn_probe(struct cursor *c, size_t pos, const char *s, size_t n,
+			  struct spec_probe *p)
 {
 	static const char RET[] = "%return";
 	const char *colon = memrchr(s, ':', n);
@@ -262,8 +262,8 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 }
 
 static const char *const AGG_NAMES[] = {
-	[SPEC_AGG_COUNT] = "count",	    [SPEC_AGG_SUM] = "sum",
-	[SPEC_AGG_QUANTIZE] = "quantize",   [SPEC_AGG_LQUANTIZE] = "lquantize",
+	[SPEC_AGG_COUNT] = "count",	  [SPEC_AGG_SUM] = "sum",
+	[SPEC_AGG_QUANTIZE] = "quantize", [SPEC_AGG_LQUANTIZE] = "lquantize",
 	[SPEC_AGG_LATENCY] = "latency",
 };
 
@@ -353,8 +353,8 @@ done:
 	    sp->agg != SPEC_AGG_LATENCY)
 		return fail(c, pos, "%s needs a value argument: %s(argN%s)",
 			    name, name,
-			    sp->agg == SPEC_AGG_LQUANTIZE ? ", LOW, HIGH, STEP" :
-							    "");
+			    sp->agg == SPEC_AGG_LQUANTIZE ? ", LOW, HIGH, STEP"
+							  : "");
 	return 0;
 }
 

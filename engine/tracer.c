@@ -30,8 +30,8 @@
 #include "proc.h"
 
 _Static_assert(sizeof(struct pt_fetch) == 16, "pt_fetch layout");
-_Static_assert(sizeof(struct pt_key) == 8 + 8 * PT_MAX_KEYS +
-					       PT_MAX_STRS * PT_STR_LEN,
+_Static_assert(sizeof(struct pt_key) ==
+		       8 + 8 * PT_MAX_KEYS + PT_MAX_STRS * PT_STR_LEN,
 	       "pt_key layout");
 _Static_assert(sizeof(struct pt_nkey) == offsetof(struct pt_key, str),
 	       "pt_nkey is a prefix of pt_key");
@@ -109,8 +109,7 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-static bool seen_has(const struct seen_set *set, uint64_t dev,
-		     uint64_t inode)
+static bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode)
 {
 	for (size_t i = 0; i < set->n; i++)
 		if (set->v[i].dev == dev && set->v[i].inode == inode)
@@ -182,8 +181,8 @@ static int fetch_from_usdt(const struct usdt_arg *a, uint64_t loc_addr,
 		f->kind = PT_FETCH_MEM;
 		f->disp = a->disp;
 		if (a->reg != X86_REG_NONE)
-			f->reg = a->reg == X86_REG_RIP ? PT_REG_IP :
-							 (uint8_t)a->reg;
+			f->reg = a->reg == X86_REG_RIP ? PT_REG_IP
+						       : (uint8_t)a->reg;
 		if (a->index != X86_REG_NONE) {
 			f->index = (uint8_t)a->index;
 			f->scale = a->scale;
@@ -273,9 +272,9 @@ static int build_site(struct tspec *ts, int id, int role,
 	for (int i = 0; i < sp->nkeys; i++) {
 		const struct spec_key *k = &sp->keys[i];
 
-		s->key_kind[i] = k->kind == SPEC_KEY_NUM ? PT_KEY_NUM :
-				 k->kind == SPEC_KEY_STR ? PT_KEY_STR :
-							   PT_KEY_STRN;
+		s->key_kind[i] = k->kind == SPEC_KEY_NUM   ? PT_KEY_NUM
+				 : k->kind == SPEC_KEY_STR ? PT_KEY_STR
+							   : PT_KEY_STRN;
 		s->key_slot[i] = (uint8_t)ts->info.key_slot[i];
 		err = fetch_arg(src, k->arg, &s->key[i]);
 		if (!err && k->kind == SPEC_KEY_STRN)
@@ -328,8 +327,8 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 {
 	struct tracer *tr = w->tr;
 	struct tspec *ts = w->ts;
-	struct bpf_program *prog = src->ret ? tr->skel->progs.pt_ret :
-					      tr->skel->progs.pt_usdt;
+	struct bpf_program *prog =
+		src->ret ? tr->skel->progs.pt_ret : tr->skel->progs.pt_usdt;
 	struct attachment *a;
 	struct pt_site site;
 	struct bpf_link *link;
@@ -339,11 +338,11 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 	err = build_site(ts, id, role, src, &site);
 	if (err) {
 		ts->info.nskipped++;
-		log_msg(LOG_WARN,
-			"%s: %s: %s at %#llx: %s", ts->spec.text, w->obj->path,
+		log_msg(LOG_WARN, "%s: %s: %s at %#llx: %s", ts->spec.text,
+			w->obj->path,
 			err == -ERANGE ? "the probe lacks an argument the "
-					 "spec uses" :
-					 "an argument cannot be fetched",
+					 "spec uses"
+				       : "an argument cannot be fetched",
 			(unsigned long long)offset,
 			err == -ERANGE ? "skipped" : "skipped (see list -v)");
 		return 0;
@@ -379,8 +378,8 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 		tr->site_used[idx] = 0;
 		ts->info.nskipped++;
 		log_msg(LOG_WARN, "%s: %s: cannot attach at %#llx: %s",
-			ts->spec.text, w->obj->path,
-			(unsigned long long)offset, strerror(-err));
+			ts->spec.text, w->obj->path, (unsigned long long)offset,
+			strerror(-err));
 		return 0;
 	}
 	ts->atts[ts->natts++] = (struct attachment){ link, idx };
@@ -412,8 +411,8 @@ static int attach_usdt(struct walk *w, int id, int role,
 			any |= err > 0;
 		}
 		if (any) {
-			err = remember_probe(w->ts, probe_id(obj, cp->provider,
-							     cp->name));
+			err = remember_probe(
+				w->ts, probe_id(obj, cp->provider, cp->name));
 			if (err)
 				return err;
 		}
@@ -448,8 +447,8 @@ static int attach_spec_object(struct walk *w, int id)
 
 		if (!spec_object_matches(p, w->obj->path))
 			continue;
-		err = p->fn ? attach_fn(w, id, role, p) :
-			      attach_usdt(w, id, role, p);
+		err = p->fn ? attach_fn(w, id, role, p)
+			    : attach_usdt(w, id, role, p);
 	}
 	return err;
 }
@@ -481,8 +480,8 @@ static void attach_path(const struct tracer *tr, const struct cat_object *obj,
  * *visited, adding each to it. Returns the number of new sites or a
  * negative errno.
  */
-static int attach_catalog(struct tracer *tr, const struct catalog *cat,
-			  int id, struct seen_set *visited)
+static int attach_catalog(struct tracer *tr, const struct catalog *cat, int id,
+			  struct seen_set *visited)
 {
 	char path[PATH_MAX + 64];
 	int n = 0, err;
@@ -546,8 +545,8 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path)
 		log_msg(LOG_ERROR, "cannot load the BPF programs: %s%s",
 			strerror(-err),
 			err == -EPERM ? " (run as root, or with CAP_BPF and "
-					"CAP_PERFMON)" :
-					"");
+					"CAP_PERFMON)"
+				      : "");
 		goto fail;
 	}
 	if (cat) {
@@ -664,8 +663,7 @@ static int add_needed(const char *name, void *ctx)
 
 	if (strchr(name, '/'))
 		snprintf(path, sizeof(path), "%s", name);
-	else if (!try_dirs(nd->runpath, nd->origin, name, path,
-			   sizeof(path)) &&
+	else if (!try_dirs(nd->runpath, nd->origin, name, path, sizeof(path)) &&
 		 !try_dirs(getenv("LD_LIBRARY_PATH"), nd->origin, name, path,
 			   sizeof(path)) &&
 		 catalog_find_file(name, path, sizeof(path)))
@@ -728,9 +726,8 @@ static void assign_key_slots(struct tspec *ts)
 	int nums = 0, strs = 0;
 
 	for (int i = 0; i < ts->spec.nkeys; i++)
-		ts->info.key_slot[i] = ts->spec.keys[i].kind == SPEC_KEY_NUM ?
-					       nums++ :
-					       strs++;
+		ts->info.key_slot[i] =
+			ts->spec.keys[i].kind == SPEC_KEY_NUM ? nums++ : strs++;
 }
 
 int tracer_add(struct tracer *tr, const struct spec *spec)
@@ -794,8 +791,8 @@ int tracer_remove(struct tracer *tr, int id)
 		    offsetof(struct pt_key, spec), id);
 	delete_keys(bpf_map__fd(tr->skel->maps.hists), sizeof(struct pt_key),
 		    offsetof(struct pt_key, spec), id);
-	delete_keys(bpf_map__fd(tr->skel->maps.ncounts),
-		    sizeof(struct pt_nkey), offsetof(struct pt_nkey, spec), id);
+	delete_keys(bpf_map__fd(tr->skel->maps.ncounts), sizeof(struct pt_nkey),
+		    offsetof(struct pt_nkey, spec), id);
 	delete_keys(bpf_map__fd(tr->skel->maps.nhists), sizeof(struct pt_nkey),
 		    offsetof(struct pt_nkey, spec), id);
 	delete_keys(bpf_map__fd(tr->skel->maps.stacks),
@@ -816,10 +813,10 @@ static bool has_new_object(const struct tracer *tr, const struct proc_maps *m)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (m->maps[i].perms[2] == 'x' &&
-		    !seen_has(&tr->seen,
-			      makedev(m->maps[i].dev_major,
-				      m->maps[i].dev_minor),
-			      m->maps[i].inode))
+		    !seen_has(
+			    &tr->seen,
+			    makedev(m->maps[i].dev_major, m->maps[i].dev_minor),
+			    m->maps[i].inode))
 			return true;
 	return false;
 }
@@ -862,8 +859,7 @@ int tracer_rescan(struct tracer *tr)
 	return n;
 }
 
-const struct tracer_spec_info *tracer_spec_info(const struct tracer *tr,
-						int id)
+const struct tracer_spec_info *tracer_spec_info(const struct tracer *tr, int id)
 {
 	if (id < 0 || id >= tr->nspecs || !tr->specs[id].used)
 		return NULL;
@@ -892,18 +888,14 @@ static const struct {
 	uint16_t nr;
 	uint8_t cls;
 } IO_SYSCALLS[] = {
-	{ 0, PT_IO_READ },	  { 1, PT_IO_WRITE },
-	{ 17, PT_IO_PREAD },	  { 18, PT_IO_PWRITE },
-	{ 19, PT_IO_READV },	  { 20, PT_IO_WRITEV },
-	{ 295, PT_IO_READV },	  { 296, PT_IO_WRITEV },
-	{ 327, PT_IO_READV },	  { 328, PT_IO_WRITEV },
-	{ 45, PT_IO_RECV },	  { 47, PT_IO_RECV },
-	{ 299, PT_IO_RECV },	  { 44, PT_IO_SEND },
-	{ 46, PT_IO_SEND },	  { 307, PT_IO_SEND },
-	{ 74, PT_IO_FSYNC },	  { 75, PT_IO_FDATASYNC },
-	{ 2, PT_IO_OPEN },	  { 85, PT_IO_OPEN },
-	{ 257, PT_IO_OPEN },	  { 437, PT_IO_OPEN },
-	{ 3, PT_IO_CLOSE },
+	{ 0, PT_IO_READ },     { 1, PT_IO_WRITE },    { 17, PT_IO_PREAD },
+	{ 18, PT_IO_PWRITE },  { 19, PT_IO_READV },   { 20, PT_IO_WRITEV },
+	{ 295, PT_IO_READV },  { 296, PT_IO_WRITEV }, { 327, PT_IO_READV },
+	{ 328, PT_IO_WRITEV }, { 45, PT_IO_RECV },    { 47, PT_IO_RECV },
+	{ 299, PT_IO_RECV },   { 44, PT_IO_SEND },    { 46, PT_IO_SEND },
+	{ 307, PT_IO_SEND },   { 74, PT_IO_FSYNC },   { 75, PT_IO_FDATASYNC },
+	{ 2, PT_IO_OPEN },     { 85, PT_IO_OPEN },    { 257, PT_IO_OPEN },
+	{ 437, PT_IO_OPEN },   { 3, PT_IO_CLOSE },
 };
 
 static int io_start(struct tracer *tr)

@@ -183,8 +183,8 @@ static int parse_specs(const struct trace_args *a, struct spec *specs)
 	return 0;
 }
 
-static struct tracer *open_target(const struct trace_args *a,
-				  struct launch *l, pid_t *pid)
+static struct tracer *open_target(const struct trace_args *a, struct launch *l,
+				  pid_t *pid)
 {
 	char path[4096];
 	struct tracer *tr;
@@ -323,8 +323,7 @@ static int wait_interval(struct loop *lp, double until, double deadline)
 		if (lp->pid && wake - now > RESCAN_S)
 			wake = now + RESCAN_S;
 		ms = (int)((wake - now) * 1000.0 + 0.999);
-		if (poll(pfd, lp->pidfd >= 0 ? 2 : 1, ms) < 0 &&
-		    errno != EINTR)
+		if (poll(pfd, lp->pidfd >= 0 ? 2 : 1, ms) < 0 && errno != EINTR)
 			return 1;
 		if (pfd[0].revents || pfd[1].revents)
 			return 1; /* signal, or the target exited */

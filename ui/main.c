@@ -12,40 +12,89 @@
 #include "cmd.h"
 #include "log.h"
 
-#define PROBETOP_USAGE                                                        \
-	"Usage:\n"                                                            \
-	"  probetop list -p PID [--json] [-v] [PATTERN]\n"                    \
-	"                        every USDT probe of a running process and "  \
-	"its libraries\n"                                                     \
-	"  probetop list -b BINARY [--json] [-v] [PATTERN]\n"                 \
-	"                        the probes of one ELF file (a path, or a "   \
-	"name found\n"                                                        \
-	"                        in $PATH or the library directories)\n"      \
-	"  probetop list -p PID|-b BINARY --functions [--json] [PATTERN]\n"   \
-	"                        function symbols, for fn: probes\n"          \
-	"\n"                                                                  \
-	"list prints one probe per line: PROVIDER NAME OBJECT ADDRESS "       \
-	"SEMAPHORE ARGS.\n"                                                   \
-	"A probe with several locations shows its first address followed by " \
-	"the\n"                                                               \
-	"count, e.g. 0x4011d6(3); -v prints every location and its decoded\n" \
-	"arguments. PATTERN is a glob on PROVIDER:NAME (or on NAME alone).\n" \
-	"\n"                                                                  \
-	"Options:\n"                                                          \
-	"  -p, --pid PID        a running process\n"                          \
-	"  -b, --binary BINARY  an ELF executable or shared library\n"        \
-	"  -j, --json           a JSON array instead of text\n"               \
-	"  -v, --verbose        every location, with decoded arguments\n"     \
-	"  -f, --functions      function symbols instead of probes\n"         \
-	"  -h, --help           this text\n"                                  \
-	"  -V, --version        the version\n"                                \
-	"\n"                                                                  \
-	"Exit status: 0 on success (also for a process without probes), 1 "   \
-	"on\n"                                                                \
-	"an error or when PATTERN matches nothing, 2 on a usage error.\n"     \
-	"\n"                                                                  \
-	"The console (probetop -p PID) and 'probetop trace' are not in this " \
-	"version yet.\n"
+#define PROBETOP_USAGE                                                         \
+	"Usage:\n"                                                             \
+	"  probetop list -p PID [--json] [-v] [PATTERN]\n"                     \
+	"                        every USDT probe of a running process and "   \
+	"its libraries\n"                                                      \
+	"  probetop list -b BINARY [--json] [-v] [PATTERN]\n"                  \
+	"                        the probes of one ELF file (a path, or a "    \
+	"name found\n"                                                         \
+	"                        in $PATH or the library directories)\n"       \
+	"  probetop list -p PID|-b BINARY --functions [--json] [PATTERN]\n"    \
+	"                        function symbols, for fn: probes\n"           \
+	"  probetop trace -p PID|-b BINARY|-- COMMAND [ARGS...] -e SPEC... "   \
+	"[-P io]\n"                                                            \
+	"                 [-i SECS] [-n COUNT] [-d SECS] [--json]\n"           \
+	"                        aggregate probes in the kernel, print every " \
+	"interval\n"                                                           \
+	"\n"                                                                   \
+	"list prints one probe per line: PROVIDER NAME OBJECT ADDRESS "        \
+	"SEMAPHORE ARGS.\n"                                                    \
+	"A probe with several locations shows its first address followed by "  \
+	"the\n"                                                                \
+	"count, e.g. 0x4011d6(3); -v prints every location and its decoded\n"  \
+	"arguments. PATTERN is a glob on PROVIDER:NAME (or on NAME alone).\n"  \
+	"\n"                                                                   \
+	"SPEC (trace -e), one aggregation per spec:\n"                         \
+	"  PROBE[..PROBE][=AGG(ARG,...)]\n"                                    \
+	"  PROBE  [OBJECT:]PROVIDER:NAME     a USDT probe; * and ? globs\n"    \
+	"         fn:[OBJECT:]SYMBOL          a function's entry (argN: its "  \
+	"arguments)\n"                                                         \
+	"         fn:[OBJECT:]SYMBOL%return   its return (arg0: the return "   \
+	"value)\n"                                                             \
+	"  AGG    count(KEYS)  sum(argN, KEYS)  quantize(argN, KEYS)\n"        \
+	"         lquantize(argN, LOW, HIGH, STEP, KEYS)  latency(KEYS)\n"     \
+	"  KEYS   argN | str(argN) | str(argN, argM: length), at most 4 (2 "   \
+	"strings)\n"                                                           \
+	"  A..B=latency() times A to the matching B on the same thread "       \
+	"(nesting-\n"                                                          \
+	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \
+	"AGG\n"                                                                \
+	"  means count().\n"                                                   \
+	"  e.g. 'python:function__return=count(str(arg1),str(arg0),arg2)'\n"   \
+	"       'fn:libc.so.6:malloc=quantize(arg0)'\n"                        \
+	"\n"                                                                   \
+	"Options:\n"                                                           \
+	"  -p, --pid PID        a running process (and what it maps later)\n"  \
+	"  -b, --binary BINARY  an ELF executable or shared library; trace: "  \
+	"every\n"                                                              \
+	"                       process running or mapping it, now and "       \
+	"later\n"                                                              \
+	"  -- COMMAND           trace: start COMMAND, held until every probe " \
+	"is on\n"                                                              \
+	"  -e, --spec SPEC      trace: what to aggregate (repeatable, at "     \
+	"most 64)\n"                                                           \
+	"  -P, --probeset io    trace: the process's IO by syscall class\n"    \
+	"  -i, --interval SECS  trace: print every SECS (default 1)\n"         \
+	"  -n, --count COUNT    trace: stop after COUNT intervals\n"           \
+	"  -d, --duration SECS  trace: stop after SECS\n"                      \
+	"  -j, --json           JSON (list: one array; trace: one object per " \
+	"line)\n"                                                              \
+	"  -v, --verbose        list: every location, with decoded "           \
+	"arguments\n"                                                          \
+	"  -f, --functions      list: function symbols instead of probes\n"    \
+	"  -h, --help           this text\n"                                   \
+	"  -V, --version        the version\n"                                 \
+	"\n"                                                                   \
+	"Limits (kernel maps, sized up front): 256 specs, 16384 locations, "   \
+	"65536\n"                                                              \
+	"keys of count/sum and 16384 of quantize/latency per key kind, "       \
+	"strings\n"                                                            \
+	"of 63 bytes, latency nesting 32 deep per thread; what does not fit "  \
+	"is\n"                                                                 \
+	"counted as drops, never lost silently. The maps take about 80 MB "    \
+	"of\n"                                                                 \
+	"kernel memory on 2 CPUs, and about 30 MB more per further CPU.\n"     \
+	"\n"                                                                   \
+	"Exit status: 0 on success (also for a process without probes, and "   \
+	"when\n"                                                               \
+	"a traced process exits), 1 on an error or when PATTERN matches "      \
+	"nothing,\n"                                                           \
+	"2 on a usage error (a bad SPEC included).\n"                          \
+	"\n"                                                                   \
+	"The console (probetop -p PID) and probesets are not in this version " \
+	"yet.\n"
 
 void cli_error(const char *fmt, ...)
 {
@@ -74,8 +123,7 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "trace"))
 		return cmd_trace(argc - 1, argv + 1);
-	if (!strcmp(cmd, "probesets") ||
-	    cmd[0] == '-') {
+	if (!strcmp(cmd, "probesets") || cmd[0] == '-') {
 		cli_error("'%s' is not available in this version yet; "
 			  "see probetop --help",
 			  cmd);

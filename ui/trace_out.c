@@ -91,8 +91,8 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 		if (final)
 			fprintf(out->f, "  %12s  %12" PRIu64, "", r->total);
 		else
-			fprintf(out->f, "  %12" PRIu64 "  %12" PRIu64,
-				r->count, r->total);
+			fprintf(out->f, "  %12" PRIu64 "  %12" PRIu64, r->count,
+				r->total);
 		if (sum)
 			fprintf(out->f, "  %12" PRId64,
 				final ? r->sum_total : r->sum);
@@ -100,8 +100,8 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 	}
 }
 
-static void bucket_label(const struct spec *sp, const struct agg_row *r,
-			 int i, int n, char *buf, size_t len)
+static void bucket_label(const struct spec *sp, const struct agg_row *r, int i,
+			 int n, char *buf, size_t len)
 {
 	if (sp->agg == SPEC_AGG_LQUANTIZE && i == 0)
 		snprintf(buf, len, "< %" PRId64, sp->lq_low);
@@ -131,16 +131,17 @@ static void text_bars(const struct trace_out *out, const struct spec *sp,
 		return;
 	first = first > 0 ? first - 1 : 0;
 	last = last < n - 1 ? last + 1 : n - 1;
-	fprintf(out->f, "  %16s  ------------- Distribution ------------- count\n",
+	fprintf(out->f,
+		"  %16s  ------------- Distribution ------------- count\n",
 		sp->agg == SPEC_AGG_LATENCY ? "ns" : "value");
 	for (int i = first; i <= last; i++) {
-		int bar = count ? (int)((b[i] * BAR_WIDTH + count / 2) / count) :
-				  0;
+		int bar = count ? (int)((b[i] * BAR_WIDTH + count / 2) / count)
+				: 0;
 
 		bucket_label(sp, r, i, n, label, sizeof(label));
 		fprintf(out->f, "  %16s |%.*s%*s %" PRIu64 "\n", label, bar,
-			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@", BAR_WIDTH - bar,
-			"", b[i]);
+			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
+			BAR_WIDTH - bar, "", b[i]);
 	}
 }
 
@@ -164,8 +165,8 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		fprintf(out->f,
 			"  count %" PRIu64 "  avg %.1f  min %" PRId64
 			"  max %" PRId64 "  total %" PRIu64 "\n",
-			count, count ? (double)sum / (double)count : 0.0, r->min,
-			r->max, r->total);
+			count, count ? (double)sum / (double)count : 0.0,
+			r->min, r->max, r->total);
 		text_bars(out, sp, r, b, count);
 	}
 }
@@ -180,15 +181,15 @@ static void print_text(const struct trace_out *out,
 			snap->elapsed_s, snap->events_total, snap->drops_total);
 	else
 		fprintf(out->f,
-			"=== interval %u · %.2f s · %" PRIu64 " events · %" PRIu64
-			" drops\n",
+			"=== interval %u · %.2f s · %" PRIu64
+			" events · %" PRIu64 " drops\n",
 			snap->interval, snap->elapsed_s, snap->events,
 			snap->drops);
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		const struct agg_spec *as = &snap->specs[s];
 		uint64_t drops = final ? as->drops_total : as->drops;
-		uint64_t unmatched = final ? as->unmatched_total :
-					     as->unmatched;
+		uint64_t unmatched =
+			final ? as->unmatched_total : as->unmatched;
 
 		fprintf(out->f, "%s", as->spec->text);
 		if (!as->info->nsites)
@@ -214,16 +215,17 @@ static void print_text(const struct trace_out *out,
 			fprintf(out->f, "IO  %8s %-12s %10s %14s %8s %12s\n",
 				"PID", "CLASS", "CALLS", "BYTES", "ERRORS",
 				"AVG_NS");
-		fprintf(out->f, "IO  %8" PRIu32 " %-12s %10" PRIu64 " %14" PRIu64
-				" %8" PRIu64 " %12" PRIu64 "\n",
+		fprintf(out->f,
+			"IO  %8" PRIu32 " %-12s %10" PRIu64 " %14" PRIu64
+			" %8" PRIu64 " %12" PRIu64 "\n",
 			io->pid, agg_io_class_name(io->cls),
 			final ? io->calls_total : io->calls,
 			final ? io->bytes_total : io->bytes,
 			final ? io->errors_total : io->errors,
-			(final ? io->calls_total : io->calls) ?
-				(final ? io->ns_total : io->ns) /
-					(final ? io->calls_total : io->calls) :
-				0);
+			(final ? io->calls_total : io->calls)
+				? (final ? io->ns_total : io->ns) /
+					  (final ? io->calls_total : io->calls)
+				: 0);
 	}
 	fflush(out->f);
 }
@@ -238,16 +240,16 @@ static json_object *json_key(const struct agg_row *r)
 		const struct agg_key_part *k = &r->key[i];
 
 		json_object_array_add(
-			key, k->is_str ? json_object_new_string(k->str) :
-			     k->is_signed ?
-					 json_object_new_int64(k->num) :
-					 json_object_new_uint64((uint64_t)k->num));
+			key, k->is_str	    ? json_object_new_string(k->str)
+			     : k->is_signed ? json_object_new_int64(k->num)
+					    : json_object_new_uint64(
+						      (uint64_t)k->num));
 	}
 	return key;
 }
 
-static json_object *json_buckets(const struct spec *sp,
-				 const struct agg_row *r, const uint64_t *b)
+static json_object *json_buckets(const struct spec *sp, const struct agg_row *r,
+				 const uint64_t *b)
 {
 	json_object *arr = json_object_new_array();
 
@@ -257,8 +259,8 @@ static json_object *json_buckets(const struct spec *sp,
 		if (!b[i])
 			continue;
 		pair = json_object_new_array();
-		json_object_array_add(pair, json_object_new_int64(
-						    agg_bucket_low(sp, r, i)));
+		json_object_array_add(
+			pair, json_object_new_int64(agg_bucket_low(sp, r, i)));
 		json_object_array_add(pair, json_object_new_uint64(b[i]));
 		json_object_array_add(arr, pair);
 	}
@@ -284,9 +286,8 @@ static void json_percentiles(json_object *row, const struct spec *sp,
 	}
 }
 
-static json_object *json_row(const struct trace_out *out,
-			     const struct spec *sp, const struct agg_row *r,
-			     bool final)
+static json_object *json_row(const struct trace_out *out, const struct spec *sp,
+			     const struct agg_row *r, bool final)
 {
 	json_object *row = json_object_new_object();
 
@@ -294,29 +295,29 @@ static json_object *json_row(const struct trace_out *out,
 	if (out->per_pid)
 		json_object_object_add(row, "pid",
 				       json_object_new_int64(r->pid));
-	json_object_object_add(row, "count", json_object_new_uint64(
-						     final ? r->total : r->count));
+	json_object_object_add(
+		row, "count",
+		json_object_new_uint64(final ? r->total : r->count));
 	json_object_object_add(row, "total", json_object_new_uint64(r->total));
 	if (sp->agg == SPEC_AGG_SUM) {
-		json_object_object_add(row, "sum",
-				       json_object_new_int64(
-					       final ? r->sum_total : r->sum));
+		json_object_object_add(
+			row, "sum",
+			json_object_new_int64(final ? r->sum_total : r->sum));
 		json_object_object_add(row, "sum_total",
 				       json_object_new_int64(r->sum_total));
 	}
 	if (is_hist(sp)) {
 		const uint64_t *b = final ? r->b_total : r->b;
 
-		json_object_object_add(row, "sum",
-				       json_object_new_int64(
-					       final ? r->sum_total : r->sum));
+		json_object_object_add(
+			row, "sum",
+			json_object_new_int64(final ? r->sum_total : r->sum));
 		json_object_object_add(row, "min",
 				       json_object_new_int64(r->min));
 		json_object_object_add(row, "max",
 				       json_object_new_int64(r->max));
 		json_percentiles(row, sp, r, b);
-		json_object_object_add(row, "buckets",
-				       json_buckets(sp, r, b));
+		json_object_object_add(row, "buckets", json_buckets(sp, r, b));
 	}
 	return row;
 }
@@ -329,26 +330,28 @@ static json_object *json_agg(const struct trace_out *out,
 	json_object_object_add(o, "spec",
 			       json_object_new_string(as->spec->text));
 	json_object_object_add(
-		o, "kind", json_object_new_string(spec_agg_name(as->spec->agg)));
+		o, "kind",
+		json_object_new_string(spec_agg_name(as->spec->agg)));
 	json_object_object_add(o, "probes",
 			       json_object_new_uint64(as->info->nprobes));
 	json_object_object_add(o, "locations",
 			       json_object_new_uint64(as->info->nsites));
 	json_object_object_add(o, "waiting",
 			       json_object_new_boolean(!as->info->nsites));
-	json_object_object_add(o, "drops",
-			       json_object_new_uint64(final ? as->drops_total :
-							      as->drops));
+	json_object_object_add(
+		o, "drops",
+		json_object_new_uint64(final ? as->drops_total : as->drops));
 	if (as->spec->agg == SPEC_AGG_LATENCY)
 		json_object_object_add(
 			o, "unmatched",
-			json_object_new_uint64(final ? as->unmatched_total :
-						       as->unmatched));
+			json_object_new_uint64(final ? as->unmatched_total
+						     : as->unmatched));
 	rows = json_object_new_array();
 	for (size_t i = 0; i < as->nrows; i++)
 		if (row_shown(as->rows[i], final))
 			json_object_array_add(
-				rows, json_row(out, as->spec, as->rows[i], final));
+				rows,
+				json_row(out, as->spec, as->rows[i], final));
 	json_object_object_add(o, "rows", rows);
 	return o;
 }
@@ -360,29 +363,28 @@ static json_object *json_io(const struct agg_io_row *io, bool final)
 	const uint64_t *buckets = final ? io->b_total : io->b;
 
 	json_object_object_add(o, "pid", json_object_new_int64(io->pid));
-	json_object_object_add(o, "class",
-			       json_object_new_string(
-				       agg_io_class_name(io->cls)));
-	json_object_object_add(o, "calls",
-			       json_object_new_uint64(final ? io->calls_total :
-							      io->calls));
-	json_object_object_add(o, "bytes",
-			       json_object_new_uint64(final ? io->bytes_total :
-							      io->bytes));
-	json_object_object_add(o, "errors",
-			       json_object_new_uint64(final ? io->errors_total :
-							      io->errors));
-	json_object_object_add(o, "ns",
-			       json_object_new_uint64(final ? io->ns_total :
-							      io->ns));
+	json_object_object_add(
+		o, "class", json_object_new_string(agg_io_class_name(io->cls)));
+	json_object_object_add(
+		o, "calls",
+		json_object_new_uint64(final ? io->calls_total : io->calls));
+	json_object_object_add(
+		o, "bytes",
+		json_object_new_uint64(final ? io->bytes_total : io->bytes));
+	json_object_object_add(
+		o, "errors",
+		json_object_new_uint64(final ? io->errors_total : io->errors));
+	json_object_object_add(
+		o, "ns", json_object_new_uint64(final ? io->ns_total : io->ns));
 	for (int i = 0; i < PT_NBUCKETS; i++) {
 		json_object *pair;
 
 		if (!buckets[i])
 			continue;
 		pair = json_object_new_array();
-		json_object_array_add(pair, json_object_new_int64(
-						    i < 2 ? 0 : 1LL << (i - 2)));
+		json_object_array_add(
+			pair,
+			json_object_new_int64(i < 2 ? 0 : 1LL << (i - 2)));
 		json_object_array_add(pair, json_object_new_uint64(buckets[i]));
 		json_object_array_add(b, pair);
 	}
@@ -403,16 +405,18 @@ static void print_json(const struct trace_out *out,
 	json_object_object_add(o, "elapsed_s",
 			       json_object_new_double(snap->elapsed_s));
 	if (out->pid)
-		json_object_object_add(o, "pid", json_object_new_int64(out->pid));
+		json_object_object_add(o, "pid",
+				       json_object_new_int64(out->pid));
 	json_object_object_add(o, "events",
-			       json_object_new_uint64(final ? snap->events_total :
-							      snap->events));
+			       json_object_new_uint64(final ? snap->events_total
+							    : snap->events));
 	json_object_object_add(o, "drops",
-			       json_object_new_uint64(final ? snap->drops_total :
-							      snap->drops));
+			       json_object_new_uint64(final ? snap->drops_total
+							    : snap->drops));
 	aggs = json_object_new_array();
 	for (size_t s = 0; s < snap->nspecs; s++)
-		json_object_array_add(aggs, json_agg(out, &snap->specs[s], final));
+		json_object_array_add(aggs,
+				      json_agg(out, &snap->specs[s], final));
 	json_object_object_add(o, "aggs", aggs);
 	if (snap->nio) {
 		io = json_object_new_array();

@@ -105,7 +105,12 @@ static const struct pt_hist zero_hist;
 static const struct pt_stack zero_stack;
 static const struct pt_io_val zero_io;
 
-enum stat_field { STAT_FULL, STAT_STR, STAT_DEEP, STAT_UNMATCHED };
+enum stat_field {
+	STAT_FULL,
+	STAT_STR,
+	STAT_DEEP,
+	STAT_UNMATCHED
+};
 
 static __always_inline void stat_inc(__u32 spec, enum stat_field f)
 {
@@ -128,37 +133,55 @@ static __always_inline void stat_inc(__u32 spec, enum stat_field f)
  * because clang otherwise merges the switch below into a single load at a
  * computed offset, which the verifier rejects for the context pointer.
  */
-#define CTX_LOAD(ctx, field)                                                \
-	({                                                                  \
-		__u64 __v;                                                  \
-		asm volatile("%0 = *(u64 *)(%1 + %2)"                       \
-			     : "=r"(__v)                                    \
-			     : "r"(ctx),                                    \
-			       "i"(__builtin_offsetof(struct pt_regs, field))); \
-		__v;                                                        \
+#define CTX_LOAD(ctx, field)                                               \
+	({                                                                 \
+		__u64 __v;                                                 \
+		asm volatile("%0 = *(u64 *)(%1 + %2)"                      \
+			     : "=r"(__v)                                   \
+			     : "r"(ctx), "i"(__builtin_offsetof(           \
+						 struct pt_regs, field))); \
+		__v;                                                       \
 	})
 
 static __always_inline __u64 reg_value(const struct pt_regs *ctx, __u8 reg)
 {
 	switch (reg) {
-	case 0: return CTX_LOAD(ctx, ax);
-	case 1: return CTX_LOAD(ctx, bx);
-	case 2: return CTX_LOAD(ctx, cx);
-	case 3: return CTX_LOAD(ctx, dx);
-	case 4: return CTX_LOAD(ctx, si);
-	case 5: return CTX_LOAD(ctx, di);
-	case 6: return CTX_LOAD(ctx, bp);
-	case 7: return CTX_LOAD(ctx, sp);
-	case 8: return CTX_LOAD(ctx, r8);
-	case 9: return CTX_LOAD(ctx, r9);
-	case 10: return CTX_LOAD(ctx, r10);
-	case 11: return CTX_LOAD(ctx, r11);
-	case 12: return CTX_LOAD(ctx, r12);
-	case 13: return CTX_LOAD(ctx, r13);
-	case 14: return CTX_LOAD(ctx, r14);
-	case 15: return CTX_LOAD(ctx, r15);
-	case 16: return CTX_LOAD(ctx, ip);
-	default: return 0;
+	case 0:
+		return CTX_LOAD(ctx, ax);
+	case 1:
+		return CTX_LOAD(ctx, bx);
+	case 2:
+		return CTX_LOAD(ctx, cx);
+	case 3:
+		return CTX_LOAD(ctx, dx);
+	case 4:
+		return CTX_LOAD(ctx, si);
+	case 5:
+		return CTX_LOAD(ctx, di);
+	case 6:
+		return CTX_LOAD(ctx, bp);
+	case 7:
+		return CTX_LOAD(ctx, sp);
+	case 8:
+		return CTX_LOAD(ctx, r8);
+	case 9:
+		return CTX_LOAD(ctx, r9);
+	case 10:
+		return CTX_LOAD(ctx, r10);
+	case 11:
+		return CTX_LOAD(ctx, r11);
+	case 12:
+		return CTX_LOAD(ctx, r12);
+	case 13:
+		return CTX_LOAD(ctx, r13);
+	case 14:
+		return CTX_LOAD(ctx, r14);
+	case 15:
+		return CTX_LOAD(ctx, r15);
+	case 16:
+		return CTX_LOAD(ctx, ip);
+	default:
+		return 0;
 	}
 }
 
@@ -166,10 +189,14 @@ static __always_inline __u64 reg_value(const struct pt_regs *ctx, __u8 reg)
 static __always_inline __s64 extend(__u64 v, __u8 size, __u8 is_signed)
 {
 	switch (size) {
-	case 1: return is_signed ? (__s64)(__s8)v : (__s64)(__u8)v;
-	case 2: return is_signed ? (__s64)(__s16)v : (__s64)(__u16)v;
-	case 4: return is_signed ? (__s64)(__s32)v : (__s64)(__u32)v;
-	default: return (__s64)v;
+	case 1:
+		return is_signed ? (__s64)(__s8)v : (__s64)(__u8)v;
+	case 2:
+		return is_signed ? (__s64)(__s16)v : (__s64)(__u16)v;
+	case 4:
+		return is_signed ? (__s64)(__s32)v : (__s64)(__u32)v;
+	default:
+		return (__s64)v;
 	}
 }
 
@@ -205,9 +232,8 @@ static __always_inline int fetch(const struct pt_regs *ctx,
 }
 
 /* Fill key from the site's key fetches; false if a string failed. */
-static __always_inline bool fill_key(const struct pt_regs *ctx,
-				     const struct pt_site *s,
-				     struct pt_key *key)
+static __always_inline bool
+fill_key(const struct pt_regs *ctx, const struct pt_site *s, struct pt_key *key)
 {
 	__s64 v, len;
 
@@ -447,8 +473,8 @@ static __always_inline int handle(struct pt_regs *ctx)
 			count_add(&counts, &key, v);
 		return 0;
 	}
-	b = s->action == PT_ACT_QUANTIZE ? log2_bucket(v, s->val.is_signed) :
-					   lin_bucket(v, s);
+	b = s->action == PT_ACT_QUANTIZE ? log2_bucket(v, s->val.is_signed)
+					 : lin_bucket(v, s);
 	if (s->small)
 		hist_add(&nhists, &key, v, b);
 	else
@@ -533,9 +559,8 @@ int BPF_PROG(pt_rq_issue, struct request *rq)
 	if (!bpf_map_lookup_elem(&io_pids, &pid))
 		return 0;
 	st.ts = bpf_ktime_get_ns();
-	st.cls = (rq->cmd_flags & 0xff) == 1 ?
-			 PT_IO_BLOCK_WRITE :
-			 PT_IO_BLOCK_READ;
+	st.cls = (rq->cmd_flags & 0xff) == 1 ? PT_IO_BLOCK_WRITE
+					     : PT_IO_BLOCK_READ;
 	st.pid = pid;
 	bpf_map_update_elem(&io_start, &k, &st, BPF_ANY);
 	return 0;

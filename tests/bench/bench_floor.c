@@ -40,12 +40,13 @@ int main(int argc, char **argv)
 				if (strcmp(full, argv[a]))
 					continue;
 				for (size_t l = 0; l < cp->nlocs; l++) {
-					LIBBPF_OPTS(bpf_uprobe_opts, opts,
-						    .ref_ctr_offset =
-							    cp->locs[l].sem_offset);
+					LIBBPF_OPTS(
+						bpf_uprobe_opts, opts,
+						.ref_ctr_offset =
+							cp->locs[l].sem_offset);
 					if (!bpf_program__attach_uprobe_opts(
-						    skel->progs.floor_empty, pid,
-						    obj->path,
+						    skel->progs.floor_empty,
+						    pid, obj->path,
 						    cp->locs[l].offset, &opts))
 						return 1;
 					n++;

@@ -19,7 +19,7 @@ lib = os.path.join(FIXTURE_DIR, "libsdtfix.so")
 # the fixture really has the operand forms we claim to decode
 ref = readelf_probes(exe)
 args = {name: a for (_, name, _, _, a) in ref}
-tap.eq(len(ref), 11, "readelf sees 11 notes in sdt_target")
+tap.eq(len(ref), 15, "readelf sees 15 notes in sdt_target")
 tap.ok("(%" in args["indexed"] and "," in args["indexed"],
        "fixture:indexed has an index-register operand", args["indexed"])
 tap.ok("fixture_global(%rip)" in args["global"],
@@ -38,7 +38,7 @@ for path in (exe, lib):
 # -b, text: one line per probe, multi's three locations folded
 r = run(["list", "-b", exe])
 lines = r.stdout.splitlines()
-tap.eq(len(lines), 9, "text: one line per probe (9)")
+tap.eq(len(lines), 13, "text: one line per probe (13)")
 multi = [l.split() for l in lines if l.split()[1] == "multi"][0]
 tap.ok(multi[3].endswith("(3)"), "multi shows its 3 locations", multi)
 sem = [l.split() for l in lines if l.split()[1] == "sem"][0]
@@ -74,7 +74,7 @@ try:
            "list -p: sdt_target agrees with readelf -n")
     tap.eq(json_locations(entries, obj=lib), readelf_probes(lib),
            "list -p: libsdtfix.so agrees with readelf -n")
-    tap.eq(len(entries), 11, "list -p: 11 probes in all")
+    tap.eq(len(entries), 15, "list -p: 15 probes in all")
     r = run(["list", "-p", str(t.pid), "fixlib:*"])
     tap.eq([l.split()[:3] for l in r.stdout.splitlines()],
            [["fixlib", "call", lib], ["fixlib", "ret", lib]],

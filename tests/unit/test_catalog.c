@@ -57,9 +57,11 @@ static int file_byte(const char *path, uint64_t off)
 
 static void test_target_file(void **state)
 {
-	static const char *const NAMES[] = { "field", "global", "indexed",
-					     "ints",  "konst",	"multi",
-					     "sem",   "str",	"tick" };
+	static const char *const NAMES[] = { "enter",	"field",  "global",
+					     "indexed", "ints",	  "konst",
+					     "leave",	"lenstr", "multi",
+					     "pagestr", "sem",	  "str",
+					     "tick" };
 	const char *path = fixture_path("sdt_target");
 	struct catalog *cat = catalog_open_file(NULL, path);
 	const struct cat_object *obj;
@@ -69,10 +71,10 @@ static void test_target_file(void **state)
 	(void)state;
 	assert_non_null(cat);
 	assert_int_equal(catalog_nobjects(cat), 1);
-	assert_int_equal(catalog_nprobes(cat), 9);
+	assert_int_equal(catalog_nprobes(cat), 13);
 	obj = catalog_object(cat, 0);
 	assert_string_equal(obj->path, path);
-	for (size_t i = 0; i < 9; i++) {
+	for (size_t i = 0; i < 13; i++) {
 		p = &obj->probes[i];
 		assert_string_equal(p->provider, "fixture");
 		assert_string_equal(p->name, NAMES[i]);
@@ -165,7 +167,7 @@ static void test_process(void **state)
 	cat = catalog_open_pid(NULL, c.pid);
 	assert_non_null(cat);
 	assert_int_equal(catalog_pid(cat), c.pid);
-	assert_int_equal(catalog_nprobes(cat), 11);
+	assert_int_equal(catalog_nprobes(cat), 15);
 	for (size_t i = 0; i < catalog_nobjects(cat); i++) {
 		const struct cat_object *obj = catalog_object(cat, i);
 

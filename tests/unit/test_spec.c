@@ -71,7 +71,8 @@ static void test_object_and_globs(void **state)
 	(void)state;
 	assert_string_equal(sp.probe[0].object, "/usr/lib/libruby.so");
 	assert_string_equal(sp.probe[0].provider, "ruby");
-	assert_true(spec_probe_matches(&sp.probe[0], "ruby", "gc__mark__begin"));
+	assert_true(
+		spec_probe_matches(&sp.probe[0], "ruby", "gc__mark__begin"));
 	assert_false(spec_probe_matches(&sp.probe[0], "ruby", "method__entry"));
 	assert_true(spec_object_matches(&sp.probe[0], "/usr/lib/libruby.so"));
 	sp = parse_ok("libruby:ruby:x");
@@ -133,7 +134,8 @@ static void test_fn(void **state)
 static void test_errors(void **state)
 {
 	(void)state;
-	expect_error("python:foo=cnt()", "unknown aggregation 'cnt' at column 12");
+	expect_error("python:foo=cnt()",
+		     "unknown aggregation 'cnt' at column 12");
 	expect_error("python", "expected ':' between provider and probe name "
 			       "at column 7");
 	expect_error("python:=count()", "expected a probe name at column 8");
