@@ -85,7 +85,7 @@
 	"is\n"                                                                 \
 	"counted as drops, never lost silently. The maps take about 80 MB "    \
 	"of\n"                                                                 \
-	"kernel memory on 2 CPUs, and about 30 MB more per further CPU.\n"     \
+	"kernel memory on 2 CPUs, and about 25 MB more per further CPU.\n"     \
 	"\n"                                                                   \
 	"Exit status: 0 on success (also for a process without probes, and "   \
 	"when\n"                                                               \
