@@ -111,4 +111,49 @@ with tempfile.TemporaryDirectory() as tmp:
                for r in tr.final()["io"]), "IO: latency histograms")
     t.stop()
 
+    # -- a process that execs: the new executable is found and attached --
+    ex = os.path.join(tmp, "exec.py")
+    exe = os.path.join(FIXTURE_DIR, "sdt_target")
+    with open(ex, "w") as f:
+        f.write("import os, sys\n"
+                "print('ready', flush=True)\n"
+                "sys.stdin.readline()\n"
+                "os.execv(%r, [%r])\n" % (exe, exe))
+    t = Target([PY, ex])
+    tr = Trace(["-p", str(t.pid), "-i", "30", "-e", "fixture:tick"])
+    t.p.stdin.write("exec\n")
+    t.p.stdin.flush()
+    tap.ok(t.p.stdout.readline().startswith("ready"), "target exec()ed")
+    line = trace_wait_err(tr, "more locations")
+    tap.ok(line is not None, "the new executable is noticed", line)
+    tap.eq(t.send("fire 12").strip(), "fired 12", "fired after exec")
+    tr.finish()
+    tap.eq([r["count"] for r in agg_of(tr.final(), "fixture:tick")["rows"]],
+           [12], "exact counts in the executable a process exec()ed")
+    t.stop()
+
+# -- ruby launched: its probes live in libruby, a DT_NEEDED library --------
+OBJ = "ruby:object__create=count(str(arg0))"
+tr = Trace([ "-e", OBJ, "--", "ruby3.1", "-e",
+             "class Foo; end; 1000.times { Foo.new }"])
+tap.ok(tr.attached is not None and
+       tr.attached.startswith("probetop: attached 1 probes to "),
+       "ruby: attached before it runs", "".join(tr.err))
+tr.finish(sig=None)
+rows = {tuple(r["key"]): r["count"] for r in agg_of(tr.final(), OBJ)["rows"]}
+tap.eq((tr.rc, rows.get(("Foo",))), (0, 1000),
+       "-- ruby3.1: exact objects created per class, from libruby")
+
+# -- run through sudo, the command runs as the invoking user ---------------
+with tempfile.TemporaryDirectory() as tmp:
+    os.chmod(tmp, 0o777)
+    out = os.path.join(tmp, "uid")
+    env = dict(os.environ, SUDO_UID="65534", SUDO_GID="65534")
+    tr = Trace(["-e", "fixture:tick", "--", "sh", "-c",
+                "id -u > %s; id -g >> %s" % (out, out)], env=env)
+    tr.finish(sig=None)
+    with open(out) as f:
+        tap.eq(f.read().split(), ["65534", "65534"],
+               "SUDO_UID/SUDO_GID: the command drops to the invoking user")
+
 tap.done()
