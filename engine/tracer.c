@@ -957,8 +957,3 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->stats = bpf_map__fd(tr->skel->maps.stats);
 	out->io = bpf_map__fd(tr->skel->maps.io);
 }
-
-pid_t tracer_pid(const struct tracer *tr)
-{
-	return tr->pid;
-}

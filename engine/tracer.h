@@ -122,6 +122,4 @@ int tracer_io_add_pid(struct tracer *tr, pid_t pid);
 
 void tracer_maps(const struct tracer *tr, struct tracer_maps *out);
 
-pid_t tracer_pid(const struct tracer *tr); /* 0 for TRACER_FILE */
-
 #endif
