@@ -330,18 +330,27 @@ static __always_inline __u64 bucket_index(__u32 bucket)
 	return b;
 }
 
+/* The value of key in a hash map, created from zero if new; NULL when
+ * the map is full. */
+static __always_inline void *lookup_or_init(void *map, const void *key,
+					    const void *zero)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, key);
+}
+
 static __always_inline void hist_add(void *map, const struct pt_key *key,
 				     __s64 v, __u32 bucket)
 {
-	struct pt_hist *h = bpf_map_lookup_elem(map, key);
+	struct pt_hist *h = lookup_or_init(map, key, &zero_hist);
 
 	if (!h) {
-		bpf_map_update_elem(map, key, &zero_hist, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(map, key);
-		if (!h) {
-			stat_inc(key->spec, STAT_FULL);
-			return;
-		}
+		stat_inc(key->spec, STAT_FULL);
+		return;
 	}
 	if (!h->count || v < h->min)
 		h->min = v;
@@ -355,15 +364,11 @@ static __always_inline void hist_add(void *map, const struct pt_key *key,
 static __always_inline void count_add(void *map, const struct pt_key *key,
 				      __s64 v)
 {
-	struct pt_count *c = bpf_map_lookup_elem(map, key);
+	struct pt_count *c = lookup_or_init(map, key, &zero_count);
 
 	if (!c) {
-		bpf_map_update_elem(map, key, &zero_count, BPF_NOEXIST);
-		c = bpf_map_lookup_elem(map, key);
-		if (!c) {
-			stat_inc(key->spec, STAT_FULL);
-			return;
-		}
+		stat_inc(key->spec, STAT_FULL);
+		return;
 	}
 	c->count++;
 	c->sum += v;
@@ -376,17 +381,13 @@ static __always_inline void lat_start(const struct pt_regs *ctx,
 		.tid = (__u32)bpf_get_current_pid_tgid(),
 		.spec = s->spec,
 	};
-	struct pt_stack *st = bpf_map_lookup_elem(&stacks, &sk);
+	struct pt_stack *st = lookup_or_init(&stacks, &sk, &zero_stack);
 	struct pt_frame *f;
 	__u32 d;
 
 	if (!st) {
-		bpf_map_update_elem(&stacks, &sk, &zero_stack, BPF_NOEXIST);
-		st = bpf_map_lookup_elem(&stacks, &sk);
-		if (!st) {
-			stat_inc(s->spec, STAT_FULL);
-			return;
-		}
+		stat_inc(s->spec, STAT_FULL);
+		return;
 	}
 	d = st->depth;
 	st->depth = d + 1;
@@ -499,14 +500,10 @@ int pt_ret(struct pt_regs *ctx)
 static __always_inline void io_add(__u32 pid, __u32 cls, __s64 ret, __u64 ns)
 {
 	struct pt_io_key k = { .pid = pid, .cls = cls };
-	struct pt_io_val *v = bpf_map_lookup_elem(&io, &k);
+	struct pt_io_val *v = lookup_or_init(&io, &k, &zero_io);
 
-	if (!v) {
-		bpf_map_update_elem(&io, &k, &zero_io, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&io, &k);
-		if (!v)
-			return;
-	}
+	if (!v)
+		return;
 	v->calls++;
 	if (ret < 0)
 		v->errors++;
