@@ -437,18 +437,13 @@ static void io_entry(struct agg *agg, const void *key, const void *vals)
 		for (int i = 0; i < PT_NBUCKETS; i++)
 			t.b[i] += v->b[i];
 	}
-	r->calls = t.calls - r->calls_total;
-	r->errors = t.errors - r->errors_total;
-	r->bytes = t.bytes - r->bytes_total;
-	r->ns = t.ns - r->ns_total;
-	r->calls_total = t.calls;
-	r->errors_total = t.errors;
-	r->bytes_total = t.bytes;
-	r->ns_total = t.ns;
-	for (int i = 0; i < PT_NBUCKETS; i++) {
-		r->b[i] = t.b[i] - r->b_total[i];
-		r->b_total[i] = t.b[i];
-	}
+	r->now.calls = t.calls - r->total.calls;
+	r->now.errors = t.errors - r->total.errors;
+	r->now.bytes = t.bytes - r->total.bytes;
+	r->now.ns = t.ns - r->total.ns;
+	for (int i = 0; i < PT_NBUCKETS; i++)
+		r->now.b[i] = t.b[i] - r->total.b[i];
+	r->total = t;
 }
 
 /* Snapshot ------------------------------------------------------------ */

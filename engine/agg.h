@@ -54,14 +54,12 @@ struct agg_spec {
 	uint64_t unmatched, unmatched_total; /* latency ends without start */
 };
 
+/* calls, errors, bytes, summed latency (ns) and its log2 buckets, in
+ * struct pt_io_val: this interval's and the totals since attach */
 struct agg_io_row {
 	uint32_t pid;
 	int cls; /* enum pt_io_class */
-	uint64_t calls, calls_total;
-	uint64_t errors, errors_total;
-	uint64_t bytes, bytes_total;
-	uint64_t ns, ns_total; /* summed latency */
-	uint64_t b[PT_NBUCKETS], b_total[PT_NBUCKETS];
+	struct pt_io_val now, total;
 };
 
 struct agg_snapshot {

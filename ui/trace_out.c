@@ -210,22 +210,16 @@ static void print_text(const struct trace_out *out,
 	}
 	for (size_t i = 0; i < snap->nio; i++) {
 		const struct agg_io_row *io = &snap->io[i];
+		const struct pt_io_val *v = final ? &io->total : &io->now;
 
 		if (i == 0)
 			fprintf(out->f, "IO  %8s %-12s %10s %14s %8s %12s\n",
 				"PID", "CLASS", "CALLS", "BYTES", "ERRORS",
 				"AVG_NS");
 		fprintf(out->f,
-			"IO  %8" PRIu32 " %-12s %10" PRIu64 " %14" PRIu64
-			" %8" PRIu64 " %12" PRIu64 "\n",
-			io->pid, agg_io_class_name(io->cls),
-			final ? io->calls_total : io->calls,
-			final ? io->bytes_total : io->bytes,
-			final ? io->errors_total : io->errors,
-			(final ? io->calls_total : io->calls)
-				? (final ? io->ns_total : io->ns) /
-					  (final ? io->calls_total : io->calls)
-				: 0);
+			"IO  %8" PRIu32 " %-12s %10llu %14llu %8llu %12llu\n",
+			io->pid, agg_io_class_name(io->cls), v->calls, v->bytes,
+			v->errors, v->calls ? v->ns / v->calls : 0ULL);
 	}
 	fflush(out->f);
 }
@@ -360,32 +354,25 @@ static json_object *json_io(const struct agg_io_row *io, bool final)
 {
 	json_object *o = json_object_new_object();
 	json_object *b = json_object_new_array();
-	const uint64_t *buckets = final ? io->b_total : io->b;
+	const struct pt_io_val *v = final ? &io->total : &io->now;
 
 	json_object_object_add(o, "pid", json_object_new_int64(io->pid));
 	json_object_object_add(
 		o, "class", json_object_new_string(agg_io_class_name(io->cls)));
-	json_object_object_add(
-		o, "calls",
-		json_object_new_uint64(final ? io->calls_total : io->calls));
-	json_object_object_add(
-		o, "bytes",
-		json_object_new_uint64(final ? io->bytes_total : io->bytes));
-	json_object_object_add(
-		o, "errors",
-		json_object_new_uint64(final ? io->errors_total : io->errors));
-	json_object_object_add(
-		o, "ns", json_object_new_uint64(final ? io->ns_total : io->ns));
+	json_object_object_add(o, "calls", json_object_new_uint64(v->calls));
+	json_object_object_add(o, "bytes", json_object_new_uint64(v->bytes));
+	json_object_object_add(o, "errors", json_object_new_uint64(v->errors));
+	json_object_object_add(o, "ns", json_object_new_uint64(v->ns));
 	for (int i = 0; i < PT_NBUCKETS; i++) {
 		json_object *pair;
 
-		if (!buckets[i])
+		if (!v->b[i])
 			continue;
 		pair = json_object_new_array();
 		json_object_array_add(
 			pair,
 			json_object_new_int64(i < 2 ? 0 : 1LL << (i - 2)));
-		json_object_array_add(pair, json_object_new_uint64(buckets[i]));
+		json_object_array_add(pair, json_object_new_uint64(v->b[i]));
 		json_object_array_add(b, pair);
 	}
 	json_object_object_add(o, "buckets", b);
