@@ -608,20 +608,27 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	int err;
 
 	tracer_maps(agg->tr, &maps);
-	err = read_batches(agg, maps.counts, sizeof(struct pt_key),
-			   sizeof(struct pt_count), count_entry);
-	if (!err)
-		err = read_batches(agg, maps.hists, sizeof(struct pt_key),
-				   sizeof(struct pt_hist), hist_entry);
-	if (!err)
-		err = read_batches(agg, maps.ncounts, sizeof(struct pt_nkey),
-				   sizeof(struct pt_count), ncount_entry);
-	if (!err)
-		err = read_batches(agg, maps.nhists, sizeof(struct pt_nkey),
-				   sizeof(struct pt_hist), nhist_entry);
-	if (!err)
-		err = read_batches(agg, maps.io, sizeof(struct pt_io_key),
-				   sizeof(struct pt_io_val), io_entry);
+	const struct {
+		int fd;
+		size_t ksz, vsz;
+		entry_fn fn;
+	} READS[] = {
+		{ maps.counts, sizeof(struct pt_key), sizeof(struct pt_count),
+		  count_entry },
+		{ maps.hists, sizeof(struct pt_key), sizeof(struct pt_hist),
+		  hist_entry },
+		{ maps.ncounts, sizeof(struct pt_nkey), sizeof(struct pt_count),
+		  ncount_entry },
+		{ maps.nhists, sizeof(struct pt_nkey), sizeof(struct pt_hist),
+		  nhist_entry },
+		{ maps.io, sizeof(struct pt_io_key), sizeof(struct pt_io_val),
+		  io_entry },
+	};
+
+	err = 0;
+	for (size_t i = 0; i < sizeof(READS) / sizeof(READS[0]) && !err; i++)
+		err = read_batches(agg, READS[i].fd, READS[i].ksz, READS[i].vsz,
+				   READS[i].fn);
 	if (err) {
 		log_msg(LOG_ERROR, "cannot read the BPF maps: %s",
 			strerror(-err));

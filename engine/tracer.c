@@ -395,17 +395,15 @@ static int attach_usdt(struct walk *w, int id, int role,
 
 	for (size_t i = 0; i < obj->nprobes; i++) {
 		const struct cat_probe *cp = &obj->probes[i];
-		const struct argsrc src = { 0 };
 		bool any = false;
 
 		if (!spec_probe_matches(p, cp->provider, cp->name))
 			continue;
 		for (size_t l = 0; l < cp->nlocs; l++) {
-			struct argsrc ls = src;
+			const struct argsrc src = { .loc = &cp->locs[l] };
 
-			ls.loc = &cp->locs[l];
 			err = attach_site(w, id, role, cp->locs[l].offset,
-					  cp->locs[l].sem_offset, &ls);
+					  cp->locs[l].sem_offset, &src);
 			if (err < 0)
 				return err;
 			any |= err > 0;
