@@ -345,7 +345,7 @@ static void prefetch_objects(struct objcache *cache, pid_t pid,
 struct catalog *catalog_open_pid(struct objcache *cache, pid_t pid)
 {
 	struct proc_maps maps = { 0 };
-	struct catalog *cat = NULL;
+	struct catalog *cat;
 	int ret;
 
 	ret = proc_maps_read(pid, &maps);
@@ -353,16 +353,29 @@ struct catalog *catalog_open_pid(struct objcache *cache, pid_t pid)
 		errno = -ret;
 		return NULL;
 	}
-	cat = catalog_new(cache, pid, maps.n);
+	cat = catalog_open_maps(cache, pid, &maps);
+	ret = errno;
+	proc_maps_free(&maps);
+	errno = ret;
+	return cat;
+}
+
+struct catalog *catalog_open_maps(struct objcache *cache, pid_t pid,
+				  const struct proc_maps *maps)
+{
+	struct catalog *cat = NULL;
+	int ret = 0;
+
+	cat = catalog_new(cache, pid, maps->n);
 	if (!cat) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	cache = cache ? cache : cat->own_cache;
-	prefetch_objects(cache, pid, &maps);
+	prefetch_objects(cache, pid, maps);
 	/* each object once, in address order, if some part is executable */
-	for (size_t i = 0; i < maps.n; i++) {
-		struct proc_map *m = &maps.maps[i];
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct proc_map *m = &maps->maps[i];
 		uint64_t dev = makedev(m->dev_major, m->dev_minor);
 		const struct objinfo *info;
 		struct cat_object *obj;
@@ -373,19 +386,24 @@ struct catalog *catalog_open_pid(struct objcache *cache, pid_t pid)
 		info = map_objinfo(cache, pid, m, dev);
 		if (!info)
 			continue;
-		path = m->path;
-		m->path = NULL; /* the catalog owns it now */
+		path = strdup(m->path);
+		if (!path) {
+			ret = -ENOMEM;
+			catalog_free(cat);
+			cat = NULL;
+			goto out;
+		}
 		add_object(cat, info, path);
 		obj = &cat->objs[cat->nobjs - 1];
 		obj->deleted = m->deleted;
 		/* the lowest mapping of the file gives the load bias */
-		for (size_t j = 0; j < maps.n; j++) {
-			if (maps.maps[j].inode == m->inode &&
-			    makedev(maps.maps[j].dev_major,
-				    maps.maps[j].dev_minor) == dev) {
+		for (size_t j = 0; j < maps->n; j++) {
+			if (maps->maps[j].inode == m->inode &&
+			    makedev(maps->maps[j].dev_major,
+				    maps->maps[j].dev_minor) == dev) {
 				obj->has_bias = !elfobj_load_bias(
-					info->elf, maps.maps[j].start,
-					maps.maps[j].offset, &obj->bias);
+					info->elf, maps->maps[j].start,
+					maps->maps[j].offset, &obj->bias);
 				break;
 			}
 		}
@@ -396,7 +414,6 @@ struct catalog *catalog_open_pid(struct objcache *cache, pid_t pid)
 		cat = NULL;
 	}
 out:
-	proc_maps_free(&maps);
 	if (ret)
 		errno = -ret;
 	return cat;

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "elfobj.h"
+#include "proc.h"
 #include "usdtarg.h"
 
 struct objcache;
@@ -68,6 +69,13 @@ void objcache_free(struct objcache *cache);
  * its maps), ENOMEM. cache may be NULL (a private one is used).
  */
 struct catalog *catalog_open_pid(struct objcache *cache, pid_t pid);
+
+/*
+ * catalog_open_pid() on mappings the caller has already read (and keeps:
+ * they are not modified or taken over).
+ */
+struct catalog *catalog_open_maps(struct objcache *cache, pid_t pid,
+				  const struct proc_maps *maps);
 
 /*
  * Catalog one ELF file. Returns NULL with errno: ENOENT..., ENOEXEC (not

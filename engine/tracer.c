@@ -838,7 +838,7 @@ int tracer_rescan(struct tracer *tr)
 	}
 	proc_maps_free(&tr->maps);
 	tr->maps = maps;
-	cat = catalog_open_pid(tr->cache, tr->pid);
+	cat = catalog_open_maps(tr->cache, tr->pid, &tr->maps);
 	if (!cat)
 		return -errno;
 	err = keep_catalog(tr, cat);
