@@ -59,28 +59,6 @@ struct agg {
 	struct agg_snapshot snap;
 };
 
-static const char *const IO_NAMES[PT_IO_NCLASSES] = {
-	[PT_IO_READ] = "read",
-	[PT_IO_WRITE] = "write",
-	[PT_IO_PREAD] = "pread",
-	[PT_IO_PWRITE] = "pwrite",
-	[PT_IO_READV] = "readv",
-	[PT_IO_WRITEV] = "writev",
-	[PT_IO_RECV] = "recv",
-	[PT_IO_SEND] = "send",
-	[PT_IO_FSYNC] = "fsync",
-	[PT_IO_FDATASYNC] = "fdatasync",
-	[PT_IO_OPEN] = "open",
-	[PT_IO_CLOSE] = "close",
-	[PT_IO_BLOCK_READ] = "block-read",
-	[PT_IO_BLOCK_WRITE] = "block-write",
-};
-
-const char *agg_io_class_name(int cls)
-{
-	return cls >= 0 && cls < PT_IO_NCLASSES ? IO_NAMES[cls] : "?";
-}
-
 static size_t round8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
@@ -671,48 +649,4 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	snap->elapsed_s = (double)(now.tv_sec - agg->start.tv_sec) +
 			  (double)(now.tv_nsec - agg->start.tv_nsec) / 1e9;
 	return snap;
-}
-
-/* Histogram helpers --------------------------------------------------- */
-
-int agg_nbuckets(const struct spec *spec)
-{
-	if (spec->agg == SPEC_AGG_LQUANTIZE)
-		return 2 + spec->lq_nsteps;
-	return PT_NBUCKETS;
-}
-
-int64_t agg_bucket_low(const struct spec *spec, const struct agg_row *row,
-		       int i)
-{
-	if (spec->agg == SPEC_AGG_LQUANTIZE) {
-		if (i == 0)
-			return row->min < spec->lq_low ? row->min
-						       : spec->lq_low;
-		return spec->lq_low + (int64_t)(i - 1) * spec->lq_step;
-	}
-	if (i == 0)
-		return row->min < 0 ? row->min : -1;
-	if (i == 1)
-		return 0;
-	return (int64_t)((uint64_t)1 << (i - 2));
-}
-
-int agg_percentile_bucket(const uint64_t *b, int n, double p)
-{
-	uint64_t total = 0, want, run = 0;
-
-	for (int i = 0; i < n; i++)
-		total += b[i];
-	if (!total)
-		return -1;
-	want = (uint64_t)((double)total * p / 100.0 + 0.999999);
-	if (want < 1)
-		want = 1;
-	for (int i = 0; i < n; i++) {
-		run += b[i];
-		if (run >= want)
-			return i;
-	}
-	return n - 1;
 }

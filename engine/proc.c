@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DELETED_SUFFIX " (deleted)"
@@ -266,4 +267,32 @@ pid_t proc_parse_pid(const char *s)
 	if (errno || *end || v <= 0 || v > INT_MAX)
 		return -EINVAL;
 	return (pid_t)v;
+}
+
+int proc_usage(pid_t pid, struct proc_usage *out)
+{
+	char buf[1024], path[64], *p;
+	unsigned long long utime, stime, start, rss;
+	struct stat st;
+	size_t len;
+	int ret = read_small(pid, "stat", buf, sizeof(buf), &len);
+
+	if (ret)
+		return ret;
+	p = strrchr(buf, ')');
+	/* after "pid (comm)": state ppid ... utime(14) stime(15) ... starttime(22) vsize rss(24) */
+	if (!p ||
+	    sscanf(p + 2,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
+		   "%*d %*d %*d %*d %*d %*d %llu %*u %llu",
+		   &utime, &stime, &start, &rss) != 4)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	out->cpu_ticks = utime + stime;
+	out->start_ticks = start;
+	out->rss_bytes = rss * (uint64_t)sysconf(_SC_PAGESIZE);
+	out->uid = st.st_uid;
+	return 0;
 }

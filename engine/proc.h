@@ -59,6 +59,16 @@ int proc_comm(pid_t pid, char *buf, size_t n);
 int proc_exe(pid_t pid, char *buf, size_t n);
 int proc_cmdline(pid_t pid, char *buf, size_t n);
 
+/* What top shows of a process: CPU time (clock ticks, user + system),
+ * its start (ticks after boot), resident memory and owner. */
+struct proc_usage {
+	uint64_t cpu_ticks, start_ticks, rss_bytes;
+	uid_t uid;
+};
+
+/* Read /proc/PID/stat. 0, -ESRCH once gone, or another negative errno. */
+int proc_usage(pid_t pid, struct proc_usage *out);
+
 /* Parse a decimal pid ("4242"); returns it, or -EINVAL. */
 pid_t proc_parse_pid(const char *s);
 

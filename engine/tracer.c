@@ -879,6 +879,46 @@ size_t tracer_nprobes(const struct tracer *tr)
 	return n;
 }
 
+size_t tracer_objects(const struct tracer *tr, const struct cat_object **out,
+		      size_t max)
+{
+	size_t n = 0;
+
+	for (size_t c = tr->ncats; c-- > 0;) {
+		for (size_t i = 0; i < catalog_nobjects(tr->cats[c]); i++) {
+			const struct cat_object *obj =
+				catalog_object(tr->cats[c], i);
+			size_t j = 0;
+
+			while (j < n && (out[j]->dev != obj->dev ||
+					 out[j]->inode != obj->inode))
+				j++;
+			if (j == n && n < max)
+				out[n++] = obj;
+		}
+	}
+	return n;
+}
+
+bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p)
+{
+	for (size_t c = 0; c < tr->ncats; c++) {
+		for (size_t i = 0; i < catalog_nobjects(tr->cats[c]); i++) {
+			const struct cat_object *obj =
+				catalog_object(tr->cats[c], i);
+
+			if (!spec_object_matches(p, obj->path))
+				continue;
+			for (size_t k = 0; k < obj->nprobes; k++)
+				if (spec_probe_matches(p,
+						       obj->probes[k].provider,
+						       obj->probes[k].name))
+					return true;
+		}
+	}
+	return false;
+}
+
 /* IO ---------------------------------------------------------------- */
 
 /* x86-64 syscall numbers of each IO class */

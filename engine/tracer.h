@@ -120,6 +120,19 @@ size_t tracer_nprobes(const struct tracer *tr);
  */
 int tracer_io_add_pid(struct tracer *tr, pid_t pid);
 
+/*
+ * The distinct ELF objects the tracer knows (mapped by the process, or
+ * added as files), newest catalog first, at most max into out. They stay
+ * valid until tracer_free(). Returns how many were written.
+ */
+struct cat_object;
+size_t tracer_objects(const struct tracer *tr, const struct cat_object **out,
+		      size_t max);
+
+/* Whether any known object has a USDT probe matching p (object and
+ * provider:name globs, as a spec would attach). */
+bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p);
+
 void tracer_maps(const struct tracer *tr, struct tracer_maps *out);
 
 #endif

@@ -13,6 +13,9 @@ int cmd_list(int argc, char **argv);
 /* probetop trace -p PID|-b BINARY|-- COMMAND -e SPEC... [options] */
 int cmd_trace(int argc, char **argv);
 
+/* probetop probesets [--json] */
+int cmd_probesets(int argc, char **argv);
+
 /* Print "probetop: MSG" on stderr, the one way the CLI reports. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

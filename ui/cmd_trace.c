@@ -27,22 +27,16 @@
 #include "agg.h"
 #include "catalog.h"
 #include "cmd.h"
-#include "launch.h"
 #include "proc.h"
+#include "session.h"
 #include "spec.h"
 #include "trace_out.h"
 #include "tracer.h"
 
-#define MAX_SPECS 64
 #define RESCAN_S 0.2
 
 struct trace_args {
-	pid_t pid;
-	const char *binary;
-	char **command;
-	const char *specs[MAX_SPECS];
-	int nspecs;
-	bool io;
+	struct session_args target;
 	double interval_s, duration_s;
 	long count;
 	bool json;
@@ -53,7 +47,6 @@ struct loop {
 	struct agg *agg;
 	struct trace_out out;
 	pid_t pid; /* 0 for -b */
-	bool launched;
 	int sigfd, pidfd;
 };
 
@@ -91,6 +84,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "json", no_argument, NULL, 'j' },
 		{ 0 },
 	};
+	struct session_args *t = &a->target;
 	int c, targets;
 	char *end;
 
@@ -100,31 +94,31 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	       -1) {
 		switch (c) {
 		case 'p':
-			a->pid = proc_parse_pid(optarg);
-			if (a->pid <= 0) {
+			t->pid = proc_parse_pid(optarg);
+			if (t->pid <= 0) {
 				cli_error("-p: '%s' is not a process id",
 					  optarg);
 				return -1;
 			}
 			break;
 		case 'b':
-			a->binary = optarg;
+			t->binary = optarg;
 			break;
 		case 'e':
-			if (a->nspecs == MAX_SPECS) {
-				cli_error("more than %d -e specs", MAX_SPECS);
+			if (t->nspecs == SESSION_MAX_ARGS) {
+				cli_error("more than %d -e specs",
+					  SESSION_MAX_ARGS);
 				return -1;
 			}
-			a->specs[a->nspecs++] = optarg;
+			t->specs[t->nspecs++] = optarg;
 			break;
 		case 'P':
-			if (strcmp(optarg, "io")) {
-				cli_error("-P %s: unknown probe set; this "
-					  "version has only 'io'",
-					  optarg);
+			if (t->nsets == SESSION_MAX_SETS) {
+				cli_error("more than %d -P probesets",
+					  SESSION_MAX_SETS);
 				return -1;
 			}
-			a->io = true;
+			t->sets[t->nsets++] = optarg;
 			break;
 		case 'i':
 			if (parse_seconds(optarg, "-i", &a->interval_s))
@@ -151,119 +145,12 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		}
 	}
 	if (optind < argc)
-		a->command = argv + optind;
-	targets = (a->pid > 0) + (a->binary != NULL) + (a->command != NULL);
+		t->command = argv + optind;
+	targets = (t->pid > 0) + (t->binary != NULL) + (t->command != NULL);
 	if (targets != 1) {
 		cli_error("trace needs exactly one of -p PID, -b BINARY or "
 			  "-- COMMAND");
 		return -1;
-	}
-	if (!a->nspecs && !a->io) {
-		cli_error("nothing to trace: give -e SPEC (or -P io)");
-		return -1;
-	}
-	if (a->io && a->binary) {
-		cli_error("-P io needs -p PID or a command, not -b");
-		return -1;
-	}
-	return 0;
-}
-
-/* Parse every spec before anything is attached. */
-static int parse_specs(const struct trace_args *a, struct spec *specs)
-{
-	char err[256];
-
-	for (int i = 0; i < a->nspecs; i++) {
-		if (spec_parse(a->specs[i], &specs[i], err, sizeof(err))) {
-			cli_error("-e '%s': %s", a->specs[i], err);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static struct tracer *open_target(const struct trace_args *a, struct launch *l,
-				  pid_t *pid)
-{
-	char path[4096];
-	struct tracer *tr;
-	int err;
-
-	if (a->binary) {
-		if (catalog_find_file(a->binary, path, sizeof(path))) {
-			cli_error("-b %s: no such file (not in $PATH or the "
-				  "library directories)",
-				  a->binary);
-			return NULL;
-		}
-		*pid = 0;
-		tr = tracer_new(TRACER_FILE, 0, path);
-		if (!tr && errno != EPERM)
-			cli_error("-b %s: cannot trace: %s", path,
-				  strerror(errno));
-		return tr;
-	}
-	if (a->pid) {
-		*pid = a->pid;
-		tr = tracer_new(TRACER_PID, a->pid, NULL);
-		if (!tr && errno == ESRCH)
-			cli_error("no such process: %d", (int)a->pid);
-		return tr;
-	}
-	if (catalog_find_file(a->command[0], path, sizeof(path)) ||
-	    access(path, X_OK)) {
-		cli_error("%s: command not found", a->command[0]);
-		return NULL;
-	}
-	err = launch_start(a->command, l);
-	if (err) {
-		cli_error("cannot start %s: %s", a->command[0], strerror(-err));
-		return NULL;
-	}
-	*pid = l->pid;
-	tr = tracer_new(TRACER_PID, l->pid, NULL);
-	if (!tr)
-		return NULL;
-	err = tracer_add_command_files(tr, path);
-	if (err) {
-		tracer_free(tr);
-		return NULL;
-	}
-	return tr;
-}
-
-/* Attach every spec; a spec that matches nothing yet waits (-p, command)
- * or is an error (-b: the file will not change). */
-static int attach_specs(const struct trace_args *a, struct tracer *tr,
-			const struct spec *specs)
-{
-	for (int i = 0; i < a->nspecs; i++) {
-		const struct tracer_spec_info *info;
-		int id = tracer_add(tr, &specs[i]);
-
-		if (id < 0) {
-			cli_error("-e '%s': cannot attach: %s", specs[i].text,
-				  strerror(-id));
-			return -1;
-		}
-		info = tracer_spec_info(tr, id);
-		if (info->nsites)
-			continue;
-		if (info->nskipped) {
-			cli_error("-e '%s': no location of its probes can "
-				  "serve it (see above)",
-				  specs[i].text);
-			return -1;
-		}
-		if (a->binary) {
-			cli_error("-e '%s': no probe of %s matches",
-				  specs[i].text, a->binary);
-			return -1;
-		}
-		cli_error("-e '%s': no probe matches yet; waiting for it to "
-			  "be mapped",
-			  specs[i].text);
 	}
 	return 0;
 }
@@ -350,70 +237,68 @@ static int run_loop(struct loop *lp, const struct trace_args *a)
 	}
 }
 
+/* Something must be attached: a spec, a probeset, or the IO pane. */
+static int check_something(const struct session *s)
+{
+	if (tracer_nspecs(s->tr) || s->io)
+		return 0;
+	if (s->binary[0])
+		cli_error("nothing to trace: no probeset knows the probes of "
+			  "%s; give -e SPEC or -P NAME",
+			  s->binary);
+	else
+		cli_error("nothing to trace: no probeset knows the probes of "
+			  "%d; give -e SPEC or -P NAME",
+			  (int)s->pid);
+	return -1;
+}
+
 int cmd_trace(int argc, char **argv)
 {
-	struct spec *specs = NULL;
-	struct launch l = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct session s;
 	struct trace_args a;
 	struct loop lp = { .sigfd = -1, .pidfd = -1 };
-	int ret = 1, err;
+	int ret;
 
 	if (parse_args(argc, argv, &a))
 		return 2;
-	specs = calloc((size_t)a.nspecs + 1, sizeof(*specs));
-	if (!specs)
-		return 1;
-	if (parse_specs(&a, specs)) {
-		free(specs);
-		return 2;
-	}
 	lp.sigfd = setup_signals();
-	lp.tr = open_target(&a, &l, &lp.pid);
-	if (!lp.tr)
-		goto out;
-	lp.launched = a.command != NULL;
-	if (attach_specs(&a, lp.tr, specs))
-		goto out;
-	if (a.io && tracer_io_add_pid(lp.tr, lp.pid))
+	ret = session_open(&s, &a.target);
+	if (ret) {
+		close(lp.sigfd);
+		return ret;
+	}
+	ret = 1;
+	lp.tr = s.tr;
+	lp.pid = s.pid;
+	if (check_something(&s))
 		goto out;
 	lp.agg = agg_new(lp.tr);
 	if (!lp.agg)
 		goto out;
 	if (lp.pid)
 		lp.pidfd = pidfd_open(lp.pid, 0);
-	if (a.binary)
+	if (s.binary[0])
 		cli_error("attached %zu probes to %s", tracer_nprobes(lp.tr),
-			  a.binary);
+			  a.target.binary);
 	else
 		cli_error("attached %zu probes to %d", tracer_nprobes(lp.tr),
 			  (int)lp.pid);
-	if (lp.launched) {
-		err = launch_release(&l);
-		if (err) {
-			cli_error("cannot run %s: %s", a.command[0],
-				  strerror(-err));
-			l.pid = -1;
-			goto out;
-		}
-	}
+	if (session_release(&s))
+		goto out;
 	lp.out = (struct trace_out){
 		.f = stdout,
 		.json = a.json,
-		.per_pid = a.binary != NULL,
+		.per_pid = s.binary[0] != 0,
 		.pid = (int)lp.pid,
 	};
 	ret = run_loop(&lp, &a) ? 1 : 0;
 out:
-	if (l.pid > 0 && l.go_fd >= 0)
-		launch_abort(&l); /* never released: it exits, unrun */
-	else if (l.pid > 0)
-		waitpid(l.pid, NULL, WNOHANG); /* reap it if it is done */
 	agg_free(lp.agg);
-	tracer_free(lp.tr);
+	session_close(&s);
 	if (lp.pidfd >= 0)
 		close(lp.pidfd);
 	if (lp.sigfd >= 0)
 		close(lp.sigfd);
-	free(specs);
 	return ret;
 }

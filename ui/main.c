@@ -123,7 +123,9 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "trace"))
 		return cmd_trace(argc - 1, argv + 1);
-	if (!strcmp(cmd, "probesets") || cmd[0] == '-') {
+	if (!strcmp(cmd, "probesets"))
+		return cmd_probesets(argc - 1, argv + 1);
+	if (cmd[0] == '-') {
 		cli_error("'%s' is not available in this version yet; "
 			  "see probetop --help",
 			  cmd);

@@ -43,6 +43,9 @@ if [ "$name" = fuzz_spec ]; then
 fi
 # crash files land in the directory the test runs in (the build dir)
 artifacts=$(pwd)/
+if [ "$name" = fuzz_probeset ]; then
+	cp "$SOURCE_ROOT"/probesets/*.ini "$corpus/"
+fi
 cd "$corpus"
 "$fuzzer" -artifact_prefix="$artifacts" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 \
 	-print_final_stats=1 "$corpus"

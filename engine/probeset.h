@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probeset — what a runtime's probes mean, as data.
+ *
+ * One INI file per runtime (read with inih). Example:
+ *
+ *   [probeset]
+ *   name   = python
+ *   title  = CPython
+ *   detect = python:function__return        ; any of these present: picked
+ *
+ *   [frames]                                ; a role the views know
+ *   calls    = python:function__return=count(str(arg1),str(arg0),arg2)
+ *   latency  = python:function__entry..python:function__return=latency(...)
+ *   labels   = function, file, line
+ *   optional = latency                      ; not attached unless asked
+ *   needs.latency = python:line             ; attach this with it
+ *
+ *   [probe python:function__entry]          ; what to say about a probe
+ *   silent = fires only when ...            ; why it may show nothing
+ *   cost   = ...                            ; what enabling it costs
+ *   unsafe = ...                            ; warn before enabling it
+ *
+ * Every other section is a role of its own (gc, alloc, imports ...):
+ * its keys other than labels/optional are named SPECs, checked with
+ * spec_parse() at load time. [probeset] kernel = io marks the kernel IO
+ * pane (syscalls and block requests of the target) instead of USDT specs.
+ *
+ * Roles the views read: frames (calls, latency), gc (pause, collected),
+ * alloc (objects). Others are listed in the Probes view and attached by
+ * `trace -P NAME` like any spec.
+ *
+ * Files come from the installed directory (builtin) and then from
+ * $XDG_CONFIG_HOME/probetop/probesets (user); a user file with the name
+ * of a builtin one replaces it. A broken file is reported as
+ * "FILE:LINE: what" and skipped; the others still load.
+ */
+#ifndef PROBETOP_PROBESET_H
+#define PROBETOP_PROBESET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "spec.h"
+
+#define PS_FILE_MAX 65536
+#define PS_NAME_MAX 32
+#define PS_TEXT_MAX 200
+#define PS_MAX_DETECT 4
+#define PS_MAX_SECTIONS 12
+#define PS_MAX_SPECS 24
+#define PS_MAX_NOTES 12
+#define PS_MAX_LABELS SPEC_MAX_KEYS
+
+struct ps_section {
+	char name[PS_NAME_MAX];
+	int nlabels;
+	char labels[PS_MAX_LABELS][PS_NAME_MAX];
+};
+
+struct ps_spec {
+	int section; /* index into probeset.sections */
+	char name[PS_NAME_MAX]; /* "calls", "pause" ... */
+	bool optional; /* attached only when asked for */
+	char needs[SPEC_NAME_MAX]; /* a probe to count with it, to raise its
+				      semaphore (needs.NAME = PROBE), or "" */
+	struct spec spec; /* parsed */
+};
+
+struct ps_note {
+	char probe[SPEC_NAME_MAX]; /* provider:name, globs allowed */
+	char silent[PS_TEXT_MAX]; /* why it may not fire, or "" */
+	char cost[PS_TEXT_MAX]; /* what enabling it costs, or "" */
+	char unsafe[PS_TEXT_MAX]; /* why enabling it is risky, or "" */
+};
+
+struct probeset {
+	char name[PS_NAME_MAX];
+	char title[64];
+	char path[4096]; /* the file it came from */
+	bool user; /* from the user's directory */
+	bool kernel_io; /* kernel = io */
+	int ndetect;
+	struct spec_probe detect[PS_MAX_DETECT];
+	char detect_text[PS_MAX_DETECT][SPEC_NAME_MAX];
+	int nsections;
+	struct ps_section sections[PS_MAX_SECTIONS];
+	int nspecs;
+	struct ps_spec specs[PS_MAX_SPECS];
+	int nnotes;
+	struct ps_note notes[PS_MAX_NOTES];
+};
+
+struct ps_list {
+	size_t n;
+	struct probeset **sets; /* sorted by name */
+};
+
+/* Called once per broken file with "FILE:LINE: what" (or "FILE: what"). */
+typedef void (*ps_error_fn)(const char *msg, void *ctx);
+
+/*
+ * Parse the text of a probeset into *out; name is what errors and
+ * out->path show. Returns 0, or -EINVAL with "NAME:LINE: what" (or
+ * "NAME: what") in err[0..n).
+ */
+int probeset_parse(const char *name, const char *text, struct probeset *out,
+		   char *err, size_t n);
+
+/*
+ * Parse one probeset file (at most PS_FILE_MAX bytes) into *out. Returns 0, or -EINVAL with the
+ * reason in err[0..n) as "FILE:LINE: what", or a negative errno from
+ * opening it (err says so too).
+ */
+int probeset_load_file(const char *path, struct probeset *out, char *err,
+		       size_t n);
+
+/*
+ * Load every *.ini of the builtin directory, then of the user's (which
+ * override by name). builtin_dir may be NULL for the default (see
+ * probeset_builtin_dir()); user_dir NULL for $XDG_CONFIG_HOME/probetop/
+ * probesets (or ~/.config/...). Broken files go to on_error and are
+ * skipped. Returns 0 or -ENOMEM; free with probesets_free().
+ */
+int probesets_load(const char *builtin_dir, const char *user_dir,
+		   struct ps_list *out, ps_error_fn on_error, void *ctx);
+void probesets_free(struct ps_list *list);
+
+/* The probeset called name, or NULL. */
+const struct probeset *probesets_find(const struct ps_list *list,
+				      const char *name);
+
+/* The directory the builtin probesets are read from: the installed one,
+ * or the source tree's when running from a build directory. */
+const char *probeset_builtin_dir(void);
+
+/* The section called name in ps (-1 if none), and the spec name of that
+ * section (NULL if none). */
+int probeset_section(const struct probeset *ps, const char *name);
+const struct ps_spec *probeset_spec(const struct probeset *ps,
+				    const char *section, const char *name);
+
+/* The note of the first [probe P] whose glob matches provider:name. */
+const struct ps_note *probeset_note(const struct probeset *ps,
+				    const char *provider, const char *name);
+
+#endif

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the probeset loader: every shipped file loads with the
+ * roles the views read; broken files are refused with FILE:LINE: what;
+ * a user file overrides a builtin one by name, and a broken one does not
+ * stop the others. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "probeset.h"
+
+static char dir[64];
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/probetop-ps-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static void builtin_dir(char *out, size_t n)
+{
+	snprintf(out, n, "%s/probesets", getenv("SOURCE_ROOT"));
+}
+
+static void collect(const char *msg, void *ctx)
+{
+	char *buf = ctx;
+
+	snprintf(buf + strlen(buf), 1024 - strlen(buf), "%s\n", msg);
+}
+
+static void test_shipped_sets_load(void **state)
+{
+	static const char *const NAMES[] = { "erlang",	  "io",	    "java",
+					     "libstdcxx", "node",   "php",
+					     "pony",	  "python", "ruby" };
+	char bdir[512], errs[1024] = "";
+	struct ps_list list;
+
+	(void)state;
+	builtin_dir(bdir, sizeof(bdir));
+	assert_int_equal(
+		probesets_load(bdir, "/nonexistent", &list, collect, errs), 0);
+	assert_string_equal(errs, "");
+	assert_int_equal(list.n, sizeof(NAMES) / sizeof(NAMES[0]));
+	for (size_t i = 0; i < list.n; i++) {
+		assert_string_equal(list.sets[i]->name, NAMES[i]);
+		assert_false(list.sets[i]->user);
+		/* every spec was parsed at load time; roles name sections */
+		for (int k = 0; k < list.sets[i]->nspecs; k++)
+			assert_true(list.sets[i]->specs[k].section <
+				    list.sets[i]->nsections);
+	}
+	probesets_free(&list);
+}
+
+static void test_python_roles(void **state)
+{
+	char path[512], err[600];
+	struct probeset ps;
+	const struct ps_spec *calls, *lat;
+	const struct ps_note *note;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/probesets/python.ini",
+		 getenv("SOURCE_ROOT"));
+	assert_int_equal(probeset_load_file(path, &ps, err, sizeof(err)), 0);
+	calls = probeset_spec(&ps, "frames", "calls");
+	assert_non_null(calls);
+	assert_string_equal(
+		calls->spec.text,
+		"python:function__return=count(str(arg1),str(arg0),arg2)");
+	assert_false(calls->optional);
+	lat = probeset_spec(&ps, "frames", "latency");
+	assert_non_null(lat);
+	assert_true(lat->optional);
+	assert_string_equal(lat->needs, "python:line");
+	assert_int_equal(ps.sections[calls->section].nlabels, 3);
+	assert_string_equal(ps.sections[calls->section].labels[1], "file");
+	assert_non_null(probeset_spec(&ps, "gc", "pause"));
+	note = probeset_note(&ps, "python", "function__entry");
+	assert_non_null(note);
+	assert_non_null(strstr(note->silent, "98894"));
+	assert_null(probeset_note(&ps, "python", "gc__start"));
+	assert_int_equal(ps.ndetect, 2);
+}
+
+static void test_ruby_unsafe_glob(void **state)
+{
+	char path[512], err[600];
+	struct probeset ps;
+	const struct ps_note *n;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/probesets/ruby.ini",
+		 getenv("SOURCE_ROOT"));
+	assert_int_equal(probeset_load_file(path, &ps, err, sizeof(err)), 0);
+	n = probeset_note(&ps, "ruby", "cmethod__entry");
+	assert_non_null(n);
+	assert_true(n->unsafe[0] != '\0');
+	n = probeset_note(&ps, "ruby", "method__entry");
+	assert_non_null(n);
+	assert_true(n->silent[0] != '\0');
+	assert_true(probeset_spec(&ps, "frames", "calls")->optional);
+}
+
+struct bad {
+	const char *text;
+	const char *want; /* after "DIR/bad.ini" */
+};
+
+static void test_broken_files(void **state)
+{
+	static const struct bad BAD[] = {
+		{ "[probeset]\nname = x\ndetect = a:b\n[f]\ncalls = "
+		  "a:b=cnt()\n",
+		  ":5: calls: unknown aggregation 'cnt' at column 5" },
+		{ "[probeset]\nname = x\ndetect = a:b\ncolour = red\n",
+		  ":4: unknown key 'colour' in [probeset]" },
+		{ "[probeset]\nname = x\n[f\n",
+		  ":3: not KEY = VALUE or [SECTION]" },
+		{ "calls = a:b\n", ":1: 'calls' before any [section]" },
+		{ "[probeset]\nname = Bad Name\n",
+		  ":2: name 'Bad Name': use a-z, 0-9, _ or -" },
+		{ "[probeset]\nname = x\ndetect = fn:main\n",
+		  ":3: detect: 'fn:main' is not a USDT probe" },
+		{ "[probeset]\nname = x\ndetect = a:b\n[f]\nc = a:b\n"
+		  "optional = d\n",
+		  ":6: optional: no spec 'd' in this section" },
+		{ "[probeset]\nname = x\ndetect = a:b\n[probe a:b]\nloud = y\n",
+		  ":5: unknown key 'loud' in [probe]; use silent, cost or "
+		  "unsafe" },
+		{ "[probeset]\nname = x\ndetect = a:b\n",
+		  ": no spec in any section" },
+		{ "[probeset]\ndetect = a:b\n[f]\nc = a:b\n",
+		  ": no name in [probeset]" },
+		{ "[probeset]\nname = x\nkernel = disk\n",
+		  ":3: kernel = 'disk': only 'io' is known" },
+		{ "", ": no name in [probeset]" },
+	};
+	struct probeset ps;
+	char err[600], want[700];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
+		const char *path = write_file("bad.ini", BAD[i].text);
+
+		assert_int_equal(
+			probeset_load_file(path, &ps, err, sizeof(err)),
+			-EINVAL);
+		snprintf(want, sizeof(want), "%s%s", path, BAD[i].want);
+		assert_string_equal(err, want);
+	}
+	assert_int_equal(
+		probeset_load_file("/nonexistent/x.ini", &ps, err, sizeof(err)),
+		-ENOENT);
+	assert_string_equal(err, "/nonexistent/x.ini: cannot read: No such "
+				 "file or directory");
+}
+
+static void test_user_overrides_and_bad_skipped(void **state)
+{
+	char bdir[512], udir[128], errs[1024] = "", want[1024];
+	struct ps_list list;
+	const struct probeset *py;
+
+	(void)state;
+	builtin_dir(bdir, sizeof(bdir));
+	snprintf(udir, sizeof(udir), "%s/user", dir);
+	mkdir(udir, 0755);
+	strcat(dir, "/user");
+	write_file("python.ini", "[probeset]\nname = python\n"
+				 "detect = python:line\n[frames]\n"
+				 "calls = python:line=count(arg2)\n");
+	write_file("zz.ini", "[probeset]\nname = zz\n[x\n");
+	write_file("notes.txt", "not a probeset\n");
+	dir[strlen(dir) - 5] = '\0';
+	assert_int_equal(probesets_load(bdir, udir, &list, collect, errs), 0);
+	snprintf(want, sizeof(want),
+		 "%s/zz.ini:3: not KEY = VALUE or [SECTION]\n", udir);
+	assert_string_equal(errs, want);
+	assert_int_equal(list.n, 9);
+	py = probesets_find(&list, "python");
+	assert_non_null(py);
+	assert_true(py->user);
+	assert_int_equal(py->nspecs, 1);
+	assert_false(probesets_find(&list, "ruby")->user);
+	assert_null(probesets_find(&list, "zz"));
+	probesets_free(&list);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shipped_sets_load),
+		cmocka_unit_test(test_python_roles),
+		cmocka_unit_test(test_ruby_unsafe_glob),
+		cmocka_unit_test(test_broken_files),
+		cmocka_unit_test(test_user_overrides_and_bad_skipped),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session — open a target, pick probesets, attach specs; see session.h.
+ *
+ * Everything a user typed is checked before anything is attached: specs
+ * are parsed and -P names looked up first; then the target is opened
+ * (a command is started, held before exec); then probesets are picked by
+ * the probes the target's objects have, and every spec is attached.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <linux/types.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "cmd.h"
+#include "probetop.h"
+
+_Static_assert(SESSION_MAX_SPECS == PT_MAX_SPECS, "one slot per spec id");
+
+static void report_bad_file(const char *msg, void *ctx)
+{
+	(void)ctx;
+	cli_error("%s (skipped)", msg);
+}
+
+static int open_target(struct session *s, const struct session_args *a)
+{
+	char path[4096];
+	int err;
+
+	if (a->binary) {
+		if (catalog_find_file(a->binary, s->binary,
+				      sizeof(s->binary))) {
+			cli_error("-b %s: no such file (not in $PATH or the "
+				  "library directories)",
+				  a->binary);
+			return -1;
+		}
+		s->tr = tracer_new(TRACER_FILE, 0, s->binary);
+		if (!s->tr && errno != EPERM)
+			cli_error("-b %s: cannot trace: %s", s->binary,
+				  strerror(errno));
+		return s->tr ? 0 : -1;
+	}
+	if (a->pid) {
+		s->pid = a->pid;
+		s->tr = tracer_new(TRACER_PID, a->pid, NULL);
+		if (!s->tr && errno == ESRCH)
+			cli_error("no such process: %d", (int)a->pid);
+		return s->tr ? 0 : -1;
+	}
+	if (catalog_find_file(a->command[0], path, sizeof(path)) ||
+	    access(path, X_OK)) {
+		cli_error("%s: command not found", a->command[0]);
+		return -1;
+	}
+	err = launch_start(a->command, &s->l);
+	if (err) {
+		cli_error("cannot start %s: %s", a->command[0], strerror(-err));
+		return -1;
+	}
+	s->launched = true;
+	s->pid = s->l.pid;
+	s->tr = tracer_new(TRACER_PID, s->pid, NULL);
+	if (!s->tr)
+		return -1;
+	return tracer_add_command_files(s->tr, path) ? -1 : 0;
+}
+
+static bool detected(const struct session *s, const struct probeset *ps)
+{
+	for (int d = 0; d < ps->ndetect; d++)
+		if (tracer_has_probe(s->tr, &ps->detect[d]))
+			return true;
+	return false;
+}
+
+/* -P names (checked before the target is opened), or what is detected. */
+static int pick_named(struct session *s, const struct session_args *a)
+{
+	for (int i = 0; i < a->nsets; i++) {
+		const struct probeset *ps =
+			probesets_find(&s->sets, a->sets[i]);
+
+		if (!ps) {
+			cli_error("-P %s: no such probeset; see probetop "
+				  "probesets",
+				  a->sets[i]);
+			return -1;
+		}
+		s->picked[s->npicked++] = ps;
+	}
+	return 0;
+}
+
+static void pick_detected(struct session *s)
+{
+	for (size_t i = 0; i < s->sets.n && s->npicked < SESSION_MAX_SETS; i++)
+		if (!s->sets.sets[i]->kernel_io && detected(s, s->sets.sets[i]))
+			s->picked[s->npicked++] = s->sets.sets[i];
+}
+
+/* Report a spec that attached nowhere; -1 if that is fatal. */
+static int check_attached(const struct session *s, const struct spec *spec,
+			  int id, bool from_set)
+{
+	const struct tracer_spec_info *info = tracer_spec_info(s->tr, id);
+
+	if (info->nsites || from_set)
+		return 0;
+	if (info->nskipped) {
+		cli_error("-e '%s': no location of its probes can serve it "
+			  "(see above)",
+			  spec->text);
+		return -1;
+	}
+	if (s->binary[0]) {
+		cli_error("-e '%s': no probe of %s matches", spec->text,
+			  s->binary);
+		return -1;
+	}
+	cli_error("-e '%s': no probe matches yet; waiting for it to be mapped",
+		  spec->text);
+	return 0;
+}
+
+static int attach_sets(struct session *s, const struct session_args *a)
+{
+	for (int i = 0; i < s->npicked; i++) {
+		const struct probeset *ps = s->picked[i];
+
+		if (ps->kernel_io) {
+			if (s->binary[0]) {
+				cli_error("-P %s needs -p PID or a command, "
+					  "not -b",
+					  ps->name);
+				return -1;
+			}
+			if (tracer_io_add_pid(s->tr, s->pid))
+				return -1;
+			s->io = true;
+			continue;
+		}
+		for (int k = 0; k < ps->nspecs; k++) {
+			const struct ps_spec *r = &ps->specs[k];
+			int id;
+
+			if (r->optional && !a->all_optional)
+				continue;
+			id = session_add(s, &r->spec, ps, r);
+			if (id < 0) {
+				cli_error("-P %s: '%s': cannot attach: %s",
+					  ps->name, r->spec.text,
+					  strerror(-id));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int session_open(struct session *s, const struct session_args *a)
+{
+	struct spec *specs = calloc((size_t)a->nspecs + 1, sizeof(*specs));
+	char err[256];
+	int ret = 2;
+
+	*s = (struct session){ .l = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
+	if (!specs)
+		return 1;
+	for (int i = 0; i < a->nspecs; i++) {
+		if (spec_parse(a->specs[i], &specs[i], err, sizeof(err))) {
+			cli_error("-e '%s': %s", a->specs[i], err);
+			goto fail;
+		}
+	}
+	if (probesets_load(NULL, NULL, &s->sets, report_bad_file, NULL)) {
+		ret = 1;
+		goto fail;
+	}
+	if (pick_named(s, a))
+		goto fail;
+	ret = 1;
+	if (open_target(s, a))
+		goto fail;
+	if (!a->nsets && !a->nspecs)
+		pick_detected(s);
+	for (int i = 0; i < a->nspecs; i++) {
+		int id = session_add(s, &specs[i], NULL, NULL);
+
+		if (id < 0) {
+			cli_error("-e '%s': cannot attach: %s", specs[i].text,
+				  strerror(-id));
+			goto fail;
+		}
+		if (check_attached(s, &specs[i], id, false))
+			goto fail;
+	}
+	if (attach_sets(s, a))
+		goto fail;
+	free(specs);
+	return 0;
+fail:
+	free(specs);
+	session_close(s);
+	return ret;
+}
+
+int session_release(struct session *s)
+{
+	int err;
+
+	if (!s->launched || s->l.go_fd < 0)
+		return 0;
+	err = launch_release(&s->l);
+	if (err) {
+		cli_error("cannot run the command: %s", strerror(-err));
+		s->l.pid = -1;
+		return 1;
+	}
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	if (s->l.pid > 0 && s->l.go_fd >= 0)
+		launch_abort(&s->l); /* never released: it exits, unrun */
+	else if (s->l.pid > 0)
+		waitpid(s->l.pid, NULL, WNOHANG); /* reap it if it is done */
+	s->l.pid = -1;
+	tracer_free(s->tr);
+	s->tr = NULL;
+	probesets_free(&s->sets);
+	s->npicked = 0;
+}
+
+int session_add(struct session *s, const struct spec *spec,
+		const struct probeset *ps, const struct ps_spec *role)
+{
+	int id = tracer_add(s->tr, spec), hid = -1;
+
+	if (id < 0)
+		return id;
+	if (role && role->needs[0]) {
+		struct spec need;
+		char err[128];
+
+		if (!spec_parse(role->needs, &need, err, sizeof(err)))
+			hid = tracer_add(s->tr, &need);
+		if (hid >= 0)
+			s->specs[hid] =
+				(struct session_spec){ .used = true,
+						       .ps = ps,
+						       .helper = true,
+						       .helper_id = -1 };
+	}
+	s->specs[id] = (struct session_spec){
+		.used = true, .ps = ps, .role = role, .helper_id = hid
+	};
+	return id;
+}
+
+int session_remove(struct session *s, int id)
+{
+	int err;
+
+	if (id < 0 || id >= SESSION_MAX_SPECS || !s->specs[id].used)
+		return -ENOENT;
+	if (s->specs[id].helper_id >= 0)
+		tracer_remove(s->tr, s->specs[id].helper_id);
+	if (s->specs[id].helper_id >= 0)
+		s->specs[s->specs[id].helper_id].used = false;
+	err = tracer_remove(s->tr, id);
+	s->specs[id].used = false;
+	return err;
+}
+
+int session_role(const struct session *s, const char *section, const char *name)
+{
+	for (int id = 0; id < SESSION_MAX_SPECS; id++) {
+		const struct session_spec *ss = &s->specs[id];
+
+		if (ss->used && ss->role &&
+		    !strcmp(ss->ps->sections[ss->role->section].name,
+			    section) &&
+		    !strcmp(ss->role->name, name))
+			return id;
+	}
+	return -1;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session — a traced target and what is attached to it, shared by
+ * `trace` and the console.
+ *
+ * session_open() finds the target (-p PID, -b BINARY, or a command it
+ * starts and holds before exec), loads the probesets, picks those named
+ * by -P or, without -P and -e, those whose detect probes the target has,
+ * parses every -e SPEC, and attaches it all. Errors are printed on stderr
+ * (cli_error) before anything is drawn; the console calls it before curses
+ * starts. Each attached spec remembers where it came from (a probeset
+ * role, a -e, or the console), so views can find "the frames spec".
+ *
+ * Call order: session_open → [session_release for a command] → use →
+ * session_close (detaches everything; a command never released exits
+ * unrun).
+ */
+#ifndef PROBETOP_SESSION_H
+#define PROBETOP_SESSION_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "launch.h"
+#include "probeset.h"
+#include "spec.h"
+#include "tracer.h"
+
+#define SESSION_MAX_ARGS 64
+#define SESSION_MAX_SETS 16
+#define SESSION_MAX_SPECS 256 /* = PT_MAX_SPECS */
+
+struct session_args {
+	pid_t pid;
+	const char *binary;
+	char **command;
+	const char *specs[SESSION_MAX_ARGS]; /* -e */
+	int nspecs;
+	const char *sets[SESSION_MAX_SETS]; /* -P */
+	int nsets;
+	bool all_optional; /* attach optional probeset specs too */
+};
+
+/* Where an attached spec came from. */
+struct session_spec {
+	bool used;
+	const struct probeset *ps; /* NULL: -e or the console */
+	const struct ps_spec *role; /* the probeset's entry, or NULL */
+	bool helper; /* attached for another spec's needs.NAME */
+	int helper_id; /* the spec attached for this one's needs, or -1 */
+};
+
+struct session {
+	struct tracer *tr;
+	pid_t pid; /* 0 for -b */
+	char binary[4096]; /* -b: the file's path */
+	bool launched;
+	struct launch l;
+	struct ps_list sets; /* every loadable probeset */
+	const struct probeset *picked[SESSION_MAX_SETS];
+	int npicked;
+	bool io; /* the kernel IO pane is on */
+	struct session_spec specs[SESSION_MAX_SPECS];
+};
+
+/*
+ * Open the target and attach everything a asks for. Returns 0, or 2 for
+ * a usage error (bad spec, unknown probeset) or 1 for another error,
+ * each already reported on stderr. On error the session is closed.
+ */
+int session_open(struct session *s, const struct session_args *a);
+
+/* Let a launched command run (after the caller is ready). 0 or 1. */
+int session_release(struct session *s);
+
+/* Detach everything and free; safe on a closed or zeroed session. */
+void session_close(struct session *s);
+
+/*
+ * Attach one spec now, recording where it came from (ps and role may be
+ * NULL). With role->needs set, the needed probe is attached too. Returns
+ * the tracer's id or a negative errno (logged).
+ */
+int session_add(struct session *s, const struct spec *spec,
+		const struct probeset *ps, const struct ps_spec *role);
+
+/* Detach spec id (and the helper it needed). 0 or -ENOENT. */
+int session_remove(struct session *s, int id);
+
+/* The id of the live spec attached for probeset role SECTION.NAME in any
+ * picked probeset, or -1. */
+int session_role(const struct session *s, const char *section,
+		 const char *name);
+
+#endif
