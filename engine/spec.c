@@ -329,9 +329,19 @@ static int parse_agg(struct cursor *c, struct spec *sp)
 		goto done;
 	if (sp->agg == SPEC_AGG_SUM || sp->agg == SPEC_AGG_QUANTIZE ||
 	    sp->agg == SPEC_AGG_LQUANTIZE) {
-		sp->val_arg = parse_argn(c);
-		if (sp->val_arg < 0)
-			return sp->val_arg;
+		size_t at = c->pos;
+		char word[16];
+
+		if (sp->agg == SPEC_AGG_LQUANTIZE &&
+		    parse_ident(c, word, sizeof(word)) &&
+		    !strcmp(word, "latency")) {
+			sp->timed = true;
+		} else {
+			c->pos = at;
+			sp->val_arg = parse_argn(c);
+			if (sp->val_arg < 0)
+				return sp->val_arg;
+		}
 		if (sp->agg == SPEC_AGG_LQUANTIZE) {
 			err = parse_lq_bounds(c, sp);
 			if (err)
@@ -349,8 +359,9 @@ close:
 	if (!eat(c, ')'))
 		return fail(c, c->pos, "expected ',' or ')'");
 done:
-	if (sp->val_arg < 0 && sp->agg != SPEC_AGG_COUNT &&
-	    sp->agg != SPEC_AGG_LATENCY)
+	if (sp->agg == SPEC_AGG_LATENCY)
+		sp->timed = true;
+	if (sp->val_arg < 0 && !sp->timed && sp->agg != SPEC_AGG_COUNT)
 		return fail(c, pos, "%s needs a value argument: %s(argN%s)",
 			    name, name,
 			    sp->agg == SPEC_AGG_LQUANTIZE ? ", LOW, HIGH, STEP"
@@ -363,9 +374,9 @@ static int check_spec(struct cursor *c, struct spec *sp, size_t agg_pos)
 {
 	const struct spec_probe *a = &sp->probe[0];
 
-	if (sp->nprobes == 2 && sp->agg != SPEC_AGG_LATENCY)
+	if (sp->nprobes == 2 && !sp->timed)
 		return fail(c, agg_pos, "a probe pair A..B needs latency()");
-	if (sp->agg == SPEC_AGG_LATENCY && sp->nprobes == 1) {
+	if (sp->timed && sp->nprobes == 1) {
 		if (!a->fn || a->ret)
 			return fail(c, agg_pos,
 				    "latency needs two probes A..B, or a "

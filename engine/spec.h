@@ -8,6 +8,9 @@
  *   AGG   := count | sum | quantize | lquantize | latency
  *   ARG   := argN | str(argN) | str(argN, argM) | an integer (lquantize)
  *
+ * lquantize(latency, LOW, HIGH, STEP, KEYS) on a pair A..B (or fn:SYM)
+ * is latency() with linear buckets: what the console's zoom attaches.
+ *
  * The parser is pure (no I/O, no allocation): it fills a fixed-size
  * struct spec or explains, with a 1-based column, what it expected. The
  * tracer compiles a parsed spec against a catalog; nothing is attached
@@ -66,6 +69,8 @@ struct spec {
 	int nprobes; /* 1, or 2 for A..B */
 	struct spec_probe probe[2];
 	enum spec_agg agg;
+	bool timed; /* the value is the time A..B: latency(), or
+		       lquantize(latency, LOW, HIGH, STEP) */
 	int val_arg; /* sum/quantize/lquantize value argN, else -1 */
 	int64_t lq_low, lq_high, lq_step; /* lquantize */
 	int lq_nsteps; /* buckets from LOW up to HIGH, 1..64 */

@@ -248,21 +248,21 @@ static int build_site(struct tspec *ts, int id, int role,
 
 	memset(s, 0, sizeof(*s));
 	s->spec = (uint32_t)id;
+	if (sp->agg == SPEC_AGG_LQUANTIZE) {
+		s->lq_low = sp->lq_low;
+		s->lq_step = sp->lq_step;
+		s->lq_nsteps = (uint32_t)sp->lq_nsteps;
+	}
 	if (role == 1) {
 		s->action = PT_ACT_LAT_END;
 		return 0;
 	}
-	s->action = AGG_ACTION[sp->agg];
+	s->action = sp->timed ? PT_ACT_LAT_START : AGG_ACTION[sp->agg];
 	if (sp->val_arg >= 0) {
 		err = fetch_arg(src, sp->val_arg, &s->val);
 		if (err)
 			return err;
 		s->has_val = 1;
-	}
-	if (sp->agg == SPEC_AGG_LQUANTIZE) {
-		s->lq_low = sp->lq_low;
-		s->lq_step = sp->lq_step;
-		s->lq_nsteps = (uint32_t)sp->lq_nsteps;
 	}
 	s->nkeys = (uint8_t)sp->nkeys;
 	s->small = 1;

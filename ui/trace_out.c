@@ -18,7 +18,7 @@
 static bool is_hist(const struct spec *sp)
 {
 	return sp->agg == SPEC_AGG_QUANTIZE || sp->agg == SPEC_AGG_LQUANTIZE ||
-	       sp->agg == SPEC_AGG_LATENCY;
+	       sp->timed;
 }
 
 /* Text ---------------------------------------------------------------- */
@@ -133,7 +133,7 @@ static void text_bars(const struct trace_out *out, const struct spec *sp,
 	last = last < n - 1 ? last + 1 : n - 1;
 	fprintf(out->f,
 		"  %16s  ------------- Distribution ------------- count\n",
-		sp->agg == SPEC_AGG_LATENCY ? "ns" : "value");
+		sp->timed ? "ns" : "value");
 	for (int i = first; i <= last; i++) {
 		int bar = count ? (int)((b[i] * BAR_WIDTH + count / 2) / count)
 				: 0;
@@ -335,7 +335,7 @@ static json_object *json_agg(const struct trace_out *out,
 	json_object_object_add(
 		o, "drops",
 		json_object_new_uint64(final ? as->drops_total : as->drops));
-	if (as->spec->agg == SPEC_AGG_LATENCY)
+	if (as->spec->timed)
 		json_object_object_add(
 			o, "unmatched",
 			json_object_new_uint64(final ? as->unmatched_total

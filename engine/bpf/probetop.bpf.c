@@ -419,7 +419,7 @@ static __always_inline void lat_end(const struct pt_site *s)
 	};
 	struct pt_stack *st = bpf_map_lookup_elem(&stacks, &sk);
 	struct pt_frame *f;
-	__u32 d;
+	__u32 d, b;
 	__s64 ns;
 
 	if (!st || !st->depth) {
@@ -433,10 +433,11 @@ static __always_inline void lat_end(const struct pt_site *s)
 	if (!f->ts)
 		return; /* counted when it started */
 	ns = (__s64)(now - f->ts);
+	b = s->lq_nsteps ? lin_bucket(ns, s) : log2_bucket(ns, 1);
 	if (f->small)
-		hist_add(&nhists, &f->key, ns, log2_bucket(ns, 1));
+		hist_add(&nhists, &f->key, ns, b);
 	else
-		hist_add(&hists, &f->key, ns, log2_bucket(ns, 1));
+		hist_add(&hists, &f->key, ns, b);
 }
 
 static __always_inline int handle(struct pt_regs *ctx)

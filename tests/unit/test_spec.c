@@ -116,6 +116,19 @@ static void test_latency(void **state)
 	assert_true(sp.probe[1].fn && sp.probe[1].ret);
 	assert_string_equal(sp.probe[1].object, "/usr/bin/app");
 	assert_string_equal(sp.probe[1].name, "parse");
+	assert_true(sp.timed);
+	/* linear latency buckets: what the console's zoom attaches */
+	sp = parse_ok("a:start..a:done=lquantize(latency, 1000, 2000, 100, "
+		      "arg0)");
+	assert_true(sp.timed);
+	assert_int_equal(sp.agg, SPEC_AGG_LQUANTIZE);
+	assert_int_equal(sp.val_arg, -1);
+	assert_int_equal(sp.lq_nsteps, 10);
+	assert_int_equal(sp.nkeys, 1);
+	sp = parse_ok("fn:f=lquantize(latency, 0, 64, 1)");
+	assert_int_equal(sp.nprobes, 2);
+	sp = parse_ok("a:b=lquantize(arg0, 0, 64, 1)");
+	assert_false(sp.timed);
 }
 
 static void test_fn(void **state)
@@ -133,6 +146,9 @@ static void test_fn(void **state)
 
 static void test_errors(void **state)
 {
+	expect_error("a:b=lquantize(latency, 0, 10, 1)",
+		     "latency needs two probes A..B, or a fn: entry probe at "
+		     "column 5");
 	(void)state;
 	expect_error("python:foo=cnt()",
 		     "unknown aggregation 'cnt' at column 12");
