@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+/*
+ * draw — drawing helpers shared by the views; see draw.h.
+ *
+ * Text goes through wide characters so that clipping counts columns, not
+ * bytes (a "µs" or a block character is one column).
+ */
+#include "draw.h"
+
+#include <curses.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+static bool use_color, use_utf8;
+
+void draw_init(bool color, bool utf8)
+{
+	use_color = color && has_colors();
+	use_utf8 = utf8;
+	if (!use_color)
+		return;
+	start_color();
+	use_default_colors();
+	init_pair(1, COLOR_CYAN, -1); /* title */
+	init_pair(2, COLOR_GREEN, -1); /* bar */
+	init_pair(3, COLOR_YELLOW, -1); /* mark */
+	init_pair(4, COLOR_RED, -1); /* warn */
+	init_pair(5, COLOR_BLACK, COLOR_CYAN); /* header */
+}
+
+bool draw_utf8(void)
+{
+	return use_utf8;
+}
+
+static attr_t style_attr(enum draw_style st)
+{
+	switch (st) {
+	case STYLE_TITLE:
+		return A_BOLD | (use_color ? COLOR_PAIR(1) : 0);
+	case STYLE_SELECTED:
+		return A_REVERSE;
+	case STYLE_BAR:
+		return use_color ? COLOR_PAIR(2) : 0;
+	case STYLE_MARK:
+		return A_BOLD | (use_color ? COLOR_PAIR(3) : 0);
+	case STYLE_WARN:
+		return A_BOLD | (use_color ? COLOR_PAIR(4) : 0);
+	case STYLE_DIM:
+		return A_DIM;
+	case STYLE_HEADER:
+		return use_color ? COLOR_PAIR(5) : A_REVERSE;
+	default:
+		return A_NORMAL;
+	}
+}
+
+void draw_text(int y, int x, int w, enum draw_style st, const char *s)
+{
+	wchar_t ws[512];
+	size_t len;
+	int cols = 0, i = 0;
+
+	if (w <= 0)
+		return;
+	len = mbstowcs(ws, s, sizeof(ws) / sizeof(ws[0]) - 1);
+	if (len == (size_t)-1)
+		len = 0;
+	ws[len] = L'\0';
+	while (ws[i]) {
+		int cw = wcwidth(ws[i]);
+
+		if (cw < 0)
+			ws[i] = L'?', cw = 1;
+		if (cols + cw > w)
+			break;
+		cols += cw;
+		i++;
+	}
+	attrset(style_attr(st));
+	mvaddnwstr(y, x, ws, i);
+	if (cols < w)
+		mvhline(y, x + cols, ' ', w - cols);
+	attrset(A_NORMAL);
+}
+
+void draw_fmt(int y, int x, int w, enum draw_style st, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	draw_text(y, x, w, st, buf);
+}
+
+void draw_clear(struct rect r)
+{
+	for (int i = 0; i < r.h; i++)
+		mvhline(r.y + i, r.x, ' ', r.w);
+}
+
+struct rect draw_box(struct rect r, const char *title, const char *note,
+		     bool focus)
+{
+	struct rect in = { r.y + 1, r.x + 1, r.h - 2, r.w - 2 };
+	int tw;
+
+	if (r.h < 2 || r.w < 4)
+		return (struct rect){ r.y, r.x, 0, 0 };
+	attrset(focus ? A_BOLD : A_NORMAL);
+	mvhline(r.y, r.x + 1, ACS_HLINE, r.w - 2);
+	mvhline(r.y + r.h - 1, r.x + 1, ACS_HLINE, r.w - 2);
+	mvvline(r.y + 1, r.x, ACS_VLINE, r.h - 2);
+	mvvline(r.y + 1, r.x + r.w - 1, ACS_VLINE, r.h - 2);
+	mvaddch(r.y, r.x, ACS_ULCORNER);
+	mvaddch(r.y, r.x + r.w - 1, ACS_URCORNER);
+	mvaddch(r.y + r.h - 1, r.x, ACS_LLCORNER);
+	mvaddch(r.y + r.h - 1, r.x + r.w - 1, ACS_LRCORNER);
+	attrset(A_NORMAL);
+	tw = title ? (int)strlen(title) + 2 : 0;
+	if (title && r.w > 6)
+		draw_fmt(r.y, r.x + 1, tw < r.w - 4 ? tw : r.w - 4,
+			 STYLE_TITLE, " %s ", title);
+	if (note && *note) {
+		int nw = (int)strlen(note) + 2;
+
+		if (tw + nw < r.w - 4)
+			draw_fmt(r.y, r.x + r.w - 2 - nw, nw, STYLE_NORMAL,
+				 " %s ", note);
+	}
+	draw_clear(in);
+	return in;
+}
+
+const char *fmt_count(uint64_t v, char *buf, size_t n)
+{
+	char raw[32];
+	size_t len, o = 0;
+
+	snprintf(raw, sizeof(raw), "%" PRIu64, v);
+	len = strlen(raw);
+	for (size_t i = 0; i < len && o + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = raw[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+const char *fmt_rate(double v, char *buf, size_t n)
+{
+	if (v < 0)
+		v = 0;
+	if (v < 10)
+		snprintf(buf, n, v == (double)(uint64_t)v ? "%.0f" : "%.1f", v);
+	else if (v < 1e7)
+		fmt_count((uint64_t)(v + 0.5), buf, n);
+	else
+		snprintf(buf, n, "%.1fM", v / 1e6);
+	return buf;
+}
+
+const char *fmt_ns(double ns, char *buf, size_t n)
+{
+	const char *us = use_utf8 ? "\u00b5s" : "us";
+
+	if (ns < 1000)
+		snprintf(buf, n, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, n, ns < 1e4 ? "%.1f%s" : "%.0f%s", ns / 1e3, us);
+	else if (ns < 1e9)
+		snprintf(buf, n, ns < 1e7 ? "%.1fms" : "%.0fms", ns / 1e6);
+	else
+		snprintf(buf, n, "%.2fs", ns / 1e9);
+	return buf;
+}
+
+const char *fmt_bytes(double v, char *buf, size_t n)
+{
+	if (v < 1000)
+		snprintf(buf, n, "%.0fB", v);
+	else if (v < 1e6)
+		snprintf(buf, n, v < 1e4 ? "%.1fkB" : "%.0fkB", v / 1e3);
+	else if (v < 1e9)
+		snprintf(buf, n, v < 1e7 ? "%.1fMB" : "%.0fMB", v / 1e6);
+	else
+		snprintf(buf, n, "%.1fGB", v / 1e9);
+	return buf;
+}
+
+void draw_spark(int y, int x, int w, const double *v, size_t n)
+{
+	static const char *const UTF[] = { " ", "\u2581", "\u2582", "\u2583",
+					   "\u2584", "\u2585", "\u2586",
+					   "\u2587", "\u2588" };
+	static const char ASCII[] = " .:-=+*#@";
+	char line[1024] = "";
+	size_t from = n > (size_t)w ? n - (size_t)w : 0, o = 0;
+	double max = 0;
+
+	for (size_t i = from; i < n; i++)
+		if (v[i] > max)
+			max = v[i];
+	for (size_t i = from; i < n && o + 4 < sizeof(line); i++) {
+		int lv = max > 0 ? (int)(v[i] / max * 8.0 + 0.5) : 0;
+
+		if (v[i] > 0 && lv == 0)
+			lv = 1;
+		if (use_utf8) {
+			strcpy(line + o, UTF[lv]);
+			o += strlen(UTF[lv]);
+		} else {
+			line[o++] = ASCII[lv];
+		}
+	}
+	line[o] = '\0';
+	draw_text(y, x, w, STYLE_BAR, line);
+}
+
+const char *hist_bucket_label(const struct spec *spec,
+			      const struct agg_row *row, int i, bool ns,
+			      char *buf, size_t n)
+{
+	int nb = agg_nbuckets(spec);
+	int64_t low = agg_bucket_low(spec, row, i);
+
+	if (i == 0 && (spec->agg != SPEC_AGG_LQUANTIZE || low < spec->lq_low))
+		snprintf(buf, n, "< %" PRId64,
+			 spec->agg == SPEC_AGG_LQUANTIZE ? spec->lq_low : 0);
+	else if (spec->agg == SPEC_AGG_LQUANTIZE && i == nb - 1)
+		snprintf(buf, n, ">= %" PRId64, low);
+	else if (ns)
+		fmt_ns((double)low, buf, n);
+	else
+		snprintf(buf, n, "%" PRId64, low);
+	return buf;
+}
+
+/* The range of buckets worth drawing: non-empty ones, one empty each side */
+static void hist_range(const uint64_t *b, int nb, int *first, int *last)
+{
+	*first = -1;
+	*last = -1;
+	for (int i = 0; i < nb; i++) {
+		if (!b[i])
+			continue;
+		if (*first < 0)
+			*first = i;
+		*last = i;
+	}
+	if (*first < 0)
+		return;
+	if (*first > 0)
+		(*first)--;
+	if (*last < nb - 1)
+		(*last)++;
+}
+
+void draw_hist(struct rect r, const struct hist_draw *h, int *first,
+	       int *last)
+{
+	static const struct {
+		double p;
+		const char *name;
+	} P[] = { { 50, "p50" }, { 90, "p90" }, { 99, "p99" } };
+	int nb = agg_nbuckets(h->spec), mark[3], lo, hi, barw;
+	uint64_t total = 0;
+	char lab[32], cnt[32];
+
+	hist_range(h->b, nb, &lo, &hi);
+	*first = lo;
+	*last = hi;
+	if (lo < 0 || r.h < 2) {
+		draw_text(r.y, r.x, r.w, STYLE_DIM, "  (no data yet)");
+		return;
+	}
+	for (int i = 0; i < nb; i++)
+		total += h->b[i];
+	for (int k = 0; k < 3; k++)
+		mark[k] = agg_percentile_bucket(h->b, nb, P[k].p);
+	barw = r.w - 12 - 2 - 12 - 4;
+	if (barw > 40 && r.w < 100)
+		barw = 40;
+	if (barw < 4)
+		barw = 4;
+	draw_fmt(r.y, r.x, r.w, STYLE_TITLE, "%11s  %-*s %11s",
+		 h->ns ? "latency" : "value", barw, "Distribution", "count");
+	/* more buckets than lines: keep the cursor (or the top) in view */
+	if (hi - lo + 1 > r.h - 1) {
+		int want = h->cursor >= lo && h->cursor <= hi ? h->cursor : lo;
+
+		if (want - lo >= r.h - 1)
+			lo = want - (r.h - 2);
+		hi = lo + r.h - 2;
+	}
+	for (int i = lo, y = r.y + 1; i <= hi; i++, y++) {
+		char bar[512] = "", marks[16] = "";
+		int len = total ? (int)((double)h->b[i] * barw / (double)total +
+					0.5)
+				: 0, o = 0;
+
+		if (h->b[i] && !len)
+			len = 1;
+		for (int k = 0; k < len && o + 4 < (int)sizeof(bar); k++) {
+			if (use_utf8) {
+				strcpy(bar + o, "\u2588");
+				o += 3;
+			} else {
+				bar[o++] = '@';
+			}
+		}
+		bar[o] = '\0';
+		for (int k = 2; k >= 0; k--)
+			if (mark[k] == i && !marks[0])
+				snprintf(marks, sizeof(marks), " %s", P[k].name);
+		hist_bucket_label(h->spec, h->row, i, h->ns, lab, sizeof(lab));
+		draw_fmt(y, r.x, 12, i == h->cursor ? STYLE_SELECTED : STYLE_NORMAL,
+			 "%11s ", lab);
+		draw_text(y, r.x + 12, 1, STYLE_NORMAL, "|");
+		draw_text(y, r.x + 13, barw + 1, STYLE_BAR, bar);
+		draw_fmt(y, r.x + 14 + barw, 12, STYLE_NORMAL, "%11s",
+			 fmt_count(h->b[i], cnt, sizeof(cnt)));
+		draw_text(y, r.x + 26 + barw, r.w - 26 - barw, STYLE_MARK,
+			  marks);
+	}
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * draw — what every view draws with: clipped text, boxes with titles,
+ * numbers as people read them, sparklines and DTrace-style quantize bars.
+ * UTF-8 blocks and "µs" only when the console says the terminal can show
+ * them (draw_init), ASCII otherwise; colours only when allowed, attributes
+ * (reverse, bold) always.
+ */
+#ifndef PROBETOP_DRAW_H
+#define PROBETOP_DRAW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agg.h"
+#include "view.h"
+
+enum draw_style {
+	STYLE_NORMAL,
+	STYLE_TITLE, /* box titles, column heads */
+	STYLE_SELECTED, /* the cursor row */
+	STYLE_BAR, /* quantize bars, sparklines */
+	STYLE_MARK, /* p50/p90/p99 marks */
+	STYLE_WARN, /* drops, silent probes, exit banner */
+	STYLE_DIM, /* off probes, hints */
+	STYLE_HEADER, /* the top two lines */
+};
+
+/* Call after initscr (colours are set up when color is true). */
+void draw_init(bool color, bool utf8);
+bool draw_utf8(void);
+
+/* Text at (y, x), clipped to w columns and padded with blanks to w. */
+void draw_text(int y, int x, int w, enum draw_style st, const char *s);
+/* printf into draw_text */
+void draw_fmt(int y, int x, int w, enum draw_style st, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* A box around r with title at the left and note at the right of its top
+ * edge; the inside is r shrunk by one on every side. */
+struct rect draw_box(struct rect r, const char *title, const char *note,
+		     bool focus);
+void draw_clear(struct rect r);
+
+/* 9120331 -> "9,120,331" */
+const char *fmt_count(uint64_t v, char *buf, size_t n);
+/* a rate per second, "3,041,000" below ten million, then "12.3M" */
+const char *fmt_rate(double v, char *buf, size_t n);
+/* nanoseconds: "410ns", "1.1µs" (or "1.1us"), "2.0ms", "3.00s" */
+const char *fmt_ns(double ns, char *buf, size_t n);
+/* bytes: "512B", "40kB", "1.2MB" */
+const char *fmt_bytes(double v, char *buf, size_t n);
+
+/* The last w of v[0..n) as a sparkline at (y, x), scaled to their max. */
+void draw_spark(int y, int x, int w, const double *v, size_t n);
+
+/* What a quantize histogram looks like on screen. */
+struct hist_draw {
+	const struct spec *spec;
+	const struct agg_row *row;
+	const uint64_t *b; /* buckets to show (interval or totals) */
+	int cursor; /* bucket under the cursor, or -1 */
+	bool ns; /* values are nanoseconds */
+};
+
+/*
+ * Draw h as DTrace does (value, bar of '@' or blocks, count), one bucket
+ * per line from the first to the last non-empty one (with an empty one
+ * either side), scaled to r, p50/p90/p99 marked after the count. Returns
+ * the bucket range drawn in *first, *last (-1 if empty).
+ */
+void draw_hist(struct rect r, const struct hist_draw *h, int *first,
+	       int *last);
+
+/* The bucket's label: "< 0", ">= 1000", "4096" */
+const char *hist_bucket_label(const struct spec *spec,
+			      const struct agg_row *row, int i, bool ns,
+			      char *buf, size_t n);
+
+#endif

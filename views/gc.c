@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gc — collections per second per generation (or kind), the pause-time
+ * histogram over all of them with percentiles, objects collected, and a
+ * sparkline of collections over the last minute. Reads the gc.pause and
+ * gc.collected roles of the picked probeset.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "draw.h"
+#include "view.h"
+
+#define HISTORY 60
+
+struct gc {
+	double runs[HISTORY]; /* collections per second, oldest first */
+	size_t n;
+	uint64_t merged[PT_NBUCKETS], merged_total[PT_NBUCKETS];
+};
+
+static void *gc_open(void)
+{
+	return calloc(1, sizeof(struct gc));
+}
+
+static void gc_close(void *st)
+{
+	free(st);
+}
+
+static void push(double *v, size_t *n, double x)
+{
+	if (*n == HISTORY) {
+		memmove(v, v + 1, sizeof(*v) * (HISTORY - 1));
+		(*n)--;
+	}
+	v[(*n)++] = x;
+}
+
+static void gc_tick(void *st, const struct model *m, struct request *req)
+{
+	struct gc *g = st;
+	const struct agg_spec *as = model_spec(m, m->gc_pause.id);
+	uint64_t runs = 0;
+
+	(void)req;
+	for (size_t i = 0; as && i < as->nrows; i++)
+		runs += as->rows[i]->count;
+	if (as)
+		push(g->runs, &g->n, m->snap_s > 0 ? (double)runs / m->snap_s : 0);
+}
+
+/* All rows' pause buckets in one histogram row (keys merged). */
+static void merge(struct gc *g, const struct agg_spec *as, struct agg_row *out)
+{
+	int nb = agg_nbuckets(as->spec);
+
+	memset(out, 0, sizeof(*out));
+	memset(g->merged, 0, sizeof(g->merged));
+	memset(g->merged_total, 0, sizeof(g->merged_total));
+	out->min = INT64_MAX;
+	for (size_t i = 0; i < as->nrows; i++) {
+		const struct agg_row *r = as->rows[i];
+
+		for (int b = 0; b < nb; b++) {
+			g->merged[b] += r->b[b];
+			g->merged_total[b] += r->b_total[b];
+		}
+		out->total += r->total;
+		out->sum_total += r->sum_total;
+		if (r->min < out->min)
+			out->min = r->min;
+		if (r->max > out->max)
+			out->max = r->max;
+	}
+	out->b = g->merged;
+	out->b_total = g->merged_total;
+}
+
+static void gc_draw(void *st, const struct model *m, const struct view_env *env,
+		    struct rect r, bool focus)
+{
+	struct gc *g = st;
+	const struct agg_spec *as = model_spec(m, m->gc_pause.id);
+	const struct agg_spec *col = model_spec(m, m->gc_collected.id);
+	const char *label = m->gc_pause.spec && m->gc_pause.ps
+				    ? m->gc_pause.ps->sections[m->gc_pause.spec->section]
+					      .labels[0]
+				    : "";
+	struct rect in = draw_box(r, "GC", NULL, focus);
+	struct agg_row all;
+	char line[256], a[32], b[32];
+	int y = in.y, o = 0;
+
+	(void)env;
+	if (in.h < 1)
+		return;
+	if (!as) {
+		draw_text(y, in.x, in.w, STYLE_DIM,
+			  m->gc_pause.spec ? " waiting for the GC probes"
+					   : " no probeset with GC probes for "
+					     "this process");
+		return;
+	}
+	line[0] = '\0';
+	for (size_t i = 0; i < as->nrows && o < (int)sizeof(line) - 40; i++) {
+		char key[64];
+
+		model_key_text(m, as->rows[i], " ", key, sizeof(key));
+		o += snprintf(line + o, sizeof(line) - (size_t)o, "%s%s%s %s/s",
+			      o ? "  " : "", label[0] && key[0] ? label : "",
+			      key[0] ? key : "gc",
+			      fmt_rate(m->snap_s > 0 ? (double)as->rows[i]->count /
+							       m->snap_s
+						     : 0,
+				       a, sizeof(a)));
+	}
+	draw_fmt(y++, in.x, in.w, STYLE_NORMAL, " %s",
+		 as->nrows ? line : "no collection yet");
+	merge(g, as, &all);
+	if (all.total && y < in.y + in.h) {
+		int p50 = agg_percentile_bucket(all.b_total, PT_NBUCKETS, 50);
+		int p99 = agg_percentile_bucket(all.b_total, PT_NBUCKETS, 99);
+
+		draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
+			 " pause p50 %s p99 %s max %s",
+			 hist_bucket_label(as->spec, &all, p50, true, a, sizeof(a)),
+			 hist_bucket_label(as->spec, &all, p99, true, b, sizeof(b)),
+			 fmt_ns((double)all.max, line, sizeof(line)));
+	}
+	if (col && col->nrows && y < in.y + in.h) {
+		const struct agg_row *c = col->rows[0];
+
+		draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
+			 " collected %s/s  total %s",
+			 fmt_rate(m->snap_s > 0 ? (double)c->sum / m->snap_s : 0,
+				  a, sizeof(a)),
+			 fmt_count((uint64_t)c->sum_total, b, sizeof(b)));
+	}
+	if (y < in.y + in.h) {
+		draw_text(y, in.x, 1, STYLE_NORMAL, " ");
+		draw_spark(y++, in.x + 1, in.w - 1, g->runs, g->n);
+	}
+	if (all.total && in.y + in.h - y >= 4) {
+		struct hist_draw hd = { .spec = as->spec, .row = &all,
+					.b = all.b_total, .cursor = -1,
+					.ns = true };
+		int lo, hi;
+
+		draw_hist((struct rect){ y + 1, in.x, in.y + in.h - y - 1, in.w },
+			  &hd, &lo, &hi);
+	}
+}
+
+const struct view_ops view_gc = {
+	.name = "gc",
+	.title = "GC",
+	.open = gc_open,
+	.close = gc_close,
+	.tick = gc_tick,
+	.draw = gc_draw,
+};

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+/*
+ * io — the target's IO from the kernel: per syscall class calls/s,
+ * bytes/s, latency p50/p99 and errors, block requests, and sparklines of
+ * bytes and calls per second over the last minute.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "draw.h"
+#include "view.h"
+
+#define HISTORY 60
+
+struct io {
+	double bytes[HISTORY], calls[HISTORY];
+	size_t n;
+};
+
+static void *io_open(void)
+{
+	return calloc(1, sizeof(struct io));
+}
+
+static void io_close(void *st)
+{
+	free(st);
+}
+
+static void io_tick(void *st, const struct model *m, struct request *req)
+{
+	struct io *v = st;
+	double bytes = 0, calls = 0;
+
+	(void)req;
+	if (!m->io_on || !m->snap || m->snap_s <= 0)
+		return;
+	for (size_t i = 0; i < m->snap->nio; i++) {
+		bytes += (double)m->snap->io[i].now.bytes;
+		calls += (double)m->snap->io[i].now.calls;
+	}
+	if (v->n == HISTORY) {
+		memmove(v->bytes, v->bytes + 1, sizeof(double) * (HISTORY - 1));
+		memmove(v->calls, v->calls + 1, sizeof(double) * (HISTORY - 1));
+		v->n--;
+	}
+	v->bytes[v->n] = bytes / m->snap_s;
+	v->calls[v->n++] = calls / m->snap_s;
+}
+
+/* a log2 latency bucket's lower bound as text */
+static const char *lat(const __u64 *b, double p, char *buf, size_t n)
+{
+	uint64_t v[PT_NBUCKETS];
+	int at;
+
+	for (int i = 0; i < PT_NBUCKETS; i++)
+		v[i] = b[i];
+	at = agg_percentile_bucket(v, PT_NBUCKETS, p);
+
+	if (at < 0)
+		return "-";
+	return fmt_ns(at <= 1 ? 0 : (double)(1ull << (at - 2)), buf, n);
+}
+
+static void io_draw(void *st, const struct model *m, const struct view_env *env,
+		    struct rect r, bool focus)
+{
+	struct io *v = st;
+	struct rect in = draw_box(r, "IO", NULL, focus);
+	int y = in.y;
+	bool wide = in.w >= 60;
+
+	(void)env;
+	if (in.h < 1)
+		return;
+	if (!m->io_on) {
+		draw_text(y, in.x, in.w, STYLE_DIM, " IO is off (-P io)");
+		return;
+	}
+	if (wide)
+		draw_fmt(y++, in.x, in.w, STYLE_TITLE,
+			 " %-11s %9s %9s %8s %8s %7s", "CLASS", "CALLS/s",
+			 "BYTES/s", "p50", "p99", "ERRORS");
+	for (size_t i = 0; m->snap && i < m->snap->nio && y < in.y + in.h - 1;
+	     i++) {
+		const struct agg_io_row *io = &m->snap->io[i];
+		double s = m->snap_s > 0 ? m->snap_s : 1;
+		char c[32], b[32], p50[32], p99[32], e[32];
+
+		if (!io->total.calls)
+			continue;
+		fmt_rate((double)io->now.calls / s, c, sizeof(c));
+		fmt_bytes((double)io->now.bytes / s, b, sizeof(b));
+		lat(io->total.b, 50, p50, sizeof(p50));
+		lat(io->total.b, 99, p99, sizeof(p99));
+		if (wide)
+			draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
+				 " %-11s %9s %9s %8s %8s %7s",
+				 agg_io_class_name(io->cls), c, b, p50, p99,
+				 fmt_count(io->total.errors, e, sizeof(e)));
+		else
+			draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
+				 " %-11s %6s/s %7s/s p99 %s",
+				 agg_io_class_name(io->cls), c, b, p99);
+	}
+	if (y == in.y + (wide ? 1 : 0))
+		draw_text(y++, in.x, in.w, STYLE_DIM, " no IO yet");
+	if (y < in.y + in.h) {
+		draw_text(y, in.x, 7, STYLE_NORMAL, " bytes ");
+		draw_spark(y++, in.x + 7, in.w - 7, v->bytes, v->n);
+	}
+	if (y < in.y + in.h) {
+		draw_text(y, in.x, 7, STYLE_NORMAL, " calls ");
+		draw_spark(y, in.x + 7, in.w - 7, v->calls, v->n);
+	}
+}
+
+const struct view_ops view_io = {
+	.name = "io",
+	.title = "IO",
+	.open = io_open,
+	.close = io_close,
+	.tick = io_tick,
+	.draw = io_draw,
+};

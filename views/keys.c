@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+/*
+ * keys — the one table from keys to actions; the help view prints it.
+ * top/htop habits: arrows and j/k move, Enter drills down, Esc goes back.
+ */
+#include <curses.h>
+
+#include "view.h"
+
+struct binding {
+	int ch;
+	enum action a;
+};
+
+static const struct binding BINDINGS[] = {
+	{ KEY_UP, ACT_UP },	     { 'k', ACT_UP },
+	{ KEY_DOWN, ACT_DOWN },	     { 'j', ACT_DOWN },
+	{ KEY_PPAGE, ACT_PGUP },     { KEY_NPAGE, ACT_PGDN },
+	{ KEY_HOME, ACT_HOME },	     { 'g', ACT_HOME },
+	{ KEY_END, ACT_END },	     { 'G', ACT_END },
+	{ KEY_LEFT, ACT_LEFT },	     { 'h', ACT_LEFT },
+	{ KEY_RIGHT, ACT_RIGHT },    { 'l', ACT_RIGHT },
+	{ '\n', ACT_ENTER },	     { '\r', ACT_ENTER },
+	{ KEY_ENTER, ACT_ENTER },    { 27, ACT_BACK },
+	{ KEY_BACKSPACE, ACT_BACK }, { '/', ACT_FILTER },
+	{ 's', ACT_SORT },	     { KEY_F(6), ACT_SORT },
+	{ '<', ACT_SORT_PREV },	     { '>', ACT_SORT_NEXT },
+	{ ' ', ACT_TOGGLE },	     { 'a', ACT_ACTION },
+	{ 'f', ACT_FUNCS },	     { 'z', ACT_ZERO },
+	{ 'c', ACT_COMPARE },	     { 'p', ACT_PAUSE },
+	{ '-', ACT_FASTER },	     { '+', ACT_SLOWER },
+	{ '=', ACT_SLOWER },	     { '?', ACT_HELP },
+	{ KEY_F(1), ACT_HELP },	     { 'L', ACT_LOG },
+	{ 'q', ACT_QUIT },	     { KEY_F(10), ACT_QUIT },
+	{ '1', ACT_VIEW1 },	     { '2', ACT_VIEW2 },
+	{ '3', ACT_VIEW3 },	     { '4', ACT_VIEW4 },
+	{ '5', ACT_VIEW5 },	     { '6', ACT_VIEW6 },
+	{ 'y', ACT_YES },	     { KEY_RESIZE, ACT_RESIZE },
+};
+
+static const struct key_help HELP[] = {
+	{ "1 2 3 4 5 6", "Dashboard, Probes, Top, Histogram, GC, IO" },
+	{ "Up Down j k", "move the cursor (PgUp PgDn Home End g G)" },
+	{ "Enter", "drill down: Top row -> its histogram, bucket -> zoom" },
+	{ "Esc", "back: zoom out, leave a view, cancel a prompt" },
+	{ "/", "filter rows (Top) or search probes (Probes)" },
+	{ "s F6 < >", "next sort column, sort column left / right" },
+	{ "Space", "Probes: switch the probe under the cursor on or off" },
+	{ "a", "Probes: choose what to do with the probe (count, by "
+	       "string, quantize, latency)" },
+	{ "f", "Probes: function symbols (fn: probes) <-> USDT probes" },
+	{ "Left Right", "Histogram: previous / next histogram" },
+	{ "c", "Histogram: compare with the Top row selected before" },
+	{ "z", "Top: zero the totals" },
+	{ "p", "pause / resume the refresh" },
+	{ "+ -", "longer / shorter refresh interval" },
+	{ "L", "messages (libbpf and probetop)" },
+	{ "? F1", "this help" },
+	{ "q F10", "quit: detach every probe and exit" },
+	{ NULL, NULL },
+};
+
+enum action keys_action(int ch)
+{
+	for (size_t i = 0; i < sizeof(BINDINGS) / sizeof(BINDINGS[0]); i++)
+		if (BINDINGS[i].ch == ch)
+			return BINDINGS[i].a;
+	return ACT_NONE;
+}
+
+const struct key_help *keys_help(void)
+{
+	return HELP;
+}

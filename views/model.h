@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model — everything a view may read, and everything it may ask for.
+ *
+ * The console (ui/console.c) owns a struct model and refills it once per
+ * interval from the engine: the snapshot agg made, the target's probes
+ * and their state, the header's numbers. Views read it and never change
+ * it; what they want done (toggle a probe, zoom a histogram, switch view)
+ * they hand back as a struct request, which the console carries out with
+ * the engine. So views link neither libbpf nor the tracer, and tests can
+ * drive them with a model made by hand.
+ */
+#ifndef PROBETOP_MODEL_H
+#define PROBETOP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agg.h"
+#include "probeset.h"
+#include "spec.h"
+
+/* One USDT probe of the target, as the Probes view lists it. */
+struct model_probe {
+	const char *object; /* path of the ELF file */
+	const char *provider, *name;
+	const char *args; /* raw argument spec of the first location */
+	int nargs;
+	bool semaphore;
+	size_t nlocs;
+	int spec_id; /* a live spec that attaches it, or -1 */
+	bool console_spec; /* spec_id was attached from the Probes view */
+	uint64_t hits, hits_total; /* of spec_id: this interval, since on */
+	const struct ps_note *note; /* what a probeset says about it */
+};
+
+/* A function symbol, for fn: probes (the Probes view's `f`). */
+struct model_func {
+	const char *object;
+	const char *name;
+	int spec_id; /* live fn: count spec, or -1 */
+	uint64_t hits, hits_total;
+};
+
+/* A process the picker offers. */
+struct model_proc {
+	int pid;
+	char comm[32];
+	char user[32];
+	char runtime[32]; /* the probeset that knows it, or "" */
+	size_t nprobes;
+	char cmdline[160];
+};
+
+/* What a probeset role resolves to right now: its spec id (or -1). */
+struct model_role {
+	int id;
+	const struct probeset *ps;
+	const struct ps_spec *spec; /* NULL if no picked probeset has it */
+};
+
+struct model_log {
+	size_t n; /* lines, oldest first */
+	const char *const *lines;
+};
+
+struct model {
+	/* header */
+	int pid; /* 0 when tracing a binary */
+	char target[256]; /* comm, or the binary's path */
+	char cmdline[256];
+	double cpu_pct, uptime_s;
+	uint64_t rss_bytes;
+	size_t probes_on, probes_total;
+	double events_s;
+	uint64_t drops_total;
+	double interval_s; /* the refresh interval asked for */
+	bool paused;
+	bool exited; /* the target has gone; data is the last seen */
+	bool binary_mode; /* keys carry a pid */
+	bool utf8; /* may draw UTF-8 bars and sparklines */
+	bool color;
+
+	/* data */
+	const struct agg_snapshot *snap; /* NULL before the first interval */
+	double snap_s; /* length of that interval in seconds */
+	size_t nprobes;
+	const struct model_probe *probes; /* by object, provider, name */
+	size_t nfuncs;
+	const struct model_func *funcs;
+	size_t nprocs;
+	const struct model_proc *procs; /* picker only */
+	struct model_role frames_calls, frames_latency, gc_pause,
+		gc_collected, alloc;
+	bool io_on;
+	struct model_log log;
+	const char *status; /* last message worth showing, or NULL */
+
+	/* the row the Top view has selected, for Histogram and Dashboard */
+	int sel_spec; /* -1: none */
+	char sel_key[256];
+};
+
+enum request_kind {
+	REQ_NONE,
+	REQ_VIEW, /* switch to view `view` */
+	REQ_BACK, /* to the previous view */
+	REQ_PROMPT, /* ask for a line of text; the answer comes as
+		       ACT_TEXT to the same view */
+	REQ_ADD, /* attach spec text */
+	REQ_REMOVE, /* detach spec id */
+	REQ_REPLACE, /* detach id, attach text in its place */
+	REQ_ROLE, /* attach probeset role `text` ("frames.latency") */
+	REQ_SELECT, /* the Top row: sel_spec = id, sel_key = text */
+	REQ_QUIT,
+};
+
+struct request {
+	enum request_kind kind;
+	int id;
+	char text[SPEC_TEXT_MAX];
+	const char *view; /* REQ_VIEW */
+};
+
+/* Find the snapshot's spec id, or NULL. */
+const struct agg_spec *model_spec(const struct model *m, int id);
+
+/* A row's key as text: parts joined by sep, strings as they are, numbers
+ * in decimal, a pid first in binary mode ("4242 leaf"). */
+void model_key_text(const struct model *m, const struct agg_row *row,
+		    const char *sep, char *out, size_t n);
+
+/* The row of spec id whose key text (sep " ") is key, or NULL. */
+const struct agg_row *model_find_row(const struct model *m, int id,
+				     const char *key);
+
+#endif

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+/*
+ * top — the hottest frames: calls/s, total, average latency, function,
+ * file:line (and PID for -b), sortable, filterable, zeroable.
+ *
+ * Rows come from the frames.calls spec of the picked probeset; without
+ * one (a program with its own probes), from every count or latency spec
+ * attached, each row named by its probe and key. Rows are rebuilt when a
+ * snapshot arrives or the sort/filter changes; the cursor follows the
+ * selected key, not the line, so rows can move without losing it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "draw.h"
+#include "view.h"
+
+enum top_col { COL_RATE, COL_TOTAL, COL_AVG, COL_NAME, NCOLS };
+
+static const char *const COL_NAMES[NCOLS] = { "calls/s", "total", "avg",
+					      "name" };
+
+struct top_row {
+	const struct agg_row *row;
+	int spec;
+	char key[256]; /* model_key_text(" "), the identity */
+	char name[160], where[160]; /* FUNCTION, FILE:LINE columns */
+	double rate, avg_ns; /* avg_ns < 0: unknown */
+	uint64_t total;
+};
+
+struct zero {
+	uint64_t hash, total;
+};
+
+struct top {
+	struct top_row *rows;
+	size_t n, cap;
+	enum top_col sort;
+	char filter[64];
+	char sel[256];
+	int sel_spec;
+	size_t cursor, scroll;
+	struct zero *zeros; /* sorted by hash */
+	size_t nzeros;
+	bool frames; /* rows are the frames.calls spec */
+};
+
+static uint64_t hash_key(int spec, const char *s)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)spec;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int cmp_zero(const void *a, const void *b)
+{
+	uint64_t x = ((const struct zero *)a)->hash,
+		 y = ((const struct zero *)b)->hash;
+
+	return (x > y) - (x < y);
+}
+
+static uint64_t zero_of(const struct top *t, uint64_t h)
+{
+	struct zero k = { h, 0 }, *z;
+
+	if (!t->nzeros)
+		return 0;
+	z = bsearch(&k, t->zeros, t->nzeros, sizeof(k), cmp_zero);
+	return z ? z->total : 0;
+}
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The key without the pid that binary mode puts first (it has a column) */
+static const char *key_sans_pid(const struct model *m, const char *key)
+{
+	const char *sp = strchr(key, ' ');
+
+	if (!m->binary_mode)
+		return key;
+	return sp ? sp + 1 : "";
+}
+
+/* FUNCTION and FILE:LINE when the frames keys are (function, file, line);
+ * otherwise the key, and outside frames the probe's name. */
+static void name_row(const struct model *m, const struct agg_spec *as,
+		     bool frames, struct top_row *r)
+{
+	const struct agg_row *row = r->row;
+	const struct spec_probe *p = &as->spec->probe[0];
+
+	if (frames && row->nkeys >= 3 && row->key[0].is_str &&
+	    row->key[1].is_str && !row->key[2].is_str) {
+		snprintf(r->name, sizeof(r->name), "%s", row->key[0].str);
+		snprintf(r->where, sizeof(r->where), "%s:%" PRId64,
+			 base(row->key[1].str), row->key[2].num);
+	} else if (frames) {
+		snprintf(r->name, sizeof(r->name), "%s",
+			 key_sans_pid(m, r->key));
+		r->where[0] = '\0';
+	} else {
+		if (p->fn)
+			snprintf(r->name, sizeof(r->name), "fn:%s", p->name);
+		else
+			snprintf(r->name, sizeof(r->name), "%s:%s",
+				 p->provider, p->name);
+		snprintf(r->where, sizeof(r->where), "%s",
+			 key_sans_pid(m, r->key));
+	}
+}
+
+static double avg_of(const struct model *m, const struct agg_spec *as,
+		     const struct agg_row *row, const char *key, bool frames)
+{
+	if (as->spec->timed)
+		return row->total ? (double)row->sum_total / (double)row->total
+				  : -1;
+	if (frames && m->frames_latency.id >= 0) {
+		const struct agg_row *l =
+			model_find_row(m, m->frames_latency.id, key);
+
+		if (l && l->total)
+			return (double)l->sum_total / (double)l->total;
+	}
+	return -1;
+}
+
+static bool wanted(const struct top *t, const struct top_row *r)
+{
+	return !t->filter[0] || strstr(r->name, t->filter) ||
+	       strstr(r->where, t->filter);
+}
+
+static int add_row(struct top *t, const struct model *m,
+		   const struct agg_spec *as, const struct agg_row *row)
+{
+	struct top_row *r;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct top_row *v = realloc(t->rows, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->rows = v;
+		t->cap = cap;
+	}
+	r = &t->rows[t->n];
+	r->row = row;
+	r->spec = as->id;
+	model_key_text(m, row, " ", r->key, sizeof(r->key));
+	name_row(m, as, t->frames, r);
+	if (!wanted(t, r))
+		return 0;
+	r->rate = m->snap_s > 0 ? (double)row->count / m->snap_s : 0;
+	r->total = row->total - zero_of(t, hash_key(as->id, r->key));
+	r->avg_ns = avg_of(m, as, row, r->key, t->frames);
+	t->n++;
+	return 0;
+}
+
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+	const struct top_row *x = a, *y = b;
+	enum top_col c = *(const enum top_col *)arg;
+
+	switch (c) {
+	case COL_RATE:
+		if (x->rate != y->rate)
+			return x->rate < y->rate ? 1 : -1;
+		break;
+	case COL_AVG:
+		if (x->avg_ns != y->avg_ns)
+			return x->avg_ns < y->avg_ns ? 1 : -1;
+		break;
+	case COL_NAME: {
+		int d = strcmp(x->name, y->name);
+
+		if (d)
+			return d;
+		return strcmp(x->where, y->where);
+	}
+	default:
+		break;
+	}
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static bool is_top_spec(const struct model *m, const struct agg_spec *as)
+{
+	int id = as->id;
+
+	if (id == m->gc_pause.id || id == m->gc_collected.id ||
+	    id == m->frames_latency.id)
+		return false;
+	return as->spec->agg == SPEC_AGG_COUNT ||
+	       as->spec->agg == SPEC_AGG_LATENCY;
+}
+
+static void rebuild(struct top *t, const struct model *m)
+{
+	t->n = 0;
+	t->frames = m->frames_calls.id >= 0;
+	if (!m->snap)
+		return;
+	for (size_t i = 0; i < m->snap->nspecs; i++) {
+		const struct agg_spec *as = &m->snap->specs[i];
+
+		if (t->frames ? as->id != m->frames_calls.id
+			      : !is_top_spec(m, as))
+			continue;
+		for (size_t k = 0; k < as->nrows; k++)
+			if (add_row(t, m, as, as->rows[k]))
+				return;
+	}
+	qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &t->sort);
+	/* the cursor follows the selected key */
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->rows[i].spec == t->sel_spec &&
+		    !strcmp(t->rows[i].key, t->sel)) {
+			t->cursor = i;
+			return;
+		}
+	}
+	if (t->cursor >= t->n)
+		t->cursor = t->n ? t->n - 1 : 0;
+}
+
+/* Select the cursor's row; asks the console to remember it. */
+static void select_cursor(struct top *t, struct request *req)
+{
+	if (!t->n)
+		return;
+	snprintf(t->sel, sizeof(t->sel), "%s", t->rows[t->cursor].key);
+	t->sel_spec = t->rows[t->cursor].spec;
+	req->kind = REQ_SELECT;
+	req->id = t->sel_spec;
+	snprintf(req->text, sizeof(req->text), "%s", t->sel);
+}
+
+static void *top_open(void)
+{
+	struct top *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->sel_spec = -1;
+	return t;
+}
+
+static void top_close(void *st)
+{
+	struct top *t = st;
+
+	if (!t)
+		return;
+	free(t->rows);
+	free(t->zeros);
+	free(t);
+}
+
+static void top_tick(void *st, const struct model *m, struct request *req)
+{
+	struct top *t = st;
+
+	rebuild(t, m);
+	if (t->n && (t->sel_spec < 0 || strcmp(t->rows[t->cursor].key, t->sel) ||
+		     t->rows[t->cursor].spec != t->sel_spec))
+		select_cursor(t, req);
+}
+
+static void zero_totals(struct top *t)
+{
+	struct zero *z = realloc(t->zeros, (t->n ? t->n : 1) * sizeof(*z));
+
+	if (!z)
+		return;
+	t->zeros = z;
+	t->nzeros = t->n;
+	for (size_t i = 0; i < t->n; i++)
+		z[i] = (struct zero){ hash_key(t->rows[i].spec, t->rows[i].key),
+				      t->rows[i].row->total };
+	qsort(z, t->nzeros, sizeof(*z), cmp_zero);
+}
+
+static int move_cursor(struct top *t, enum action a, int page)
+{
+	size_t c = t->cursor;
+
+	switch (a) {
+	case ACT_UP:
+		c = c ? c - 1 : 0;
+		break;
+	case ACT_DOWN:
+		c = c + 1 < t->n ? c + 1 : c;
+		break;
+	case ACT_PGUP:
+		c = c > (size_t)page ? c - (size_t)page : 0;
+		break;
+	case ACT_PGDN:
+		c = c + (size_t)page < t->n ? c + (size_t)page
+					    : (t->n ? t->n - 1 : 0);
+		break;
+	case ACT_HOME:
+		c = 0;
+		break;
+	case ACT_END:
+		c = t->n ? t->n - 1 : 0;
+		break;
+	default:
+		return 0;
+	}
+	t->cursor = c;
+	return 1;
+}
+
+static int top_key(void *st, const struct model *m, enum action a,
+		   const char *text, struct request *req)
+{
+	struct top *t = st;
+
+	if (move_cursor(t, a, 10)) {
+		select_cursor(t, req);
+		return VIEW_HANDLED;
+	}
+	switch (a) {
+	case ACT_SORT:
+	case ACT_SORT_NEXT:
+		t->sort = (t->sort + 1) % NCOLS;
+		break;
+	case ACT_SORT_PREV:
+		t->sort = (t->sort + NCOLS - 1) % NCOLS;
+		break;
+	case ACT_FILTER:
+		req->kind = REQ_PROMPT;
+		snprintf(req->text, sizeof(req->text), "filter: ");
+		return VIEW_HANDLED;
+	case ACT_TEXT:
+		snprintf(t->filter, sizeof(t->filter), "%s", text ? text : "");
+		t->cursor = 0;
+		break;
+	case ACT_BACK:
+		if (!t->filter[0])
+			return VIEW_IGNORED;
+		t->filter[0] = '\0';
+		break;
+	case ACT_ZERO:
+		zero_totals(t);
+		break;
+	case ACT_ENTER:
+		if (!t->n)
+			return VIEW_HANDLED;
+		select_cursor(t, req);
+		req->kind = REQ_VIEW;
+		req->view = "hist";
+		return VIEW_HANDLED;
+	default:
+		return VIEW_IGNORED;
+	}
+	rebuild(t, m);
+	return VIEW_HANDLED;
+}
+
+static void heading(const struct top *t, const struct model *m, struct rect r,
+		    int namew)
+{
+	char h[512];
+	const char *name = t->frames ? "FUNCTION" : "PROBE";
+	const char *where = t->frames ? "FILE:LINE" : "KEY";
+
+	snprintf(h, sizeof(h), "%s%10s %11s %7s  %-*s %s",
+		     m->binary_mode ? "    PID " : "", "CALLS/s", "TOTAL",
+		     "AVG", namew, name, where);
+	draw_text(r.y, r.x, r.w, STYLE_TITLE, h);
+}
+
+static void top_draw(void *st, const struct model *m,
+		     const struct view_env *env, struct rect r, bool focus)
+{
+	struct top *t = st;
+	char note[64], filt[96] = "";
+	struct rect in;
+	int namew, lines;
+
+	(void)env;
+	snprintf(note, sizeof(note), "%s %s", COL_NAMES[t->sort],
+		 draw_utf8() ? "\u25bc" : "v");
+	if (t->filter[0])
+		snprintf(filt, sizeof(filt), "Top frames /%s", t->filter);
+	in = draw_box(r, filt[0] ? filt : (t->frames ? "Top frames" : "Top probes"),
+		      note, focus);
+	if (in.h < 2)
+		return;
+	namew = (in.w - 33 - (m->binary_mode ? 8 : 0)) / 2;
+	if (namew < 8)
+		namew = 8;
+	if (namew > 40)
+		namew = 40;
+	heading(t, m, in, namew);
+	lines = in.h - 1;
+	if (!t->n) {
+		draw_text(in.y + 1, in.x, in.w, STYLE_DIM,
+			  !m->snap ? "  waiting for the first interval"
+			  : t->filter[0] ? "  no row matches the filter"
+			  : t->frames ? "  no calls yet"
+				      : "  nothing counted yet: switch probes on in "
+					"Probes (2)");
+		return;
+	}
+	if (t->cursor < t->scroll)
+		t->scroll = t->cursor;
+	if (t->cursor >= t->scroll + (size_t)lines)
+		t->scroll = t->cursor - (size_t)lines + 1;
+	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
+		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
+		char rate[32], tot[32], avg[32] = "-", pid[16] = "";
+
+		if (row->avg_ns >= 0)
+			fmt_ns(row->avg_ns, avg, sizeof(avg));
+		if (m->binary_mode)
+			snprintf(pid, sizeof(pid), "%7u ", row->row->pid);
+		draw_fmt(in.y + 1 + i, in.x, in.w,
+			 focus && t->scroll + (size_t)i == t->cursor
+				 ? STYLE_SELECTED
+				 : STYLE_NORMAL,
+			 "%s%10s %11s %7s  %-*.*s %s", pid,
+			 fmt_rate(row->rate, rate, sizeof(rate)),
+			 fmt_count(row->total, tot, sizeof(tot)), avg, namew,
+			 namew, row->name, row->where);
+	}
+}
+
+const struct view_ops view_top = {
+	.name = "top",
+	.title = "Top",
+	.open = top_open,
+	.close = top_close,
+	.tick = top_tick,
+	.draw = top_draw,
+	.key = top_key,
+};
