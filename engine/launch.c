@@ -28,7 +28,21 @@ static int drop_to_sudo_user(void)
 	return 0;
 }
 
-static void child(char *const argv[], int go, int err)
+/* stdin, stdout and stderr to /dev/null: the console owns the terminal */
+static void detach_tty(void)
+{
+	int fd = open("/dev/null", O_RDWR);
+
+	if (fd < 0)
+		return;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+static void child(char *const argv[], int go, int err, bool quiet)
 {
 	char byte;
 	int e;
@@ -36,6 +50,8 @@ static void child(char *const argv[], int go, int err)
 	if (read(go, &byte, 1) != 1)
 		_exit(127); /* the tracer went away: do not run untraced */
 	close(go);
+	if (quiet)
+		detach_tty();
 	e = drop_to_sudo_user();
 	if (!e) {
 		execvp(argv[0], argv);
@@ -47,7 +63,7 @@ static void child(char *const argv[], int go, int err)
 	_exit(127);
 }
 
-int launch_start(char *const argv[], struct launch *l)
+int launch_start(char *const argv[], bool quiet, struct launch *l)
 {
 	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
 
@@ -61,7 +77,7 @@ int launch_start(char *const argv[], struct launch *l)
 	if (l->pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child(argv, go[0], err[1]);
+		child(argv, go[0], err[1], quiet);
 	}
 	close(go[0]);
 	close(err[1]);

@@ -13,6 +13,7 @@
 #ifndef PROBETOP_LAUNCH_H
 #define PROBETOP_LAUNCH_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct launch {
@@ -21,8 +22,11 @@ struct launch {
 	int err_fd; /* read end: the child's errno if exec failed */
 };
 
-/* Fork a held child for argv (argv[0] looked up in $PATH). 0 or -errno. */
-int launch_start(char *const argv[], struct launch *l);
+/*
+ * Fork a held child for argv (argv[0] looked up in $PATH); quiet: its
+ * stdin, stdout and stderr go to /dev/null. 0 or -errno.
+ */
+int launch_start(char *const argv[], bool quiet, struct launch *l);
 
 /*
  * Let the child exec. Returns 0 once it has exec()ed, or the negative

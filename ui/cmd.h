@@ -7,6 +7,9 @@
 #ifndef PROBETOP_CMD_H
 #define PROBETOP_CMD_H
 
+/* probetop [-p PID|-b BINARY|-- COMMAND|--demo] [options]: the console */
+int cmd_console(int argc, char **argv);
+
 /* probetop list -p PID | -b BINARY [--json] [-v] [--functions] [PATTERN] */
 int cmd_list(int argc, char **argv);
 

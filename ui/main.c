@@ -111,11 +111,11 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
-	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
-		fputs(PROBETOP_USAGE, cmd ? stdout : stderr);
-		return cmd ? 0 : 2;
+	if (cmd && (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))) {
+		fputs(PROBETOP_USAGE, stdout);
+		return 0;
 	}
-	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+	if (cmd && (!strcmp(cmd, "-V") || !strcmp(cmd, "--version"))) {
 		printf("probetop %s\n", PROBETOP_VERSION);
 		return 0;
 	}
@@ -125,12 +125,8 @@ int main(int argc, char **argv)
 		return cmd_trace(argc - 1, argv + 1);
 	if (!strcmp(cmd, "probesets"))
 		return cmd_probesets(argc - 1, argv + 1);
-	if (cmd[0] == '-') {
-		cli_error("'%s' is not available in this version yet; "
-			  "see probetop --help",
-			  cmd);
-		return 2;
-	}
+	if (!cmd || cmd[0] == '-')
+		return cmd_console(argc, argv);
 	cli_error("unknown command '%s'; see probetop --help", cmd);
 	return 2;
 }

@@ -60,7 +60,7 @@ static int open_target(struct session *s, const struct session_args *a)
 		cli_error("%s: command not found", a->command[0]);
 		return -1;
 	}
-	err = launch_start(a->command, &s->l);
+	err = launch_start(a->command, a->quiet_command, &s->l);
 	if (err) {
 		cli_error("cannot start %s: %s", a->command[0], strerror(-err));
 		return -1;
@@ -191,6 +191,16 @@ int session_open(struct session *s, const struct session_args *a)
 		goto fail;
 	if (!a->nsets && !a->nspecs)
 		pick_detected(s);
+	if (a->with_io && s->npicked < SESSION_MAX_SETS &&
+	    probesets_find(&s->sets, "io")) {
+		bool have = false;
+
+		for (int i = 0; i < s->npicked; i++)
+			have |= s->picked[i]->kernel_io;
+		if (!have)
+			s->picked[s->npicked++] =
+				probesets_find(&s->sets, "io");
+	}
 	for (int i = 0; i < a->nspecs; i++) {
 		int id = session_add(s, &specs[i], NULL, NULL);
 

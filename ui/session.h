@@ -39,6 +39,8 @@ struct session_args {
 	const char *sets[SESSION_MAX_SETS]; /* -P */
 	int nsets;
 	bool all_optional; /* attach optional probeset specs too */
+	bool with_io; /* the io probeset as well, whatever else is picked */
+	bool quiet_command; /* the command's stdio to /dev/null */
 };
 
 /* Where an attached spec came from. */

@@ -34,9 +34,10 @@ static void dash_draw(void *st, const struct model *m,
 	env->draw(env, "top", m, (struct rect){ r.y, r.x, r.h - hist_h, left },
 		  focus);
 	if (hist_h)
-		env->draw(env, "hist", m,
-			  (struct rect){ r.y + r.h - hist_h, r.x, hist_h, left },
-			  false);
+		env->draw(
+			env, "hist", m,
+			(struct rect){ r.y + r.h - hist_h, r.x, hist_h, left },
+			false);
 	env->draw(env, "gc", m, (struct rect){ r.y, r.x + left, gc_h, right },
 		  false);
 	env->draw(env, "io", m,

@@ -123,12 +123,12 @@ struct rect draw_box(struct rect r, const char *title, const char *note,
 	mvaddch(r.y + r.h - 1, r.x, ACS_LLCORNER);
 	mvaddch(r.y + r.h - 1, r.x + r.w - 1, ACS_LRCORNER);
 	attrset(A_NORMAL);
-	tw = title ? (int)strlen(title) + 2 : 0;
+	tw = title ? (int)mbstowcs(NULL, title, 0) + 2 : 0;
 	if (title && r.w > 6)
-		draw_fmt(r.y, r.x + 1, tw < r.w - 4 ? tw : r.w - 4,
-			 STYLE_TITLE, " %s ", title);
+		draw_fmt(r.y, r.x + 1, tw < r.w - 4 ? tw : r.w - 4, STYLE_TITLE,
+			 " %s ", title);
 	if (note && *note) {
-		int nw = (int)strlen(note) + 2;
+		int nw = (int)mbstowcs(NULL, note, 0) + 2;
 
 		if (tw + nw < r.w - 4)
 			draw_fmt(r.y, r.x + r.w - 2 - nw, nw, STYLE_NORMAL,
@@ -197,9 +197,9 @@ const char *fmt_bytes(double v, char *buf, size_t n)
 
 void draw_spark(int y, int x, int w, const double *v, size_t n)
 {
-	static const char *const UTF[] = { " ", "\u2581", "\u2582", "\u2583",
-					   "\u2584", "\u2585", "\u2586",
-					   "\u2587", "\u2588" };
+	static const char *const UTF[] = { " ",	     "\u2581", "\u2582",
+					   "\u2583", "\u2584", "\u2585",
+					   "\u2586", "\u2587", "\u2588" };
 	static const char ASCII[] = " .:-=+*#@";
 	char line[1024] = "";
 	size_t from = n > (size_t)w ? n - (size_t)w : 0, o = 0;
@@ -263,14 +263,13 @@ static void hist_range(const uint64_t *b, int nb, int *first, int *last)
 		(*last)++;
 }
 
-void draw_hist(struct rect r, const struct hist_draw *h, int *first,
-	       int *last)
+void draw_hist(struct rect r, const struct hist_draw *h, int *first, int *last)
 {
 	static const struct {
 		double p;
 		const char *name;
 	} P[] = { { 50, "p50" }, { 90, "p90" }, { 99, "p99" } };
-	int nb = agg_nbuckets(h->spec), mark[3], lo, hi, barw;
+	int nb = agg_nbuckets(h->spec), mark[3], lo, hi, barw, markw;
 	uint64_t total = 0;
 	char lab[32], cnt[32];
 
@@ -285,12 +284,14 @@ void draw_hist(struct rect r, const struct hist_draw *h, int *first,
 		total += h->b[i];
 	for (int k = 0; k < 3; k++)
 		mark[k] = agg_percentile_bucket(h->b, nb, P[k].p);
-	barw = r.w - 12 - 2 - 12 - 4;
+	/* value (11) '|' bar count (10) marks (4), the bar gets the rest */
+	markw = r.w >= 40 ? 4 : 0;
+	barw = r.w - 12 - 1 - 10 - markw;
 	if (barw > 40 && r.w < 100)
 		barw = 40;
-	if (barw < 4)
-		barw = 4;
-	draw_fmt(r.y, r.x, r.w, STYLE_TITLE, "%11s  %-*s %11s",
+	if (barw < 1)
+		return;
+	draw_fmt(r.y, r.x, r.w, STYLE_TITLE, "%11s  %-*s%10s",
 		 h->ns ? "latency" : "value", barw, "Distribution", "count");
 	/* more buckets than lines: keep the cursor (or the top) in view */
 	if (hi - lo + 1 > r.h - 1) {
@@ -304,7 +305,8 @@ void draw_hist(struct rect r, const struct hist_draw *h, int *first,
 		char bar[512] = "", marks[16] = "";
 		int len = total ? (int)((double)h->b[i] * barw / (double)total +
 					0.5)
-				: 0, o = 0;
+				: 0,
+		    o = 0;
 
 		if (h->b[i] && !len)
 			len = 1;
@@ -319,15 +321,16 @@ void draw_hist(struct rect r, const struct hist_draw *h, int *first,
 		bar[o] = '\0';
 		for (int k = 2; k >= 0; k--)
 			if (mark[k] == i && !marks[0])
-				snprintf(marks, sizeof(marks), " %s", P[k].name);
+				snprintf(marks, sizeof(marks), " %s",
+					 P[k].name);
 		hist_bucket_label(h->spec, h->row, i, h->ns, lab, sizeof(lab));
-		draw_fmt(y, r.x, 12, i == h->cursor ? STYLE_SELECTED : STYLE_NORMAL,
+		draw_fmt(y, r.x, 12,
+			 i == h->cursor ? STYLE_SELECTED : STYLE_NORMAL,
 			 "%11s ", lab);
 		draw_text(y, r.x + 12, 1, STYLE_NORMAL, "|");
-		draw_text(y, r.x + 13, barw + 1, STYLE_BAR, bar);
-		draw_fmt(y, r.x + 14 + barw, 12, STYLE_NORMAL, "%11s",
+		draw_text(y, r.x + 13, barw, STYLE_BAR, bar);
+		draw_fmt(y, r.x + 13 + barw, 10, STYLE_NORMAL, "%10s",
 			 fmt_count(h->b[i], cnt, sizeof(cnt)));
-		draw_text(y, r.x + 26 + barw, r.w - 26 - barw, STYLE_MARK,
-			  marks);
+		draw_text(y, r.x + 23 + barw, markw, STYLE_MARK, marks);
 	}
 }

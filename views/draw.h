@@ -69,8 +69,7 @@ struct hist_draw {
  * either side), scaled to r, p50/p90/p99 marked after the count. Returns
  * the bucket range drawn in *first, *last (-1 if empty).
  */
-void draw_hist(struct rect r, const struct hist_draw *h, int *first,
-	       int *last);
+void draw_hist(struct rect r, const struct hist_draw *h, int *first, int *last);
 
 /* The bucket's label: "< 0", ">= 1000", "4096" */
 const char *hist_bucket_label(const struct spec *spec,

@@ -49,7 +49,8 @@ static void gc_tick(void *st, const struct model *m, struct request *req)
 	for (size_t i = 0; as && i < as->nrows; i++)
 		runs += as->rows[i]->count;
 	if (as)
-		push(g->runs, &g->n, m->snap_s > 0 ? (double)runs / m->snap_s : 0);
+		push(g->runs, &g->n,
+		     m->snap_s > 0 ? (double)runs / m->snap_s : 0);
 }
 
 /* All rows' pause buckets in one histogram row (keys merged). */
@@ -85,10 +86,11 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 	struct gc *g = st;
 	const struct agg_spec *as = model_spec(m, m->gc_pause.id);
 	const struct agg_spec *col = model_spec(m, m->gc_collected.id);
-	const char *label = m->gc_pause.spec && m->gc_pause.ps
-				    ? m->gc_pause.ps->sections[m->gc_pause.spec->section]
-					      .labels[0]
-				    : "";
+	const char *label =
+		m->gc_pause.spec && m->gc_pause.ps
+			? m->gc_pause.ps->sections[m->gc_pause.spec->section]
+				  .labels[0]
+			: "";
 	struct rect in = draw_box(r, "GC", NULL, focus);
 	struct agg_row all;
 	char line[256], a[32], b[32];
@@ -112,9 +114,10 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 		o += snprintf(line + o, sizeof(line) - (size_t)o, "%s%s%s %s/s",
 			      o ? "  " : "", label[0] && key[0] ? label : "",
 			      key[0] ? key : "gc",
-			      fmt_rate(m->snap_s > 0 ? (double)as->rows[i]->count /
-							       m->snap_s
-						     : 0,
+			      fmt_rate(m->snap_s > 0
+					       ? (double)as->rows[i]->count /
+							 m->snap_s
+					       : 0,
 				       a, sizeof(a)));
 	}
 	draw_fmt(y++, in.x, in.w, STYLE_NORMAL, " %s",
@@ -126,31 +129,37 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 
 		draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
 			 " pause p50 %s p99 %s max %s",
-			 hist_bucket_label(as->spec, &all, p50, true, a, sizeof(a)),
-			 hist_bucket_label(as->spec, &all, p99, true, b, sizeof(b)),
+			 hist_bucket_label(as->spec, &all, p50, true, a,
+					   sizeof(a)),
+			 hist_bucket_label(as->spec, &all, p99, true, b,
+					   sizeof(b)),
 			 fmt_ns((double)all.max, line, sizeof(line)));
 	}
 	if (col && col->nrows && y < in.y + in.h) {
 		const struct agg_row *c = col->rows[0];
 
-		draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
-			 " collected %s/s  total %s",
-			 fmt_rate(m->snap_s > 0 ? (double)c->sum / m->snap_s : 0,
-				  a, sizeof(a)),
-			 fmt_count((uint64_t)c->sum_total, b, sizeof(b)));
+		draw_fmt(
+			y++, in.x, in.w, STYLE_NORMAL,
+			" collected %s/s  total %s",
+			fmt_rate(m->snap_s > 0 ? (double)c->sum / m->snap_s : 0,
+				 a, sizeof(a)),
+			fmt_count((uint64_t)c->sum_total, b, sizeof(b)));
 	}
 	if (y < in.y + in.h) {
 		draw_text(y, in.x, 1, STYLE_NORMAL, " ");
 		draw_spark(y++, in.x + 1, in.w - 1, g->runs, g->n);
 	}
 	if (all.total && in.y + in.h - y >= 4) {
-		struct hist_draw hd = { .spec = as->spec, .row = &all,
-					.b = all.b_total, .cursor = -1,
+		struct hist_draw hd = { .spec = as->spec,
+					.row = &all,
+					.b = all.b_total,
+					.cursor = -1,
 					.ns = true };
 		int lo, hi;
 
-		draw_hist((struct rect){ y + 1, in.x, in.y + in.h - y - 1, in.w },
-			  &hd, &lo, &hi);
+		draw_hist(
+			(struct rect){ y + 1, in.x, in.y + in.h - y - 1, in.w },
+			&hd, &lo, &hi);
 	}
 }
 

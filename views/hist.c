@@ -63,12 +63,11 @@ static const struct agg_spec *spec_by_text(const struct model *m,
 	return NULL;
 }
 
-static const struct agg_row *row_or_first(const struct model *m,
-					  const struct agg_spec *as,
-					  const char *key)
+static const struct agg_row *
+row_or_first(const struct model *m, const struct agg_spec *as, const char *key)
 {
-	const struct agg_row *r = key[0] ? model_find_row(m, as->id, key)
-					 : NULL;
+	const struct agg_row *r =
+		key[0] ? model_find_row(m, as->id, key) : NULL;
 
 	return r ? r : (as->nrows ? as->rows[0] : NULL);
 }
@@ -102,7 +101,7 @@ static struct shown resolve(const struct hist *h, const struct model *m)
 	}
 	if (s.as) {
 		s.row = row_or_first(m, s.as,
-				     h->pin[0] ? h->key
+				     h->pin[0]	 ? h->key
 				     : h->key[0] ? h->key
 						 : m->sel_key);
 		if (h->cmp[0])
@@ -190,16 +189,15 @@ static int zoom_text(const struct spec *sp, int64_t low, int64_t high,
 	else
 		snprintf(val, sizeof(val), "arg%d", sp->val_arg);
 	keys_text(sp, keys, sizeof(keys));
-	len = snprintf(out, n,
-		       "%.*s=lquantize(%s, %" PRId64 ", %" PRId64 ", %" PRId64
-		       "%s)",
-		       (int)(eq - sp->text), sp->text, val, low, high, step,
-		       keys);
+	len = snprintf(
+		out, n,
+		"%.*s=lquantize(%s, %" PRId64 ", %" PRId64 ", %" PRId64 "%s)",
+		(int)(eq - sp->text), sp->text, val, low, high, step, keys);
 	return len < 0 || (size_t)len >= n ? -1 : 0;
 }
 
-static int zoom_in(struct hist *h, const struct model *m,
-		   const struct shown *s, struct request *req)
+static int zoom_in(struct hist *h, const struct model *m, const struct shown *s,
+		   struct request *req)
 {
 	const struct spec *sp = s->as->spec;
 	int nb = agg_nbuckets(sp), i = h->cursor;
@@ -220,8 +218,7 @@ static int zoom_in(struct hist *h, const struct model *m,
 	return VIEW_HANDLED;
 }
 
-static int zoom_out(struct hist *h, const struct model *m,
-		    struct request *req)
+static int zoom_out(struct hist *h, const struct model *m, struct request *req)
 {
 	const struct agg_spec *as = spec_by_text(m, h->pin);
 
@@ -248,7 +245,8 @@ static void cycle(struct hist *h, const struct model *m, int dir)
 		if (&m->snap->specs[i] == cur)
 			at = i;
 	for (int k = 1; k <= n; k++) {
-		int i = ((at < 0 ? (dir > 0 ? -1 : 0) : at) + dir * k + n * 2) % n;
+		int i = ((at < 0 ? (dir > 0 ? -1 : 0) : at) + dir * k + n * 2) %
+			n;
 
 		if (is_hist(&m->snap->specs[i])) {
 			snprintf(h->pin, sizeof(h->pin), "%s",
@@ -340,10 +338,9 @@ static const char *attach_cost(const struct model *m)
 	struct spec need;
 	char err[64];
 
-	if (r && r->needs[0] &&
-	    !spec_parse(r->needs, &need, err, sizeof(err)))
-		n = probeset_note(m->frames_latency.ps,
-				  need.probe[0].provider, need.probe[0].name);
+	if (r && r->needs[0] && !spec_parse(r->needs, &need, err, sizeof(err)))
+		n = probeset_note(m->frames_latency.ps, need.probe[0].provider,
+				  need.probe[0].name);
 	return n && n->cost[0] ? n->cost : "";
 }
 
@@ -368,7 +365,8 @@ static void draw_strip(const struct hist *h, const struct spec *sp,
 			for (int k = 0; k < nb; k++)
 				if (h->strip[t][k] > max)
 					max = h->strip[t][k];
-			lv = max ? (int)((double)v * 4.0 / (double)max + 0.5) : 0;
+			lv = max ? (int)((double)v * 4.0 / (double)max + 0.5)
+				 : 0;
 			if (v && !lv)
 				lv = 1;
 			if (draw_utf8()) {
@@ -427,7 +425,8 @@ static void draw_one(struct hist *h, const struct model *m,
 			snprintf(v, sizeof(v), "%.0f", a);
 		snprintf(avg, sizeof(avg), "  avg %s", v);
 	}
-	draw_fmt(r.y, r.x, r.w, STYLE_NORMAL, "%s  count %s%s", key[0] ? key : "(no key)",
+	draw_fmt(r.y, r.x, r.w, STYLE_NORMAL, "%s  count %s%s",
+		 key[0] ? key : "(no key)",
 		 fmt_count(row->total, cnt, sizeof(cnt)), avg);
 	r.y++;
 	r.h--;
@@ -455,9 +454,10 @@ static void hist_draw(void *st, const struct model *m,
 		draw_fmt(in.y, in.x, in.w, STYLE_DIM, "  %s",
 			 s.why ? s.why : "no events yet");
 		if (s.can_attach) {
-			draw_text(in.y + 1, in.x, in.w, STYLE_NORMAL,
-				  "  Enter: measure it (attaches the probeset's "
-				  "frames.latency)");
+			draw_text(
+				in.y + 1, in.x, in.w, STYLE_NORMAL,
+				"  Enter: measure it (attaches the probeset's "
+				"frames.latency)");
 			draw_fmt(in.y + 2, in.x, in.w, STYLE_WARN, "  cost: %s",
 				 attach_cost(m));
 		}

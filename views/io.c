@@ -83,6 +83,9 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 		draw_fmt(y++, in.x, in.w, STYLE_TITLE,
 			 " %-11s %9s %9s %8s %8s %7s", "CLASS", "CALLS/s",
 			 "BYTES/s", "p50", "p99", "ERRORS");
+	else
+		draw_fmt(y++, in.x, in.w, STYLE_TITLE, " %-11s%8s %9s %6s",
+			 "CLASS", "CALLS", "BYTES", "p99");
 	for (size_t i = 0; m->snap && i < m->snap->nio && y < in.y + in.h - 1;
 	     i++) {
 		const struct agg_io_row *io = &m->snap->io[i];
@@ -102,10 +105,10 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 				 fmt_count(io->total.errors, e, sizeof(e)));
 		else
 			draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
-				 " %-11s %6s/s %7s/s p99 %s",
+				 " %-11.11s%6s/s %7s/s %6s",
 				 agg_io_class_name(io->cls), c, b, p99);
 	}
-	if (y == in.y + (wide ? 1 : 0))
+	if (y == in.y + 1)
 		draw_text(y++, in.x, in.w, STYLE_DIM, " no IO yet");
 	if (y < in.y + in.h) {
 		draw_text(y, in.x, 7, STYLE_NORMAL, " bytes ");

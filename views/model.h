@@ -91,15 +91,15 @@ struct model {
 	const struct model_func *funcs;
 	size_t nprocs;
 	const struct model_proc *procs; /* picker only */
-	struct model_role frames_calls, frames_latency, gc_pause,
-		gc_collected, alloc;
+	struct model_role frames_calls, frames_latency, gc_pause, gc_collected,
+		alloc;
 	bool io_on;
 	struct model_log log;
 	const char *status; /* last message worth showing, or NULL */
 
 	/* the row the Top view has selected, for Histogram and Dashboard */
 	int sel_spec; /* -1: none */
-	char sel_key[256];
+	char sel_key[SPEC_TEXT_MAX];
 };
 
 enum request_kind {

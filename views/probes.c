@@ -236,8 +236,7 @@ static int toggle(struct probes *p, const struct model *m, bool confirmed,
 	p->confirm = -1;
 	req->kind = REQ_ADD;
 	snprintf(req->text, sizeof(req->text), "%s:%s:%s=count()",
-		 m->probes[i].object, m->probes[i].provider,
-		 m->probes[i].name);
+		 m->probes[i].object, m->probes[i].provider, m->probes[i].name);
 	return VIEW_HANDLED;
 }
 
@@ -318,10 +317,10 @@ static void draw_probe(const struct model *m, const struct model_probe *pr,
 		       int y, struct rect in, bool sel)
 {
 	char name[160], hits[32] = "";
-	enum draw_style st = sel			? STYLE_SELECTED
-			     : pr->spec_id < 0		? STYLE_NORMAL
-			     : !pr->hits_total		? STYLE_WARN
-							: STYLE_BAR;
+	enum draw_style st = sel	       ? STYLE_SELECTED
+			     : pr->spec_id < 0 ? STYLE_NORMAL
+			     : !pr->hits_total ? STYLE_WARN
+					       : STYLE_BAR;
 
 	snprintf(name, sizeof(name), "%s:%s", pr->provider, pr->name);
 	if (pr->spec_id >= 0)
@@ -341,13 +340,13 @@ static void draw_func(const struct model *m, const struct model_func *f, int y,
 		fmt_rate(m->snap_s > 0 ? (double)f->hits / m->snap_s : 0, hits,
 			 sizeof(hits));
 	draw_fmt(y, in.x, in.w, sel ? STYLE_SELECTED : STYLE_NORMAL,
-		 " %-6s %-44s %9s  %s", f->spec_id >= 0 ? "ON" : "off",
-		 f->name, hits, base(f->object));
+		 " %-6s %-44s %9s  %s", f->spec_id >= 0 ? "ON" : "off", f->name,
+		 hits, base(f->object));
 }
 
 /* The line under the list: what is known about the cursor's probe */
-static void draw_note(const struct probes *p, const struct model *m,
-		      int y, struct rect in)
+static void draw_note(const struct probes *p, const struct model *m, int y,
+		      struct rect in)
 {
 	const struct model_probe *pr;
 
@@ -355,8 +354,10 @@ static void draw_note(const struct probes *p, const struct model *m,
 		return;
 	pr = &m->probes[p->idx[p->cursor]];
 	if (p->confirm >= 0) {
-		draw_fmt(y, in.x, in.w, STYLE_WARN, " %s  -- press y to switch "
-			 "it on anyway", pr->note->unsafe);
+		draw_fmt(y, in.x, in.w, STYLE_WARN,
+			 " %s  -- press y to switch "
+			 "it on anyway",
+			 pr->note->unsafe);
 		return;
 	}
 	if (pr->note && pr->note->silent[0] &&
@@ -405,15 +406,17 @@ static void probes_draw(void *st, const struct model *m,
 	in = draw_box(r, title, note, focus);
 	if (in.h < 3)
 		return;
-	draw_text(in.y, in.x, in.w, STYLE_TITLE,
-		  p->funcs ? " STATE  FUNCTION                                    "
-			     "  HITS/s  OBJECT"
-			   : " STATE  PROVIDER:NAME                      SEM "
-			     "LOCS    HITS/s  OBJECT           ARGS");
+	draw_text(
+		in.y, in.x, in.w, STYLE_TITLE,
+		p->funcs
+			? " STATE  FUNCTION                                    "
+			  "  HITS/s  OBJECT"
+			: " STATE  PROVIDER:NAME                      SEM "
+			  "LOCS    HITS/s  OBJECT           ARGS");
 	lines = in.h - 2;
 	if (!p->n) {
 		draw_text(in.y + 1, in.x, in.w, STYLE_DIM,
-			  p->funcs ? "  no function symbols"
+			  p->funcs     ? "  no function symbols"
 			  : m->nprobes ? "  nothing matches the search"
 				       : "  this process has no USDT probes "
 					 "(built without them?); try f for "

@@ -17,7 +17,13 @@
 #include "draw.h"
 #include "view.h"
 
-enum top_col { COL_RATE, COL_TOTAL, COL_AVG, COL_NAME, NCOLS };
+enum top_col {
+	COL_RATE,
+	COL_TOTAL,
+	COL_AVG,
+	COL_NAME,
+	NCOLS
+};
 
 static const char *const COL_NAMES[NCOLS] = { "calls/s", "total", "avg",
 					      "name" };
@@ -46,7 +52,16 @@ struct top {
 	struct zero *zeros; /* sorted by hash */
 	size_t nzeros;
 	bool frames; /* rows are the frames.calls spec */
+	bool avg_col; /* draw the AVG column */
 };
+
+static bool any_avg(const struct top *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].avg_ns >= 0)
+			return true;
+	return false;
+}
 
 static uint64_t hash_key(int spec, const char *s)
 {
@@ -113,8 +128,8 @@ static void name_row(const struct model *m, const struct agg_spec *as,
 		if (p->fn)
 			snprintf(r->name, sizeof(r->name), "fn:%s", p->name);
 		else
-			snprintf(r->name, sizeof(r->name), "%s:%s",
-				 p->provider, p->name);
+			snprintf(r->name, sizeof(r->name), "%s:%s", p->provider,
+				 p->name);
 		snprintf(r->where, sizeof(r->where), "%s",
 			 key_sans_pid(m, r->key));
 	}
@@ -276,8 +291,9 @@ static void top_tick(void *st, const struct model *m, struct request *req)
 	struct top *t = st;
 
 	rebuild(t, m);
-	if (t->n && (t->sel_spec < 0 || strcmp(t->rows[t->cursor].key, t->sel) ||
-		     t->rows[t->cursor].spec != t->sel_spec))
+	if (t->n &&
+	    (t->sel_spec < 0 || strcmp(t->rows[t->cursor].key, t->sel) ||
+	     t->rows[t->cursor].spec != t->sel_spec))
 		select_cursor(t, req);
 }
 
@@ -380,9 +396,9 @@ static void heading(const struct top *t, const struct model *m, struct rect r,
 	const char *name = t->frames ? "FUNCTION" : "PROBE";
 	const char *where = t->frames ? "FILE:LINE" : "KEY";
 
-	snprintf(h, sizeof(h), "%s%10s %11s %7s  %-*s %s",
-		     m->binary_mode ? "    PID " : "", "CALLS/s", "TOTAL",
-		     "AVG", namew, name, where);
+	snprintf(h, sizeof(h), "%s%10s %11s%s  %-*s %s",
+		 m->binary_mode ? "    PID " : "", "CALLS/s", "TOTAL",
+		 t->avg_col ? "     AVG" : "", namew, name, where);
 	draw_text(r.y, r.x, r.w, STYLE_TITLE, h);
 }
 
@@ -399,11 +415,13 @@ static void top_draw(void *st, const struct model *m,
 		 draw_utf8() ? "\u25bc" : "v");
 	if (t->filter[0])
 		snprintf(filt, sizeof(filt), "Top frames /%s", t->filter);
-	in = draw_box(r, filt[0] ? filt : (t->frames ? "Top frames" : "Top probes"),
-		      note, focus);
+	in = draw_box(
+		r, filt[0] ? filt : (t->frames ? "Top frames" : "Top probes"),
+		note, focus);
 	if (in.h < 2)
 		return;
-	namew = (in.w - 33 - (m->binary_mode ? 8 : 0)) / 2;
+	t->avg_col = in.w >= 90 || any_avg(t);
+	namew = (in.w - (t->avg_col ? 33 : 25) - (m->binary_mode ? 8 : 0)) / 2;
 	if (namew < 8)
 		namew = 8;
 	if (namew > 40)
@@ -411,12 +429,14 @@ static void top_draw(void *st, const struct model *m,
 	heading(t, m, in, namew);
 	lines = in.h - 1;
 	if (!t->n) {
-		draw_text(in.y + 1, in.x, in.w, STYLE_DIM,
-			  !m->snap ? "  waiting for the first interval"
-			  : t->filter[0] ? "  no row matches the filter"
-			  : t->frames ? "  no calls yet"
-				      : "  nothing counted yet: switch probes on in "
-					"Probes (2)");
+		draw_text(
+			in.y + 1, in.x, in.w, STYLE_DIM,
+			!m->snap       ? "  waiting for the first interval"
+			: t->filter[0] ? "  no row matches the filter"
+			: t->frames
+				? "  no calls yet"
+				: "  nothing counted yet: switch probes on in "
+				  "Probes (2)");
 		return;
 	}
 	if (t->cursor < t->scroll)
@@ -425,17 +445,19 @@ static void top_draw(void *st, const struct model *m,
 		t->scroll = t->cursor - (size_t)lines + 1;
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
-		char rate[32], tot[32], avg[32] = "-", pid[16] = "";
+		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[16] = "";
 
 		if (row->avg_ns >= 0)
-			fmt_ns(row->avg_ns, avg, sizeof(avg));
+			fmt_ns(row->avg_ns, v, sizeof(v));
+		if (t->avg_col)
+			snprintf(avg, sizeof(avg), " %7s", v);
 		if (m->binary_mode)
 			snprintf(pid, sizeof(pid), "%7u ", row->row->pid);
 		draw_fmt(in.y + 1 + i, in.x, in.w,
 			 focus && t->scroll + (size_t)i == t->cursor
 				 ? STYLE_SELECTED
 				 : STYLE_NORMAL,
-			 "%s%10s %11s %7s  %-*.*s %s", pid,
+			 "%s%10s %11s%s  %-*.*s %s", pid,
 			 fmt_rate(row->rate, rate, sizeof(rate)),
 			 fmt_count(row->total, tot, sizeof(tot)), avg, namew,
 			 namew, row->name, row->where);

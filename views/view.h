@@ -59,7 +59,10 @@ enum action {
 	ACT_RESIZE,
 };
 
-enum { VIEW_IGNORED = 0, VIEW_HANDLED = 1 };
+enum {
+	VIEW_IGNORED = 0,
+	VIEW_HANDLED = 1
+};
 
 struct rect {
 	int y, x, h, w;
@@ -83,8 +86,8 @@ struct view_ops {
 	void (*close)(void *st);
 	/* may ask for something too (the Top view's first selection) */
 	void (*tick)(void *st, const struct model *m, struct request *req);
-	void (*draw)(void *st, const struct model *m, const struct view_env *env,
-		     struct rect r, bool focus);
+	void (*draw)(void *st, const struct model *m,
+		     const struct view_env *env, struct rect r, bool focus);
 	/* text: ACT_TEXT's answer, else NULL */
 	int (*key)(void *st, const struct model *m, enum action a,
 		   const char *text, struct request *req);

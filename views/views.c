@@ -5,8 +5,8 @@
 #include "view.h"
 
 static const struct view_ops *const ALL[] = {
-	&view_dash, &view_probes, &view_top, &view_hist, &view_gc,
-	&view_io,   &view_help,   &view_log, &view_picker, NULL,
+	&view_dash, &view_probes, &view_top, &view_hist,   &view_gc,
+	&view_io,   &view_help,	  &view_log, &view_picker, NULL,
 };
 
 const struct view_ops *const *views_all(void)

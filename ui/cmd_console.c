@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probetop [-p PID | -b BINARY | -- COMMAND] [-P SET]... [-e SPEC]...
+ *          [-i SECS] [-d SECS]     and     probetop --demo
+ * Arguments for the console; see console.c.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "console.h"
+#include "proc.h"
+
+#define DEMO_PYTHON "/usr/bin/python3.11"
+
+static int seconds(const char *s, const char *opt, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*end || end == s || !isfinite(v) || v <= 0 || v > 86400 * 365) {
+		cli_error("%s: '%s' is not a number of seconds", opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The bundled demo workload: installed, or in the source tree. */
+static const char *demo_script(void)
+{
+	struct stat st;
+
+	if (!stat(PROBETOP_DEMO_INSTALLED, &st))
+		return PROBETOP_DEMO_INSTALLED;
+	return PROBETOP_DEMO_SOURCE;
+}
+
+int cmd_console(int argc, char **argv)
+{
+	static const struct option LONG[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "binary", required_argument, NULL, 'b' },
+		{ "spec", required_argument, NULL, 'e' },
+		{ "probeset", required_argument, NULL, 'P' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "demo", no_argument, NULL, 'D' },
+		{ 0 },
+	};
+	static char *demo_argv[3];
+	struct session_args a = { 0 };
+	double interval = 1.0, duration = 0;
+	bool demo = false;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:b:e:P:i:d:", LONG, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'p':
+			a.pid = proc_parse_pid(optarg);
+			if (a.pid <= 0) {
+				cli_error("-p: '%s' is not a process id",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			a.binary = optarg;
+			break;
+		case 'e':
+			if (a.nspecs == SESSION_MAX_ARGS) {
+				cli_error("more than %d -e specs",
+					  SESSION_MAX_ARGS);
+				return 2;
+			}
+			a.specs[a.nspecs++] = optarg;
+			break;
+		case 'P':
+			if (a.nsets == SESSION_MAX_SETS) {
+				cli_error("more than %d -P probesets",
+					  SESSION_MAX_SETS);
+				return 2;
+			}
+			a.sets[a.nsets++] = optarg;
+			break;
+		case 'i':
+			if (seconds(optarg, "-i", &interval))
+				return 2;
+			break;
+		case 'd':
+			if (seconds(optarg, "-d", &duration))
+				return 2;
+			break;
+		case 'D':
+			demo = true;
+			break;
+		default:
+			cli_error("see probetop --help");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		a.command = argv + optind;
+	if ((a.pid > 0) + (a.binary != NULL) + (a.command != NULL) + demo > 1) {
+		cli_error(
+			"give one of -p PID, -b BINARY, -- COMMAND or --demo");
+		return 2;
+	}
+	if (demo) {
+		demo_argv[0] = DEMO_PYTHON;
+		demo_argv[1] = (char *)demo_script();
+		a.command = demo_argv;
+		if (access(DEMO_PYTHON, X_OK)) {
+			cli_error(
+				"--demo needs %s (apt-get install python3.11)",
+				DEMO_PYTHON);
+			return 1;
+		}
+	}
+	return console_run(&a, interval, duration);
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+/*
+ * conmodel — the engine's state turned into the views' model; see
+ * conmodel.h. A probe is "on" when a live spec's first (or second) probe
+ * matches its object and provider:name; its hits are that spec's events.
+ */
+#include "conmodel.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "elfobj.h"
+#include "proc.h"
+
+#define MAX_OBJECTS 1024
+
+struct conmodel {
+	struct model_probe *probes;
+	size_t nprobes;
+	struct model_func *funcs;
+	size_t nfuncs, capfuncs;
+	const char *func_object;
+	struct model_proc *procs;
+	size_t nprocs;
+	/* for cpu% */
+	uint64_t last_ticks;
+	double last_s;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct conmodel *conmodel_new(void)
+{
+	return calloc(1, sizeof(struct conmodel));
+}
+
+void conmodel_free(struct conmodel *cm)
+{
+	if (!cm)
+		return;
+	free(cm->probes);
+	free(cm->funcs);
+	free(cm->procs);
+	free(cm);
+}
+
+static const struct ps_note *note_for(const struct session *s,
+				      const char *provider, const char *name)
+{
+	for (int i = 0; i < s->npicked; i++) {
+		const struct ps_note *n =
+			probeset_note(s->picked[i], provider, name);
+
+		if (n)
+			return n;
+	}
+	return NULL;
+}
+
+static int collect_func(const struct elf_func *fn, void *ctx)
+{
+	struct conmodel *cm = ctx;
+
+	if (cm->nfuncs && !strcmp(cm->funcs[cm->nfuncs - 1].name, fn->name))
+		return 0;
+	if (cm->nfuncs == cm->capfuncs) {
+		size_t cap = cm->capfuncs ? cm->capfuncs * 2 : 1024;
+		struct model_func *v = realloc(cm->funcs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		cm->funcs = v;
+		cm->capfuncs = cap;
+	}
+	cm->funcs[cm->nfuncs++] = (struct model_func){
+		.object = cm->func_object, .name = fn->name, .spec_id = -1
+	};
+	return 0;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	return strcmp(((const struct model_func *)a)->name,
+		      ((const struct model_func *)b)->name);
+}
+
+/* Function symbols of the executable (or the -b file): the first object. */
+static int load_funcs(struct conmodel *cm, const struct cat_object *exe)
+{
+	size_t w = 0;
+
+	cm->nfuncs = 0;
+	if (!exe || !exe->elf)
+		return 0;
+	cm->func_object = exe->path;
+	if (elfobj_functions(exe->elf, collect_func, cm))
+		return -ENOMEM;
+	qsort(cm->funcs, cm->nfuncs, sizeof(*cm->funcs), cmp_func);
+	for (size_t i = 0; i < cm->nfuncs; i++) /* .symtab and .dynsym */
+		if (!w || strcmp(cm->funcs[w - 1].name, cm->funcs[i].name))
+			cm->funcs[w++] = cm->funcs[i];
+	cm->nfuncs = w;
+	return 0;
+}
+
+static const struct cat_object *
+main_object(const struct session *s, const struct cat_object **objs, size_t n)
+{
+	char exe[4096];
+
+	if (s->binary[0] || proc_exe(s->pid, exe, sizeof(exe)))
+		return n ? objs[n - 1] : NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(objs[i]->path, exe))
+			return objs[i];
+	return n ? objs[n - 1] : NULL;
+}
+
+int conmodel_probes(struct conmodel *cm, const struct session *s,
+		    struct model *m)
+{
+	const struct cat_object **objs = calloc(MAX_OBJECTS, sizeof(*objs));
+	size_t nobj, n = 0, k = 0;
+
+	if (!objs)
+		return -ENOMEM;
+	nobj = tracer_objects(s->tr, objs, MAX_OBJECTS);
+	for (size_t i = 0; i < nobj; i++)
+		n += objs[i]->nprobes;
+	free(cm->probes);
+	cm->probes = calloc(n ? n : 1, sizeof(*cm->probes));
+	if (!cm->probes) {
+		free(objs);
+		return -ENOMEM;
+	}
+	/* oldest catalog last in objs: list the executable's objects first */
+	for (size_t i = nobj; i-- > 0;) {
+		for (size_t p = 0; p < objs[i]->nprobes; p++) {
+			const struct cat_probe *cp = &objs[i]->probes[p];
+			const struct cat_loc *loc = &cp->locs[0];
+
+			cm->probes[k++] = (struct model_probe){
+				.object = objs[i]->path,
+				.provider = cp->provider,
+				.name = cp->name,
+				.args = loc->args,
+				.nargs = loc->nargs,
+				.semaphore = loc->sem_addr != 0,
+				.nlocs = cp->nlocs,
+				.spec_id = -1,
+				.note = note_for(s, cp->provider, cp->name),
+			};
+		}
+	}
+	cm->nprobes = k;
+	if (load_funcs(cm, main_object(s, objs, nobj)))
+		cm->nfuncs = 0;
+	free(objs);
+	m->probes = cm->probes;
+	m->nprobes = cm->nprobes;
+	m->funcs = cm->funcs;
+	m->nfuncs = cm->nfuncs;
+	m->probes_total = cm->nprobes;
+	return 0;
+}
+
+static bool covers(const struct spec *sp, const char *object,
+		   const char *provider, const char *name, bool fn)
+{
+	for (int i = 0; i < sp->nprobes; i++) {
+		const struct spec_probe *p = &sp->probe[i];
+
+		if (p->fn != fn || !spec_object_matches(p, object))
+			continue;
+		if (fn ? !strcmp(p->name, name)
+		       : spec_probe_matches(p, provider, name))
+			return true;
+	}
+	return false;
+}
+
+static void spec_hits(const struct agg_snapshot *snap, int id, uint64_t *now,
+		      uint64_t *total)
+{
+	*now = *total = 0;
+	for (size_t i = 0; snap && i < snap->nspecs; i++)
+		if (snap->specs[i].id == id) {
+			*now = snap->specs[i].events;
+			*total = snap->specs[i].events_total;
+		}
+}
+
+/* The first live spec covering the probe; console-made ones first. */
+static int spec_for(const struct session *s, const char *object,
+		    const char *provider, const char *name, bool fn,
+		    bool *console)
+{
+	int found = -1;
+
+	for (int id = 0; id < tracer_nspecs(s->tr); id++) {
+		const struct tracer_spec_info *info =
+			tracer_spec_info(s->tr, id);
+
+		if (!info || !covers(info->spec, object, provider, name, fn))
+			continue;
+		if (!s->specs[id].ps) {
+			*console = true;
+			return id;
+		}
+		if (found < 0)
+			found = id;
+	}
+	*console = false;
+	return found;
+}
+
+static void update_states(struct conmodel *cm, const struct session *s,
+			  const struct agg_snapshot *snap, struct model *m)
+{
+	m->probes_on = 0;
+	for (size_t i = 0; i < cm->nprobes; i++) {
+		struct model_probe *p = &cm->probes[i];
+
+		p->spec_id = spec_for(s, p->object, p->provider, p->name, false,
+				      &p->console_spec);
+		spec_hits(snap, p->spec_id, &p->hits, &p->hits_total);
+		m->probes_on += p->spec_id >= 0;
+	}
+	for (size_t i = 0; i < cm->nfuncs; i++) {
+		struct model_func *f = &cm->funcs[i];
+		bool console;
+
+		f->spec_id =
+			spec_for(s, f->object, "", f->name, true, &console);
+		spec_hits(snap, f->spec_id, &f->hits, &f->hits_total);
+	}
+}
+
+static struct model_role role(const struct session *s, const char *section,
+			      const char *name)
+{
+	struct model_role r = { .id = session_role(s, section, name) };
+
+	for (int i = 0; i < s->npicked && !r.spec; i++) {
+		r.spec = probeset_spec(s->picked[i], section, name);
+		if (r.spec)
+			r.ps = s->picked[i];
+	}
+	return r;
+}
+
+static void update_header(struct conmodel *cm, const struct session *s,
+			  const struct agg_snapshot *snap, struct model *m)
+{
+	struct proc_usage u;
+	struct timespec boot;
+	double now = mono_s(), hz = (double)sysconf(_SC_CLK_TCK);
+
+	if (snap) {
+		m->events_s =
+			m->snap_s > 0 ? (double)snap->events / m->snap_s : 0;
+		m->drops_total = snap->drops_total;
+	}
+	if (!s->pid || proc_usage(s->pid, &u))
+		return;
+	if (cm->last_s > 0 && now > cm->last_s)
+		m->cpu_pct = (double)(u.cpu_ticks - cm->last_ticks) / hz /
+			     (now - cm->last_s) * 100.0;
+	cm->last_ticks = u.cpu_ticks;
+	cm->last_s = now;
+	m->rss_bytes = u.rss_bytes;
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	m->uptime_s = (double)boot.tv_sec - (double)u.start_ticks / hz;
+}
+
+void conmodel_update(struct conmodel *cm, const struct session *s,
+		     const struct agg_snapshot *snap, struct model *m)
+{
+	update_states(cm, s, snap, m);
+	m->frames_calls = role(s, "frames", "calls");
+	m->frames_latency = role(s, "frames", "latency");
+	m->gc_pause = role(s, "gc", "pause");
+	m->gc_collected = role(s, "gc", "collected");
+	m->alloc = role(s, "alloc", "objects");
+	m->io_on = s->io;
+	update_header(cm, s, snap, m);
+}
+
+/* The picker ----------------------------------------------------------- */
+
+static const char *runtime_of(const struct catalog *cat,
+			      const struct ps_list *sets)
+{
+	for (size_t k = 0; k < sets->n; k++) {
+		const struct probeset *ps = sets->sets[k];
+
+		for (int d = 0; d < ps->ndetect; d++)
+			for (size_t i = 0; i < catalog_nobjects(cat); i++) {
+				const struct cat_object *o =
+					catalog_object(cat, i);
+
+				if (!spec_object_matches(&ps->detect[d],
+							 o->path))
+					continue;
+				for (size_t p = 0; p < o->nprobes; p++)
+					if (spec_probe_matches(
+						    &ps->detect[d],
+						    o->probes[p].provider,
+						    o->probes[p].name))
+						return ps->name;
+			}
+	}
+	return "";
+}
+
+static int add_proc(struct conmodel *cm, struct objcache *cache, pid_t pid,
+		    const struct ps_list *sets)
+{
+	struct catalog *cat = catalog_open_pid(cache, pid);
+	struct model_proc *v, *p;
+	struct proc_usage u;
+	struct passwd *pw;
+	size_t n;
+
+	if (!cat)
+		return 0; /* gone, or a kernel thread */
+	n = catalog_nprobes(cat);
+	if (!n) {
+		catalog_free(cat);
+		return 0;
+	}
+	v = realloc(cm->procs, (cm->nprocs + 1) * sizeof(*v));
+	if (!v) {
+		catalog_free(cat);
+		return -ENOMEM;
+	}
+	cm->procs = v;
+	p = &v[cm->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->nprobes = n;
+	proc_comm(pid, p->comm, sizeof(p->comm));
+	proc_cmdline(pid, p->cmdline, sizeof(p->cmdline));
+	snprintf(p->runtime, sizeof(p->runtime), "%s", runtime_of(cat, sets));
+	pw = !proc_usage(pid, &u) ? getpwuid(u.uid) : NULL;
+	snprintf(p->user, sizeof(p->user), "%s", pw ? pw->pw_name : "?");
+	catalog_free(cat);
+	return 0;
+}
+
+int conmodel_procs(struct conmodel *cm, const struct ps_list *sets,
+		   struct model *m)
+{
+	struct objcache *cache = objcache_new();
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int err = 0;
+
+	cm->nprocs = 0;
+	if (!cache || !d) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (!err && (e = readdir(d))) {
+		pid_t pid = proc_parse_pid(e->d_name);
+
+		if (pid > 0 && pid != getpid())
+			err = add_proc(cm, cache, pid, sets);
+	}
+out:
+	if (d)
+		closedir(d);
+	objcache_free(cache);
+	m->procs = cm->procs;
+	m->nprocs = cm->nprocs;
+	return err;
+}

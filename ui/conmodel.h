@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conmodel — fill the views' model (views/model.h) from the engine.
+ *
+ * The console calls conmodel_probes() once after attaching and after a
+ * rescan found new objects (the list of probes and function symbols),
+ * conmodel_update() after every snapshot (states, hits, roles, header),
+ * and conmodel_procs() for the process picker. The model's pointers stay
+ * valid until the next call of the same function or conmodel_free().
+ */
+#ifndef PROBETOP_CONMODEL_H
+#define PROBETOP_CONMODEL_H
+
+#include "model.h"
+#include "session.h"
+
+struct conmodel;
+
+struct conmodel *conmodel_new(void);
+void conmodel_free(struct conmodel *cm);
+
+/* The probes and function symbols of the session's objects. 0 or -ENOMEM. */
+int conmodel_probes(struct conmodel *cm, const struct session *s,
+		    struct model *m);
+
+/* Spec states, hits, roles and the header's numbers, after snap. */
+void conmodel_update(struct conmodel *cm, const struct session *s,
+		     const struct agg_snapshot *snap, struct model *m);
+
+/* Every process with USDT probes, for the picker. 0 or -ENOMEM. */
+int conmodel_procs(struct conmodel *cm, const struct ps_list *sets,
+		   struct model *m);
+
+#endif

@@ -1,0 +1,707 @@
+// SPDX-License-Identifier: MIT
+/*
+ * console — the interactive screen: attach (or pick a process), then
+ * refresh every interval until `q`.
+ *
+ * Order: everything that can fail with a message on stderr (arguments,
+ * specs, probesets, the target, BPF) happens before curses starts. Then
+ * messages go to an in-memory log (status line, `L` view), never to
+ * stderr. One loop polls the keyboard, the signalfd (INT/TERM/HUP) and
+ * the target's pidfd; each interval it rescans the target's mappings,
+ * reads a snapshot, refreshes the model and lets the views tick. Views
+ * ask for changes (attach, detach, zoom...) with requests that this file
+ * carries out through the session. On any exit — a crash signal included
+ * — the terminal is restored; links are file descriptors, so the kernel
+ * detaches every probe when the process ends.
+ */
+#include "console.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agg.h"
+#include "cmd.h"
+#include "conmodel.h"
+#include "draw.h"
+#include "log.h"
+#include "proc.h"
+#include "session.h"
+#include "view.h"
+
+#define LOG_MAX 200
+#define RESCAN_S 0.2
+#define MAX_VIEWS 16
+
+struct vstate {
+	const struct view_ops *ops;
+	void *st;
+};
+
+struct console {
+	struct session s;
+	struct agg *agg;
+	struct conmodel *cm;
+	struct model m;
+	struct vstate views[MAX_VIEWS];
+	int nviews, cur, prev;
+	char *log[LOG_MAX];
+	size_t nlog;
+	char status[256];
+	double next_tick, last_read;
+	int sigfd, pidfd;
+	bool prompting;
+	char prompt[32], answer[64];
+	bool quit;
+	double duration_s, deadline; /* -d; 0: none */
+};
+
+static volatile sig_atomic_t curses_up;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Messages while the screen is up: kept for the status line and `L`. */
+static void log_to_ring(enum log_level level, const char *msg, void *ctx)
+{
+	struct console *c = ctx;
+
+	if (c->nlog == LOG_MAX) {
+		free(c->log[0]);
+		memmove(c->log, c->log + 1, sizeof(c->log[0]) * (LOG_MAX - 1));
+		c->nlog--;
+	}
+	c->log[c->nlog] = strdup(msg);
+	if (c->log[c->nlog])
+		c->nlog++;
+	if (level <= LOG_WARN)
+		snprintf(c->status, sizeof(c->status), "%s", msg);
+	c->m.log.n = c->nlog;
+	c->m.log.lines = (const char *const *)c->log;
+}
+
+static void say(struct console *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(struct console *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->status, sizeof(c->status), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_INFO, "%s", c->status);
+}
+
+/* A crash must not leave the terminal in raw mode. */
+static void crash(int sig)
+{
+	if (curses_up)
+		endwin();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_crashes(void)
+{
+	static const int SIGS[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
+	for (size_t i = 0; i < sizeof(SIGS) / sizeof(SIGS[0]); i++)
+		signal(SIGS[i], crash);
+}
+
+static int open_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+static bool utf8_ok(void)
+{
+	const char *term = getenv("TERM");
+
+	return !strcmp(nl_langinfo(CODESET), "UTF-8") && term &&
+	       strncmp(term, "vt", 2) && strcmp(term, "linux");
+}
+
+static void start_curses(struct console *c)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	initscr();
+	curses_up = 1;
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	c->m.utf8 = utf8_ok();
+	c->m.color = !(nc && *nc);
+	draw_init(c->m.color, c->m.utf8);
+}
+
+static int open_views(struct console *c)
+{
+	const struct view_ops *const *all = views_all();
+
+	for (c->nviews = 0; all[c->nviews] && c->nviews < MAX_VIEWS;
+	     c->nviews++) {
+		c->views[c->nviews].ops = all[c->nviews];
+		c->views[c->nviews].st = all[c->nviews]->open();
+		if (!c->views[c->nviews].st)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int view_index(const struct console *c, const char *name)
+{
+	for (int i = 0; i < c->nviews; i++)
+		if (!strcmp(c->views[i].ops->name, name))
+			return i;
+	return 0;
+}
+
+static void env_draw(const struct view_env *env, const char *view,
+		     const struct model *m, struct rect r, bool focus)
+{
+	struct console *c = env->ctx;
+	struct vstate *v = &c->views[view_index(c, view)];
+
+	v->ops->draw(v->st, m, env, r, focus);
+}
+
+/* The two header lines ------------------------------------------------ */
+
+static void draw_header(struct console *c)
+{
+	const struct model *m = &c->m;
+	char rss[32], ev[32], cpu[32] = "", up[32] = "";
+	const char *state = m->exited	? "exited"
+			    : m->paused ? "paused"
+					: "live";
+	const char *dot = m->utf8 ? "\u25cf " : "";
+
+	if (m->pid) {
+		snprintf(cpu, sizeof(cpu), "cpu %.0f%%", m->cpu_pct);
+		snprintf(up, sizeof(up), "up %d:%02d", (int)(m->uptime_s / 60),
+			 (int)fmod(m->uptime_s, 60));
+		draw_fmt(0, 0, COLS, STYLE_HEADER,
+			 " probetop  pid %d %s %.40s   %s  rss %s   %s   %s%s  "
+			 "%gs",
+			 m->pid, m->target, m->cmdline, cpu,
+			 fmt_bytes((double)m->rss_bytes, rss, sizeof(rss)), up,
+			 dot, state, m->interval_s);
+	} else {
+		draw_fmt(0, 0, COLS, STYLE_HEADER,
+			 " probetop  -b %s (every process running it)   %s%s  "
+			 "%gs",
+			 m->target, dot, state, m->interval_s);
+	}
+	draw_fmt(1, 0, COLS - 9, m->drops_total ? STYLE_WARN : STYLE_NORMAL,
+		 " %zu probes (%zu on) %s %s ev/s %s drops %llu",
+		 m->probes_total, m->probes_on, m->utf8 ? "\u00b7" : "-",
+		 fmt_rate(m->events_s, ev, sizeof(ev)),
+		 m->utf8 ? "\u00b7" : "-", (unsigned long long)m->drops_total);
+	draw_text(1, COLS - 9, 9, STYLE_DIM, " F1 help");
+}
+
+static void draw_footer(struct console *c)
+{
+	static const char KEYS[] =
+		" 1 Dash  2 Probes  3 Top  4 Hist  5 GC  "
+		"6 IO   / filter  s sort  space toggle  q quit";
+	int y = LINES - 1;
+
+	if (c->prompting) {
+		draw_fmt(y, 0, COLS, STYLE_NORMAL, " %s%s_", c->prompt,
+			 c->answer);
+	} else if (c->m.exited) {
+		draw_fmt(y, 0, COLS, STYLE_WARN,
+			 " the target has exited: the data is its last; q "
+			 "quits");
+	} else if (c->status[0]) {
+		draw_fmt(y, 0, COLS, STYLE_WARN, " %s", c->status);
+	} else {
+		draw_text(y, 0, COLS, STYLE_DIM, KEYS);
+	}
+}
+
+static void redraw(struct console *c)
+{
+	struct view_env env = { env_draw, c };
+	struct vstate *v = &c->views[c->cur];
+	bool picker = !strcmp(v->ops->name, "picker");
+
+	erase();
+	if (LINES < 10 || COLS < 40) {
+		mvaddstr(0, 0, "probetop: the terminal is too small");
+		refresh();
+		return;
+	}
+	if (!picker)
+		draw_header(c);
+	else
+		draw_text(0, 0, COLS, STYLE_HEADER,
+			  " probetop  pick a process to attach to");
+	v->ops->draw(v->st, &c->m, &env,
+		     (struct rect){ picker ? 1 : 2, 0, LINES - (picker ? 2 : 3),
+				    COLS },
+		     true);
+	draw_footer(c);
+	refresh();
+}
+
+/* Requests ------------------------------------------------------------ */
+
+static void add_spec(struct console *c, const char *text,
+		     const struct probeset *ps, const struct ps_spec *role)
+{
+	struct spec sp;
+	char err[256];
+	int id;
+
+	if (spec_parse(text, &sp, err, sizeof(err))) {
+		say(c, "'%s': %s", text, err);
+		return;
+	}
+	id = session_add(&c->s, &sp, ps, role);
+	if (id < 0)
+		say(c, "cannot attach '%s': %s", text, strerror(-id));
+	else if (!tracer_spec_info(c->s.tr, id)->nsites)
+		say(c, "'%s': waiting, no location matches yet", text);
+	else
+		say(c, "on: %s", text);
+}
+
+static void add_role(struct console *c, const char *role)
+{
+	char section[PS_NAME_MAX];
+	const char *dot = strchr(role, '.');
+
+	if (!dot || (size_t)(dot - role) >= sizeof(section))
+		return;
+	snprintf(section, sizeof(section), "%.*s", (int)(dot - role), role);
+	for (int i = 0; i < c->s.npicked; i++) {
+		const struct ps_spec *r =
+			probeset_spec(c->s.picked[i], section, dot + 1);
+
+		if (r && session_role(&c->s, section, dot + 1) < 0) {
+			add_spec(c, r->spec.text, c->s.picked[i], r);
+			return;
+		}
+	}
+}
+
+static void replace_spec(struct console *c, int id, const char *text)
+{
+	const struct probeset *ps = c->s.specs[id].ps;
+	const struct ps_spec *role = c->s.specs[id].role;
+	struct spec sp;
+	char err[256];
+
+	if (spec_parse(text, &sp, err, sizeof(err))) {
+		say(c, "'%s': %s", text, err);
+		return;
+	}
+	session_remove(&c->s, id);
+	add_spec(c, text, ps, role);
+}
+
+static void refresh_model(struct console *c)
+{
+	conmodel_update(c->cm, &c->s, c->m.snap, &c->m);
+}
+
+static void carry_out(struct console *c, const struct request *r)
+{
+	switch (r->kind) {
+	case REQ_VIEW:
+		c->prev = c->cur;
+		c->cur = view_index(c, r->view);
+		break;
+	case REQ_BACK:
+		c->cur = c->prev;
+		break;
+	case REQ_PROMPT:
+		c->prompting = true;
+		snprintf(c->prompt, sizeof(c->prompt), "%.31s", r->text);
+		c->answer[0] = '\0';
+		break;
+	case REQ_ADD:
+		add_spec(c, r->text, NULL, NULL);
+		break;
+	case REQ_REMOVE:
+		session_remove(&c->s, r->id);
+		say(c, "off: spec %d", r->id);
+		break;
+	case REQ_REPLACE:
+		replace_spec(c, r->id, r->text);
+		break;
+	case REQ_ROLE:
+		add_role(c, r->text);
+		break;
+	case REQ_SELECT:
+		c->m.sel_spec = r->id;
+		snprintf(c->m.sel_key, sizeof(c->m.sel_key), "%s", r->text);
+		return;
+	case REQ_QUIT:
+		c->quit = true;
+		return;
+	default:
+		return;
+	}
+	refresh_model(c);
+}
+
+/* Keys ---------------------------------------------------------------- */
+
+static void global_action(struct console *c, enum action a)
+{
+	struct request r = { .kind = REQ_VIEW };
+	static const char *const BY_NUMBER[] = { "dash", "probes", "top",
+						 "hist", "gc",	   "io" };
+
+	switch (a) {
+	case ACT_QUIT:
+		c->quit = true;
+		return;
+	case ACT_PAUSE:
+		c->m.paused = !c->m.paused;
+		return;
+	case ACT_FASTER:
+	case ACT_SLOWER:
+		c->m.interval_s = a == ACT_SLOWER ? c->m.interval_s * 2
+						  : c->m.interval_s / 2;
+		c->m.interval_s = c->m.interval_s < 0.25 ? 0.25
+				  : c->m.interval_s > 60 ? 60
+							 : c->m.interval_s;
+		c->next_tick = now_s() + c->m.interval_s;
+		return;
+	case ACT_HELP:
+		r.view = "help";
+		break;
+	case ACT_LOG:
+		r.view = "log";
+		break;
+	case ACT_BACK:
+		if (c->cur == c->prev)
+			c->prev = view_index(c, "dash");
+		r.kind = REQ_BACK;
+		break;
+	case ACT_VIEW1:
+	case ACT_VIEW2:
+	case ACT_VIEW3:
+	case ACT_VIEW4:
+	case ACT_VIEW5:
+	case ACT_VIEW6:
+		r.view = BY_NUMBER[a - ACT_VIEW1];
+		break;
+	default:
+		return;
+	}
+	carry_out(c, &r);
+}
+
+static void send_action(struct console *c, enum action a, const char *text)
+{
+	struct vstate *v = &c->views[c->cur];
+	struct request r = { REQ_NONE };
+
+	if (v->ops->keys_to)
+		v = &c->views[view_index(c, v->ops->keys_to)];
+	if (v->ops->key && v->ops->key(v->st, &c->m, a, text, &r)) {
+		carry_out(c, &r);
+		return;
+	}
+	global_action(c, a);
+}
+
+static void prompt_key(struct console *c, int ch)
+{
+	size_t n = strlen(c->answer);
+
+	if (ch == 27) {
+		c->prompting = false;
+	} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		c->prompting = false;
+		send_action(c, ACT_TEXT, c->answer);
+	} else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n) {
+		c->answer[n - 1] = '\0';
+	} else if (ch >= 32 && ch < 127 && n + 1 < sizeof(c->answer)) {
+		c->answer[n] = (char)ch;
+		c->answer[n + 1] = '\0';
+	}
+}
+
+static void read_keys(struct console *c)
+{
+	int ch;
+
+	nodelay(stdscr, TRUE);
+	while ((ch = getch()) != ERR) {
+		if (c->prompting) {
+			prompt_key(c, ch);
+			continue;
+		}
+		c->status[0] = '\0';
+		if (ch == KEY_RESIZE)
+			continue;
+		send_action(c, keys_action(ch), NULL);
+	}
+}
+
+static void fill_target(struct console *c);
+
+/* The loop ------------------------------------------------------------- */
+
+static void tick(struct console *c)
+{
+	int n;
+
+	if (c->m.pid && !c->m.exited) {
+		n = tracer_rescan(c->s.tr);
+		if (n == -ESRCH)
+			c->m.exited = true;
+		else if (n > 0) {
+			say(c, "attached %d more locations in new mappings", n);
+			conmodel_probes(c->cm, &c->s, &c->m);
+		}
+	}
+	if (c->m.pid && !c->m.exited)
+		fill_target(c); /* it may have exec()ed */
+	if (c->m.paused || (c->m.exited && c->m.snap))
+		return;
+	c->m.snap = agg_read(c->agg);
+	c->m.snap_s = now_s() - c->last_read;
+	c->last_read = now_s();
+	refresh_model(c);
+	for (int i = 0; i < c->nviews; i++) {
+		struct request r = { REQ_NONE };
+
+		if (c->views[i].ops->tick) {
+			c->views[i].ops->tick(c->views[i].st, &c->m, &r);
+			if (r.kind != REQ_NONE)
+				carry_out(c, &r);
+		}
+	}
+}
+
+static void run_loop(struct console *c)
+{
+	double next_rescan = now_s() + RESCAN_S;
+
+	c->next_tick = now_s() + c->m.interval_s;
+	if (c->duration_s > 0)
+		c->deadline = now_s() + c->duration_s;
+	redraw(c);
+	while (!c->quit) {
+		struct pollfd pfd[3] = { { STDIN_FILENO, POLLIN, 0 },
+					 { c->sigfd, POLLIN, 0 },
+					 { c->pidfd, POLLIN, 0 } };
+		double now = now_s(), wake = c->next_tick;
+		int nfds = c->pidfd >= 0 && !c->m.exited ? 3 : 2;
+
+		if (c->m.pid && !c->m.exited && next_rescan < wake)
+			wake = next_rescan;
+		if (c->deadline > 0 && now >= c->deadline)
+			return; /* -d: the lunch-break fail-safe */
+		if (c->deadline > 0 && c->deadline < wake)
+			wake = c->deadline;
+		poll(pfd, (nfds_t)nfds,
+		     now < wake ? (int)((wake - now) * 1000) + 1 : 0);
+		if (pfd[1].revents)
+			return; /* SIGINT, SIGTERM, SIGHUP */
+		if (pfd[2].revents) {
+			c->m.exited = true;
+			c->m.snap = agg_read(c->agg); /* the last data */
+			refresh_model(c);
+		}
+		if (pfd[0].revents)
+			read_keys(c);
+		now = now_s();
+		if (now >= c->next_tick) {
+			tick(c);
+			c->next_tick += c->m.interval_s;
+			if (c->next_tick < now)
+				c->next_tick = now + c->m.interval_s;
+		} else if (c->m.pid && !c->m.exited && now >= next_rescan) {
+			if (tracer_rescan(c->s.tr) > 0)
+				conmodel_probes(c->cm, &c->s, &c->m);
+		}
+		if (now >= next_rescan)
+			next_rescan = now + RESCAN_S;
+		redraw(c);
+	}
+}
+
+/* Picking a process ---------------------------------------------------- */
+
+static pid_t pick_process(struct console *c)
+{
+	struct ps_list sets;
+	pid_t pid = 0;
+
+	if (probesets_load(NULL, NULL, &sets, NULL, NULL))
+		return -1;
+	if (conmodel_procs(c->cm, &sets, &c->m)) {
+		probesets_free(&sets);
+		return -1;
+	}
+	probesets_free(&sets);
+	start_curses(c);
+	c->cur = c->prev = view_index(c, "picker");
+	while (!c->quit && pid <= 0) {
+		struct pollfd pfd[2] = { { STDIN_FILENO, POLLIN, 0 },
+					 { c->sigfd, POLLIN, 0 } };
+		int ch;
+
+		redraw(c);
+		poll(pfd, 2, -1);
+		if (pfd[1].revents)
+			break;
+		nodelay(stdscr, TRUE);
+		while ((ch = getch()) != ERR && pid <= 0) {
+			struct request r = { REQ_NONE };
+			enum action a = keys_action(ch);
+
+			if (c->prompting) {
+				prompt_key(c, ch);
+				continue;
+			}
+			if (c->views[c->cur].ops->key(c->views[c->cur].st,
+						      &c->m, a, NULL, &r) &&
+			    r.kind == REQ_SELECT)
+				pid = r.id;
+			else if (r.kind == REQ_PROMPT)
+				carry_out(c, &r);
+			else if (a == ACT_QUIT || a == ACT_BACK)
+				c->quit = true;
+		}
+	}
+	endwin();
+	curses_up = 0;
+	c->m.procs = NULL;
+	c->m.nprocs = 0;
+	return c->quit ? 0 : pid;
+}
+
+/* Setup and teardown --------------------------------------------------- */
+
+static void fill_target(struct console *c)
+{
+	struct model *m = &c->m;
+
+	m->pid = (int)c->s.pid;
+	m->binary_mode = c->s.binary[0] != '\0';
+	if (m->binary_mode) {
+		snprintf(m->target, sizeof(m->target), "%.255s", c->s.binary);
+		return;
+	}
+	if (proc_comm(c->s.pid, m->target, sizeof(m->target)))
+		snprintf(m->target, sizeof(m->target), "?");
+	proc_cmdline(c->s.pid, m->cmdline, sizeof(m->cmdline));
+}
+
+static void teardown(struct console *c)
+{
+	if (curses_up) {
+		endwin();
+		curses_up = 0;
+	}
+	log_set_sink(NULL, NULL);
+	for (int i = 0; i < c->nviews; i++)
+		if (c->views[i].st)
+			c->views[i].ops->close(c->views[i].st);
+	agg_free(c->agg);
+	session_close(&c->s);
+	conmodel_free(c->cm);
+	for (size_t i = 0; i < c->nlog; i++)
+		free(c->log[i]);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+}
+
+int console_run(struct session_args *a, double interval_s, double duration_s)
+{
+	struct console *c = calloc(1, sizeof(*c));
+	int ret = 1;
+
+	if (!c)
+		return 1;
+	c->sigfd = c->pidfd = -1;
+	c->m.interval_s = interval_s;
+	c->duration_s = duration_s;
+	c->m.sel_spec = -1;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cli_error("the console needs a terminal; for scripts use "
+			  "probetop trace");
+		free(c);
+		return 2;
+	}
+	setlocale(LC_ALL, "");
+	catch_crashes();
+	c->sigfd = open_signals();
+	c->cm = conmodel_new();
+	if (!c->cm || open_views(c))
+		goto out;
+	if (!a->pid && !a->binary && !a->command) {
+		a->pid = pick_process(c);
+		if (a->pid <= 0) {
+			ret = a->pid < 0 ? 1 : 0;
+			goto out;
+		}
+		c->quit = false;
+	}
+	a->with_io = !a->binary;
+	a->quiet_command = true; /* the screen is ours */
+	ret = session_open(&c->s, a);
+	if (ret)
+		goto out;
+	ret = 1;
+	c->agg = agg_new(c->s.tr);
+	if (!c->agg || conmodel_probes(c->cm, &c->s, &c->m))
+		goto out;
+	if (c->s.pid)
+		c->pidfd = pidfd_open(c->s.pid, 0);
+	if (session_release(&c->s))
+		goto out;
+	fill_target(c);
+	log_set_sink(log_to_ring, c);
+	c->last_read = now_s();
+	refresh_model(c);
+	start_curses(c);
+	c->cur = c->prev = view_index(c, "dash");
+	run_loop(c);
+	ret = 0;
+out:
+	teardown(c);
+	free(c);
+	return ret;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * console — the interactive screen (probetop [-p PID | -b BINARY |
+ * -- COMMAND] [-P SET]... [-e SPEC]...). Without a target it opens the
+ * process picker first. Returns the exit status; errors before the screen
+ * starts are printed on stderr. a->with_io is set here (the IO pane is on
+ * for a process).
+ */
+#ifndef PROBETOP_CONSOLE_H
+#define PROBETOP_CONSOLE_H
+
+#include "session.h"
+
+/* duration_s > 0: detach and exit after that long (the fail-safe -d) */
+int console_run(struct session_args *a, double interval_s, double duration_s);
+
+#endif
