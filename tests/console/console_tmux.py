@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The console in a real terminal (tmux), with live BPF: toggle a probe in
+Probes and see the exact count in Top; build a quantize spec with `a`,
+read its buckets in Histogram and zoom one; resize; quit and check that
+nothing stays attached; --demo shows Python frames, GC and IO."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
+from tap import Tap, Target, need_root  # noqa: E402
+
+PROBETOP = os.environ["PROBETOP"]
+FIX = os.environ["FIXTURE_DIR"]
+SESSION = "probetop-test-%d" % os.getpid()
+
+
+def tmux(*args):
+    return subprocess.run(["tmux"] + list(args), capture_output=True,
+                          text=True, check=False)
+
+
+def screen():
+    return tmux("capture-pane", "-p", "-t", SESSION).stdout
+
+
+def keys(*k):
+    for one in k:
+        tmux("send-keys", "-t", SESSION, one)
+        time.sleep(0.15)
+
+
+def wait_screen(pattern, timeout=10):
+    """Poll the pane until pattern (a regex) shows; return the screen."""
+    end = time.time() + timeout
+    text = ""
+    while time.time() < end:
+        text = screen()
+        if re.search(pattern, text):
+            return text
+        time.sleep(0.2)
+    return text
+
+
+def start(cmd, w=120, h=40):
+    tmux("kill-session", "-t", SESSION)
+    r = tmux("new-session", "-d", "-s", SESSION, "-x", str(w), "-y", str(h),
+             cmd + "; echo EXITED $?; sleep 60")
+    assert r.returncode == 0, r.stderr
+
+
+def perf_links():
+    out = subprocess.run(["bpftool", "link", "show"], capture_output=True,
+                         text=True).stdout
+    return out.count("type perf_event") + out.count("perf_event ")
+
+
+def test_fixture(tap):
+    t = Target([os.path.join(FIX, "sdt_target")])
+    links_before = perf_links()
+    try:
+        start("%s -p %d" % (PROBETOP, t.pid))
+        s = wait_screen(r"probes \(\d+ on\)")
+        tap.ok("pid %d" % t.pid in s, "the header names the pid", s)
+        keys("2")
+        s = wait_screen(r"fixture:tick")
+        tap.ok(re.search(r"off +fixture:tick", s) is not None,
+               "Probes lists fixture:tick, off", s)
+        keys("/", "tick", "Enter", "Space")
+        s = wait_screen(r"(ON|silent) +fixture:tick")
+        tap.ok(re.search(r"(ON|silent) +fixture:tick", s) is not None,
+               "Space switches it on", s)
+        tap.eq(t.send("fire 1234").strip(), "fired 1234", "target fired")
+        keys("3")
+        tick_row = r"\s1,234\s+(-\s+)?fixture:tick"
+        s = wait_screen(tick_row, 5)
+        tap.ok(re.search(tick_row, s) is not None,
+               "Top shows fixture:tick with exactly 1,234", s)
+        # a quantize of arg1 (0..N-1) through the `a` menu
+        keys("2", "/", "ints", "Enter", "a")
+        s = wait_screen(r"quantize arg1")
+        tap.ok("quantize arg1" in s, "the a menu offers quantize arg1", s)
+        for _ in range(6):
+            keys("Down")
+        keys("Enter")
+        s = wait_screen(r"ints=quantize\(arg1\)|ON +fixture:ints|silent +fixture:ints")
+        t.send("fire 100")
+        keys("4")
+        s = wait_screen(r"\n.*\s64 \|.*\s36\b", 6)
+        tap.ok(re.search(r"\s64 \|\S*\s+36\b", s) is not None,
+               "Histogram: bucket 64 holds 36 of 0..99", s)
+        tap.ok(re.search(r"\s32 \|\S*\s+32\b", s) is not None,
+               "Histogram: bucket 32 holds 32", s)
+        # zoom into the p50 bucket (32..63): lquantize in 16 steps of 2
+        keys("Enter")
+        s = wait_screen(r"zoomed: .*lquantize\(arg1, 32, 64, 2\)")
+        tap.ok("lquantize(arg1, 32, 64, 2)" in s,
+               "Enter zooms the bucket into lquantize(arg1, 32, 64, 2)", s)
+        t.send("fire 100")
+        s = wait_screen(r"\s40 \|\S*\s+2\b", 6)
+        tap.ok(re.search(r"\s40 \|\S*\s+2\b", s) is not None,
+               "zoomed: bucket 40 holds exactly 2 (40 and 41)", s)
+        keys("Escape")
+        s = wait_screen(r"fixture:ints=quantize\(arg1\)")
+        tap.ok("zoomed" not in s and "quantize(arg1)" in s,
+               "Esc zooms out to quantize(arg1)", s)
+        tmux("resize-window", "-t", SESSION, "-x", "80", "-y", "24")
+        time.sleep(1.5)
+        s = screen()
+        tap.ok("probetop" in s and len(s.splitlines()[0]) <= 80,
+               "resized to 80x24, still drawn", s)
+        keys("1")
+        s = wait_screen(r"Top probes")
+        tap.ok("Top probes" in s and " GC " in s and " IO " in s,
+               "Dashboard at 80x24: Top, GC and IO panes", s)
+        keys("q")
+        s = wait_screen(r"EXITED \d+")
+        tap.ok("EXITED 0" in s, "q quits with status 0", s)
+        tap.eq(perf_links(), links_before, "no link of ours remains")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        t.stop()
+
+
+def test_demo(tap):
+    start("%s --demo" % PROBETOP)
+    try:
+        s = wait_screen(r"leaf +demo_workload\.py", 15)
+        tap.ok(re.search(r"leaf +demo_workload\.py:\d+", s) is not None,
+               "--demo: Top shows the workload's Python frames", s)
+        s = wait_screen(r"generation0 \d", 10)
+        tap.ok("generation0" in s and "pause p50" in s,
+               "--demo: the GC pane shows collections and pauses", s)
+        s = wait_screen(r"write +\d", 10)
+        tap.ok(re.search(r"write +\d+(\.\d)?/s", s) is not None,
+               "--demo: the IO pane shows writes", s)
+        keys("2")
+        s = wait_screen(r"function__entry")
+        keys("/", "function__entry", "Enter")
+        s = wait_screen(r"98894")
+        tap.ok("98894" in s,
+               "Probes says why function__entry is silent on 3.11", s)
+        keys("q")
+        s = wait_screen(r"EXITED \d+")
+        tap.ok("EXITED 0" in s, "--demo: q quits with status 0", s)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+
+
+def test_errors(tap):
+    r = subprocess.run([PROBETOP, "-p", "1"], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+    tap.eq((r.returncode, r.stderr),
+           (2, "probetop: the console needs a terminal; for scripts use "
+               "probetop trace\n"), "no terminal: one line, exit 2")
+    start("%s -p 999999" % PROBETOP)
+    try:
+        s = wait_screen(r"EXITED \d+")
+        tap.ok("no such process: 999999" in s and "EXITED 1" in s,
+               "a bad pid: one line before the screen, exit 1", s)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+
+
+def main():
+    tap = Tap()
+    need_root(tap)
+    test_errors(tap)
+    test_fixture(tap)
+    test_demo(tap)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
