@@ -316,6 +316,9 @@ static int hist_key(void *st, const struct model *m, enum action a,
 				 "frames.latency");
 			return VIEW_HANDLED;
 		}
+		if (s.row && h->cursor < 0)
+			h->cursor = agg_percentile_bucket(
+				s.row->b_total, agg_nbuckets(s.as->spec), 50);
 		return s.row ? zoom_in(h, m, &s, req) : VIEW_HANDLED;
 	case ACT_BACK:
 		if (zoom_out(h, m, req))

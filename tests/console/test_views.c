@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Views without a kernel: a model made by hand (a frames count spec, a GC
+ * latency spec, IO rows), actions injected, requests checked; and headless
+ * golden screens (newterm on /dev/null) at 80x24 and 120x40. Set
+ * UPDATE_GOLDEN=1 to rewrite the golden files after a deliberate change.
+ */
+#include <curses.h>
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include <cmocka.h>
+
+#include "draw.h"
+#include "view.h"
+
+static struct spec calls_spec, pause_spec;
+static struct agg_row rows[3], gc_rows[2];
+static const struct agg_row *row_ptrs[3], *gc_ptrs[2];
+static uint64_t gc_b[2][2][PT_NBUCKETS];
+static struct agg_spec specs[2];
+static struct agg_io_row io[2];
+static struct agg_snapshot snap;
+static struct model model;
+
+static void parse(const char *text, struct spec *out)
+{
+	char err[128];
+
+	if (spec_parse(text, out, err, sizeof(err)))
+		fail_msg("%s: %s", text, err);
+}
+
+static void frame(struct agg_row *r, const char *fn, const char *file, int line,
+		  uint64_t count, uint64_t total)
+{
+	memset(r, 0, sizeof(*r));
+	r->nkeys = 3;
+	r->key[0].is_str = r->key[1].is_str = true;
+	snprintf(r->key[0].str, PT_STR_LEN, "%s", fn);
+	snprintf(r->key[1].str, PT_STR_LEN, "%s", file);
+	r->key[2].num = line;
+	r->key[2].is_signed = true;
+	r->count = count;
+	r->total = total;
+}
+
+static void build_model(void)
+{
+	parse("python:function__return=count(str(arg1),str(arg0),arg2)",
+	      &calls_spec);
+	parse("python:gc__start..python:gc__done=latency(arg0)", &pause_spec);
+	frame(&rows[0], "leaf", "/srv/app.py", 3, 3041000, 9120331);
+	frame(&rows[1], "fib", "/srv/app.py", 2, 538313, 1614939);
+	frame(&rows[2], "main", "/srv/app.py", 9, 1, 1);
+	for (int i = 0; i < 3; i++)
+		row_ptrs[i] = &rows[i];
+	for (int g = 0; g < 2; g++) {
+		struct agg_row *r = &gc_rows[g];
+
+		memset(r, 0, sizeof(*r));
+		r->nkeys = 1;
+		r->key[0].num = g;
+		r->count = g ? 1 : 12;
+		r->total = g ? 3 : 36;
+		gc_b[g][0][14] = r->count; /* 4096..8191 ns */
+		gc_b[g][1][14] = r->total - 2;
+		gc_b[g][1][17] = 2; /* 32768.. */
+		r->b = gc_b[g][0];
+		r->b_total = gc_b[g][1];
+		r->sum_total = (int64_t)r->total * 6000;
+		r->min = 4100;
+		r->max = 40000;
+		gc_ptrs[g] = r;
+	}
+	specs[0] = (struct agg_spec){ .id = 0,
+				      .spec = &calls_spec,
+				      .nrows = 3,
+				      .rows = row_ptrs,
+				      .events = 3579314 };
+	specs[1] = (struct agg_spec){
+		.id = 1, .spec = &pause_spec, .nrows = 2, .rows = gc_ptrs
+	};
+	io[0] = (struct agg_io_row){ .pid = 4242,
+				     .cls = PT_IO_READ,
+				     .now = { .calls = 120, .bytes = 1200000 },
+				     .total = { .calls = 360,
+						.bytes = 3600000 } };
+	io[0].total.b[12] = 360;
+	io[1] = (struct agg_io_row){ .pid = 4242,
+				     .cls = PT_IO_FSYNC,
+				     .now = { .calls = 1 },
+				     .total = { .calls = 3 } };
+	io[1].total.b[22] = 3;
+	snap = (struct agg_snapshot){ .interval = 3,
+				      .elapsed_s = 3,
+				      .events = 3579327,
+				      .nspecs = 2,
+				      .specs = specs,
+				      .nio = 2,
+				      .io = io };
+	model = (struct model){
+		.pid = 4242,
+		.target = "python3.11",
+		.cmdline = "python3.11 app.py",
+		.cpu_pct = 87,
+		.uptime_s = 192,
+		.rss_bytes = 41000000,
+		.probes_on = 4,
+		.probes_total = 9,
+		.interval_s = 1,
+		.snap = &snap,
+		.snap_s = 1,
+		.frames_calls = { .id = 0 },
+		.frames_latency = { .id = -1 },
+		.gc_pause = { .id = 1 },
+		.gc_collected = { .id = -1 },
+		.alloc = { .id = -1 },
+		.io_on = true,
+		.sel_spec = -1,
+	};
+}
+
+/* View lifecycle helpers ------------------------------------------------ */
+
+struct inst {
+	const struct view_ops *ops;
+	void *st;
+};
+
+static struct inst insts[16];
+
+static struct inst *inst(const char *name)
+{
+	for (int i = 0; insts[i].ops; i++)
+		if (!strcmp(insts[i].ops->name, name))
+			return &insts[i];
+	fail_msg("no view %s", name);
+	return NULL;
+}
+
+static void env_draw(const struct view_env *env, const char *view,
+		     const struct model *m, struct rect r, bool focus)
+{
+	struct inst *v = inst(view);
+
+	v->ops->draw(v->st, m, env, r, focus);
+}
+
+static void tick_all(void)
+{
+	for (int i = 0; insts[i].ops; i++) {
+		struct request r = { REQ_NONE };
+
+		if (insts[i].ops->tick)
+			insts[i].ops->tick(insts[i].st, &model, &r);
+		if (r.kind == REQ_SELECT) {
+			model.sel_spec = r.id;
+			snprintf(model.sel_key, sizeof(model.sel_key), "%s",
+				 r.text);
+		}
+	}
+}
+
+static int setup(void **state)
+{
+	const struct view_ops *const *all = views_all();
+
+	(void)state;
+	build_model();
+	for (int i = 0; all[i]; i++) {
+		insts[i].ops = all[i];
+		insts[i].st = all[i]->open();
+	}
+	tick_all();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; insts[i].ops; i++)
+		insts[i].ops->close(insts[i].st);
+	memset(insts, 0, sizeof(insts));
+	return 0;
+}
+
+static int key(const char *view, enum action a, const char *text,
+	       struct request *r)
+{
+	struct inst *v = inst(view);
+
+	memset(r, 0, sizeof(*r));
+	return v->ops->key(v->st, &model, a, text, r);
+}
+
+/* Logic ------------------------------------------------------------------ */
+
+static void test_top_selects_and_sorts(void **state)
+{
+	struct request r;
+
+	(void)state;
+	/* the first tick selected the hottest row */
+	assert_int_equal(model.sel_spec, 0);
+	assert_string_equal(model.sel_key, "leaf /srv/app.py 3");
+	assert_int_equal(key("top", ACT_DOWN, NULL, &r), VIEW_HANDLED);
+	assert_int_equal(r.kind, REQ_SELECT);
+	assert_string_equal(r.text, "fib /srv/app.py 2");
+	/* sort by name: fib, leaf, main; the cursor stays on fib */
+	key("top", ACT_SORT, NULL, &r);
+	key("top", ACT_SORT, NULL, &r);
+	key("top", ACT_SORT, NULL, &r);
+	key("top", ACT_DOWN, NULL, &r);
+	assert_string_equal(r.text, "leaf /srv/app.py 3");
+	/* a filter keeps matching rows only */
+	assert_int_equal(key("top", ACT_FILTER, NULL, &r), VIEW_HANDLED);
+	assert_int_equal(r.kind, REQ_PROMPT);
+	key("top", ACT_TEXT, "mai", &r);
+	key("top", ACT_DOWN, NULL, &r);
+	assert_string_equal(r.text, "main /srv/app.py 9");
+	key("top", ACT_ENTER, NULL, &r);
+	assert_int_equal(r.kind, REQ_VIEW);
+	assert_string_equal(r.view, "hist");
+	assert_int_equal(key("top", ACT_BACK, NULL, &r), VIEW_HANDLED);
+	assert_int_equal(key("top", ACT_BACK, NULL, &r), VIEW_IGNORED);
+}
+
+static void test_hist_zoom(void **state)
+{
+	struct request r;
+
+	(void)state;
+	/* pin the GC latency histogram, row generation 0 */
+	key("hist", ACT_RIGHT, NULL, &r);
+	key("hist", ACT_ENTER, NULL, &r);
+	assert_int_equal(r.kind, REQ_REPLACE);
+	assert_int_equal(r.id, 1);
+	/* p50 bucket 14 holds 4096..8191: 16 steps of 256 */
+	assert_string_equal(r.text,
+			    "python:gc__start..python:gc__done="
+			    "lquantize(latency, 4096, 8192, 256, arg0)");
+	assert_int_equal(key("hist", ACT_BACK, NULL, &r), VIEW_HANDLED);
+	assert_int_equal(r.kind, REQ_NONE); /* the zoomed spec is not live */
+}
+
+static void test_probes_toggle(void **state)
+{
+	static const struct ps_note unsafe = { .probe = "ruby:cmethod__entry",
+					       .unsafe = "it crashed" };
+	struct model_probe probes[2] = {
+		{ .object = "/usr/lib/libruby.so",
+		  .provider = "ruby",
+		  .name = "cmethod__entry",
+		  .args = "",
+		  .nlocs = 1,
+		  .spec_id = -1,
+		  .note = &unsafe },
+		{ .object = "/usr/lib/libruby.so",
+		  .provider = "ruby",
+		  .name = "gc__mark__begin",
+		  .args = "",
+		  .nlocs = 1,
+		  .spec_id = 7 },
+	};
+	struct request r;
+
+	(void)state;
+	model.probes = probes;
+	model.nprobes = 2;
+	inst("probes")->ops->tick(inst("probes")->st, &model, &r);
+	key("probes", ACT_TOGGLE, NULL, &r);
+	assert_int_equal(r.kind, REQ_NONE); /* risky: asks for y first */
+	key("probes", ACT_YES, NULL, &r);
+	assert_int_equal(r.kind, REQ_ADD);
+	assert_string_equal(r.text,
+			    "/usr/lib/libruby.so:ruby:cmethod__entry=count()");
+	key("probes", ACT_DOWN, NULL, &r);
+	key("probes", ACT_TOGGLE, NULL, &r);
+	assert_int_equal(r.kind, REQ_REMOVE);
+	assert_int_equal(r.id, 7);
+	model.probes = NULL;
+	model.nprobes = 0;
+}
+
+/* Golden screens ---------------------------------------------------------- */
+
+static void dump(char *out, size_t n)
+{
+	size_t o = 0;
+
+	for (int y = 0; y < LINES; y++) {
+		wchar_t line[512];
+		char mb[2048];
+		int len;
+
+		mvinnwstr(y, 0, line, COLS);
+		len = (int)wcstombs(mb, line, sizeof(mb));
+		while (len > 0 && mb[len - 1] == ' ')
+			len--;
+		o += (size_t)snprintf(out + o, n - o, "%.*s\n", len, mb);
+	}
+}
+
+static void golden(const char *view, int w, int h)
+{
+	char path[512], got[65536], want[65536] = "";
+	struct view_env env = { env_draw, NULL };
+	FILE *null_out = fopen("/dev/null", "w"),
+	     *null_in = fopen("/dev/null", "r");
+	SCREEN *scr;
+	FILE *f;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/tests/console/golden/%s-%dx%d.txt",
+		 getenv("SOURCE_ROOT"), view, w, h);
+	setenv("TERM", "xterm", 1);
+	scr = newterm(NULL, null_out, null_in);
+	assert_non_null(scr);
+	resizeterm(h, w);
+	draw_init(false, true);
+	erase();
+	inst(view)->ops->draw(inst(view)->st, &model, &env,
+			      (struct rect){ 0, 0, h, w }, true);
+	dump(got, sizeof(got));
+	endwin();
+	delscreen(scr);
+	fclose(null_out);
+	fclose(null_in);
+	if (getenv("UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(got, f);
+		fclose(f);
+		return;
+	}
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: missing (UPDATE_GOLDEN=1 writes it)", path);
+	len = fread(want, 1, sizeof(want) - 1, f);
+	want[len] = '\0';
+	fclose(f);
+	if (strcmp(got, want))
+		fail_msg("%s differs; got:\n%s", path, got);
+}
+
+static void test_golden(void **state)
+{
+	(void)state;
+	golden("dash", 80, 24);
+	golden("dash", 120, 40);
+	golden("top", 80, 24);
+	golden("gc", 60, 20);
+	golden("io", 80, 12);
+	golden("help", 80, 24);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_top_selects_and_sorts,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hist_zoom, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_probes_toggle, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_golden, setup, teardown),
+	};
+
+	setlocale(LC_ALL, "C.UTF-8");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
