@@ -14,6 +14,15 @@
 
 #define PROBETOP_USAGE                                                         \
 	"Usage:\n"                                                             \
+	"  probetop [-p PID | -b BINARY | -- COMMAND [ARGS...]] [-P SET]... "  \
+	"[-e SPEC]...\n"                                                       \
+	"           [-i SECS] [-d SECS]\n"                                     \
+	"                        the console (no target: pick a process "      \
+	"first)\n"                                                             \
+	"  probetop --demo       the console on the bundled Python 3.11 "      \
+	"workload\n"                                                           \
+	"  probetop probesets [--json]\n"                                      \
+	"                        the probesets available, and where from\n"    \
 	"  probetop list -p PID [--json] [-v] [PATTERN]\n"                     \
 	"                        every USDT probe of a running process and "   \
 	"its libraries\n"                                                      \
@@ -23,8 +32,8 @@
 	"                        in $PATH or the library directories)\n"       \
 	"  probetop list -p PID|-b BINARY --functions [--json] [PATTERN]\n"    \
 	"                        function symbols, for fn: probes\n"           \
-	"  probetop trace -p PID|-b BINARY|-- COMMAND [ARGS...] -e SPEC... "   \
-	"[-P io]\n"                                                            \
+	"  probetop trace -p PID|-b BINARY|-- COMMAND [ARGS...] [-e SPEC]... " \
+	"[-P SET]...\n"                                                        \
 	"                 [-i SECS] [-n COUNT] [-d SECS] [--json]\n"           \
 	"                        aggregate probes in the kernel, print every " \
 	"interval\n"                                                           \
@@ -65,10 +74,15 @@
 	"is on\n"                                                              \
 	"  -e, --spec SPEC      trace: what to aggregate (repeatable, at "     \
 	"most 64)\n"                                                           \
-	"  -P, --probeset io    trace: the process's IO by syscall class\n"    \
-	"  -i, --interval SECS  trace: print every SECS (default 1)\n"         \
+	"  -P, --probeset SET   a probeset (python, ruby, java, php, io...; "  \
+	"see\n"                                                                \
+	"                       probetop probesets); without -P and -e, "      \
+	"those\n"                                                              \
+	"                       whose probes the target has\n"                 \
+	"  -i, --interval SECS  refresh or print every SECS (default 1)\n"     \
 	"  -n, --count COUNT    trace: stop after COUNT intervals\n"           \
-	"  -d, --duration SECS  trace: stop after SECS\n"                      \
+	"  -d, --duration SECS  detach and exit after SECS (the fail-safe)\n"  \
+	"      --demo           the console on ui/demo_workload.py\n"          \
 	"  -j, --json           JSON (list: one array; trace: one object per " \
 	"line)\n"                                                              \
 	"  -v, --verbose        list: every location, with decoded "           \
@@ -93,8 +107,12 @@
 	"nothing,\n"                                                           \
 	"2 on a usage error (a bad SPEC included).\n"                          \
 	"\n"                                                                   \
-	"The console (probetop -p PID) and probesets are not in this version " \
-	"yet.\n"
+	"Console keys: 1-6 views, arrows/jk move, Enter drill down/zoom, Esc " \
+	"back,\n"                                                              \
+	"/ filter, s F6 < > sort, Space toggle a probe, a build a spec, f "    \
+	"functions,\n"                                                         \
+	"z zero, p pause, + - interval, c compare, L messages, ? F1 help, q "  \
+	"quit.\n"
 
 void cli_error(const char *fmt, ...)
 {
