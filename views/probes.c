@@ -355,8 +355,7 @@ static void draw_note(const struct probes *p, const struct model *m, int y,
 	pr = &m->probes[p->idx[p->cursor]];
 	if (p->confirm >= 0) {
 		draw_fmt(y, in.x, in.w, STYLE_WARN,
-			 " %s  -- press y to switch "
-			 "it on anyway",
+			 " y: switch it on anyway (any other key: no). %s",
 			 pr->note->unsafe);
 		return;
 	}
