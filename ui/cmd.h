@@ -22,4 +22,14 @@ int cmd_probesets(int argc, char **argv);
 /* Print "probetop: MSG" on stderr, the one way the CLI reports. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* CLOCK_MONOTONIC in seconds, the clock the loops run on. */
+double cli_now_s(void);
+
+/* Parse a positive number of seconds (at most a year) for option opt into
+ * *out; 0, or -1 after reporting "OPT: 'S' is not a number of seconds". */
+int cli_seconds(const char *s, const char *opt, double *out);
+
+/* Block SIGINT, SIGTERM and SIGHUP and return a signalfd for them (or -1). */
+int cli_signalfd(void);
+
 #endif

@@ -5,7 +5,6 @@
  * Arguments for the console; see console.c.
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,19 +15,6 @@
 #include "proc.h"
 
 #define DEMO_PYTHON "/usr/bin/python3.11"
-
-static int seconds(const char *s, const char *opt, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (*end || end == s || !isfinite(v) || v <= 0 || v > 86400 * 365) {
-		cli_error("%s: '%s' is not a number of seconds", opt, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
 
 /* The bundled demo workload: installed, or in the source tree. */
 static const char *demo_script(void)
@@ -90,11 +76,11 @@ int cmd_console(int argc, char **argv)
 			a.sets[a.nsets++] = optarg;
 			break;
 		case 'i':
-			if (seconds(optarg, "-i", &interval))
+			if (cli_seconds(optarg, "-i", &interval))
 				return 2;
 			break;
 		case 'd':
-			if (seconds(optarg, "-d", &duration))
+			if (cli_seconds(optarg, "-d", &duration))
 				return 2;
 			break;
 		case 'D':

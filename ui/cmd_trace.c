@@ -12,16 +12,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agg.h"
@@ -49,27 +45,6 @@ struct loop {
 	pid_t pid; /* 0 for -b */
 	int sigfd, pidfd;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int parse_seconds(const char *s, const char *opt, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (*end || end == s || !isfinite(v) || v <= 0 || v > 86400 * 365) {
-		cli_error("%s: '%s' is not a number of seconds", opt, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
 
 static int parse_args(int argc, char **argv, struct trace_args *a)
 {
@@ -121,11 +96,11 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 			t->sets[t->nsets++] = optarg;
 			break;
 		case 'i':
-			if (parse_seconds(optarg, "-i", &a->interval_s))
+			if (cli_seconds(optarg, "-i", &a->interval_s))
 				return -1;
 			break;
 		case 'd':
-			if (parse_seconds(optarg, "-d", &a->duration_s))
+			if (cli_seconds(optarg, "-d", &a->duration_s))
 				return -1;
 			break;
 		case 'n':
@@ -153,19 +128,6 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		return -1;
 	}
 	return 0;
-}
-
-static int setup_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -1;
-	return signalfd(-1, &set, SFD_CLOEXEC);
 }
 
 static int print_snapshot(struct loop *lp, bool final)
@@ -200,7 +162,7 @@ static int wait_interval(struct loop *lp, double until, double deadline)
 	for (;;) {
 		struct pollfd pfd[2] = { { lp->sigfd, POLLIN, 0 },
 					 { lp->pidfd, POLLIN, 0 } };
-		double now = now_s(), wake = until;
+		double now = cli_now_s(), wake = until;
 		int ms;
 
 		if (deadline > 0 && deadline < wake)
@@ -221,7 +183,7 @@ static int wait_interval(struct loop *lp, double until, double deadline)
 
 static int run_loop(struct loop *lp, const struct trace_args *a)
 {
-	double start = now_s(), next = start + a->interval_s;
+	double start = cli_now_s(), next = start + a->interval_s;
 	double deadline = a->duration_s > 0 ? start + a->duration_s : 0;
 	long n = 0;
 
@@ -262,7 +224,7 @@ int cmd_trace(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a))
 		return 2;
-	lp.sigfd = setup_signals();
+	lp.sigfd = cli_signalfd();
 	ret = session_open(&s, &a.target);
 	if (ret) {
 		close(lp.sigfd);

@@ -6,7 +6,6 @@
  */
 #include "conmodel.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <pwd.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "catalog.h"
+#include "cmd.h"
 #include "elfobj.h"
 #include "proc.h"
 
@@ -34,14 +34,6 @@ struct conmodel {
 	uint64_t last_ticks;
 	double last_s;
 };
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct conmodel *conmodel_new(void)
 {
@@ -268,7 +260,7 @@ static void update_header(struct conmodel *cm, const struct session *s,
 {
 	struct proc_usage u;
 	struct timespec boot;
-	double now = mono_s(), hz = (double)sysconf(_SC_CLK_TCK);
+	double now = cli_now_s(), hz = (double)sysconf(_SC_CLK_TCK);
 
 	if (snap) {
 		m->events_s =

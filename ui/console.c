@@ -28,8 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
-#include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agg.h"
@@ -69,14 +67,6 @@ struct console {
 };
 
 static volatile sig_atomic_t curses_up;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Messages while the screen is up: kept for the status line and `L`. */
 static void log_to_ring(enum log_level level, const char *msg, void *ctx)
@@ -124,19 +114,6 @@ static void catch_crashes(void)
 
 	for (size_t i = 0; i < sizeof(SIGS) / sizeof(SIGS[0]); i++)
 		signal(SIGS[i], crash);
-}
-
-static int open_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -1;
-	return signalfd(-1, &set, SFD_CLOEXEC);
 }
 
 static bool utf8_ok(void)
@@ -400,7 +377,7 @@ static void global_action(struct console *c, enum action a)
 		c->m.interval_s = c->m.interval_s < 0.25 ? 0.25
 				  : c->m.interval_s > 60 ? 60
 							 : c->m.interval_s;
-		c->next_tick = now_s() + c->m.interval_s;
+		c->next_tick = cli_now_s() + c->m.interval_s;
 		return;
 	case ACT_HELP:
 		r.view = "help";
@@ -497,8 +474,8 @@ static void tick(struct console *c)
 	if (c->m.paused || (c->m.exited && c->m.snap))
 		return;
 	c->m.snap = agg_read(c->agg);
-	c->m.snap_s = now_s() - c->last_read;
-	c->last_read = now_s();
+	c->m.snap_s = cli_now_s() - c->last_read;
+	c->last_read = cli_now_s();
 	refresh_model(c);
 	for (int i = 0; i < c->nviews; i++) {
 		struct request r = { REQ_NONE };
@@ -513,17 +490,17 @@ static void tick(struct console *c)
 
 static void run_loop(struct console *c)
 {
-	double next_rescan = now_s() + RESCAN_S;
+	double next_rescan = cli_now_s() + RESCAN_S;
 
-	c->next_tick = now_s() + c->m.interval_s;
+	c->next_tick = cli_now_s() + c->m.interval_s;
 	if (c->duration_s > 0)
-		c->deadline = now_s() + c->duration_s;
+		c->deadline = cli_now_s() + c->duration_s;
 	redraw(c);
 	while (!c->quit) {
 		struct pollfd pfd[3] = { { STDIN_FILENO, POLLIN, 0 },
 					 { c->sigfd, POLLIN, 0 },
 					 { c->pidfd, POLLIN, 0 } };
-		double now = now_s(), wake = c->next_tick;
+		double now = cli_now_s(), wake = c->next_tick;
 		int nfds = c->pidfd >= 0 && !c->m.exited ? 3 : 2;
 
 		if (c->m.pid && !c->m.exited && next_rescan < wake)
@@ -543,7 +520,7 @@ static void run_loop(struct console *c)
 		}
 		if (pfd[0].revents)
 			read_keys(c);
-		now = now_s();
+		now = cli_now_s();
 		if (now >= c->next_tick) {
 			tick(c);
 			c->next_tick += c->m.interval_s;
@@ -667,7 +644,7 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	}
 	setlocale(LC_ALL, "");
 	catch_crashes();
-	c->sigfd = open_signals();
+	c->sigfd = cli_signalfd();
 	c->cm = conmodel_new();
 	if (!c->cm || open_views(c))
 		goto out;
@@ -694,7 +671,7 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 		goto out;
 	fill_target(c);
 	log_set_sink(log_to_ring, c);
-	c->last_read = now_s();
+	c->last_read = cli_now_s();
 	refresh_model(c);
 	start_curses(c);
 	c->cur = c->prev = view_index(c, "dash");

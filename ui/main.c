@@ -5,7 +5,6 @@
  * main() parses the subcommand and hands over; it is the only place that
  * exits. See probetop(1) and docs/ for the whole command line.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,17 +112,6 @@
 	"functions,\n"                                                         \
 	"z zero, p pause, + - interval, c compare, L messages, ? F1 help, q "  \
 	"quit.\n"
-
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("probetop: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 int main(int argc, char **argv)
 {

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cli — what the subcommands share: the one way to report an error, the
+ * clock their loops run on, -i/-d parsing, and the signalfd that turns
+ * SIGINT/SIGTERM/SIGHUP into a readable fd for their poll loops.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/signalfd.h>
+#include <time.h>
+
+#include "cmd.h"
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("probetop: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+double cli_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int cli_seconds(const char *s, const char *opt, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*end || end == s || !isfinite(v) || v <= 0 || v > 86400 * 365) {
+		cli_error("%s: '%s' is not a number of seconds", opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_signalfd(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	return signalfd(-1, &set, SFD_CLOEXEC);
+}
