@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "spec.h"
 #include "proc.h"
 
 /* A parsed ELF file, shared by every catalog that maps it. */
@@ -543,4 +544,19 @@ const struct cat_object *catalog_object(const struct catalog *cat, size_t i)
 size_t catalog_nprobes(const struct catalog *cat)
 {
 	return cat->nprobes;
+}
+
+bool catalog_has_probe(const struct catalog *cat, const struct spec_probe *p)
+{
+	for (size_t i = 0; i < catalog_nobjects(cat); i++) {
+		const struct cat_object *obj = catalog_object(cat, i);
+
+		if (!spec_object_matches(p, obj->path))
+			continue;
+		for (size_t k = 0; k < obj->nprobes; k++)
+			if (spec_probe_matches(p, obj->probes[k].provider,
+					       obj->probes[k].name))
+				return true;
+	}
+	return false;
 }

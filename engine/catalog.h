@@ -94,6 +94,11 @@ void catalog_free(struct catalog *cat);
  */
 int catalog_find_file(const char *name, char *out, size_t n);
 
+/* Whether an object of cat has a USDT probe matching p (its object and
+ * provider:name globs, as a spec would attach). */
+struct spec_probe;
+bool catalog_has_probe(const struct catalog *cat, const struct spec_probe *p);
+
 pid_t catalog_pid(const struct catalog *cat); /* 0 for a file */
 size_t catalog_nobjects(const struct catalog *cat);
 const struct cat_object *catalog_object(const struct catalog *cat, size_t i);

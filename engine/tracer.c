@@ -902,20 +902,9 @@ size_t tracer_objects(const struct tracer *tr, const struct cat_object **out,
 
 bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p)
 {
-	for (size_t c = 0; c < tr->ncats; c++) {
-		for (size_t i = 0; i < catalog_nobjects(tr->cats[c]); i++) {
-			const struct cat_object *obj =
-				catalog_object(tr->cats[c], i);
-
-			if (!spec_object_matches(p, obj->path))
-				continue;
-			for (size_t k = 0; k < obj->nprobes; k++)
-				if (spec_probe_matches(p,
-						       obj->probes[k].provider,
-						       obj->probes[k].name))
-					return true;
-		}
-	}
+	for (size_t c = 0; c < tr->ncats; c++)
+		if (catalog_has_probe(tr->cats[c], p))
+			return true;
 	return false;
 }
 

@@ -297,25 +297,10 @@ void conmodel_update(struct conmodel *cm, const struct session *s,
 static const char *runtime_of(const struct catalog *cat,
 			      const struct ps_list *sets)
 {
-	for (size_t k = 0; k < sets->n; k++) {
-		const struct probeset *ps = sets->sets[k];
-
-		for (int d = 0; d < ps->ndetect; d++)
-			for (size_t i = 0; i < catalog_nobjects(cat); i++) {
-				const struct cat_object *o =
-					catalog_object(cat, i);
-
-				if (!spec_object_matches(&ps->detect[d],
-							 o->path))
-					continue;
-				for (size_t p = 0; p < o->nprobes; p++)
-					if (spec_probe_matches(
-						    &ps->detect[d],
-						    o->probes[p].provider,
-						    o->probes[p].name))
-						return ps->name;
-			}
-	}
+	for (size_t k = 0; k < sets->n; k++)
+		for (int d = 0; d < sets->sets[k]->ndetect; d++)
+			if (catalog_has_probe(cat, &sets->sets[k]->detect[d]))
+				return sets->sets[k]->name;
 	return "";
 }
 
