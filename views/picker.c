@@ -61,14 +61,9 @@ static int picker_key(void *st, const struct model *m, enum action a,
 	size_t n = count(p, m);
 	long i;
 
+	if (list_move(&p->cursor, n, a))
+		return VIEW_HANDLED;
 	switch (a) {
-	case ACT_UP:
-		p->cursor = p->cursor ? p->cursor - 1 : 0;
-		break;
-	case ACT_DOWN:
-		if (p->cursor + 1 < n)
-			p->cursor++;
-		break;
 	case ACT_FILTER:
 		req->kind = REQ_PROMPT;
 		snprintf(req->text, sizeof(req->text), "filter: ");
@@ -122,10 +117,7 @@ static void picker_draw(void *st, const struct model *m,
 	if (p->cursor >= n)
 		p->cursor = n - 1;
 	lines = in.h - 1;
-	if (p->cursor < p->scroll)
-		p->scroll = p->cursor;
-	if (p->cursor >= p->scroll + (size_t)lines)
-		p->scroll = p->cursor - (size_t)lines + 1;
+	list_scroll(p->cursor, &p->scroll, lines);
 	for (int k = 0; k < lines && p->scroll + (size_t)k < n; k++) {
 		const struct model_proc *pr =
 			&m->procs[nth(p, m, p->scroll + (size_t)k)];

@@ -249,27 +249,9 @@ static int probes_key(void *st, const struct model *m, enum action a,
 		return menu_key(p, a, req);
 	if (p->confirm >= 0 && a != ACT_YES)
 		p->confirm = -1;
+	if (list_move(&p->cursor, p->n, a))
+		return VIEW_HANDLED;
 	switch (a) {
-	case ACT_UP:
-		p->cursor = p->cursor ? p->cursor - 1 : 0;
-		return VIEW_HANDLED;
-	case ACT_DOWN:
-		if (p->cursor + 1 < p->n)
-			p->cursor++;
-		return VIEW_HANDLED;
-	case ACT_PGUP:
-		p->cursor = p->cursor > 10 ? p->cursor - 10 : 0;
-		return VIEW_HANDLED;
-	case ACT_PGDN:
-		p->cursor = p->cursor + 10 < p->n ? p->cursor + 10
-						  : (p->n ? p->n - 1 : 0);
-		return VIEW_HANDLED;
-	case ACT_HOME:
-		p->cursor = 0;
-		return VIEW_HANDLED;
-	case ACT_END:
-		p->cursor = p->n ? p->n - 1 : 0;
-		return VIEW_HANDLED;
 	case ACT_TOGGLE:
 		return toggle(p, m, false, req);
 	case ACT_YES:
@@ -422,10 +404,7 @@ static void probes_draw(void *st, const struct model *m,
 					 "function probes");
 		return;
 	}
-	if (p->cursor < p->scroll)
-		p->scroll = p->cursor;
-	if (p->cursor >= p->scroll + (size_t)lines)
-		p->scroll = p->cursor - (size_t)lines + 1;
+	list_scroll(p->cursor, &p->scroll, lines);
 	for (int i = 0; i < lines && p->scroll + (size_t)i < p->n; i++) {
 		size_t k = p->idx[p->scroll + (size_t)i];
 		bool sel = focus && p->scroll + (size_t)i == p->cursor;

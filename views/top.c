@@ -311,43 +311,12 @@ static void zero_totals(struct top *t)
 	qsort(z, t->nzeros, sizeof(*z), cmp_zero);
 }
 
-static int move_cursor(struct top *t, enum action a, int page)
-{
-	size_t c = t->cursor;
-
-	switch (a) {
-	case ACT_UP:
-		c = c ? c - 1 : 0;
-		break;
-	case ACT_DOWN:
-		c = c + 1 < t->n ? c + 1 : c;
-		break;
-	case ACT_PGUP:
-		c = c > (size_t)page ? c - (size_t)page : 0;
-		break;
-	case ACT_PGDN:
-		c = c + (size_t)page < t->n ? c + (size_t)page
-					    : (t->n ? t->n - 1 : 0);
-		break;
-	case ACT_HOME:
-		c = 0;
-		break;
-	case ACT_END:
-		c = t->n ? t->n - 1 : 0;
-		break;
-	default:
-		return 0;
-	}
-	t->cursor = c;
-	return 1;
-}
-
 static int top_key(void *st, const struct model *m, enum action a,
 		   const char *text, struct request *req)
 {
 	struct top *t = st;
 
-	if (move_cursor(t, a, 10)) {
+	if (list_move(&t->cursor, t->n, a)) {
 		select_cursor(t, req);
 		return VIEW_HANDLED;
 	}
@@ -439,10 +408,7 @@ static void top_draw(void *st, const struct model *m,
 				  "Probes (2)");
 		return;
 	}
-	if (t->cursor < t->scroll)
-		t->scroll = t->cursor;
-	if (t->cursor >= t->scroll + (size_t)lines)
-		t->scroll = t->cursor - (size_t)lines + 1;
+	list_scroll(t->cursor, &t->scroll, lines);
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
 		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[16] = "";

@@ -18,6 +18,7 @@
 #define PROBETOP_VIEW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "model.h"
 
@@ -92,6 +93,14 @@ struct view_ops {
 	int (*key)(void *st, const struct model *m, enum action a,
 		   const char *text, struct request *req);
 };
+
+/*
+ * A list's cursor over n rows: Up/Down, PgUp/PgDn (10 rows), Home/End.
+ * Returns false (cursor unchanged) for any other action.
+ */
+bool list_move(size_t *cursor, size_t n, enum action a);
+/* The first row to draw so that cursor is one of `lines` visible rows. */
+void list_scroll(size_t cursor, size_t *scroll, int lines);
 
 /* Every view, NULL-terminated, in tab order. */
 const struct view_ops *const *views_all(void);
