@@ -458,17 +458,6 @@ static void fill_target(struct console *c);
 
 static void tick(struct console *c)
 {
-	int n;
-
-	if (c->m.pid && !c->m.exited) {
-		n = tracer_rescan(c->s.tr);
-		if (n == -ESRCH)
-			c->m.exited = true;
-		else if (n > 0) {
-			say(c, "attached %d more locations in new mappings", n);
-			conmodel_probes(c->cm, &c->s, &c->m);
-		}
-	}
 	if (c->m.pid && !c->m.exited)
 		fill_target(c); /* it may have exec()ed */
 	if (c->m.paused || (c->m.exited && c->m.snap))
@@ -485,6 +474,22 @@ static void tick(struct console *c)
 			if (r.kind != REQ_NONE)
 				carry_out(c, &r);
 		}
+	}
+}
+
+/* Attach to what the target mapped since (dlopen, exec); notice its end. */
+static void rescan(struct console *c)
+{
+	int n;
+
+	if (!c->m.pid || c->m.exited)
+		return;
+	n = tracer_rescan(c->s.tr);
+	if (n == -ESRCH) {
+		c->m.exited = true;
+	} else if (n > 0) {
+		say(c, "attached %d more locations in new mappings", n);
+		conmodel_probes(c->cm, &c->s, &c->m);
 	}
 }
 
@@ -521,17 +526,16 @@ static void run_loop(struct console *c)
 		if (pfd[0].revents)
 			read_keys(c);
 		now = cli_now_s();
+		if (now >= next_rescan) {
+			rescan(c);
+			next_rescan = now + RESCAN_S;
+		}
 		if (now >= c->next_tick) {
 			tick(c);
 			c->next_tick += c->m.interval_s;
 			if (c->next_tick < now)
 				c->next_tick = now + c->m.interval_s;
-		} else if (c->m.pid && !c->m.exited && now >= next_rescan) {
-			if (tracer_rescan(c->s.tr) > 0)
-				conmodel_probes(c->cm, &c->s, &c->m);
 		}
-		if (now >= next_rescan)
-			next_rescan = now + RESCAN_S;
 		redraw(c);
 	}
 }
