@@ -462,3 +462,9 @@ bool spec_object_matches(const struct spec_probe *p, const char *path)
 	return !strncmp(base, p->object, n) &&
 	       (base[n] == '.' || base[n] == '-');
 }
+
+bool spec_has_buckets(const struct spec *sp)
+{
+	return sp->agg == SPEC_AGG_QUANTIZE || sp->agg == SPEC_AGG_LQUANTIZE ||
+	       sp->timed;
+}

@@ -85,6 +85,9 @@ struct spec {
  */
 int spec_parse(const char *text, struct spec *out, char *err, size_t errlen);
 
+/* Whether rows of sp carry buckets: quantize, lquantize, latency. */
+bool spec_has_buckets(const struct spec *sp);
+
 /* "count", "sum", ... */
 const char *spec_agg_name(enum spec_agg agg);
 

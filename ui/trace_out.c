@@ -15,12 +15,6 @@
 #define BAR_WIDTH 40
 #define KEY_WIDTH_MAX 60
 
-static bool is_hist(const struct spec *sp)
-{
-	return sp->agg == SPEC_AGG_QUANTIZE || sp->agg == SPEC_AGG_LQUANTIZE ||
-	       sp->timed;
-}
-
 /* Text ---------------------------------------------------------------- */
 
 static void format_key(const struct trace_out *out, const struct agg_row *r,
@@ -202,7 +196,7 @@ static void print_text(const struct trace_out *out,
 		fputc('\n', out->f);
 		if (!any_shown(as, final))
 			fprintf(out->f, "  (no events)\n");
-		else if (is_hist(as->spec))
+		else if (spec_has_buckets(as->spec))
 			text_hists(out, as, final);
 		else
 			text_counts(out, as, final);
@@ -300,7 +294,7 @@ static json_object *json_row(const struct trace_out *out, const struct spec *sp,
 		json_object_object_add(row, "sum_total",
 				       json_object_new_int64(r->sum_total));
 	}
-	if (is_hist(sp)) {
+	if (spec_has_buckets(sp)) {
 		const uint64_t *b = final ? r->b_total : r->b;
 
 		json_object_object_add(

@@ -48,12 +48,6 @@ struct shown {
 	bool can_attach; /* Enter attaches frames.latency */
 };
 
-static bool is_hist(const struct agg_spec *as)
-{
-	return as->spec->agg == SPEC_AGG_QUANTIZE ||
-	       as->spec->agg == SPEC_AGG_LQUANTIZE || as->spec->timed;
-}
-
 static const struct agg_spec *spec_by_text(const struct model *m,
 					   const char *text)
 {
@@ -81,7 +75,7 @@ static struct shown resolve(const struct hist *h, const struct model *m)
 		s.as = spec_by_text(m, h->pin);
 		if (!s.as)
 			s.why = "waiting for the histogram's spec";
-	} else if (sel && is_hist(sel)) {
+	} else if (sel && spec_has_buckets(sel->spec)) {
 		s.as = sel;
 	} else if (sel && m->frames_latency.id >= 0) {
 		s.as = model_spec(m, m->frames_latency.id);
@@ -91,7 +85,7 @@ static struct shown resolve(const struct hist *h, const struct model *m)
 		s.can_attach = true;
 	} else {
 		for (size_t i = 0; m->snap && i < m->snap->nspecs; i++)
-			if (is_hist(&m->snap->specs[i])) {
+			if (spec_has_buckets(m->snap->specs[i].spec)) {
 				s.as = &m->snap->specs[i];
 				break;
 			}
@@ -248,7 +242,7 @@ static void cycle(struct hist *h, const struct model *m, int dir)
 		int i = ((at < 0 ? (dir > 0 ? -1 : 0) : at) + dir * k + n * 2) %
 			n;
 
-		if (is_hist(&m->snap->specs[i])) {
+		if (spec_has_buckets(m->snap->specs[i].spec)) {
 			snprintf(h->pin, sizeof(h->pin), "%s",
 				 m->snap->specs[i].spec->text);
 			h->key[0] = '\0';
