@@ -38,6 +38,7 @@ struct elfobj {
 	bool has_base;
 	uint64_t base_addr; /* address of .stapsdt.base */
 	Elf_Scn *symtab, *dynsym, *dynamic;
+	uint64_t interp_off, interp_len; /* PT_INTERP; len 0: none */
 };
 
 struct note_adjust {
@@ -60,6 +61,10 @@ static int load_segments(struct elfobj *obj)
 
 		if (!gelf_getphdr(obj->elf, (int)i, &ph))
 			return -EINVAL;
+		if (ph.p_type == PT_INTERP) {
+			obj->interp_off = ph.p_offset;
+			obj->interp_len = ph.p_filesz;
+		}
 		if (ph.p_type != PT_LOAD)
 			continue;
 		obj->segs[obj->nsegs++] = (struct segment){
@@ -380,4 +385,20 @@ int elfobj_dyn_strings(struct elfobj *obj, int64_t tag, elf_str_fn fn,
 			return ret;
 	}
 	return 0;
+}
+
+int elfobj_interp(const struct elfobj *obj, char *out, size_t n)
+{
+	size_t len = obj->interp_len;
+	ssize_t got;
+
+	if (!len)
+		return -ENOENT;
+	if (len >= n)
+		return -ENAMETOOLONG;
+	got = pread(obj->fd, out, len, (off_t)obj->interp_off);
+	if (got != (ssize_t)len)
+		return -EIO;
+	out[len] = '\0';
+	return strlen(out) ? 0 : -ENOENT;
 }

@@ -85,6 +85,13 @@ int elfobj_functions(struct elfobj *obj, elf_func_fn fn, void *ctx);
 /* Link-time address of a data or function symbol; 0 or -ENOENT. */
 int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr);
 
+/*
+ * The program interpreter (PT_INTERP: the dynamic linker) named by an
+ * executable, into out. 0, -ENOENT (none: static or a library), or
+ * another negative errno.
+ */
+int elfobj_interp(const struct elfobj *obj, char *out, size_t n);
+
 typedef int (*elf_str_fn)(const char *str, void *ctx);
 
 /*

@@ -148,6 +148,48 @@ static int handle_header(struct load *ld, const char *name, const char *value)
 	return 1;
 }
 
+/* "env:NAME=VALUE, arg:ARG, ..." into note->requires and the text shown
+ * to users (the alternatives without globs, joined by " or "). */
+static int parse_requires(struct load *ld, struct ps_note *note,
+			  const char *value)
+{
+	char(*req)[PS_NAME_MAX + 32] = note->requires;
+	char *shown = note->requires_shown;
+
+	note->nrequires = 0;
+	shown[0] = '\0';
+	while (*value) {
+		size_t len, used;
+
+		value += strspn(value, " ,");
+		len = strcspn(value, ",");
+		while (len && value[len - 1] == ' ')
+			len--;
+		if (!len)
+			break;
+		if (note->nrequires == PS_MAX_REQUIRES || len >= sizeof(req[0]))
+			return fail(ld,
+				    "requires: at most %d alternatives "
+				    "of %zu characters",
+				    PS_MAX_REQUIRES, sizeof(req[0]) - 1);
+		if ((strncmp(value, "env:", 4) && strncmp(value, "arg:", 4)) ||
+		    len == 4)
+			return fail(ld,
+				    "requires: expected env:NAME=VALUE or "
+				    "arg:ARGUMENT, got '%.*s'",
+				    (int)len, value);
+		memcpy(req[note->nrequires], value, len);
+		req[note->nrequires][len] = '\0';
+		used = strlen(shown);
+		if (!strpbrk(req[note->nrequires], "*?["))
+			snprintf(shown + used, PS_TEXT_MAX - used, "%s%s",
+				 used ? " or " : "", req[note->nrequires] + 4);
+		note->nrequires++;
+		value += len;
+	}
+	return note->nrequires ? 1 : fail(ld, "requires: empty");
+}
+
 static int handle_note(struct load *ld, const char *probe, const char *name,
 		       const char *value)
 {
@@ -162,10 +204,12 @@ static int handle_note(struct load *ld, const char *probe, const char *name,
 		field = note->cost;
 	else if (!strcmp(name, "unsafe"))
 		field = note->unsafe;
+	else if (!strcmp(name, "requires"))
+		return parse_requires(ld, note, value);
 	else
 		return fail(ld,
 			    "unknown key '%s' in [probe]; "
-			    "use silent, cost or unsafe",
+			    "use silent, cost, unsafe or requires",
 			    name);
 	return copy(field, PS_TEXT_MAX, value) ||
 	       fail(ld, "%s: text longer than 199 characters", name);
@@ -488,4 +532,26 @@ const struct ps_note *probeset_note(const struct probeset *ps,
 		if (!fnmatch(ps->notes[i].probe, full, 0))
 			return &ps->notes[i];
 	return NULL;
+}
+
+/* Whether one of the NUL-separated strings of v matches glob. */
+static bool any_matches(const char *glob, const char *v, size_t len)
+{
+	for (size_t i = 0; i < len; i += strnlen(v + i, len - i) + 1)
+		if (!fnmatch(glob, v + i, 0))
+			return true;
+	return false;
+}
+
+bool probeset_note_met(const struct ps_note *n, const char *env, size_t envlen,
+		       const char *argv, size_t argvlen)
+{
+	for (int i = 0; i < n->nrequires; i++) {
+		const char *r = n->requires[i];
+
+		if (!strncmp(r, "env:", 4) ? any_matches(r + 4, env, envlen)
+					   : any_matches(r + 4, argv, argvlen))
+			return true;
+	}
+	return n->nrequires == 0;
 }

@@ -20,6 +20,10 @@
  *   silent = fires only when ...            ; why it may show nothing
  *   cost   = ...                            ; what enabling it costs
  *   unsafe = ...                            ; warn before enabling it
+ *   requires = env:USE_ZEND_DTRACE=1, arg:-XX:+ExtendedDTraceProbes
+ *                                           ; it fires only if the target
+ *                                           ; has one of these (fnmatch
+ *                                           ; on environ / argv entries)
  *
  * Every other section is a role of its own (gc, alloc, imports ...):
  * its keys other than labels/optional are named SPECs, checked with
@@ -51,6 +55,7 @@
 #define PS_MAX_SPECS 24
 #define PS_MAX_NOTES 12
 #define PS_MAX_LABELS SPEC_MAX_KEYS
+#define PS_MAX_REQUIRES 4
 
 struct ps_section {
 	char name[PS_NAME_MAX];
@@ -72,6 +77,9 @@ struct ps_note {
 	char silent[PS_TEXT_MAX]; /* why it may not fire, or "" */
 	char cost[PS_TEXT_MAX]; /* what enabling it costs, or "" */
 	char unsafe[PS_TEXT_MAX]; /* why enabling it is risky, or "" */
+	int nrequires; /* alternatives: any one is enough; 0: none */
+	char requires[PS_MAX_REQUIRES][PS_NAME_MAX + 32]; /* "env:..." */
+	char requires_shown[PS_TEXT_MAX]; /* "USE_ZEND_DTRACE=1", "A or B" */
 };
 
 struct probeset {
@@ -143,5 +151,13 @@ const struct ps_spec *probeset_spec(const struct probeset *ps,
 /* The note of the first [probe P] whose glob matches provider:name. */
 const struct ps_note *probeset_note(const struct probeset *ps,
 				    const char *provider, const char *name);
+
+/*
+ * Whether a process meets the note's requires (true when it has none):
+ * env and argv are the NUL-separated contents of /proc/PID/environ and
+ * /proc/PID/cmdline, of envlen and argvlen bytes.
+ */
+bool probeset_note_met(const struct ps_note *n, const char *env, size_t envlen,
+		       const char *argv, size_t argvlen);
 
 #endif

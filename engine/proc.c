@@ -255,6 +255,44 @@ int proc_cmdline(pid_t pid, char *buf, size_t n)
 	return 0;
 }
 
+int proc_strings(pid_t pid, const char *what, char **out, size_t *len)
+{
+	char path[64];
+	size_t cap = 4096, n = 0;
+	char *buf = NULL;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	for (;;) {
+		char *b = n + 1 >= cap || !buf ? realloc(buf, cap *= 2) : buf;
+		ssize_t got;
+
+		if (!b) {
+			err = -ENOMEM;
+			break;
+		}
+		buf = b;
+		got = read(fd, buf + n, cap - n - 1);
+		if (got < 0)
+			err = -errno;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
 pid_t proc_parse_pid(const char *s)
 {
 	char *end = NULL;

@@ -59,6 +59,13 @@ int proc_comm(pid_t pid, char *buf, size_t n);
 int proc_exe(pid_t pid, char *buf, size_t n);
 int proc_cmdline(pid_t pid, char *buf, size_t n);
 
+/*
+ * The whole of /proc/PID/environ or /proc/PID/cmdline (what), as the
+ * NUL-separated strings it holds, in a malloc()ed *out of *len bytes
+ * (plus a NUL). 0, -ESRCH, or another negative errno.
+ */
+int proc_strings(pid_t pid, const char *what, char **out, size_t *len);
+
 /* What top shows of a process: CPU time (clock ticks, user + system),
  * its start (ticks after boot), resident memory and owner. */
 struct proc_usage {

@@ -21,9 +21,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "catalog.h"
+#include "elfobj.h"
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
@@ -83,6 +85,9 @@ struct tracer {
 	uint32_t site_hint;
 	struct bpf_link *io_links[4];
 	bool io_on;
+	struct bpf_link *dl_link; /* tracer_hold_dlopen() */
+	struct ring_buffer *dl_ring;
+	bool dl_stopped; /* the process stopped in its dynamic linker */
 };
 
 /* What the current attach walk works on. */
@@ -593,6 +598,10 @@ void tracer_free(struct tracer *tr)
 	for (size_t i = 0; i < sizeof(tr->io_links) / sizeof(tr->io_links[0]);
 	     i++)
 		bpf_link__destroy(tr->io_links[i]);
+	bpf_link__destroy(tr->dl_link);
+	ring_buffer__free(tr->dl_ring);
+	if (tr->dl_link)
+		kill(tr->pid, SIGCONT); /* never leave it stopped */
 	probetop_bpf__destroy(tr->skel);
 	for (size_t i = 0; i < tr->ncats; i++)
 		catalog_free(tr->cats[i]);
@@ -819,7 +828,8 @@ static bool has_new_object(const struct tracer *tr, const struct proc_maps *m)
 	return false;
 }
 
-int tracer_rescan(struct tracer *tr)
+/* tracer_rescan() without the dynamic linker's hold. */
+static int rescan_maps(struct tracer *tr)
 {
 	struct proc_maps maps = { 0 };
 	struct catalog *cat;
@@ -855,6 +865,100 @@ int tracer_rescan(struct tracer *tr)
 			return -ENOMEM;
 	}
 	return n;
+}
+
+/* Resume the process if its dynamic linker stopped it; passes n on. */
+static int dl_resume(struct tracer *tr, int n)
+{
+	if (tr->dl_stopped) {
+		tr->dl_stopped = false;
+		kill(tr->pid, SIGCONT);
+	}
+	return n;
+}
+
+int tracer_rescan(struct tracer *tr)
+{
+	if (tr->dl_ring)
+		ring_buffer__consume(tr->dl_ring);
+	return dl_resume(tr, rescan_maps(tr));
+}
+
+static int dl_event(void *ctx, void *data, size_t size)
+{
+	struct tracer *tr = ctx;
+	uint32_t tgid;
+
+	if (size >= sizeof(tgid)) {
+		memcpy(&tgid, data, sizeof(tgid));
+		if ((pid_t)tgid == tr->pid)
+			tr->dl_stopped = true;
+	}
+	return 0;
+}
+
+/* File offset of _dl_debug_state in the interpreter exe names, into
+ * interp. 0 or a negative errno. */
+static int dl_hook(struct tracer *tr, const char *exe, char *interp, size_t n,
+		   uint64_t *offset)
+{
+	struct catalog *cat = catalog_open_file(tr->cache, exe);
+	const struct cat_object *obj = cat ? catalog_object(cat, 0) : NULL;
+	struct elfobj *ld;
+	uint64_t addr;
+	int err = -ENOENT;
+
+	if (obj && obj->elf)
+		err = elfobj_interp(obj->elf, interp, n);
+	catalog_free(cat);
+	if (err)
+		return err;
+	ld = elfobj_open(interp);
+	if (!ld)
+		return -errno;
+	err = elfobj_symbol_addr(ld, "_dl_debug_state", &addr);
+	if (!err)
+		err = elfobj_vaddr_to_offset(ld, addr, offset);
+	elfobj_free(ld);
+	return err;
+}
+
+int tracer_hold_dlopen(struct tracer *tr, const char *exe)
+{
+	char interp[PATH_MAX];
+	uint64_t offset;
+	int err;
+
+	if (tr->kind != TRACER_PID || tr->dl_link)
+		return -EINVAL;
+	err = dl_hook(tr, exe, interp, sizeof(interp), &offset);
+	if (err) {
+		if (err != -ENOENT)
+			log_msg(LOG_WARN, "%s: no dynamic linker hook: %s", exe,
+				strerror(-err));
+		return err == -ENOENT ? 0 : err; /* static: nothing to hold */
+	}
+	tr->dl_ring = ring_buffer__new(bpf_map__fd(tr->skel->maps.dl_events),
+				       dl_event, tr, NULL);
+	if (!tr->dl_ring)
+		return -errno;
+	tr->dl_link =
+		bpf_program__attach_uprobe(tr->skel->progs.pt_dlstop, false,
+					   tr->pid, interp, (size_t)offset);
+	if (!tr->dl_link) {
+		err = -errno;
+		ring_buffer__free(tr->dl_ring);
+		tr->dl_ring = NULL;
+		log_msg(LOG_WARN, "%s: cannot attach to _dl_debug_state: %s",
+			interp, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int tracer_event_fd(const struct tracer *tr)
+{
+	return tr->dl_ring ? ring_buffer__epoll_fd(tr->dl_ring) : -1;
 }
 
 const struct tracer_spec_info *tracer_spec_info(const struct tracer *tr, int id)

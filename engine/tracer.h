@@ -104,6 +104,22 @@ int tracer_remove(struct tracer *tr, int id);
  */
 int tracer_rescan(struct tracer *tr);
 
+/*
+ * TRACER_PID, for a launched command before it execs exe: stop the
+ * process each time its dynamic linker (exe's PT_INTERP) changes the list
+ * of loaded objects — start-up, dlopen(), and again after an exec — so
+ * that tracer_rescan() attaches to a new library before any of its code
+ * runs; tracer_rescan() resumes the process. Call tracer_rescan() as soon
+ * as tracer_event_fd() is readable. A static exe needs nothing (0).
+ * Never for a process probetop did not start: its shell would see it
+ * stop. 0 or a negative errno (logged; the periodic rescan still works).
+ */
+int tracer_hold_dlopen(struct tracer *tr, const char *exe);
+
+/* Readable when the target waits in its dynamic linker for
+ * tracer_rescan(); -1 without tracer_hold_dlopen(). */
+int tracer_event_fd(const struct tracer *tr);
+
 /* Info on spec id; NULL if no such spec. Valid until the next add/remove. */
 const struct tracer_spec_info *tracer_spec_info(const struct tracer *tr,
 						int id);

@@ -160,8 +160,11 @@ static int rescan(struct loop *lp)
 static int wait_interval(struct loop *lp, double until, double deadline)
 {
 	for (;;) {
-		struct pollfd pfd[2] = { { lp->sigfd, POLLIN, 0 },
-					 { lp->pidfd, POLLIN, 0 } };
+		struct pollfd pfd[3] = {
+			{ lp->sigfd, POLLIN, 0 },
+			{ lp->pidfd, POLLIN, 0 },
+			{ tracer_event_fd(lp->tr), POLLIN, 0 },
+		};
 		double now = cli_now_s(), wake = until;
 		int ms;
 
@@ -172,7 +175,7 @@ static int wait_interval(struct loop *lp, double until, double deadline)
 		if (lp->pid && wake - now > RESCAN_S)
 			wake = now + RESCAN_S;
 		ms = (int)((wake - now) * 1000.0 + 0.999);
-		if (poll(pfd, lp->pidfd >= 0 ? 2 : 1, ms) < 0 && errno != EINTR)
+		if (poll(pfd, 3, ms) < 0 && errno != EINTR)
 			return 1;
 		if (pfd[0].revents || pfd[1].revents)
 			return 1; /* signal, or the target exited */
@@ -248,6 +251,7 @@ int cmd_trace(int argc, char **argv)
 			  (int)lp.pid);
 	if (session_release(&s))
 		goto out;
+	session_warn_unmet(&s);
 	lp.out = (struct trace_out){
 		.f = stdout,
 		.json = a.json,

@@ -155,6 +155,8 @@ int conmodel_probes(struct conmodel *cm, const struct session *s,
 				.nlocs = cp->nlocs,
 				.spec_id = -1,
 				.note = note_for(s, cp->provider, cp->name),
+				.unmet = session_unmet(s, cp->provider,
+						       cp->name) != NULL,
 			};
 		}
 	}

@@ -502,11 +502,14 @@ static void run_loop(struct console *c)
 		c->deadline = cli_now_s() + c->duration_s;
 	redraw(c);
 	while (!c->quit) {
-		struct pollfd pfd[3] = { { STDIN_FILENO, POLLIN, 0 },
-					 { c->sigfd, POLLIN, 0 },
-					 { c->pidfd, POLLIN, 0 } };
+		bool live = c->pidfd >= 0 && !c->m.exited;
+		struct pollfd pfd[4] = {
+			{ STDIN_FILENO, POLLIN, 0 },
+			{ c->sigfd, POLLIN, 0 },
+			{ live ? c->pidfd : -1, POLLIN, 0 },
+			{ live ? tracer_event_fd(c->s.tr) : -1, POLLIN, 0 },
+		};
 		double now = cli_now_s(), wake = c->next_tick;
-		int nfds = c->pidfd >= 0 && !c->m.exited ? 3 : 2;
 
 		if (c->m.pid && !c->m.exited && next_rescan < wake)
 			wake = next_rescan;
@@ -514,8 +517,7 @@ static void run_loop(struct console *c)
 			return; /* -d: the lunch-break fail-safe */
 		if (c->deadline > 0 && c->deadline < wake)
 			wake = c->deadline;
-		poll(pfd, (nfds_t)nfds,
-		     now < wake ? (int)((wake - now) * 1000) + 1 : 0);
+		poll(pfd, 4, now < wake ? (int)((wake - now) * 1000) + 1 : 0);
 		if (pfd[1].revents)
 			return; /* SIGINT, SIGTERM, SIGHUP */
 		if (pfd[2].revents) {
@@ -526,7 +528,7 @@ static void run_loop(struct console *c)
 		if (pfd[0].revents)
 			read_keys(c);
 		now = cli_now_s();
-		if (now >= next_rescan) {
+		if (now >= next_rescan || pfd[3].revents) {
 			rescan(c);
 			next_rescan = now + RESCAN_S;
 		}
@@ -667,11 +669,11 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 		goto out;
 	ret = 1;
 	c->agg = agg_new(c->s.tr);
-	if (!c->agg || conmodel_probes(c->cm, &c->s, &c->m))
+	if (!c->agg)
 		goto out;
 	if (c->s.pid)
 		c->pidfd = pidfd_open(c->s.pid, 0);
-	if (session_release(&c->s))
+	if (session_release(&c->s) || conmodel_probes(c->cm, &c->s, &c->m))
 		goto out;
 	fill_target(c);
 	log_set_sink(log_to_ring, c);

@@ -20,6 +20,7 @@
 #include "catalog.h"
 #include "cmd.h"
 #include "probetop.h"
+#include "proc.h"
 
 _Static_assert(SESSION_MAX_SPECS == PT_MAX_SPECS, "one slot per spec id");
 
@@ -70,7 +71,10 @@ static int open_target(struct session *s, const struct session_args *a)
 	s->tr = tracer_new(TRACER_PID, s->pid, NULL);
 	if (!s->tr)
 		return -1;
-	return tracer_add_command_files(s->tr, path) ? -1 : 0;
+	if (tracer_add_command_files(s->tr, path))
+		return -1;
+	tracer_hold_dlopen(s->tr, path); /* else: found by the rescan, later */
+	return 0;
 }
 
 static bool detected(const struct session *s, const struct probeset *ps)
@@ -226,15 +230,62 @@ int session_release(struct session *s)
 {
 	int err;
 
-	if (!s->launched || s->l.go_fd < 0)
-		return 0;
-	err = launch_release(&s->l);
-	if (err) {
-		cli_error("cannot run the command: %s", strerror(-err));
-		s->l.pid = -1;
-		return 1;
+	if (s->launched && s->l.go_fd >= 0) {
+		err = launch_release(&s->l);
+		if (err) {
+			cli_error("cannot run the command: %s", strerror(-err));
+			s->l.pid = -1;
+			return 1;
+		}
+	}
+	if (s->pid &&
+	    (proc_strings(s->pid, "environ", &s->env, &s->envlen) ||
+	     proc_strings(s->pid, "cmdline", &s->argv, &s->argvlen))) {
+		free(s->env); /* gone already, or hidden: nothing to say */
+		s->env = NULL;
 	}
 	return 0;
+}
+
+const struct ps_note *session_unmet(const struct session *s,
+				    const char *provider, const char *name)
+{
+	if (!s->env)
+		return NULL;
+	for (int i = 0; i < s->npicked; i++) {
+		const struct ps_note *n =
+			probeset_note(s->picked[i], provider, name);
+
+		if (n && !probeset_note_met(n, s->env, s->envlen, s->argv,
+					    s->argvlen))
+			return n;
+	}
+	return NULL;
+}
+
+void session_warn_unmet(const struct session *s)
+{
+	const struct ps_note *said[SESSION_MAX_SPECS];
+	int nsaid = 0;
+
+	for (int id = 0; id < tracer_nspecs(s->tr); id++) {
+		const struct tracer_spec_info *info =
+			tracer_spec_info(s->tr, id);
+		const struct ps_note *n;
+		int k = 0;
+
+		if (!info || info->spec->probe[0].fn)
+			continue;
+		n = session_unmet(s, info->spec->probe[0].provider,
+				  info->spec->probe[0].name);
+		while (n && k < nsaid && said[k] != n)
+			k++;
+		if (!n || k < nsaid || nsaid == SESSION_MAX_SPECS)
+			continue;
+		said[nsaid++] = n;
+		cli_error("%s will not fire: process %d was started without %s",
+			  n->probe, (int)s->pid, n->requires_shown);
+	}
 }
 
 void session_close(struct session *s)
@@ -246,6 +297,9 @@ void session_close(struct session *s)
 	s->l.pid = -1;
 	tracer_free(s->tr);
 	s->tr = NULL;
+	free(s->env);
+	free(s->argv);
+	s->env = s->argv = NULL;
 	probesets_free(&s->sets);
 	s->npicked = 0;
 }

@@ -63,6 +63,9 @@ struct session {
 	int npicked;
 	bool io; /* the kernel IO pane is on */
 	struct session_spec specs[SESSION_MAX_SPECS];
+	char *env, *argv; /* the target's environ and cmdline, NUL-separated,
+			     read by session_release(); NULL for -b */
+	size_t envlen, argvlen;
 };
 
 /*
@@ -72,7 +75,8 @@ struct session {
  */
 int session_open(struct session *s, const struct session_args *a);
 
-/* Let a launched command run (after the caller is ready). 0 or 1. */
+/* Let a launched command run (after the caller is ready), then read the
+ * target's environment and command line for session_unmet(). 0 or 1. */
 int session_release(struct session *s);
 
 /* Detach everything and free; safe on a closed or zeroed session. */
@@ -93,5 +97,18 @@ int session_remove(struct session *s, int id);
  * picked probeset, or -1. */
 int session_role(const struct session *s, const char *section,
 		 const char *name);
+
+/*
+ * The note a picked probeset has on provider:name when the target lacks
+ * what it requires (an environment variable, a command-line flag), so
+ * the probe will not fire; NULL otherwise (also before session_release()
+ * and for -b).
+ */
+const struct ps_note *session_unmet(const struct session *s,
+				    const char *provider, const char *name);
+
+/* Say on stderr, once per note, which attached probes will not fire in
+ * the target and what it was started without. */
+void session_warn_unmet(const struct session *s);
 
 #endif

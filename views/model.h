@@ -33,6 +33,7 @@ struct model_probe {
 	bool console_spec; /* spec_id was attached from the Probes view */
 	uint64_t hits, hits_total; /* of spec_id: this interval, since on */
 	const struct ps_note *note; /* what a probeset says about it */
+	bool unmet; /* the target lacks what note->requires: it will not fire */
 };
 
 /* A function symbol, for fn: probes (the Probes view's `f`). */

@@ -341,8 +341,13 @@ static void draw_note(const struct probes *p, const struct model *m, int y,
 			 pr->note->unsafe);
 		return;
 	}
-	if (pr->note && pr->note->silent[0] &&
-	    (pr->spec_id < 0 || !pr->hits_total))
+	if (pr->unmet)
+		draw_fmt(y, in.x, in.w, STYLE_WARN,
+			 " will not fire: this process was started without %s."
+			 " %s",
+			 pr->note->requires_shown, pr->note->silent);
+	else if (pr->note && pr->note->silent[0] && pr->note->nrequires == 0 &&
+		 (pr->spec_id < 0 || !pr->hits_total))
 		draw_fmt(y, in.x, in.w, STYLE_WARN, " %s", pr->note->silent);
 	else if (pr->note && pr->note->unsafe[0])
 		draw_fmt(y, in.x, in.w, STYLE_WARN, " risky: %s",

@@ -496,6 +496,34 @@ int pt_ret(struct pt_regs *ctx)
 	return handle(ctx);
 }
 
+/* dlopen() hold ------------------------------------------------------- */
+
+/* The process (tgid) that hit the dynamic linker's hook, for user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} dl_events SEC(".maps");
+
+/*
+ * Attached at the dynamic linker's _dl_debug_state, which it calls before
+ * and after each change to the list of loaded objects (dlopen, dlclose,
+ * start-up): stop the process and tell user space, which attaches to the
+ * new mappings and sends SIGCONT. The stop happens before the process
+ * runs another user instruction, so nothing in a new library is missed.
+ * If the ring is full the process is not stopped (the periodic rescan
+ * still finds the library, later).
+ */
+SEC("uprobe")
+int pt_dlstop(struct pt_regs *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (bpf_ringbuf_output(&dl_events, &tgid, sizeof(tgid), 0))
+		return 0;
+	bpf_send_signal(PT_SIGSTOP);
+	return 0;
+}
+
 /* IO ------------------------------------------------------------------ */
 
 static __always_inline void io_add(__u32 pid, __u32 cls, __s64 ret, __u64 ns)

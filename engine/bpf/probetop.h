@@ -29,6 +29,7 @@
 #define PT_IO_PIDS 1024 /* processes whose IO is counted */
 #define PT_IO_NR_MAX 512 /* syscall numbers classified */
 #define PT_REG_NONE 0xff
+#define PT_SIGSTOP 19 /* x86-64; vmlinux.h has no signal numbers */
 
 enum pt_fetch_kind {
 	PT_FETCH_NONE, /* not available: fetches 0 */

@@ -160,8 +160,15 @@ static void test_broken_files(void **state)
 		  "optional = d\n",
 		  ":6: optional: no spec 'd' in this section" },
 		{ "[probeset]\nname = x\ndetect = a:b\n[probe a:b]\nloud = y\n",
-		  ":5: unknown key 'loud' in [probe]; use silent, cost or "
-		  "unsafe" },
+		  ":5: unknown key 'loud' in [probe]; use silent, cost, "
+		  "unsafe or requires" },
+		{ "[probeset]\nname = x\ndetect = a:b\n[probe a:b]\n"
+		  "requires = USE_X=1\n",
+		  ":5: requires: expected env:NAME=VALUE or arg:ARGUMENT, got "
+		  "'USE_X=1'" },
+		{ "[probeset]\nname = x\ndetect = a:b\n[probe a:b]\n"
+		  "requires = env:A, env:B, env:C, env:D, env:E\n",
+		  ":5: requires: at most 4 alternatives of 63 characters" },
 		{ "[probeset]\nname = x\ndetect = a:b\n",
 		  ": no spec in any section" },
 		{ "[probeset]\ndetect = a:b\n[f]\nc = a:b\n",
@@ -188,6 +195,42 @@ static void test_broken_files(void **state)
 		-ENOENT);
 	assert_string_equal(err, "/nonexistent/x.ini: cannot read: No such "
 				 "file or directory");
+}
+
+/* NUL-separated strings, as /proc/PID/environ holds them */
+#define NULS(s) s, sizeof(s) - 1
+
+static void test_requires(void **state)
+{
+	static const char TEXT[] =
+		"[probeset]\nname = x\ndetect = a:b\n[f]\nc = a:b\n"
+		"[probe a:env]\nrequires = env:USE_X=1\n"
+		"[probe a:flag]\nrequires = arg:-XX:+On, env:OPTS=*-XX:+On*\n"
+		"[probe a:none]\nsilent = never\n";
+	const struct ps_note *env, *flag, *none;
+	struct probeset ps;
+	char err[300];
+
+	(void)state;
+	assert_int_equal(probeset_parse("x.ini", TEXT, &ps, err, sizeof(err)),
+			 0);
+	env = probeset_note(&ps, "a", "env");
+	flag = probeset_note(&ps, "a", "flag");
+	none = probeset_note(&ps, "a", "none");
+	assert_string_equal(env->requires_shown, "USE_X=1");
+	assert_string_equal(flag->requires_shown, "-XX:+On"); /* no globs */
+	assert_true(probeset_note_met(env, NULS("A=1\0USE_X=1\0B=2\0"),
+				      NULS("php\0")));
+	assert_false(probeset_note_met(env, NULS("USE_X=0\0USE_X=10\0"),
+				       NULS("USE_X=1\0")));
+	assert_false(probeset_note_met(env, NULS(""), NULS("")));
+	assert_true(probeset_note_met(flag, NULS("A=1\0"),
+				      NULS("java\0-XX:+On\0Main\0")));
+	assert_true(probeset_note_met(flag, NULS("OPTS=-Xmx1g -XX:+On\0"),
+				      NULS("java\0Main\0")));
+	assert_false(probeset_note_met(flag, NULS("OPTS=-XX:-On\0"),
+				       NULS("java\0-XX:+Onx\0")));
+	assert_true(probeset_note_met(none, NULS(""), NULS("")));
 }
 
 static void test_user_overrides_and_bad_skipped(void **state)
@@ -228,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_python_roles),
 		cmocka_unit_test(test_ruby_unsafe_glob),
 		cmocka_unit_test(test_broken_files),
+		cmocka_unit_test(test_requires),
 		cmocka_unit_test(test_user_overrides_and_bad_skipped),
 	};
 
