@@ -252,9 +252,9 @@ const struct ps_note *session_unmet(const struct session *s,
 {
 	if (!s->env)
 		return NULL;
-	for (int i = 0; i < s->npicked; i++) {
+	for (size_t i = 0; i < s->sets.n; i++) {
 		const struct ps_note *n =
-			probeset_note(s->picked[i], provider, name);
+			probeset_note(s->sets.sets[i], provider, name);
 
 		if (n && !probeset_note_met(n, s->env, s->envlen, s->argv,
 					    s->argvlen))

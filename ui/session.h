@@ -99,7 +99,7 @@ int session_role(const struct session *s, const char *section,
 		 const char *name);
 
 /*
- * The note a picked probeset has on provider:name when the target lacks
+ * The note any loaded probeset has on provider:name when the target lacks
  * what it requires (an environment variable, a command-line flag), so
  * the probe will not fire; NULL otherwise (also before session_release()
  * and for -b).
