@@ -867,21 +867,19 @@ static int rescan_maps(struct tracer *tr)
 	return n;
 }
 
-/* Resume the process if its dynamic linker stopped it; passes n on. */
-static int dl_resume(struct tracer *tr, int n)
+void tracer_resume(struct tracer *tr)
 {
 	if (tr->dl_stopped) {
 		tr->dl_stopped = false;
 		kill(tr->pid, SIGCONT);
 	}
-	return n;
 }
 
 int tracer_rescan(struct tracer *tr)
 {
 	if (tr->dl_ring)
 		ring_buffer__consume(tr->dl_ring);
-	return dl_resume(tr, rescan_maps(tr));
+	return rescan_maps(tr);
 }
 
 static int dl_event(void *ctx, void *data, size_t size)

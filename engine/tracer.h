@@ -100,17 +100,22 @@ int tracer_remove(struct tracer *tr, int id);
 /*
  * TRACER_PID: re-read the process's mappings and attach every live spec
  * to objects not seen before. Returns the number of new sites, or -ESRCH
- * once the process has gone. TRACER_FILE: returns 0.
+ * once the process has gone. TRACER_FILE: returns 0. A process stopped
+ * by tracer_hold_dlopen() stays stopped until tracer_resume(), so the
+ * caller can add specs for what appeared (a runtime's library) first.
  */
 int tracer_rescan(struct tracer *tr);
+
+/* Let a process go that tracer_hold_dlopen() stopped (a no-op if none). */
+void tracer_resume(struct tracer *tr);
 
 /*
  * TRACER_PID, for a launched command before it execs exe: stop the
  * process each time its dynamic linker (exe's PT_INTERP) changes the list
  * of loaded objects — start-up, dlopen(), and again after an exec — so
  * that tracer_rescan() attaches to a new library before any of its code
- * runs; tracer_rescan() resumes the process. Call tracer_rescan() as soon
- * as tracer_event_fd() is readable. A static exe needs nothing (0).
+ * runs; tracer_resume() lets it go on. Call tracer_rescan() as soon as
+ * tracer_event_fd() is readable. A static exe needs nothing (0).
  * Never for a process probetop did not start: its shell would see it
  * stop. 0 or a negative errno (logged; the periodic rescan still works).
  */

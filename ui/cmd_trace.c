@@ -39,6 +39,7 @@ struct trace_args {
 };
 
 struct loop {
+	struct session *s;
 	struct tracer *tr;
 	struct agg *agg;
 	struct trace_out out;
@@ -145,10 +146,13 @@ static int print_snapshot(struct loop *lp, bool final)
 /* Attach to what the target mapped since; 1 once it has gone. */
 static int rescan(struct loop *lp)
 {
-	int n = tracer_rescan(lp->tr);
+	int sets, n = session_rescan(lp->s, &sets);
 
 	if (n == -ESRCH)
 		return 1;
+	for (int i = lp->s->npicked - sets; i < lp->s->npicked; i++)
+		cli_error("probeset %s: its probes appeared in %d",
+			  lp->s->picked[i]->name, (int)lp->pid);
 	if (n > 0)
 		cli_error("attached %d more locations in new mappings of %d", n,
 			  (int)lp->pid);
@@ -207,6 +211,12 @@ static int check_something(const struct session *s)
 {
 	if (tracer_nspecs(s->tr) || s->io)
 		return 0;
+	if (s->launched && s->detecting) {
+		cli_error("no probeset knows the probes of %d yet; waiting for "
+			  "a runtime's library to be loaded",
+			  (int)s->pid);
+		return 0;
+	}
 	if (s->binary[0])
 		cli_error("nothing to trace: no probeset knows the probes of "
 			  "%s; give -e SPEC or -P NAME",
@@ -234,6 +244,7 @@ int cmd_trace(int argc, char **argv)
 		return ret;
 	}
 	ret = 1;
+	lp.s = &s;
 	lp.tr = s.tr;
 	lp.pid = s.pid;
 	if (check_something(&s))

@@ -480,17 +480,22 @@ static void tick(struct console *c)
 /* Attach to what the target mapped since (dlopen, exec); notice its end. */
 static void rescan(struct console *c)
 {
-	int n;
+	int n, sets;
 
 	if (!c->m.pid || c->m.exited)
 		return;
-	n = tracer_rescan(c->s.tr);
+	n = session_rescan(&c->s, &sets);
 	if (n == -ESRCH) {
 		c->m.exited = true;
-	} else if (n > 0) {
-		say(c, "attached %d more locations in new mappings", n);
-		conmodel_probes(c->cm, &c->s, &c->m);
+		return;
 	}
+	if (sets)
+		say(c, "probeset %s: its probes appeared",
+		    c->s.picked[c->s.npicked - 1]->name);
+	else if (n > 0)
+		say(c, "attached %d more locations in new mappings", n);
+	if (n > 0 || sets)
+		conmodel_probes(c->cm, &c->s, &c->m);
 }
 
 static void run_loop(struct console *c)

@@ -103,11 +103,24 @@ static int pick_named(struct session *s, const struct session_args *a)
 	return 0;
 }
 
+static bool is_picked(const struct session *s, const struct probeset *ps)
+{
+	for (int i = 0; i < s->npicked; i++)
+		if (s->picked[i] == ps)
+			return true;
+	return false;
+}
+
+/* Pick every probeset (not picked yet) whose detect probes are there. */
 static void pick_detected(struct session *s)
 {
-	for (size_t i = 0; i < s->sets.n && s->npicked < SESSION_MAX_SETS; i++)
-		if (!s->sets.sets[i]->kernel_io && detected(s, s->sets.sets[i]))
-			s->picked[s->npicked++] = s->sets.sets[i];
+	for (size_t i = 0; i < s->sets.n && s->npicked < SESSION_MAX_SETS;
+	     i++) {
+		const struct probeset *ps = s->sets.sets[i];
+
+		if (!ps->kernel_io && !is_picked(s, ps) && detected(s, ps))
+			s->picked[s->npicked++] = ps;
+	}
 }
 
 /* Report a spec that attached nowhere; -1 if that is fatal. */
@@ -134,39 +147,58 @@ static int check_attached(const struct session *s, const struct spec *spec,
 	return 0;
 }
 
-static int attach_sets(struct session *s, const struct session_args *a)
+/* Attach one picked probeset: its specs (optional ones only with
+ * all_optional), or the kernel IO of the target. 0 or -1 (said). */
+static int attach_set(struct session *s, const struct probeset *ps,
+		      bool all_optional)
 {
-	for (int i = 0; i < s->npicked; i++) {
-		const struct probeset *ps = s->picked[i];
-
-		if (ps->kernel_io) {
-			if (s->binary[0]) {
-				cli_error("-P %s needs -p PID or a command, "
-					  "not -b",
-					  ps->name);
-				return -1;
-			}
-			if (tracer_io_add_pid(s->tr, s->pid))
-				return -1;
-			s->io = true;
-			continue;
+	if (ps->kernel_io) {
+		if (s->binary[0]) {
+			cli_error("-P %s needs -p PID or a command, not -b",
+				  ps->name);
+			return -1;
 		}
-		for (int k = 0; k < ps->nspecs; k++) {
-			const struct ps_spec *r = &ps->specs[k];
-			int id;
+		if (tracer_io_add_pid(s->tr, s->pid))
+			return -1;
+		s->io = true;
+		return 0;
+	}
+	for (int k = 0; k < ps->nspecs; k++) {
+		const struct ps_spec *r = &ps->specs[k];
+		int id;
 
-			if (r->optional && !a->all_optional)
-				continue;
-			id = session_add(s, &r->spec, ps, r);
-			if (id < 0) {
-				cli_error("-P %s: '%s': cannot attach: %s",
-					  ps->name, r->spec.text,
-					  strerror(-id));
-				return -1;
-			}
+		if (r->optional && !all_optional)
+			continue;
+		id = session_add(s, &r->spec, ps, r);
+		if (id < 0) {
+			cli_error("-P %s: '%s': cannot attach: %s", ps->name,
+				  r->spec.text, strerror(-id));
+			return -1;
 		}
 	}
 	return 0;
+}
+
+static int attach_sets(struct session *s)
+{
+	for (int i = 0; i < s->npicked; i++)
+		if (attach_set(s, s->picked[i], s->all_optional))
+			return -1;
+	return 0;
+}
+
+int session_rescan(struct session *s, int *new_sets)
+{
+	int n = tracer_rescan(s->tr), before = s->npicked;
+
+	if (n >= 0 && s->detecting) {
+		pick_detected(s);
+		for (int i = before; i < s->npicked; i++)
+			attach_set(s, s->picked[i], s->all_optional);
+	}
+	tracer_resume(s->tr);
+	*new_sets = s->npicked - before;
+	return n;
 }
 
 int session_open(struct session *s, const struct session_args *a)
@@ -193,7 +225,9 @@ int session_open(struct session *s, const struct session_args *a)
 	ret = 1;
 	if (open_target(s, a))
 		goto fail;
-	if (!a->nsets && !a->nspecs)
+	s->all_optional = a->all_optional;
+	s->detecting = !a->nsets && !a->nspecs;
+	if (s->detecting)
 		pick_detected(s);
 	if (a->with_io && s->npicked < SESSION_MAX_SETS &&
 	    probesets_find(&s->sets, "io")) {
@@ -216,7 +250,7 @@ int session_open(struct session *s, const struct session_args *a)
 		if (check_attached(s, &specs[i], id, false))
 			goto fail;
 	}
-	if (attach_sets(s, a))
+	if (attach_sets(s))
 		goto fail;
 	free(specs);
 	return 0;

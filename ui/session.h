@@ -62,6 +62,9 @@ struct session {
 	const struct probeset *picked[SESSION_MAX_SETS];
 	int npicked;
 	bool io; /* the kernel IO pane is on */
+	bool detecting; /* no -P, no -e: probesets are picked by detection,
+			   also later, as libraries appear */
+	bool all_optional;
 	struct session_spec specs[SESSION_MAX_SPECS];
 	char *env, *argv; /* the target's environ and cmdline, NUL-separated,
 			     read by session_release(); NULL for -b */
@@ -89,6 +92,15 @@ void session_close(struct session *s);
  */
 int session_add(struct session *s, const struct spec *spec,
 		const struct probeset *ps, const struct ps_spec *role);
+
+/*
+ * Attach to what the target mapped since the last call (tracer_rescan),
+ * pick and attach the probesets detected in it when detecting, then let
+ * a target held in its dynamic linker go on. Returns the number of new
+ * locations or -ESRCH once the target has gone; *new_sets: probesets
+ * picked now (the last *new_sets of picked[]).
+ */
+int session_rescan(struct session *s, int *new_sets);
 
 /* Detach spec id (and the helper it needed). 0 or -ENOENT. */
 int session_remove(struct session *s, int id);

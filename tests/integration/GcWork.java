@@ -3,6 +3,7 @@
 //   java GcWork N        calls fire() (one System.gc()) N times, exits
 //   java GcWork N wait   says "ready PID", waits for a line, fires N
 //                        times, says "done", waits for end of input
+//   java GcWork N slow   fires N times, 20 ms apart (for the console)
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 
@@ -13,7 +14,8 @@ public class GcWork {
 
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]);
-        boolean wait = args.length > 1;
+        boolean wait = args.length > 1 && args[1].equals("wait");
+        boolean slow = args.length > 1 && args[1].equals("slow");
         BufferedReader in =
             new BufferedReader(new InputStreamReader(System.in));
 
@@ -21,8 +23,11 @@ public class GcWork {
             System.out.println("ready " + ProcessHandle.current().pid());
             in.readLine();
         }
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             fire();
+            if (slow)
+                Thread.sleep(20);
+        }
         if (wait) {
             System.out.println("done");
             in.readLine();

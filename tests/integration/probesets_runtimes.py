@@ -24,10 +24,15 @@ def rows(tr, spec, field="count"):
     return {tuple(r["key"]): r[field] for r in a["rows"]} if a else {}
 
 
+DROPS = []  # (what, drops) of every run: a wrong argument in a
+#             probeset's SPEC shows up as failed string reads
+
+
 def launched(args, env=None):
     """trace ARGS (ending in -- COMMAND), run to the command's exit."""
     tr = Trace(args, env=env)
     tr.finish(sig=None, timeout=120)
+    DROPS.append((" ".join(args[-3:]), tr.final()["drops"]))
     return tr
 
 
@@ -39,6 +44,7 @@ def attached(argv, args, send="go", env=None):
     reply = t.send(send).split()
     tr.finish()
     t.stop()
+    DROPS.append((" ".join(argv), tr.final()["drops"]))
     return tr, reply
 
 
@@ -167,6 +173,13 @@ with tempfile.TemporaryDirectory() as tmp:
            "own log counts them (%d)" % nlog,
            "%d != %d" % (sum(rows(tr, J_CLASS).values()), nlog))
 
+    tr = launched(["--"] + JAVA)
+    tap.ok("probetop: probeset java: its probes appeared in %d\n"
+           % int(tr.attached.split()[-1]) in tr.stderr and
+           sum(rows(tr, J_GC).values()) == 7,
+           "java -- without -P: the java probeset is picked when libjvm is "
+           "loaded, exact from then on", tr.stderr)
+
     tr = launched(["-e", J_RET, "--"] + JAVA)
     tap.ok("probetop: hotspot:method__* will not fire: process %d was "
            "started without -XX:+DTraceMethodProbes or "
@@ -248,4 +261,6 @@ tap.eq((rows(tr, "node:gc__start..node:gc__done=latency(arg0)"),
         {(): 20}, {(): 4}),
        "node: GCs by type, requests by method and URL, connections exact")
 
+tap.eq([d for d in DROPS if d[1]], [],
+       "no run dropped anything (every probeset argument is readable)")
 tap.done()
