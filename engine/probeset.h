@@ -13,7 +13,9 @@
  *   calls    = python:function__return=count(str(arg1),str(arg0),arg2)
  *   latency  = python:function__entry..python:function__return=latency(...)
  *   labels   = function, file, line
- *   optional = latency                      ; not attached unless asked
+ *   optional = latency                      ; not attached unless asked,
+ *                                           ; or the target meets the
+ *                                           ; requires of its probe
  *   needs.latency = python:line             ; attach this with it
  *
  *   [probe python:function__entry]          ; what to say about a probe

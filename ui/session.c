@@ -77,6 +77,68 @@ static int open_target(struct session *s, const struct session_args *a)
 	return 0;
 }
 
+/* NUL-separated copies of strs (NULL-terminated) into *out, *len. */
+static int join_strings(char *const *strs, char **out, size_t *len)
+{
+	size_t n = 0;
+	char *buf;
+
+	for (char *const *p = strs; *p; p++)
+		n += strlen(*p) + 1;
+	buf = malloc(n + 1);
+	if (!buf)
+		return -ENOMEM;
+	*len = n;
+	n = 0;
+	for (char *const *p = strs; *p; p++) {
+		size_t l = strlen(*p) + 1;
+
+		memcpy(buf + n, *p, l);
+		n += l;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* The target's environment and command line, for session_unmet(): a
+ * process's from /proc, a command's from ours and its argv. Without them
+ * (-b, or /proc hidden) nothing is said. */
+static void read_target_env(struct session *s, const struct session_args *a)
+{
+	int err;
+
+	if (a->pid)
+		err = proc_strings(s->pid, "environ", &s->env, &s->envlen) ||
+		      proc_strings(s->pid, "cmdline", &s->argv, &s->argvlen);
+	else if (a->command)
+		err = join_strings(environ, &s->env, &s->envlen) ||
+		      join_strings(a->command, &s->argv, &s->argvlen);
+	else
+		return;
+	if (err) {
+		free(s->env);
+		free(s->argv);
+		s->env = s->argv = NULL;
+	}
+}
+
+/* An optional spec that the target was started to serve: its probe has
+ * requires (a flag, an env var), and the target meets them. */
+static bool asked_by_target(const struct session *s, const struct ps_spec *r)
+{
+	for (size_t i = 0; s->env && i < s->sets.n; i++) {
+		const struct ps_note *n = probeset_note(
+			s->sets.sets[i], r->spec.probe[0].provider,
+			r->spec.probe[0].name);
+
+		if (n && n->nrequires)
+			return probeset_note_met(n, s->env, s->envlen, s->argv,
+						 s->argvlen);
+	}
+	return false;
+}
+
 static bool detected(const struct session *s, const struct probeset *ps)
 {
 	for (int d = 0; d < ps->ndetect; d++)
@@ -167,7 +229,7 @@ static int attach_set(struct session *s, const struct probeset *ps,
 		const struct ps_spec *r = &ps->specs[k];
 		int id;
 
-		if (r->optional && !all_optional)
+		if (r->optional && !all_optional && !asked_by_target(s, r))
 			continue;
 		id = session_add(s, &r->spec, ps, r);
 		if (id < 0) {
@@ -225,6 +287,7 @@ int session_open(struct session *s, const struct session_args *a)
 	ret = 1;
 	if (open_target(s, a))
 		goto fail;
+	read_target_env(s, a);
 	s->all_optional = a->all_optional;
 	s->detecting = !a->nsets && !a->nspecs;
 	if (s->detecting)
@@ -271,12 +334,6 @@ int session_release(struct session *s)
 			s->l.pid = -1;
 			return 1;
 		}
-	}
-	if (s->pid &&
-	    (proc_strings(s->pid, "environ", &s->env, &s->envlen) ||
-	     proc_strings(s->pid, "cmdline", &s->argv, &s->argvlen))) {
-		free(s->env); /* gone already, or hidden: nothing to say */
-		s->env = NULL;
 	}
 	return 0;
 }

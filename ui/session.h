@@ -66,8 +66,8 @@ struct session {
 			   also later, as libraries appear */
 	bool all_optional;
 	struct session_spec specs[SESSION_MAX_SPECS];
-	char *env, *argv; /* the target's environ and cmdline, NUL-separated,
-			     read by session_release(); NULL for -b */
+	char *env, *argv; /* the target's environ and cmdline, NUL-separated
+			     (a command's: ours and its argv); NULL for -b */
 	size_t envlen, argvlen;
 };
 
@@ -78,8 +78,7 @@ struct session {
  */
 int session_open(struct session *s, const struct session_args *a);
 
-/* Let a launched command run (after the caller is ready), then read the
- * target's environment and command line for session_unmet(). 0 or 1. */
+/* Let a launched command run (after the caller is ready). 0 or 1. */
 int session_release(struct session *s);
 
 /* Detach everything and free; safe on a closed or zeroed session. */
@@ -113,8 +112,7 @@ int session_role(const struct session *s, const char *section,
 /*
  * The note any loaded probeset has on provider:name when the target lacks
  * what it requires (an environment variable, a command-line flag), so
- * the probe will not fire; NULL otherwise (also before session_release()
- * and for -b).
+ * the probe will not fire; NULL otherwise (also for -b).
  */
 const struct ps_note *session_unmet(const struct session *s,
 				    const char *provider, const char *name);

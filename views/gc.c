@@ -111,14 +111,14 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 		char key[64];
 
 		model_key_text(m, as->rows[i], " ", key, sizeof(key));
-		o += snprintf(line + o, sizeof(line) - (size_t)o, "%s%s%s %s/s",
-			      o ? "  " : "", label[0] && key[0] ? label : "",
-			      key[0] ? key : "gc",
-			      fmt_rate(m->snap_s > 0
-					       ? (double)as->rows[i]->count /
+		o += snprintf(
+			line + o, sizeof(line) - (size_t)o, "%s%s%s%s %s/s",
+			o ? "  " : "", label[0] && key[0] ? label : "",
+			label[0] && key[0] ? "=" : "", key[0] ? key : "gc",
+			fmt_rate(m->snap_s > 0 ? (double)as->rows[i]->count /
 							 m->snap_s
 					       : 0,
-				       a, sizeof(a)));
+				 a, sizeof(a)));
 	}
 	draw_fmt(y++, in.x, in.w, STYLE_NORMAL, " %s",
 		 as->nrows ? line : "no collection yet");

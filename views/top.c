@@ -108,7 +108,8 @@ static const char *key_sans_pid(const struct model *m, const char *key)
 }
 
 /* FUNCTION and FILE:LINE when the frames keys are (function, file, line);
- * otherwise the key, and outside frames the probe's name. */
+ * CLASS.METHOD for (class, method); otherwise the key, and outside frames
+ * the probe's name. */
 static void name_row(const struct model *m, const struct agg_spec *as,
 		     bool frames, struct top_row *r)
 {
@@ -120,6 +121,12 @@ static void name_row(const struct model *m, const struct agg_spec *as,
 		snprintf(r->name, sizeof(r->name), "%s", row->key[0].str);
 		snprintf(r->where, sizeof(r->where), "%s:%" PRId64,
 			 base(row->key[1].str), row->key[2].num);
+	} else if (frames && row->nkeys == 2 && row->key[0].is_str &&
+		   row->key[1].is_str) {
+		/* (class, method): Java, Ruby */
+		snprintf(r->name, sizeof(r->name), "%s.%s", row->key[0].str,
+			 row->key[1].str);
+		r->where[0] = '\0';
 	} else if (frames) {
 		snprintf(r->name, sizeof(r->name), "%s",
 			 key_sans_pid(m, r->key));
@@ -426,7 +433,7 @@ static void top_draw(void *st, const struct model *m,
 			 "%s%10s %11s%s  %-*.*s %s", pid,
 			 fmt_rate(row->rate, rate, sizeof(rate)),
 			 fmt_count(row->total, tot, sizeof(tot)), avg, namew,
-			 namew, row->name, row->where);
+			 row->where[0] ? namew : in.w, row->name, row->where);
 	}
 }
 
