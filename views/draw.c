@@ -113,15 +113,23 @@ struct rect draw_box(struct rect r, const char *title, const char *note,
 
 	if (r.h < 2 || r.w < 4)
 		return (struct rect){ r.y, r.x, 0, 0 };
+	/* Without UTF-8, plain ASCII: the alternate character set is not
+	 * drawn by every terminal that claims it (tmux with TERM=vt100) */
+	chtype h = use_utf8 ? ACS_HLINE : '-', v = use_utf8 ? ACS_VLINE : '|';
+	chtype ul = use_utf8 ? ACS_ULCORNER : '+';
+	chtype ur = use_utf8 ? ACS_URCORNER : '+';
+	chtype ll = use_utf8 ? ACS_LLCORNER : '+';
+	chtype lr = use_utf8 ? ACS_LRCORNER : '+';
+
 	attrset(focus ? A_BOLD : A_NORMAL);
-	mvhline(r.y, r.x + 1, ACS_HLINE, r.w - 2);
-	mvhline(r.y + r.h - 1, r.x + 1, ACS_HLINE, r.w - 2);
-	mvvline(r.y + 1, r.x, ACS_VLINE, r.h - 2);
-	mvvline(r.y + 1, r.x + r.w - 1, ACS_VLINE, r.h - 2);
-	mvaddch(r.y, r.x, ACS_ULCORNER);
-	mvaddch(r.y, r.x + r.w - 1, ACS_URCORNER);
-	mvaddch(r.y + r.h - 1, r.x, ACS_LLCORNER);
-	mvaddch(r.y + r.h - 1, r.x + r.w - 1, ACS_LRCORNER);
+	mvhline(r.y, r.x + 1, h, r.w - 2);
+	mvhline(r.y + r.h - 1, r.x + 1, h, r.w - 2);
+	mvvline(r.y + 1, r.x, v, r.h - 2);
+	mvvline(r.y + 1, r.x + r.w - 1, v, r.h - 2);
+	mvaddch(r.y, r.x, ul);
+	mvaddch(r.y, r.x + r.w - 1, ur);
+	mvaddch(r.y + r.h - 1, r.x, ll);
+	mvaddch(r.y + r.h - 1, r.x + r.w - 1, lr);
 	attrset(A_NORMAL);
 	tw = title ? (int)mbstowcs(NULL, title, 0) + 2 : 0;
 	if (title && r.w > 6)

@@ -150,6 +150,32 @@ def test_demo(tap):
         tmux("kill-session", "-t", SESSION)
 
 
+def test_plain(tap):
+    """TERM=vt100 and NO_COLOR: ASCII boxes and bars, no colour at all."""
+    t = Target([os.path.join(FIX, "sdt_target")])
+    start("TERM=vt100 NO_COLOR=1 %s -p %d -e 'fixture:ints=quantize(arg1)'"
+          % (PROBETOP, t.pid), 80, 24)
+    try:
+        wait_screen(r"\+ Top")
+        t.send("fire 100")
+        s = wait_screen(r"\|@+ +\d+", 10)
+        tap.ok(re.search(r"^\+ Top probes -+", s, re.M) is not None and
+               re.search(r"\|@+ +\d+", s) is not None and
+               not any(ord(c) > 127 for c in s),
+               "TERM=vt100: ASCII boxes and histogram bars, nothing else", s)
+        coded = tmux("capture-pane", "-p", "-e", "-t", SESSION).stdout
+        # 39/49 (default colours) are tmux's own resets
+        colour = r"\x1b\[([0-9;]*;)?(3[0-8]|4[0-8]|9[0-7]|10[0-7])[;m]"
+        tap.ok(re.search(colour, coded) is None,
+               "NO_COLOR: no colour escape on screen", repr(coded[:400]))
+        keys("q")
+        s = wait_screen(r"EXITED \d+")
+        tap.ok("EXITED 0" in s, "TERM=vt100: q quits with status 0", s)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        t.stop()
+
+
 def test_errors(tap):
     r = subprocess.run([PROBETOP, "-p", "1"], capture_output=True, text=True,
                        stdin=subprocess.DEVNULL)
@@ -169,6 +195,7 @@ def main():
     tap = Tap()
     need_root(tap)
     test_errors(tap)
+    test_plain(tap)
     test_fixture(tap)
     test_demo(tap)
     tap.done()

@@ -309,7 +309,9 @@ static void dump(char *out, size_t n)
 	}
 }
 
-static void golden(const char *view, int w, int h)
+/* Render view at w x h (UTF-8, or the ASCII fallback) and compare it
+ * with tests/console/golden/VIEW[-ascii]-WxH.txt. */
+static void golden_in(const char *view, int w, int h, bool utf8)
 {
 	char path[512], got[65536], want[65536] = "";
 	struct view_env env = { env_draw, NULL };
@@ -319,13 +321,13 @@ static void golden(const char *view, int w, int h)
 	FILE *f;
 	size_t len;
 
-	snprintf(path, sizeof(path), "%s/tests/console/golden/%s-%dx%d.txt",
-		 getenv("SOURCE_ROOT"), view, w, h);
+	snprintf(path, sizeof(path), "%s/tests/console/golden/%s%s-%dx%d.txt",
+		 getenv("SOURCE_ROOT"), view, utf8 ? "" : "-ascii", w, h);
 	setenv("TERM", "xterm", 1);
 	scr = newterm(NULL, null_out, null_in);
 	assert_non_null(scr);
 	resizeterm(h, w);
-	draw_init(false, true);
+	draw_init(false, utf8);
 	erase();
 	inst(view)->ops->draw(inst(view)->st, &model, &env,
 			      (struct rect){ 0, 0, h, w }, true);
@@ -351,6 +353,11 @@ static void golden(const char *view, int w, int h)
 		fail_msg("%s differs; got:\n%s", path, got);
 }
 
+static void golden(const char *view, int w, int h)
+{
+	golden_in(view, w, h, true);
+}
+
 static void test_golden(void **state)
 {
 	(void)state;
@@ -360,6 +367,7 @@ static void test_golden(void **state)
 	golden("gc", 60, 20);
 	golden("io", 80, 12);
 	golden("help", 80, 24);
+	golden_in("dash", 80, 24, false); /* TERM=vt100, no UTF-8 locale */
 }
 
 int main(void)
