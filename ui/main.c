@@ -125,14 +125,14 @@ int main(int argc, char **argv)
 		printf("probetop %s\n", PROBETOP_VERSION);
 		return 0;
 	}
+	if (!cmd || cmd[0] == '-')
+		return cmd_console(argc, argv); /* no command: the picker */
 	if (!strcmp(cmd, "list"))
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "trace"))
 		return cmd_trace(argc - 1, argv + 1);
 	if (!strcmp(cmd, "probesets"))
 		return cmd_probesets(argc - 1, argv + 1);
-	if (!cmd || cmd[0] == '-')
-		return cmd_console(argc, argv);
 	cli_error("unknown command '%s'; see probetop --help", cmd);
 	return 2;
 }
