@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -44,6 +45,7 @@ static void detach_tty(void)
 
 static void child(char *const argv[], int go, int err, bool quiet)
 {
+	sigset_t none;
 	char byte;
 	int e;
 
@@ -52,6 +54,10 @@ static void child(char *const argv[], int go, int err, bool quiet)
 	close(go);
 	if (quiet)
 		detach_tty();
+	/* the tracer blocks SIGINT/SIGTERM/SIGHUP for its signalfd; the
+	 * command must get them as if started from the shell */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	e = drop_to_sudo_user();
 	if (!e) {
 		execvp(argv[0], argv);

@@ -156,4 +156,16 @@ with tempfile.TemporaryDirectory() as tmp:
         tap.eq(f.read().split(), ["65534", "65534"],
                "SUDO_UID/SUDO_GID: the command drops to the invoking user")
 
+# -- the command gets the signals probetop blocks for itself ---------------
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "sigs")
+    tr = Trace(["-e", "fixture:tick", "--", "sh", "-c",
+                "exec grep -E '^Sig(Blk|Ign)' /proc/self/status > %s" % out])
+    tr.finish(sig=None)
+    with open(out) as f:
+        tap.eq(f.read().split(), ["SigBlk:", "0000000000000000",
+                                  "SigIgn:", "0000000000000000"],
+               "the command starts with no signal blocked or ignored "
+               "(Ctrl-C and SIGTERM reach it)")
+
 tap.done()
