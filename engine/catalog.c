@@ -546,7 +546,7 @@ size_t catalog_nprobes(const struct catalog *cat)
 	return cat->nprobes;
 }
 
-bool catalog_has_probe(const struct catalog *cat, const struct spec_probe *p)
+int catalog_find_probe(const struct catalog *cat, const struct spec_probe *p)
 {
 	for (size_t i = 0; i < catalog_nobjects(cat); i++) {
 		const struct cat_object *obj = catalog_object(cat, i);
@@ -556,7 +556,12 @@ bool catalog_has_probe(const struct catalog *cat, const struct spec_probe *p)
 		for (size_t k = 0; k < obj->nprobes; k++)
 			if (spec_probe_matches(p, obj->probes[k].provider,
 					       obj->probes[k].name))
-				return true;
+				return (int)i;
 	}
-	return false;
+	return -1;
+}
+
+bool catalog_has_probe(const struct catalog *cat, const struct spec_probe *p)
+{
+	return catalog_find_probe(cat, p) >= 0;
 }

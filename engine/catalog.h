@@ -94,9 +94,14 @@ void catalog_free(struct catalog *cat);
  */
 int catalog_find_file(const char *name, char *out, size_t n);
 
-/* Whether an object of cat has a USDT probe matching p (its object and
- * provider:name globs, as a spec would attach). */
 struct spec_probe;
+
+/* The index of the first object (in catalog order: mappings as the
+ * process has them, its executable first) with a USDT probe matching p
+ * (its object and provider:name globs, as a spec would attach), or -1. */
+int catalog_find_probe(const struct catalog *cat, const struct spec_probe *p);
+
+/* Whether an object of cat has a USDT probe matching p. */
 bool catalog_has_probe(const struct catalog *cat, const struct spec_probe *p);
 
 pid_t catalog_pid(const struct catalog *cat); /* 0 for a file */

@@ -299,14 +299,26 @@ void conmodel_update(struct conmodel *cm, const struct session *s,
 
 /* The picker ----------------------------------------------------------- */
 
+/* The probeset detected nearest the executable: PHP's probes are in php
+ * itself, libstdc++'s (also mapped) in a library. "" if none. */
 static const char *runtime_of(const struct catalog *cat,
 			      const struct ps_list *sets)
 {
-	for (size_t k = 0; k < sets->n; k++)
-		for (int d = 0; d < sets->sets[k]->ndetect; d++)
-			if (catalog_has_probe(cat, &sets->sets[k]->detect[d]))
-				return sets->sets[k]->name;
-	return "";
+	const char *best = "";
+	int best_obj = -1;
+
+	for (size_t k = 0; k < sets->n; k++) {
+		for (int d = 0; d < sets->sets[k]->ndetect; d++) {
+			int obj = catalog_find_probe(cat,
+						     &sets->sets[k]->detect[d]);
+
+			if (obj >= 0 && (best_obj < 0 || obj < best_obj)) {
+				best = sets->sets[k]->name;
+				best_obj = obj;
+			}
+		}
+	}
+	return best;
 }
 
 static int add_proc(struct conmodel *cm, struct objcache *cache, pid_t pid,

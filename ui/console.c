@@ -626,6 +626,7 @@ static void teardown(struct console *c)
 		if (c->views[i].st)
 			c->views[i].ops->close(c->views[i].st);
 	agg_free(c->agg);
+	session_end_command(&c->s);
 	session_close(&c->s);
 	conmodel_free(c->cm);
 	for (size_t i = 0; i < c->nlog; i++)

@@ -10,6 +10,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <linux/types.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,6 +378,24 @@ void session_warn_unmet(const struct session *s)
 		cli_error("%s will not fire: process %d was started without %s",
 			  n->probe, (int)s->pid, n->requires_shown);
 	}
+}
+
+void session_end_command(struct session *s)
+{
+	if (!s->launched || s->l.pid <= 0 || s->l.go_fd >= 0)
+		return; /* not ours, gone, or never released */
+	if (kill(s->l.pid, SIGTERM))
+		return;
+	for (int i = 0; i < 100; i++) { /* 1 s to finish, then SIGKILL */
+		if (waitpid(s->l.pid, NULL, WNOHANG) == s->l.pid) {
+			s->l.pid = -1;
+			return;
+		}
+		usleep(10000);
+	}
+	kill(s->l.pid, SIGKILL);
+	waitpid(s->l.pid, NULL, 0);
+	s->l.pid = -1;
 }
 
 void session_close(struct session *s)

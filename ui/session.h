@@ -81,6 +81,11 @@ int session_open(struct session *s, const struct session_args *a);
 /* Let a launched command run (after the caller is ready). 0 or 1. */
 int session_release(struct session *s);
 
+/* End a launched command that still runs: SIGTERM, and SIGKILL if it is
+ * not gone after a second (the console's commands have no terminal to
+ * be stopped from). A no-op for -p, -b, or a command that has exited. */
+void session_end_command(struct session *s);
+
 /* Detach everything and free; safe on a closed or zeroed session. */
 void session_close(struct session *s);
 

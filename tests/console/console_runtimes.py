@@ -6,6 +6,7 @@ for Ruby, whose method probes do not fire), the GC pane its collections,
 and the Probes view says why a probe is silent. Python is the --demo test
 of console_tmux.py."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -21,9 +22,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def quit_ok(tap, what):
+    """q ends the console and the command it launched."""
+    pid = int(re.search(r"pid (\d+)", wait_screen(r"pid \d+")).group(1))
     keys("q")
     s = wait_screen(r"EXITED \d+")
-    tap.ok("EXITED 0" in s, "%s: q quits with status 0" % what, s)
+    tap.ok("EXITED 0" in s and not os.path.exists("/proc/%d" % pid),
+           "%s: q quits with status 0 and ends the command" % what, s)
 
 
 def test_ruby(tap):

@@ -176,6 +176,32 @@ def test_plain(tap):
         t.stop()
 
 
+def test_picker(tap):
+    """probetop alone: the picker lists our target, / filters, Enter
+    attaches."""
+    t = Target([os.path.join(FIX, "sdt_target")])
+    start(PROBETOP, 120, 30)
+    try:
+        s = wait_screen(r"Processes with probes")
+        keys("/", "sdt_target", "Enter")
+        s = wait_screen(r"\b%d\b.*sdt_target" % t.pid)
+        row = [l for l in s.splitlines() if " %d " % t.pid in l]
+        tap.ok(len(row) == 1 and re.search(r"sdt_target +15 ", row[0])
+               is not None and "nothing matches" not in s,
+               "picker: the filter shows the target with its 15 probes", s)
+        keys("Enter")
+        s = wait_screen(r"pid %d sdt_target" % t.pid)
+        tap.ok("pid %d sdt_target" % t.pid in s,
+               "picker: Enter attaches to it", s)
+        keys("q")
+        s = wait_screen(r"EXITED \d+")
+        tap.ok("EXITED 0" in s and t.p.poll() is None,
+               "picker: q quits with status 0, the target runs on", s)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        t.stop()
+
+
 def test_errors(tap):
     r = subprocess.run([PROBETOP, "-p", "1"], capture_output=True, text=True,
                        stdin=subprocess.DEVNULL)
@@ -196,6 +222,7 @@ def main():
     need_root(tap)
     test_errors(tap)
     test_plain(tap)
+    test_picker(tap)
     test_fixture(tap)
     test_demo(tap)
     tap.done()
