@@ -69,8 +69,10 @@
 	"every\n"                                                              \
 	"                       process running or mapping it, now and "       \
 	"later\n"                                                              \
-	"  -- COMMAND           trace: start COMMAND, held until every probe " \
-	"is on\n"                                                              \
+	"  -- COMMAND           start COMMAND, held until every probe is on " \
+	"(also\n"                                                              \
+	"                       in each library it loads); the console ends " \
+	"it on q\n"                                                            \
 	"  -e, --spec SPEC      trace: what to aggregate (repeatable, at "     \
 	"most 64)\n"                                                           \
 	"  -P, --probeset SET   a probeset (python, ruby, java, php, io...; "  \
