@@ -69,9 +69,9 @@
 	"every\n"                                                              \
 	"                       process running or mapping it, now and "       \
 	"later\n"                                                              \
-	"  -- COMMAND           start COMMAND, held until every probe is on " \
+	"  -- COMMAND           start COMMAND, held until every probe is on "  \
 	"(also\n"                                                              \
-	"                       in each library it loads); the console ends " \
+	"                       in each library it loads); the console ends "  \
 	"it on q\n"                                                            \
 	"  -e, --spec SPEC      trace: what to aggregate (repeatable, at "     \
 	"most 64)\n"                                                           \
