@@ -50,19 +50,6 @@ void conmodel_free(struct conmodel *cm)
 	free(cm);
 }
 
-static const struct ps_note *note_for(const struct session *s,
-				      const char *provider, const char *name)
-{
-	for (size_t i = 0; i < s->sets.n; i++) {
-		const struct ps_note *n =
-			probeset_note(s->sets.sets[i], provider, name);
-
-		if (n)
-			return n;
-	}
-	return NULL;
-}
-
 static int collect_func(const struct elf_func *fn, void *ctx)
 {
 	struct conmodel *cm = ctx;
@@ -144,8 +131,6 @@ int conmodel_probes(struct conmodel *cm, const struct session *s,
 		for (size_t p = 0; p < objs[i]->nprobes; p++) {
 			const struct cat_probe *cp = &objs[i]->probes[p];
 			const struct cat_loc *loc = &cp->locs[0];
-			const struct ps_note *unmet =
-				session_unmet(s, cp->provider, cp->name);
 
 			cm->probes[k++] = (struct model_probe){
 				.object = objs[i]->path,
@@ -156,10 +141,9 @@ int conmodel_probes(struct conmodel *cm, const struct session *s,
 				.semaphore = loc->sem_addr != 0,
 				.nlocs = cp->nlocs,
 				.spec_id = -1,
-				.note = unmet ? unmet
-					      : note_for(s, cp->provider,
-							 cp->name),
-				.unmet = unmet != NULL,
+				.note = session_note(s, cp->provider, cp->name),
+				.unmet = session_unmet(s, cp->provider,
+						       cp->name) != NULL,
 			};
 		}
 	}

@@ -124,20 +124,22 @@ static void read_target_env(struct session *s, const struct session_args *a)
 	}
 }
 
+/* Whether the target meets n's requires; unknown (no environ) is "yes",
+ * so nothing is said or attached on a guess. */
+static bool target_meets(const struct session *s, const struct ps_note *n)
+{
+	return !s->env ||
+	       probeset_note_met(n, s->env, s->envlen, s->argv, s->argvlen);
+}
+
 /* An optional spec that the target was started to serve: its probe has
  * requires (a flag, an env var), and the target meets them. */
 static bool asked_by_target(const struct session *s, const struct ps_spec *r)
 {
-	for (size_t i = 0; s->env && i < s->sets.n; i++) {
-		const struct ps_note *n = probeset_note(
-			s->sets.sets[i], r->spec.probe[0].provider,
-			r->spec.probe[0].name);
+	const struct ps_note *n = session_note(s, r->spec.probe[0].provider,
+					       r->spec.probe[0].name);
 
-		if (n && n->nrequires)
-			return probeset_note_met(n, s->env, s->envlen, s->argv,
-						 s->argvlen);
-	}
-	return false;
+	return s->env && n && n->nrequires && target_meets(s, n);
 }
 
 static bool detected(const struct session *s, const struct probeset *ps)
@@ -211,9 +213,9 @@ static int check_attached(const struct session *s, const struct spec *spec,
 }
 
 /* Attach one picked probeset: its specs (optional ones only with
- * all_optional), or the kernel IO of the target. 0 or -1 (said). */
-static int attach_set(struct session *s, const struct probeset *ps,
-		      bool all_optional)
+ * s->all_optional or asked_by_target()), or the kernel IO of the target.
+ * 0 or -1 (said). */
+static int attach_set(struct session *s, const struct probeset *ps)
 {
 	if (ps->kernel_io) {
 		if (s->binary[0]) {
@@ -230,7 +232,7 @@ static int attach_set(struct session *s, const struct probeset *ps,
 		const struct ps_spec *r = &ps->specs[k];
 		int id;
 
-		if (r->optional && !all_optional && !asked_by_target(s, r))
+		if (r->optional && !s->all_optional && !asked_by_target(s, r))
 			continue;
 		id = session_add(s, &r->spec, ps, r);
 		if (id < 0) {
@@ -245,7 +247,7 @@ static int attach_set(struct session *s, const struct probeset *ps,
 static int attach_sets(struct session *s)
 {
 	for (int i = 0; i < s->npicked; i++)
-		if (attach_set(s, s->picked[i], s->all_optional))
+		if (attach_set(s, s->picked[i]))
 			return -1;
 	return 0;
 }
@@ -257,7 +259,7 @@ int session_rescan(struct session *s, int *new_sets)
 	if (n >= 0 && s->detecting) {
 		pick_detected(s);
 		for (int i = before; i < s->npicked; i++)
-			attach_set(s, s->picked[i], s->all_optional);
+			attach_set(s, s->picked[i]);
 	}
 	tracer_resume(s->tr);
 	*new_sets = s->npicked - before;
@@ -339,20 +341,25 @@ int session_release(struct session *s)
 	return 0;
 }
 
-const struct ps_note *session_unmet(const struct session *s,
-				    const char *provider, const char *name)
+const struct ps_note *session_note(const struct session *s,
+				   const char *provider, const char *name)
 {
-	if (!s->env)
-		return NULL;
 	for (size_t i = 0; i < s->sets.n; i++) {
 		const struct ps_note *n =
 			probeset_note(s->sets.sets[i], provider, name);
 
-		if (n && !probeset_note_met(n, s->env, s->envlen, s->argv,
-					    s->argvlen))
+		if (n)
 			return n;
 	}
 	return NULL;
+}
+
+const struct ps_note *session_unmet(const struct session *s,
+				    const char *provider, const char *name)
+{
+	const struct ps_note *n = session_note(s, provider, name);
+
+	return n && !target_meets(s, n) ? n : NULL;
 }
 
 void session_warn_unmet(const struct session *s)

@@ -114,8 +114,13 @@ int session_remove(struct session *s, int id);
 int session_role(const struct session *s, const char *section,
 		 const char *name);
 
+/* The note the first loaded probeset that has one says on provider:name
+ * (globs in [probe P] sections), or NULL. */
+const struct ps_note *session_note(const struct session *s,
+				   const char *provider, const char *name);
+
 /*
- * The note any loaded probeset has on provider:name when the target lacks
+ * session_note() on provider:name when the target lacks
  * what it requires (an environment variable, a command-line flag), so
  * the probe will not fire; NULL otherwise (also for -b).
  */
