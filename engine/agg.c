@@ -50,6 +50,8 @@ struct agg {
 	const struct agg_row **order; /* rows of every spec, grouped */
 	struct agg_io_row *io;
 	size_t nio, capio;
+	struct agg_proc_row *proc;
+	size_t nproc, capproc;
 	struct pt_stat prev_stat[PT_MAX_SPECS];
 	unsigned int stat_gen[PT_MAX_SPECS];
 	void *keys, *vals; /* batch buffers */
@@ -109,6 +111,7 @@ void agg_free(struct agg *agg)
 	free(agg->specs);
 	free(agg->order);
 	free(agg->io);
+	free(agg->proc);
 	free(agg->keys);
 	free(agg->vals);
 	free(agg);
@@ -424,7 +427,77 @@ static void io_entry(struct agg *agg, const void *key, const void *vals)
 	r->total = t;
 }
 
+static struct agg_proc_row *proc_row(struct agg *agg,
+				     const struct pt_proc_key *k)
+{
+	struct agg_proc_row *r;
+
+	for (size_t i = 0; i < agg->nproc; i++) {
+		r = &agg->proc[i];
+		if (r->pid == k->pid && r->event == (int)k->event &&
+		    r->code == k->code &&
+		    !strncmp(r->name, k->name, sizeof(r->name)))
+			return r;
+	}
+	if (agg->nproc == agg->capproc) {
+		size_t cap = agg->capproc ? agg->capproc * 2 : 32;
+
+		r = realloc(agg->proc, cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		agg->proc = r;
+		agg->capproc = cap;
+	}
+	r = &agg->proc[agg->nproc++];
+	memset(r, 0, sizeof(*r));
+	r->pid = k->pid;
+	r->event = (int)k->event;
+	r->code = k->code;
+	memcpy(r->name, k->name, sizeof(r->name));
+	r->name[sizeof(r->name) - 1] = '\0';
+	return r;
+}
+
+static void proc_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct agg_proc_row *r = proc_row(agg, key);
+	struct pt_proc_val t = { 0 };
+
+	if (!r)
+		return;
+	for (int c = 0; c < agg->ncpu; c++) {
+		const struct pt_proc_val *v =
+			(const void *)((const uint8_t *)vals +
+				       c * round8(sizeof(*v)));
+
+		t.count += v->count;
+		t.ns += v->ns;
+		for (int i = 0; i < PT_NBUCKETS; i++)
+			t.b[i] += v->b[i];
+	}
+	r->now.count = t.count - r->total.count;
+	r->now.ns = t.ns - r->total.ns;
+	for (int i = 0; i < PT_NBUCKETS; i++)
+		r->now.b[i] = t.b[i] - r->total.b[i];
+	r->total = t;
+}
+
 /* Snapshot ------------------------------------------------------------ */
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct agg_proc_row *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->total.count != y->total.count)
+		return x->total.count > y->total.count ? -1 : 1;
+	if (x->code != y->code)
+		return x->code < y->code ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
 
 static int cmp_io(const void *a, const void *b)
 {
@@ -601,6 +674,8 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 		  nhist_entry },
 		{ maps.io, sizeof(struct pt_io_key), sizeof(struct pt_io_val),
 		  io_entry },
+		{ maps.proc, sizeof(struct pt_proc_key),
+		  sizeof(struct pt_proc_val), proc_entry },
 	};
 
 	err = 0;
@@ -644,6 +719,9 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	snap->specs = agg->specs;
 	snap->io = agg->io;
 	snap->nio = agg->nio;
+	qsort(agg->proc, agg->nproc, sizeof(*agg->proc), cmp_proc);
+	snap->proc = agg->proc;
+	snap->nproc = agg->nproc;
 	snap->interval = ++agg->interval;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	snap->elapsed_s = (double)(now.tv_sec - agg->start.tv_sec) +

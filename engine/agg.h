@@ -62,6 +62,16 @@ struct agg_io_row {
 	struct pt_io_val now, total;
 };
 
+/* One process event key (struct pt_proc_key): counts and lifetimes in
+ * struct pt_proc_val, this interval's and the totals since attach */
+struct agg_proc_row {
+	uint32_t pid; /* the watched process */
+	int event; /* enum pt_proc_event */
+	int code; /* exits: status, or -signal */
+	char name[PT_STR_LEN];
+	struct pt_proc_val now, total;
+};
+
 struct agg_snapshot {
 	unsigned int interval; /* 1, 2, ... */
 	double elapsed_s; /* since agg_new */
@@ -71,6 +81,8 @@ struct agg_snapshot {
 	const struct agg_spec *specs; /* by id, live specs only */
 	size_t nio;
 	const struct agg_io_row *io; /* by pid, class */
+	size_t nproc;
+	const struct agg_proc_row *proc; /* by pid, event, then total desc */
 };
 
 /* Read tr's maps; tr must outlive the agg. NULL with errno on ENOMEM. */
@@ -87,6 +99,10 @@ const struct agg_snapshot *agg_read(struct agg *agg);
 
 /* Name of an IO class ("read", "block-write", ...). */
 const char *agg_io_class_name(int cls);
+
+/* Name of a process event ("fork", "thread", "exec", "exit",
+ * "thread-exit", "lost"). */
+const char *agg_proc_event_name(int event);
 
 /*
  * The lower bound of bucket i of a row of spec: log2 kinds give 0 for the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * aggmath — the pure parts of agg.h: IO class names and histogram bucket
- * arithmetic. Kept apart from agg.c so that the views, which must not
+ * aggmath — the pure parts of agg.h: IO class and process event names,
+ * histogram bucket arithmetic. Kept apart from agg.c so that the views, which must not
  * link libbpf, can use them.
  */
 #include "agg.h"
@@ -26,6 +26,20 @@ static const char *const IO_NAMES[PT_IO_NCLASSES] = {
 const char *agg_io_class_name(int cls)
 {
 	return cls >= 0 && cls < PT_IO_NCLASSES ? IO_NAMES[cls] : "?";
+}
+
+static const char *const PROC_NAMES[PT_PROC_NEVENTS] = {
+	[PT_PROC_FORK] = "fork",
+	[PT_PROC_THREAD] = "thread",
+	[PT_PROC_EXEC] = "exec",
+	[PT_PROC_EXIT] = "exit",
+	[PT_PROC_THREAD_EXIT] = "thread-exit",
+	[PT_PROC_LOST] = "lost",
+};
+
+const char *agg_proc_event_name(int event)
+{
+	return event >= 0 && event < PT_PROC_NEVENTS ? PROC_NAMES[event] : "?";
 }
 
 /* Histogram helpers --------------------------------------------------- */

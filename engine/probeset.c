@@ -115,11 +115,13 @@ static int handle_header(struct load *ld, const char *name, const char *value)
 		return copy(ps->title, sizeof(ps->title), value) ||
 		       fail(ld, "title is too long");
 	if (!strcmp(name, "kernel")) {
-		if (strcmp(value, "io"))
-			return fail(ld, "kernel = '%s': only 'io' is known",
-				    value);
-		ps->kernel_io = true;
-		return 1;
+		for (enum ps_kernel k = PS_KERNEL_IO; k <= PS_KERNEL_PROCESS;
+		     k++)
+			if (!strcmp(value, probeset_kernel_name(k))) {
+				ps->kernel = k;
+				return 1;
+			}
+		return fail(ld, "kernel = '%s': use io or process", value);
 	}
 	if (strcmp(name, "detect"))
 		return fail(ld, "unknown key '%s' in [probeset]", name);
@@ -335,10 +337,10 @@ int probeset_parse(const char *name, const char *text, struct probeset *out,
 	}
 	if (!out->name[0])
 		snprintf(ld.why, sizeof(ld.why), "no name in [probeset]");
-	else if (!out->ndetect && !out->kernel_io)
+	else if (!out->ndetect && !out->kernel)
 		snprintf(ld.why, sizeof(ld.why),
-			 "no detect in [probeset] (or kernel = io)");
-	else if (!out->nspecs && !out->kernel_io)
+			 "no detect in [probeset] (or kernel = io/process)");
+	else if (!out->nspecs && !out->kernel)
 		snprintf(ld.why, sizeof(ld.why), "no spec in any section");
 	if (ld.why[0]) {
 		snprintf(err, n, "%s: %s", name, ld.why);
@@ -447,6 +449,13 @@ static int load_dir(const char *dir, bool user, struct ps_list *list,
 	}
 	free(ents);
 	return ret;
+}
+
+const char *probeset_kernel_name(enum ps_kernel k)
+{
+	return k == PS_KERNEL_IO	? "io"
+	       : k == PS_KERNEL_PROCESS ? "process"
+					: NULL;
 }
 
 const char *probeset_builtin_dir(void)

@@ -29,8 +29,10 @@
  *
  * Every other section is a role of its own (gc, alloc, imports ...):
  * its keys other than labels/optional are named SPECs, checked with
- * spec_parse() at load time. [probeset] kernel = io marks the kernel IO
- * pane (syscalls and block requests of the target) instead of USDT specs.
+ * spec_parse() at load time. [probeset] kernel = io or kernel = process
+ * marks a set the kernel serves instead of USDT specs: the IO pane
+ * (syscalls and block requests of the target), or the processes and
+ * threads the target and its descendants fork, exec and end.
  *
  * Roles the views read: frames (calls, latency), gc (pause, collected),
  * alloc (objects). Others are listed in the Probes view and attached by
@@ -84,12 +86,21 @@ struct ps_note {
 	char requires_shown[PS_TEXT_MAX]; /* "USE_ZEND_DTRACE=1", "A or B" */
 };
 
+enum ps_kernel {
+	PS_KERNEL_NONE, /* USDT specs */
+	PS_KERNEL_IO,
+	PS_KERNEL_PROCESS,
+};
+
+/* "io", "process", or NULL for PS_KERNEL_NONE */
+const char *probeset_kernel_name(enum ps_kernel k);
+
 struct probeset {
 	char name[PS_NAME_MAX];
 	char title[64];
 	char path[4096]; /* the file it came from */
 	bool user; /* from the user's directory */
-	bool kernel_io; /* kernel = io */
+	enum ps_kernel kernel; /* kernel = io / process */
 	int ndetect;
 	struct spec_probe detect[PS_MAX_DETECT];
 	char detect_text[PS_MAX_DETECT][SPEC_NAME_MAX];

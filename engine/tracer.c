@@ -84,7 +84,8 @@ struct tracer {
 	uint8_t site_used[PT_MAX_SITES];
 	uint32_t site_hint;
 	struct bpf_link *io_links[4];
-	bool io_on;
+	struct bpf_link *proc_links[3];
+	uint8_t watching; /* enum pt_watch: programs attached */
 	struct bpf_link *dl_link; /* tracer_hold_dlopen() */
 	struct ring_buffer *dl_ring;
 	bool dl_stopped; /* the process stopped in its dynamic linker */
@@ -598,6 +599,9 @@ void tracer_free(struct tracer *tr)
 	for (size_t i = 0; i < sizeof(tr->io_links) / sizeof(tr->io_links[0]);
 	     i++)
 		bpf_link__destroy(tr->io_links[i]);
+	for (size_t i = 0;
+	     i < sizeof(tr->proc_links) / sizeof(tr->proc_links[0]); i++)
+		bpf_link__destroy(tr->proc_links[i]);
 	bpf_link__destroy(tr->dl_link);
 	ring_buffer__free(tr->dl_ring);
 	if (tr->dl_link)
@@ -1010,7 +1014,7 @@ bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p)
 	return false;
 }
 
-/* IO ---------------------------------------------------------------- */
+/* Kernel watches (IO, processes) ----------------------------------- */
 
 /* x86-64 syscall numbers of each IO class */
 static const struct {
@@ -1056,23 +1060,52 @@ static int io_start(struct tracer *tr)
 				return err;
 		}
 	}
-	tr->io_on = true;
 	return 0;
 }
 
-int tracer_io_add_pid(struct tracer *tr, pid_t pid)
+static int proc_start(struct tracer *tr)
 {
+	struct bpf_program *progs[] = {
+		tr->skel->progs.pt_fork,
+		tr->skel->progs.pt_exec,
+		tr->skel->progs.pt_exit,
+	};
+
+	for (size_t i = 0; i < 3; i++) {
+		tr->proc_links[i] = bpf_program__attach(progs[i]);
+		if (!tr->proc_links[i]) {
+			int err = -errno;
+
+			log_msg(LOG_ERROR, "cannot attach %s: %s",
+				bpf_program__name(progs[i]), strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what)
+{
+	int fd = bpf_map__fd(tr->skel->maps.watched);
 	uint32_t key = (uint32_t)pid;
-	uint8_t one = 1;
+	uint8_t bits = 0;
 	int err;
 
-	if (!tr->io_on) {
+	if ((what & PT_WATCH_IO) && !(tr->watching & PT_WATCH_IO)) {
 		err = io_start(tr);
 		if (err)
 			return err;
+		tr->watching |= PT_WATCH_IO;
 	}
-	if (bpf_map_update_elem(bpf_map__fd(tr->skel->maps.io_pids), &key, &one,
-				BPF_ANY))
+	if ((what & PT_WATCH_PROC) && !(tr->watching & PT_WATCH_PROC)) {
+		err = proc_start(tr);
+		if (err)
+			return err;
+		tr->watching |= PT_WATCH_PROC;
+	}
+	bpf_map_lookup_elem(fd, &key, &bits); /* absent: stays 0 */
+	bits |= (uint8_t)what;
+	if (bpf_map_update_elem(fd, &key, &bits, BPF_ANY))
 		return -errno;
 	return 0;
 }
@@ -1085,4 +1118,5 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->nhists = bpf_map__fd(tr->skel->maps.nhists);
 	out->stats = bpf_map__fd(tr->skel->maps.stats);
 	out->io = bpf_map__fd(tr->skel->maps.io);
+	out->proc = bpf_map__fd(tr->skel->maps.proc);
 }

@@ -56,7 +56,7 @@ struct tracer_spec_info {
 /* The maps agg reads; fds owned by the tracer. ncounts/nhists hold the
  * specs without string keys (struct pt_nkey). */
 struct tracer_maps {
-	int counts, hists, ncounts, nhists, stats, io;
+	int counts, hists, ncounts, nhists, stats, io, proc;
 };
 
 /*
@@ -136,10 +136,14 @@ int tracer_nspecs(const struct tracer *tr);
 size_t tracer_nprobes(const struct tracer *tr);
 
 /*
- * Count the IO (syscalls by class, block requests) of pid. Attaches the
- * BTF tracepoint programs on first use. 0 or a negative errno (logged).
+ * Watch pid from the kernel, what being enum pt_watch bits (added to what
+ * is watched already): PT_WATCH_IO counts its IO (syscalls by class,
+ * block requests) into the io map, PT_WATCH_PROC the processes and
+ * threads it and its descendants fork, exec and end into the proc map.
+ * Attaches the BTF tracepoint programs on first use. 0 or a negative
+ * errno (logged when a program cannot be attached).
  */
-int tracer_io_add_pid(struct tracer *tr, pid_t pid);
+int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what);
 
 /*
  * The distinct ELF objects the tracer knows (mapped by the process, or

@@ -25,15 +25,17 @@ static void print_text(const struct ps_list *list)
 	printf("%-10s %-7s %-44s %s\n", "NAME", "SOURCE", "DETECT", "FILE");
 	for (size_t i = 0; i < list->n; i++) {
 		const struct probeset *ps = list->sets[i];
-		char detect[256] = "";
+		char detect[256] = "", kernel[32];
 
 		for (int d = 0; d < ps->ndetect; d++)
 			snprintf(detect + strlen(detect),
 				 sizeof(detect) - strlen(detect), "%s%s",
 				 d ? "," : "", ps->detect_text[d]);
+		snprintf(kernel, sizeof(kernel), "(kernel %s)",
+			 probeset_kernel_name(ps->kernel));
 		printf("%-10s %-7s %-44s %s\n", ps->name,
 		       ps->user ? "user" : "builtin",
-		       ps->kernel_io ? "(kernel io)" : detect, ps->path);
+		       ps->kernel ? kernel : detect, ps->path);
 	}
 }
 
@@ -52,8 +54,11 @@ static json_object *set_json(const struct probeset *ps)
 		json_object_array_add(
 			det, json_object_new_string(ps->detect_text[d]));
 	json_object_object_add(o, "detect", det);
-	json_object_object_add(o, "kernel_io",
-			       json_object_new_boolean(ps->kernel_io));
+	json_object_object_add(
+		o, "kernel",
+		ps->kernel ? json_object_new_string(
+				     probeset_kernel_name(ps->kernel))
+			   : NULL);
 	specs = json_object_new_array();
 	for (int i = 0; i < ps->nspecs; i++) {
 		const struct ps_spec *s = &ps->specs[i];

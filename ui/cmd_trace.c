@@ -209,7 +209,7 @@ static int run_loop(struct loop *lp, const struct trace_args *a)
 /* Something must be attached: a spec, a probeset, or the IO pane. */
 static int check_something(const struct session *s)
 {
-	if (tracer_nspecs(s->tr) || s->io)
+	if (tracer_nspecs(s->tr) || s->io || s->proc)
 		return 0;
 	if (s->launched && s->detecting) {
 		cli_error("no probeset knows the probes of %d yet; waiting for "

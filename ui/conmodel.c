@@ -278,6 +278,7 @@ void conmodel_update(struct conmodel *cm, const struct session *s,
 	m->gc_collected = role(s, "gc", "collected");
 	m->alloc = role(s, "alloc", "objects");
 	m->io_on = s->io;
+	m->proc_on = s->proc;
 	update_header(cm, s, snap, m);
 }
 

@@ -668,7 +668,7 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 		}
 		c->quit = false;
 	}
-	a->with_io = !a->binary;
+	a->with_kernel = !a->binary;
 	a->quiet_command = true; /* the screen is ours */
 	ret = session_open(&c->s, a);
 	if (ret)

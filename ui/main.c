@@ -79,7 +79,8 @@
 	"see\n"                                                                \
 	"                       probetop probesets); without -P and -e, "      \
 	"those\n"                                                              \
-	"                       whose probes the target has\n"                 \
+	"                       whose probes the target has; io and process\n" \
+	"                       (forks, execs, exits) come from the kernel\n"  \
 	"  -i, --interval SECS  refresh or print every SECS (default 1)\n"     \
 	"  -n, --count COUNT    trace: stop after COUNT intervals\n"           \
 	"  -d, --duration SECS  detach and exit after SECS (the fail-safe)\n"  \

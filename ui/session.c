@@ -183,7 +183,19 @@ static void pick_detected(struct session *s)
 	     i++) {
 		const struct probeset *ps = s->sets.sets[i];
 
-		if (!ps->kernel_io && !is_picked(s, ps) && detected(s, ps))
+		if (!ps->kernel && !is_picked(s, ps) && detected(s, ps))
+			s->picked[s->npicked++] = ps;
+	}
+}
+
+/* Pick the builtin kernel probesets (io, process) not picked yet. */
+static void pick_kernel(struct session *s)
+{
+	for (size_t i = 0; i < s->sets.n && s->npicked < SESSION_MAX_SETS;
+	     i++) {
+		const struct probeset *ps = s->sets.sets[i];
+
+		if (ps->kernel && !is_picked(s, ps))
 			s->picked[s->npicked++] = ps;
 	}
 }
@@ -212,22 +224,36 @@ static int check_attached(const struct session *s, const struct spec *spec,
 	return 0;
 }
 
+/* Have the kernel watch the target for a kernel probeset. 0 or -1. */
+static int attach_kernel_set(struct session *s, const struct probeset *ps)
+{
+	bool io = ps->kernel == PS_KERNEL_IO;
+	int err;
+
+	if (s->binary[0]) {
+		cli_error("-P %s needs -p PID or a command, not -b", ps->name);
+		return -1;
+	}
+	err = tracer_watch(s->tr, s->pid, io ? PT_WATCH_IO : PT_WATCH_PROC);
+	if (err) {
+		cli_error("-P %s: cannot watch %d: %s", ps->name, (int)s->pid,
+			  strerror(-err));
+		return -1;
+	}
+	if (io)
+		s->io = true;
+	else
+		s->proc = true;
+	return 0;
+}
+
 /* Attach one picked probeset: its specs (optional ones only with
- * s->all_optional or asked_by_target()), or the kernel IO of the target.
+ * s->all_optional or asked_by_target()), or what the kernel watches.
  * 0 or -1 (said). */
 static int attach_set(struct session *s, const struct probeset *ps)
 {
-	if (ps->kernel_io) {
-		if (s->binary[0]) {
-			cli_error("-P %s needs -p PID or a command, not -b",
-				  ps->name);
-			return -1;
-		}
-		if (tracer_io_add_pid(s->tr, s->pid))
-			return -1;
-		s->io = true;
-		return 0;
-	}
+	if (ps->kernel)
+		return attach_kernel_set(s, ps);
 	for (int k = 0; k < ps->nspecs; k++) {
 		const struct ps_spec *r = &ps->specs[k];
 		int id;
@@ -295,16 +321,8 @@ int session_open(struct session *s, const struct session_args *a)
 	s->detecting = !a->nsets && !a->nspecs;
 	if (s->detecting)
 		pick_detected(s);
-	if (a->with_io && s->npicked < SESSION_MAX_SETS &&
-	    probesets_find(&s->sets, "io")) {
-		bool have = false;
-
-		for (int i = 0; i < s->npicked; i++)
-			have |= s->picked[i]->kernel_io;
-		if (!have)
-			s->picked[s->npicked++] =
-				probesets_find(&s->sets, "io");
-	}
+	if (a->with_kernel)
+		pick_kernel(s);
 	for (int i = 0; i < a->nspecs; i++) {
 		int id = session_add(s, &specs[i], NULL, NULL);
 

@@ -39,7 +39,8 @@ struct session_args {
 	const char *sets[SESSION_MAX_SETS]; /* -P */
 	int nsets;
 	bool all_optional; /* attach optional probeset specs too */
-	bool with_io; /* the io probeset as well, whatever else is picked */
+	bool with_kernel; /* the io and process probesets as well, whatever
+			     else is picked */
 	bool quiet_command; /* the command's stdio to /dev/null */
 };
 
@@ -61,7 +62,8 @@ struct session {
 	struct ps_list sets; /* every loadable probeset */
 	const struct probeset *picked[SESSION_MAX_SETS];
 	int npicked;
-	bool io; /* the kernel IO pane is on */
+	bool io; /* the kernel counts the target's IO */
+	bool proc; /* ... and the processes it starts */
 	bool detecting; /* no -P, no -e: probesets are picked by detection,
 			   also later, as libraries appear */
 	bool all_optional;

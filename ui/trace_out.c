@@ -165,6 +165,38 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 	}
 }
 
+/* Process events: one line per (pid, event, code, name); exits show
+ * their status (or -signal) and the average lifetime. */
+static void text_proc(const struct trace_out *out,
+		      const struct agg_snapshot *snap, bool final)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < snap->nproc; i++) {
+		const struct agg_proc_row *r = &snap->proc[i];
+		const struct pt_proc_val *v = final ? &r->total : &r->now;
+		bool ended = r->event == PT_PROC_EXIT ||
+			     r->event == PT_PROC_THREAD_EXIT;
+		char code[16] = "-", life[24] = "-";
+
+		if (!v->count)
+			continue;
+		if (!head)
+			fprintf(out->f, "PROC %8s %-11s %5s %10s %14s %s\n",
+				"PID", "EVENT", "CODE", "COUNT", "AVG_LIFE_NS",
+				"NAME");
+		head = true;
+		if (r->event == PT_PROC_EXIT)
+			snprintf(code, sizeof(code), "%d", r->code);
+		if (ended)
+			snprintf(life, sizeof(life), "%llu",
+				 (unsigned long long)(v->ns / v->count));
+		fprintf(out->f, "PROC %8" PRIu32 " %-11s %5s %10llu %14s %s\n",
+			r->pid, agg_proc_event_name(r->event), code,
+			(unsigned long long)v->count, life, r->name);
+	}
+}
+
 static void print_text(const struct trace_out *out,
 		       const struct agg_snapshot *snap, bool final)
 {
@@ -215,6 +247,7 @@ static void print_text(const struct trace_out *out,
 			io->pid, agg_io_class_name(io->cls), v->calls, v->bytes,
 			v->errors, v->calls ? v->ns / v->calls : 0ULL);
 	}
+	text_proc(out, snap, final);
 	fflush(out->f);
 }
 
@@ -344,10 +377,29 @@ static json_object *json_agg(const struct trace_out *out,
 	return o;
 }
 
+/* log2 buckets as [[low, count], ...], empty buckets left out */
+static json_object *json_log2_buckets(const __u64 *b)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int i = 0; i < PT_NBUCKETS; i++) {
+		json_object *pair;
+
+		if (!b[i])
+			continue;
+		pair = json_object_new_array();
+		json_object_array_add(
+			pair,
+			json_object_new_int64(i < 2 ? 0 : 1LL << (i - 2)));
+		json_object_array_add(pair, json_object_new_uint64(b[i]));
+		json_object_array_add(arr, pair);
+	}
+	return arr;
+}
+
 static json_object *json_io(const struct agg_io_row *io, bool final)
 {
 	json_object *o = json_object_new_object();
-	json_object *b = json_object_new_array();
 	const struct pt_io_val *v = final ? &io->total : &io->now;
 
 	json_object_object_add(o, "pid", json_object_new_int64(io->pid));
@@ -357,19 +409,32 @@ static json_object *json_io(const struct agg_io_row *io, bool final)
 	json_object_object_add(o, "bytes", json_object_new_uint64(v->bytes));
 	json_object_object_add(o, "errors", json_object_new_uint64(v->errors));
 	json_object_object_add(o, "ns", json_object_new_uint64(v->ns));
-	for (int i = 0; i < PT_NBUCKETS; i++) {
-		json_object *pair;
+	json_object_object_add(o, "buckets", json_log2_buckets(v->b));
+	return o;
+}
 
-		if (!v->b[i])
-			continue;
-		pair = json_object_new_array();
-		json_object_array_add(
-			pair,
-			json_object_new_int64(i < 2 ? 0 : 1LL << (i - 2)));
-		json_object_array_add(pair, json_object_new_uint64(v->b[i]));
-		json_object_array_add(b, pair);
+/* {"pid", "event", "name", "count", "total"} and for exits "code",
+ * "life_ns" (summed lifetime) and "buckets" (log2 lifetimes) */
+static json_object *json_proc(const struct agg_proc_row *r, bool final)
+{
+	json_object *o = json_object_new_object();
+	const struct pt_proc_val *v = final ? &r->total : &r->now;
+
+	json_object_object_add(o, "pid", json_object_new_int64(r->pid));
+	json_object_object_add(
+		o, "event",
+		json_object_new_string(agg_proc_event_name(r->event)));
+	json_object_object_add(o, "name", json_object_new_string(r->name));
+	json_object_object_add(o, "count", json_object_new_uint64(v->count));
+	json_object_object_add(o, "total",
+			       json_object_new_uint64(r->total.count));
+	if (r->event == PT_PROC_EXIT)
+		json_object_object_add(o, "code", json_object_new_int(r->code));
+	if (r->event == PT_PROC_EXIT || r->event == PT_PROC_THREAD_EXIT) {
+		json_object_object_add(o, "life_ns",
+				       json_object_new_uint64(v->ns));
+		json_object_object_add(o, "buckets", json_log2_buckets(v->b));
 	}
-	json_object_object_add(o, "buckets", b);
 	return o;
 }
 
@@ -404,6 +469,13 @@ static void print_json(const struct trace_out *out,
 		for (size_t i = 0; i < snap->nio; i++)
 			json_object_array_add(io, json_io(&snap->io[i], final));
 		json_object_object_add(o, "io", io);
+	}
+	if (snap->nproc) {
+		io = json_object_new_array();
+		for (size_t i = 0; i < snap->nproc; i++)
+			json_object_array_add(io,
+					      json_proc(&snap->proc[i], final));
+		json_object_object_add(o, "process", io);
 	}
 	fprintf(out->f, "%s\n",
 		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));

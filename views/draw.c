@@ -190,6 +190,14 @@ const char *fmt_ns(double ns, char *buf, size_t n)
 	return buf;
 }
 
+int fmt_w(const char *s, int w)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) == 0x80)
+			w++;
+	return w;
+}
+
 const char *fmt_bytes(double v, char *buf, size_t n)
 {
 	if (v < 1000)
@@ -333,8 +341,8 @@ void draw_hist(struct rect r, const struct hist_draw *h, int *first, int *last)
 					 P[k].name);
 		hist_bucket_label(h->spec, h->row, i, h->ns, lab, sizeof(lab));
 		draw_fmt(y, r.x, 12,
-			 i == h->cursor ? STYLE_SELECTED : STYLE_NORMAL,
-			 "%11s ", lab);
+			 i == h->cursor ? STYLE_SELECTED : STYLE_NORMAL, "%*s ",
+			 fmt_w(lab, 11), lab);
 		draw_text(y, r.x + 12, 1, STYLE_NORMAL, "|");
 		draw_text(y, r.x + 13, barw, STYLE_BAR, bar);
 		draw_fmt(y, r.x + 13 + barw, 10, STYLE_NORMAL, "%10s",

@@ -48,6 +48,10 @@ const char *fmt_count(uint64_t v, char *buf, size_t n);
 const char *fmt_rate(double v, char *buf, size_t n);
 /* nanoseconds: "410ns", "1.1µs" (or "1.1us"), "2.0ms", "3.00s" */
 const char *fmt_ns(double ns, char *buf, size_t n);
+/* The printf field width that shows s in w columns: w plus the bytes of
+ * s that take no column of their own (UTF-8 continuation bytes, as in
+ * "µs"). Use as "%*s", fmt_w(s, 7), s. */
+int fmt_w(const char *s, int w);
 /* bytes: "512B", "40kB", "1.2MB" */
 const char *fmt_bytes(double v, char *buf, size_t n);
 

@@ -2,7 +2,9 @@
 /*
  * io — the target's IO from the kernel: per syscall class calls/s,
  * bytes/s, latency p50/p99 and errors, block requests, and sparklines of
- * bytes and calls per second over the last minute.
+ * bytes and calls per second over the last minute; then the processes
+ * and threads the target and its descendants start, exec and end: a
+ * summary line, and where there is room one row per event and name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,71 @@ static const char *lat(const __u64 *b, double p, char *buf, size_t n)
 	return fmt_ns(at <= 1 ? 0 : (double)(1ull << (at - 2)), buf, n);
 }
 
+/* " procs  fork 1/s  exec 1/s  exit 1/s  thread 0/s" for this interval
+ * (" procs fork 1 exec 1 exit 1 thread 0 /s" when narrow) */
+static void draw_proc_summary(int y, int x, int w, const struct model *m)
+{
+	static const int SHOWN[] = { PT_PROC_FORK, PT_PROC_EXEC, PT_PROC_EXIT,
+				     PT_PROC_THREAD };
+	double s = m->snap_s > 0 ? m->snap_s : 1;
+	char line[160] = " procs", r[32];
+
+	for (size_t k = 0; k < sizeof(SHOWN) / sizeof(SHOWN[0]); k++) {
+		uint64_t n = 0;
+
+		for (size_t i = 0; m->snap && i < m->snap->nproc; i++)
+			if (m->snap->proc[i].event == SHOWN[k])
+				n += m->snap->proc[i].now.count;
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 w < 60 ? " %s %s" : "  %s %s/s",
+			 agg_proc_event_name(SHOWN[k]),
+			 fmt_rate((double)n / s, r, sizeof(r)));
+	}
+	if (w < 60) /* a Dashboard pane */
+		strcat(line, " /s");
+	draw_text(y, x, w, STYLE_NORMAL, line);
+}
+
+/* One row per (event, code, name) from y while below end; returns the
+ * next free line. */
+static int draw_proc_rows(int y, int end, int x, int w, const struct model *m)
+{
+	double s = m->snap_s > 0 ? m->snap_s : 1;
+
+	if (y >= end)
+		return y;
+	if (w < 60) /* a Dashboard pane: the name before it is cut */
+		draw_fmt(y++, x, w, STYLE_TITLE, " %-7s %4s %7s  %s", "EVENT",
+			 "CODE", "/s", "NAME");
+	else
+		draw_fmt(y++, x, w, STYLE_TITLE, " %-11s %5s %8s %9s %8s  %s",
+			 "EVENT", "CODE", "/s", "TOTAL", "AVG LIFE", "NAME");
+	for (size_t i = 0; m->snap && i < m->snap->nproc && y < end; i++) {
+		const struct agg_proc_row *p = &m->snap->proc[i];
+		char code[16] = "", c[32], t[32], life[32] = "";
+
+		if (!p->total.count)
+			continue;
+		if (p->event == PT_PROC_EXIT)
+			snprintf(code, sizeof(code), "%d", p->code);
+		if (p->total.ns)
+			fmt_ns((double)p->total.ns / (double)p->total.count,
+			       life, sizeof(life));
+		fmt_rate((double)p->now.count / s, c, sizeof(c));
+		if (w < 60)
+			draw_fmt(y++, x, w, STYLE_NORMAL, " %-7.7s %4s %7s  %s",
+				 agg_proc_event_name(p->event), code, c,
+				 p->name);
+		else
+			draw_fmt(y++, x, w, STYLE_NORMAL,
+				 " %-11s %5s %8s %9s %*s  %s",
+				 agg_proc_event_name(p->event), code, c,
+				 fmt_count(p->total.count, t, sizeof(t)),
+				 fmt_w(life, 8), life, p->name);
+	}
+	return y;
+}
+
 static void io_draw(void *st, const struct model *m, const struct view_env *env,
 		    struct rect r, bool focus)
 {
@@ -72,11 +139,15 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 	int y = in.y;
 	bool wide = in.w >= 60;
 
+	int end = in.y + in.h - (m->proc_on ? 1 : 0); /* summary line */
+
 	(void)env;
 	if (in.h < 1)
 		return;
 	if (!m->io_on) {
 		draw_text(y, in.x, in.w, STYLE_DIM, " IO is off (-P io)");
+		if (m->proc_on && in.h > 1)
+			draw_proc_summary(in.y + 1, in.x, in.w, m);
 		return;
 	}
 	if (wide)
@@ -86,8 +157,7 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 	else
 		draw_fmt(y++, in.x, in.w, STYLE_TITLE, " %-11s%8s %9s %6s",
 			 "CLASS", "CALLS", "BYTES", "p99");
-	for (size_t i = 0; m->snap && i < m->snap->nio && y < in.y + in.h - 1;
-	     i++) {
+	for (size_t i = 0; m->snap && i < m->snap->nio && y < end - 1; i++) {
 		const struct agg_io_row *io = &m->snap->io[i];
 		double s = m->snap_s > 0 ? m->snap_s : 1;
 		char c[32], b[32], p50[32], p99[32], e[32];
@@ -100,24 +170,30 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 		lat(io->total.b, 99, p99, sizeof(p99));
 		if (wide)
 			draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
-				 " %-11s %9s %9s %8s %8s %7s",
-				 agg_io_class_name(io->cls), c, b, p50, p99,
+				 " %-11s %9s %9s %*s %*s %7s",
+				 agg_io_class_name(io->cls), c, b,
+				 fmt_w(p50, 8), p50, fmt_w(p99, 8), p99,
 				 fmt_count(io->total.errors, e, sizeof(e)));
 		else
 			draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
-				 " %-11.11s%6s/s %7s/s %6s",
-				 agg_io_class_name(io->cls), c, b, p99);
+				 " %-11.11s%6s/s %7s/s %*s",
+				 agg_io_class_name(io->cls), c, b,
+				 fmt_w(p99, 6), p99);
 	}
 	if (y == in.y + 1)
 		draw_text(y++, in.x, in.w, STYLE_DIM, " no IO yet");
-	if (y < in.y + in.h) {
+	if (y < end) {
 		draw_text(y, in.x, 7, STYLE_NORMAL, " bytes ");
 		draw_spark(y++, in.x + 7, in.w - 7, v->bytes, v->n);
 	}
-	if (y < in.y + in.h) {
+	if (y < end) {
 		draw_text(y, in.x, 7, STYLE_NORMAL, " calls ");
-		draw_spark(y, in.x + 7, in.w - 7, v->calls, v->n);
+		draw_spark(y++, in.x + 7, in.w - 7, v->calls, v->n);
 	}
+	if (!m->proc_on)
+		return;
+	draw_proc_summary(y++, in.x, in.w, m);
+	draw_proc_rows(y, in.y + in.h, in.x, in.w, m);
 }
 
 const struct view_ops view_io = {

@@ -95,6 +95,7 @@ struct model {
 	struct model_role frames_calls, frames_latency, gc_pause, gc_collected,
 		alloc;
 	bool io_on;
+	bool proc_on; /* the kernel counts the processes the target starts */
 	struct model_log log;
 	const char *status; /* last message worth showing, or NULL */
 

@@ -423,7 +423,7 @@ static void top_draw(void *st, const struct model *m,
 		if (row->avg_ns >= 0)
 			fmt_ns(row->avg_ns, v, sizeof(v));
 		if (t->avg_col)
-			snprintf(avg, sizeof(avg), " %7s", v);
+			snprintf(avg, sizeof(avg), " %*s", fmt_w(v, 7), v);
 		if (m->binary_mode)
 			snprintf(pid, sizeof(pid), "%7u ", row->row->pid);
 		draw_fmt(in.y + 1 + i, in.x, in.w,

@@ -10,9 +10,12 @@
  * Anything that cannot be recorded is counted in the spec's stats.
  *
  * pt_sys_enter/pt_sys_exit and pt_rq_issue/pt_rq_complete (BTF
- * tracepoints) count the IO of the processes in io_pids.
+ * tracepoints) count the IO of the processes watched for IO; pt_fork,
+ * pt_exec and pt_exit the processes and threads that the processes
+ * watched for it, and their descendants, start, exec and end.
  */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -74,9 +77,23 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PT_IO_PIDS);
-	__type(key, __u32);
-	__type(value, __u8);
-} io_pids SEC(".maps");
+	__type(key, __u32); /* tgid */
+	__type(value, __u8); /* enum pt_watch bits */
+} watched SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_PROC_KIDS);
+	__type(key, __u32); /* tgid of a descendant */
+	__type(value, __u32); /* the watched process it descends from */
+} proc_kids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_PROC_ENTRIES);
+	__type(key, struct pt_proc_key);
+	__type(value, struct pt_proc_val);
+} proc SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -104,6 +121,7 @@ static const struct pt_count zero_count;
 static const struct pt_hist zero_hist;
 static const struct pt_stack zero_stack;
 static const struct pt_io_val zero_io;
+static const struct pt_proc_val zero_proc;
 
 enum stat_field {
 	STAT_FULL,
@@ -526,6 +544,13 @@ int pt_dlstop(struct pt_regs *ctx)
 
 /* IO ------------------------------------------------------------------ */
 
+static __always_inline bool watching(__u32 tgid, __u8 what)
+{
+	__u8 *w = bpf_map_lookup_elem(&watched, &tgid);
+
+	return w && (*w & what);
+}
+
 static __always_inline void io_add(__u32 pid, __u32 cls, __s64 ret, __u64 ns)
 {
 	struct pt_io_key k = { .pid = pid, .cls = cls };
@@ -550,7 +575,7 @@ int BPF_PROG(pt_sys_enter, struct pt_regs *regs, long id)
 	struct pt_io_start st;
 	__u32 *cls;
 
-	if (!bpf_map_lookup_elem(&io_pids, &pid))
+	if (!watching(pid, PT_WATCH_IO))
 		return 0;
 	cls = bpf_map_lookup_elem(&io_nr, &nr);
 	if (!cls || !*cls)
@@ -582,7 +607,7 @@ int BPF_PROG(pt_rq_issue, struct request *rq)
 	__u64 k = (__u64)rq;
 	struct pt_io_start st;
 
-	if (!bpf_map_lookup_elem(&io_pids, &pid))
+	if (!watching(pid, PT_WATCH_IO))
 		return 0;
 	st.ts = bpf_ktime_get_ns();
 	st.cls = (rq->cmd_flags & 0xff) == 1 ? PT_IO_BLOCK_WRITE
@@ -604,5 +629,100 @@ int BPF_PROG(pt_rq_complete, struct request *rq, int error,
 	io_add(st->pid, st->cls, error ? -1 : (__s64)nr_bytes,
 	       bpf_ktime_get_ns() - st->ts);
 	bpf_map_delete_elem(&io_start, &k);
+	return 0;
+}
+
+/* Processes ------------------------------------------------------------ */
+
+/* The watched process tgid belongs to (itself, or the one it descends
+ * from), or 0. */
+static __always_inline __u32 proc_owner(__u32 tgid)
+{
+	__u32 *owner;
+
+	if (watching(tgid, PT_WATCH_PROC))
+		return tgid;
+	owner = bpf_map_lookup_elem(&proc_kids, &tgid);
+	return owner ? *owner : 0;
+}
+
+/* Count one event of owner, named by the kernel string at name; life > 0
+ * is the lifetime (ns) of what ended. */
+static __always_inline void proc_add(__u32 owner, __u32 event, __s32 code,
+				     const char *name, __u64 life)
+{
+	struct pt_proc_key k = { .pid = owner, .event = event, .code = code };
+	struct pt_proc_val *v;
+
+	if (name)
+		bpf_probe_read_kernel_str(k.name, sizeof(k.name), name);
+	v = lookup_or_init(&proc, &k, &zero_proc);
+	if (!v)
+		return;
+	v->count++;
+	if (life) {
+		v->ns += life;
+		v->b[bucket_index(log2_bucket((__s64)life, 1))]++;
+	}
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(pt_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u32 owner = proc_owner(ptgid);
+
+	if (!owner)
+		return 0;
+	if (ctgid == ptgid) {
+		proc_add(owner, PT_PROC_THREAD, 0, parent->comm, 0);
+		return 0;
+	}
+	proc_add(owner, PT_PROC_FORK, 0, parent->comm, 0);
+	if (bpf_map_update_elem(&proc_kids, &ctgid, &owner, BPF_ANY))
+		proc_add(owner, PT_PROC_LOST, 0, NULL, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(pt_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 owner = proc_owner(BPF_CORE_READ(p, tgid));
+
+	if (owner)
+		proc_add(owner, PT_PROC_EXEC, 0, BPF_CORE_READ(bprm, filename),
+			 0);
+	return 0;
+}
+
+/*
+ * Every task's exit. A thread other than the leader counts as
+ * thread-exit; the last task of a process (signal->live reached 0) as the
+ * exit of the process, with its status (or -signal) and lifetime, and the
+ * process is no longer followed.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(pt_exit, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), owner = proc_owner(tgid);
+	struct task_struct *leader;
+	__u64 now;
+	int code;
+
+	if (!owner)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (BPF_CORE_READ(p, pid) != tgid)
+		proc_add(owner, PT_PROC_THREAD_EXIT, 0, p->comm,
+			 now - BPF_CORE_READ(p, start_time));
+	if (BPF_CORE_READ(p, signal, live.counter))
+		return 0;
+	leader = BPF_CORE_READ(p, group_leader);
+	code = BPF_CORE_READ(p, exit_code);
+	proc_add(owner, PT_PROC_EXIT, code & 0x7f ? -(code & 0x7f) : code >> 8,
+		 leader->comm, now - BPF_CORE_READ(leader, start_time));
+	bpf_map_delete_elem(&proc_kids, &tgid);
 	return 0;
 }

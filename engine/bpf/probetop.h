@@ -26,7 +26,9 @@
 #define PT_HIST_ENTRIES 16384 /* keys of quantize, lquantize, latency */
 #define PT_STACK_ENTRIES 8192 /* (thread, latency spec) pairs */
 #define PT_IO_ENTRIES 4096 /* (pid, syscall class) pairs */
-#define PT_IO_PIDS 1024 /* processes whose IO is counted */
+#define PT_IO_PIDS 1024 /* processes watched from the kernel (watched) */
+#define PT_PROC_ENTRIES 4096 /* (pid, event, code, name) of process events */
+#define PT_PROC_KIDS 8192 /* descendants of the watched processes */
 #define PT_IO_NR_MAX 512 /* syscall numbers classified */
 #define PT_REG_NONE 0xff
 #define PT_SIGSTOP 19 /* x86-64; vmlinux.h has no signal numbers */
@@ -177,6 +179,42 @@ struct pt_io_start {
 	__u64 ts;
 	__u32 cls;
 	__u32 pid;
+};
+
+/* watched: what the kernel programs count of a process (bits) */
+enum pt_watch {
+	PT_WATCH_IO = 1, /* its IO syscalls and block requests */
+	PT_WATCH_PROC = 2, /* the processes and threads it and its
+			    * descendants start, exec and end */
+};
+
+/* Process events, keyed by the watched process they belong to (pid), the
+ * event, the exit code (exits) and a name: the comm of the task that
+ * forked (fork, thread), the file exec'd (exec), the comm of the task that
+ * ended (exit, thread-exit). */
+enum pt_proc_event {
+	PT_PROC_FORK, /* a new process */
+	PT_PROC_THREAD, /* a new thread */
+	PT_PROC_EXEC,
+	PT_PROC_EXIT, /* a process ended; code: status, or -signal */
+	PT_PROC_THREAD_EXIT, /* a thread other than the leader ended */
+	PT_PROC_LOST, /* a descendant could not be followed (kids full) */
+	PT_PROC_NEVENTS,
+};
+
+struct pt_proc_key {
+	__u32 pid;
+	__u32 event;
+	__s32 code;
+	__u32 pad;
+	char name[PT_STR_LEN];
+};
+
+/* per CPU; ns and b[]: lifetimes of what ended (exit, thread-exit) */
+struct pt_proc_val {
+	__u64 count;
+	__u64 ns;
+	__u64 b[PT_NBUCKETS];
 };
 
 #endif

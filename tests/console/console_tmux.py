@@ -202,6 +202,29 @@ def test_picker(tap):
         t.stop()
 
 
+def test_process(tap):
+    """The IO view's process rows: what a launched shell runs, exact."""
+    start("%s -- sh -c '/bin/true; /bin/true; /bin/true; sh -c \"exit 5\"; "
+          "exec sleep 1000'" % PROBETOP, 120, 30)
+    try:
+        s = wait_screen(r"procs +fork")
+        tap.ok(re.search(r"procs fork \S+ exec \S+ exit \S+ thread \S+ /s",
+                         s) is not None,
+               "Dashboard: the IO pane sums forks, execs, exits, threads", s)
+        keys("6")
+        s = wait_screen(r"exit +5 +\S+ +1 +\S+ +sh")
+        tap.ok(re.search(r"exec +\S+ +3 +/bin/true", s) is not None and
+               re.search(r"exit +0 +\S+ +3 +\S+ +true", s) is not None and
+               re.search(r"exit +5 +\S+ +1 +\S+ +sh", s) is not None and
+               re.search(r"exec +\S+ +1 +/usr/bin/sleep", s) is not None,
+               "IO view: exact execs by file and exits by status", s)
+        keys("q")
+        s = wait_screen(r"EXITED \d+")
+        tap.ok("EXITED 0" in s, "q quits and ends the command", s)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+
+
 def test_errors(tap):
     r = subprocess.run([PROBETOP, "-p", "1"], capture_output=True, text=True,
                        stdin=subprocess.DEVNULL)
@@ -224,6 +247,7 @@ def main():
     test_plain(tap)
     test_picker(tap)
     test_fixture(tap)
+    test_process(tap)
     test_demo(tap)
     tap.done()
 

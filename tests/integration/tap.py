@@ -127,10 +127,11 @@ class Trace:
     line on stderr; finish() stops it (SIGINT unless it ends by itself)
     and returns its JSON objects."""
 
-    def __init__(self, args, json_out=True, env=None):
+    def __init__(self, args, json_out=True, env=None, preexec_fn=None):
         argv = [PROBETOP, "trace"] + (["--json"] if json_out else []) + args
         self.p = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, env=env)
+                                  stderr=subprocess.PIPE, text=True, env=env,
+                                  preexec_fn=preexec_fn)
         self.err = []
         self.attached = None
         while True:

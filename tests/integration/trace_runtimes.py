@@ -5,6 +5,7 @@ function__return, the probe that fires on every return on 3.11); a
 library dlopen()ed after attach; the IO of a process, exact by class."""
 
 import os
+import signal
 import tempfile
 
 from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
@@ -157,10 +158,19 @@ with tempfile.TemporaryDirectory() as tmp:
                "SUDO_UID/SUDO_GID: the command drops to the invoking user")
 
 # -- the command gets the signals probetop blocks for itself ---------------
+def default_signals():
+    """probetop as from a terminal (a background job of a script would
+    start it with SIGINT ignored, which the command rightly inherits)."""
+    for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "sigs")
     tr = Trace(["-e", "fixture:tick", "--", "sh", "-c",
-                "exec grep -E '^Sig(Blk|Ign)' /proc/self/status > %s" % out])
+                "exec grep -E '^Sig(Blk|Ign)' /proc/self/status > %s" % out],
+               preexec_fn=default_signals)
     tr.finish(sig=None)
     with open(out) as f:
         tap.eq(f.read().split(), ["SigBlk:", "0000000000000000",

@@ -63,9 +63,10 @@ static void collect(const char *msg, void *ctx)
 
 static void test_shipped_sets_load(void **state)
 {
-	static const char *const NAMES[] = { "erlang",	  "io",	    "java",
-					     "libstdcxx", "node",   "php",
-					     "pony",	  "python", "ruby" };
+	static const char *const NAMES[] = { "erlang",	  "io",	     "java",
+					     "libstdcxx", "node",    "php",
+					     "pony",	  "process", "python",
+					     "ruby" };
 	char bdir[512], errs[1024] = "";
 	struct ps_list list;
 
@@ -83,6 +84,11 @@ static void test_shipped_sets_load(void **state)
 			assert_true(list.sets[i]->specs[k].section <
 				    list.sets[i]->nsections);
 	}
+	assert_int_equal(probesets_find(&list, "io")->kernel, PS_KERNEL_IO);
+	assert_int_equal(probesets_find(&list, "process")->kernel,
+			 PS_KERNEL_PROCESS);
+	assert_int_equal(probesets_find(&list, "python")->kernel,
+			 PS_KERNEL_NONE);
 	probesets_free(&list);
 }
 
@@ -174,7 +180,7 @@ static void test_broken_files(void **state)
 		{ "[probeset]\ndetect = a:b\n[f]\nc = a:b\n",
 		  ": no name in [probeset]" },
 		{ "[probeset]\nname = x\nkernel = disk\n",
-		  ":3: kernel = 'disk': only 'io' is known" },
+		  ":3: kernel = 'disk': use io or process" },
 		{ "", ": no name in [probeset]" },
 	};
 	struct probeset ps;
@@ -254,7 +260,7 @@ static void test_user_overrides_and_bad_skipped(void **state)
 	snprintf(want, sizeof(want),
 		 "%s/zz.ini:3: not KEY = VALUE or [SECTION]\n", udir);
 	assert_string_equal(errs, want);
-	assert_int_equal(list.n, 9);
+	assert_int_equal(list.n, 10);
 	py = probesets_find(&list, "python");
 	assert_non_null(py);
 	assert_true(py->user);
