@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "symbolize.h"
 
 #define BATCH 1024
 
@@ -52,6 +53,7 @@ struct agg {
 	size_t nio, capio;
 	struct agg_proc_row *proc;
 	size_t nproc, capproc;
+	struct symbolizer *sym; /* sym() keys */
 	struct pt_stat prev_stat[PT_MAX_SPECS];
 	unsigned int stat_gen[PT_MAX_SPECS];
 	void *keys, *vals; /* batch buffers */
@@ -83,7 +85,8 @@ struct agg *agg_new(struct tracer *tr)
 	agg->keys = malloc(BATCH * sizeof(struct pt_key));
 	agg->vals = malloc(BATCH * vsz * (size_t)agg->ncpu);
 	agg->specs = calloc(PT_MAX_SPECS, sizeof(*agg->specs));
-	if (!agg->keys || !agg->vals || !agg->specs) {
+	agg->sym = symbolizer_new();
+	if (!agg->keys || !agg->vals || !agg->specs || !agg->sym) {
 		agg_free(agg);
 		errno = ENOMEM;
 		return NULL;
@@ -112,6 +115,7 @@ void agg_free(struct agg *agg)
 	free(agg->order);
 	free(agg->io);
 	free(agg->proc);
+	symbolizer_free(agg->sym);
 	free(agg->keys);
 	free(agg->vals);
 	free(agg);
@@ -173,7 +177,10 @@ static struct arow *find_row(struct agg *agg, const struct pt_key *k)
 	return NULL;
 }
 
-static void row_keys(struct arow *r, const struct tracer_spec_info *info)
+/* The row's key parts from its BPF key; sym() keys are named here, once
+ * per row. */
+static void row_keys(struct agg *agg, struct arow *r,
+		     const struct tracer_spec_info *info)
 {
 	const struct spec *sp = info->spec;
 
@@ -183,7 +190,14 @@ static void row_keys(struct arow *r, const struct tracer_spec_info *info)
 		struct agg_key_part *kp = &r->row.key[i];
 		int slot = info->key_slot[i];
 
-		if (sp->keys[i].kind == SPEC_KEY_NUM) {
+		if (sp->keys[i].kind == SPEC_KEY_SYM) {
+			kp->num = (int64_t)r->key.num[slot];
+			kp->is_str = true;
+			symbolizer_name(
+				agg->sym, (pid_t)r->key.pid, r->key.num[slot],
+				tracer_known_maps(agg->tr, (pid_t)r->key.pid),
+				kp->str, sizeof(kp->str));
+		} else if (sp->keys[i].kind == SPEC_KEY_NUM) {
 			kp->num = (int64_t)r->key.num[slot];
 			kp->is_signed = info->key_signed[i];
 		} else {
@@ -226,7 +240,7 @@ static struct arow *add_row(struct agg *agg, const struct pt_key *k,
 	r->key = *k;
 	r->spec = (int)k->spec;
 	r->gen = info->gen;
-	row_keys(r, info);
+	row_keys(agg, r, info);
 	agg->rows[agg->nrows++] = r;
 	slot_insert(agg, agg->nrows - 1);
 	agg->changed = true;
@@ -234,8 +248,8 @@ static struct arow *add_row(struct agg *agg, const struct pt_key *k,
 }
 
 /* A row left by a removed spec whose slot and key bytes came back. */
-static void reset_row(struct arow *r, const struct tracer_spec_info *info,
-		      bool hist)
+static void reset_row(struct agg *agg, struct arow *r,
+		      const struct tracer_spec_info *info, bool hist)
 {
 	uint64_t *buckets = r->buckets;
 	struct pt_key key = r->key;
@@ -253,7 +267,7 @@ static void reset_row(struct arow *r, const struct tracer_spec_info *info,
 		r->row.b = buckets;
 		r->row.b_total = buckets + PT_NBUCKETS;
 	}
-	row_keys(r, info);
+	row_keys(agg, r, info);
 }
 
 /* Reading maps -------------------------------------------------------- */
@@ -296,7 +310,7 @@ static struct arow *row_for(struct agg *agg, const struct pt_key *k, bool hist)
 		return NULL; /* removed a moment ago */
 	r = find_row(agg, k);
 	if (r && r->gen != info->gen) {
-		reset_row(r, info, hist);
+		reset_row(agg, r, info, hist);
 		agg->changed = true;
 	}
 	if (r && hist && !r->buckets)

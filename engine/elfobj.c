@@ -355,6 +355,59 @@ int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr)
 	return -ENOENT;
 }
 
+/* The function or data symbol of scn nearest below vaddr that covers it
+ * (or starts at it, when sized 0), if nearer than *start. */
+static void nearest_symbol(struct elfobj *obj, Elf_Scn *scn, uint64_t vaddr,
+			   const char **name, uint64_t *start)
+{
+	Elf_Data *data;
+	GElf_Shdr sh;
+	size_t count;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return;
+	count = data->d_size / sh.sh_entsize;
+	for (size_t i = 0; i < count; i++) {
+		const char *n;
+		GElf_Sym sym;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym) ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_value > vaddr ||
+		    (*name && sym.st_value <= *start))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    type != STT_OBJECT)
+			continue;
+		if (sym.st_size ? vaddr - sym.st_value >= sym.st_size
+				: vaddr != sym.st_value)
+			continue;
+		n = elf_strptr(obj->elf, sh.sh_link, sym.st_name);
+		if (n && *n) {
+			*name = n;
+			*start = sym.st_value;
+		}
+	}
+}
+
+int elfobj_symbol_at(struct elfobj *obj, uint64_t vaddr, const char **name,
+		     uint64_t *offset)
+{
+	uint64_t start = 0;
+
+	*name = NULL;
+	nearest_symbol(obj, obj->symtab, vaddr, name, &start);
+	nearest_symbol(obj, obj->dynsym, vaddr, name, &start);
+	if (!*name)
+		return -ENOENT;
+	*offset = vaddr - start;
+	return 0;
+}
+
 int elfobj_dyn_strings(struct elfobj *obj, int64_t tag, elf_str_fn fn,
 		       void *ctx)
 {

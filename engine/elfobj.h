@@ -82,6 +82,14 @@ int elfobj_load_bias(const struct elfobj *obj, uint64_t map_start,
  */
 int elfobj_functions(struct elfobj *obj, elf_func_fn fn, void *ctx);
 
+/*
+ * The function or data symbol (.symtab, then .dynsym) that covers
+ * link-time address vaddr, the nearest one below it if several do: its
+ * name (valid while the elfobj lives) and vaddr's offset into it.
+ * 0 or -ENOENT.
+ */
+int elfobj_symbol_at(struct elfobj *obj, uint64_t vaddr, const char **name,
+		     uint64_t *offset);
 /* Link-time address of a data or function symbol; 0 or -ENOENT. */
 int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr);
 

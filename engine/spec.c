@@ -219,7 +219,8 @@ static int parse_int(struct cursor *c, int64_t *out)
 	return 0;
 }
 
-/* argN | str(argN) | str(argN, argM), appended to the spec's keys. */
+/* argN | str(argN) | str(argN, argM) | sym(argN), appended to the spec's
+ * keys. */
 static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 {
 	struct spec_key k = { .kind = SPEC_KEY_NUM, .len_arg = -1 };
@@ -252,6 +253,17 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 		if (!eat(c, ')'))
 			return fail(c, c->pos, "expected ')' to close str(");
 		(*nstrs)++;
+	} else if (!strncmp(c->text + pos, "sym", 3) &&
+		   (c->text[pos + 3] == '(' || c->text[pos + 3] == ' ')) {
+		parse_ident(c, id, sizeof(id));
+		if (!eat(c, '('))
+			return fail(c, c->pos, "expected '(' after sym");
+		k.kind = SPEC_KEY_SYM;
+		k.arg = parse_argn(c);
+		if (k.arg < 0)
+			return k.arg;
+		if (!eat(c, ')'))
+			return fail(c, c->pos, "expected ')' to close sym(");
 	} else {
 		k.arg = parse_argn(c);
 		if (k.arg < 0)
@@ -266,6 +278,11 @@ static const char *const AGG_NAMES[] = {
 	[SPEC_AGG_QUANTIZE] = "quantize", [SPEC_AGG_LQUANTIZE] = "lquantize",
 	[SPEC_AGG_LATENCY] = "latency",
 };
+
+bool spec_key_is_str(const struct spec_key *k)
+{
+	return k->kind == SPEC_KEY_STR || k->kind == SPEC_KEY_STRN;
+}
 
 const char *spec_agg_name(enum spec_agg agg)
 {

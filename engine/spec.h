@@ -48,6 +48,8 @@ enum spec_key_kind {
 	SPEC_KEY_NUM, /* argN, as a signed or unsigned integer */
 	SPEC_KEY_STR, /* str(argN): NUL-terminated string at argN */
 	SPEC_KEY_STRN, /* str(argN, argM): argM bytes at argN */
+	SPEC_KEY_SYM, /* sym(argN): an address, named in user space by the
+		       * symbol there (a number in the kernel) */
 };
 
 struct spec_key {
@@ -84,6 +86,9 @@ struct spec {
  * (columns count from 1). *out is unspecified after an error.
  */
 int spec_parse(const char *text, struct spec *out, char *err, size_t errlen);
+
+/* Whether the kernel reads a string for k (str(...)), not a number. */
+bool spec_key_is_str(const struct spec_key *k);
 
 /* Whether rows of sp carry buckets: quantize, lquantize, latency. */
 bool spec_has_buckets(const struct spec *sp);

@@ -273,12 +273,12 @@ static int build_site(struct tspec *ts, int id, int role,
 	s->nkeys = (uint8_t)sp->nkeys;
 	s->small = 1;
 	for (int i = 0; i < sp->nkeys; i++)
-		if (sp->keys[i].kind != SPEC_KEY_NUM)
+		if (spec_key_is_str(&sp->keys[i]))
 			s->small = 0;
 	for (int i = 0; i < sp->nkeys; i++) {
 		const struct spec_key *k = &sp->keys[i];
 
-		s->key_kind[i] = k->kind == SPEC_KEY_NUM   ? PT_KEY_NUM
+		s->key_kind[i] = !spec_key_is_str(k)	   ? PT_KEY_NUM
 				 : k->kind == SPEC_KEY_STR ? PT_KEY_STR
 							   : PT_KEY_STRN;
 		s->key_slot[i] = (uint8_t)ts->info.key_slot[i];
@@ -738,7 +738,7 @@ static void assign_key_slots(struct tspec *ts)
 
 	for (int i = 0; i < ts->spec.nkeys; i++)
 		ts->info.key_slot[i] =
-			ts->spec.keys[i].kind == SPEC_KEY_NUM ? nums++ : strs++;
+			spec_key_is_str(&ts->spec.keys[i]) ? strs++ : nums++;
 }
 
 int tracer_add(struct tracer *tr, const struct spec *spec)
@@ -837,6 +837,7 @@ static int rescan_maps(struct tracer *tr)
 {
 	struct proc_maps maps = { 0 };
 	struct catalog *cat;
+	bool fresh;
 	int n, err;
 
 	if (tr->kind != TRACER_PID)
@@ -846,12 +847,15 @@ static int rescan_maps(struct tracer *tr)
 		proc_maps_free(&maps);
 		return err == -ENOENT ? -ESRCH : err;
 	}
-	if (!has_new_object(tr, &maps)) {
+	if (!maps.n) { /* a zombie: keep the last maps, for symbolizing */
 		proc_maps_free(&maps);
 		return 0;
 	}
+	fresh = has_new_object(tr, &maps);
 	proc_maps_free(&tr->maps);
 	tr->maps = maps;
+	if (!fresh)
+		return 0;
 	cat = catalog_open_maps(tr->cache, tr->pid, &tr->maps);
 	if (!cat)
 		return -errno;
@@ -1108,6 +1112,13 @@ int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what)
 	if (bpf_map_update_elem(fd, &key, &bits, BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+const struct proc_maps *tracer_known_maps(const struct tracer *tr, pid_t pid)
+{
+	return tr->kind == TRACER_PID && tr->pid == pid && tr->maps.n
+		       ? &tr->maps
+		       : NULL;
 }
 
 void tracer_maps(const struct tracer *tr, struct tracer_maps *out)

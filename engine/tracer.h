@@ -160,4 +160,10 @@ bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p);
 
 void tracer_maps(const struct tracer *tr, struct tracer_maps *out);
 
+/* The maps of pid as of the tracer's last rescan, when pid is the traced
+ * process (-p or a command), else NULL: what names addresses once the
+ * process is gone. Valid until the next rescan. */
+struct proc_maps;
+const struct proc_maps *tracer_known_maps(const struct tracer *tr, pid_t pid);
+
 #endif

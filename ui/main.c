@@ -53,8 +53,8 @@
 	"value)\n"                                                             \
 	"  AGG    count(KEYS)  sum(argN, KEYS)  quantize(argN, KEYS)\n"        \
 	"         lquantize(argN, LOW, HIGH, STEP, KEYS)  latency(KEYS)\n"     \
-	"  KEYS   argN | str(argN) | str(argN, argM: length), at most 4 (2 "   \
-	"strings)\n"                                                           \
+	"  KEYS   argN | str(argN) | str(argN, argM: length) | sym(argN: an\n" \
+	"         address, named by its symbol), at most 4 (2 strings)\n"      \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < sp.nkeys; i++) {
 			if (sp.keys[i].arg < 0 || sp.keys[i].arg > SPEC_MAX_ARG)
 				abort();
-			nstrs += sp.keys[i].kind != SPEC_KEY_NUM;
+			nstrs += spec_key_is_str(&sp.keys[i]);
 		}
 		if (nstrs > SPEC_MAX_STRS)
 			abort();

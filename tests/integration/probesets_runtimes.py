@@ -5,7 +5,7 @@ objects per class and GC.start counts for Ruby (and ten launches under
 the default ruby probeset without a crash), System.gc() counts and every
 class load for Java, function counts for PHP with USE_ZEND_DTRACE=1 and
 the warning without it; Pony, Erlang and Node on a fixture that declares
-their providers."""
+their providers; C++ exceptions by type through libstdc++."""
 
 import os
 import subprocess
@@ -260,6 +260,22 @@ tap.eq((rows(tr, "node:gc__start..node:gc__done=latency(arg0)"),
        ({(1,): 10, (2,): 10}, {("GET", "/a"): 10, ("POST", "/b"): 10},
         {(): 20}, {(): 4}),
        "node: GCs by type, requests by method and URL, connections exact")
+
+# -- libstdcxx: C++ exceptions by type, named by sym() -----------------------
+CXX = os.path.join(FIXTURE_DIR, "cxxthrow")
+THROWN = "libstdcxx:throw=count(sym(arg1))"
+CAUGHT = "libstdcxx:catch=count(sym(arg1))"
+TYPES = {("std::runtime_error",): 5, ("app::Oops",): 3, ("int",): 2}
+tr, reply = attached([CXX], ["-P", "libstdcxx"])
+tap.eq((reply, rows(tr, THROWN), rows(tr, CAUGHT)),
+       (["thrown", "10"], TYPES, TYPES),
+       "libstdcxx -p: exceptions thrown and caught by type, exact")
+tr = launched(["-P", "libstdcxx", "-e", "fn:libc.so.6:qsort=count(sym(arg3))",
+               "--", CXX, "--now"])
+tap.eq((rows(tr, THROWN), rows(tr, "fn:libc.so.6:qsort=count(sym(arg3))")),
+       (TYPES, {("by_value",): 4}),
+       "libstdcxx --: types named after the command is gone; sym() of a "
+       "function pointer names the function")
 
 tap.eq([d for d in DROPS if d[1]], [],
        "no run dropped anything (every probeset argument is readable)")

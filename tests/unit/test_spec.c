@@ -62,6 +62,16 @@ static void test_keys(void **state)
 	sp = parse_ok("hotspot:class__loaded=count(str(arg0, arg1))");
 	assert_int_equal(sp.keys[0].kind, SPEC_KEY_STRN);
 	assert_int_equal(sp.keys[0].len_arg, 1);
+	/* sym() is a number in the kernel: not one of the 2 string keys */
+	sp = parse_ok("libstdcxx:throw=count(sym(arg1), str(arg0), str(arg2), "
+		      "sym ( arg3 ))");
+	assert_int_equal(sp.nkeys, 4);
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_SYM);
+	assert_int_equal(sp.keys[0].arg, 1);
+	assert_false(spec_key_is_str(&sp.keys[0]));
+	assert_true(spec_key_is_str(&sp.keys[1]));
+	assert_int_equal(sp.keys[3].kind, SPEC_KEY_SYM);
+	assert_int_equal(sp.keys[3].arg, 3);
 }
 
 static void test_object_and_globs(void **state)
@@ -169,6 +179,11 @@ static void test_errors(void **state)
 		     "too many keys (at most 4) at column 31");
 	expect_error("a:b=count(str(arg0),str(arg1),str(arg2))",
 		     "too many string keys (at most 2) at column 31");
+	expect_error("a:b=count(sym(arg0, arg1))",
+		     "expected ')' to close sym( at column 19");
+	expect_error("a:b=count(sym arg0)",
+		     "expected '(' after sym at column 15");
+	expect_error("a:b=quantize(sym(arg0))", "expected argN at column 14");
 	expect_error("a:b..c:d=count()",
 		     "a probe pair A..B needs latency() at column 10");
 	expect_error("a:b=latency()", "latency needs two probes A..B, or a fn: "

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symbolize — see symbolize.h. Objects are cached by (dev, inode) in a
+ * small array (oldest out), the maps of the last process asked about are
+ * kept until an address misses them.
+ */
+#include "symbolize.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfobj.h"
+#include "proc.h"
+
+#define NOBJS 32
+
+/* libstdc++'s demangler (the Itanium C++ ABI), callable from C */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+struct cached_obj {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	struct elfobj *obj;
+};
+
+struct symbolizer {
+	pid_t pid; /* whose maps these are; 0: none */
+	struct proc_maps maps;
+	struct cached_obj objs[NOBJS];
+	size_t next; /* the slot to fill (or evict) next */
+};
+
+struct symbolizer *symbolizer_new(void)
+{
+	return calloc(1, sizeof(struct symbolizer));
+}
+
+void symbolizer_free(struct symbolizer *sy)
+{
+	if (!sy)
+		return;
+	proc_maps_free(&sy->maps);
+	for (size_t i = 0; i < NOBJS; i++)
+		elfobj_free(sy->objs[i].obj);
+	free(sy);
+}
+
+static const struct proc_map *find_map(const struct proc_maps *maps,
+				       uint64_t addr)
+{
+	for (size_t i = 0; i < maps->n; i++)
+		if (addr >= maps->maps[i].start && addr < maps->maps[i].end)
+			return &maps->maps[i];
+	return NULL;
+}
+
+/* The mapping of pid holding addr, reading the maps again on a miss, or
+ * from known if pid is gone (a zombie's maps read empty); *maps is the
+ * set it is in. */
+static const struct proc_map *map_of(struct symbolizer *sy, pid_t pid,
+				     uint64_t addr,
+				     const struct proc_maps *known,
+				     const struct proc_maps **maps)
+{
+	const struct proc_map *m =
+		sy->pid == pid ? find_map(&sy->maps, addr) : NULL;
+
+	*maps = &sy->maps;
+	if (m)
+		return m;
+	proc_maps_free(&sy->maps);
+	sy->pid = 0;
+	if (!proc_maps_read(pid, &sy->maps)) {
+		sy->pid = pid;
+		m = find_map(&sy->maps, addr);
+	}
+	if (m || !known)
+		return m;
+	*maps = known;
+	return find_map(known, addr);
+}
+
+static struct elfobj *obj_of(struct symbolizer *sy, pid_t pid,
+			     const struct proc_map *m)
+{
+	struct cached_obj *c;
+	int fd;
+
+	for (size_t i = 0; i < NOBJS; i++) {
+		c = &sy->objs[i];
+		if (c->obj && c->inode == m->inode &&
+		    c->dev_major == m->dev_major &&
+		    c->dev_minor == m->dev_minor)
+			return c->obj;
+	}
+	fd = proc_open_mapped(pid, m);
+	if (fd < 0)
+		return NULL;
+	c = &sy->objs[sy->next];
+	sy->next = (sy->next + 1) % NOBJS;
+	elfobj_free(c->obj);
+	*c = (struct cached_obj){ m->dev_major, m->dev_minor, m->inode,
+				  elfobj_open_fd(fd, m->path) };
+	return c->obj;
+}
+
+/* name demangled into out, without a symbol version ("@GLIBCXX_3.4");
+ * a typeinfo object ("_ZTI" + type) as the type it describes */
+static void demangle(const char *name, char *out, size_t n)
+{
+	char plain[512];
+	char *d = NULL;
+	int status = -1;
+
+	snprintf(plain, sizeof(plain), "%.*s", (int)strcspn(name, "@"), name);
+	if (!strncmp(plain, "_ZTI", 4) && plain[4])
+		d = __cxa_demangle(plain + 4, NULL, NULL, &status);
+	else if (!strncmp(plain, "_Z", 2))
+		d = __cxa_demangle(plain, NULL, NULL, &status);
+	snprintf(out, n, "%s", status == 0 && d ? d : plain);
+	free(d);
+}
+
+/* The load bias of m's file, from its lowest mapping: a later one may map
+ * a file page that two segments share (RELRO), which is ambiguous. */
+static int bias_of(const struct proc_maps *maps, struct elfobj *obj,
+		   const struct proc_map *m, uint64_t *bias)
+{
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct proc_map *f = &maps->maps[i];
+
+		if (f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor)
+			return elfobj_load_bias(obj, f->start, f->offset, bias);
+	}
+	return -ENOENT;
+}
+
+void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
+		     const struct proc_maps *known, char *out, size_t n)
+{
+	const struct proc_maps *maps;
+	const struct proc_map *m = map_of(sy, pid, addr, known, &maps);
+	struct elfobj *obj = m ? obj_of(sy, pid, m) : NULL;
+	uint64_t bias, off;
+	const char *name, *base;
+
+	if (!obj) {
+		snprintf(out, n, "0x%" PRIx64, addr);
+		return;
+	}
+	if (!bias_of(maps, obj, m, &bias) &&
+	    !elfobj_symbol_at(obj, addr - bias, &name, &off)) {
+		demangle(name, out, n);
+		if (off)
+			snprintf(out + strlen(out), n - strlen(out),
+				 "+0x%" PRIx64, off);
+		return;
+	}
+	base = strrchr(m->path, '/');
+	snprintf(out, n, "%s+0x%" PRIx64, base ? base + 1 : m->path,
+		 addr - m->start + m->offset);
+}

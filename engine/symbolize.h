@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbolize — addresses in a process turned into names, for sym(argN)
+ * keys: the function or data symbol of the ELF object mapped there,
+ * demangled. A std::type_info object (a C++ exception's type) is named
+ * by the type it describes.
+ *
+ * Names are computed once per new key, not per event: the process's maps
+ * are read again only when an address falls outside the ones read last,
+ * and objects stay open for the symbolizer's lifetime.
+ */
+#ifndef PROBETOP_SYMBOLIZE_H
+#define PROBETOP_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct symbolizer;
+
+/* NULL with errno = ENOMEM */
+struct symbolizer *symbolizer_new(void);
+void symbolizer_free(struct symbolizer *sy);
+
+/*
+ * The name of addr in pid into out[0..n): "SYMBOL" or "SYMBOL+0x10",
+ * demangled ("std::runtime_error" for its typeinfo object); "OBJECT+0x..."
+ * (the file's base name and the file offset) where no symbol covers it;
+ * "0x..." when no file is mapped there. known, if not NULL, are pid's
+ * maps read earlier: used when the process is gone.
+ */
+struct proc_maps;
+void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
+		     const struct proc_maps *known, char *out, size_t n);
+
+#endif
