@@ -248,7 +248,7 @@ static int attach_kernel_set(struct session *s, const struct probeset *ps)
 }
 
 /* Attach one picked probeset: its specs (optional ones only with
- * s->all_optional or asked_by_target()), or what the kernel watches.
+ * asked_by_target()), or what the kernel watches.
  * 0 or -1 (said). */
 static int attach_set(struct session *s, const struct probeset *ps)
 {
@@ -258,7 +258,7 @@ static int attach_set(struct session *s, const struct probeset *ps)
 		const struct ps_spec *r = &ps->specs[k];
 		int id;
 
-		if (r->optional && !s->all_optional && !asked_by_target(s, r))
+		if (r->optional && !asked_by_target(s, r))
 			continue;
 		id = session_add(s, &r->spec, ps, r);
 		if (id < 0) {
@@ -317,7 +317,6 @@ int session_open(struct session *s, const struct session_args *a)
 	if (open_target(s, a))
 		goto fail;
 	read_target_env(s, a);
-	s->all_optional = a->all_optional;
 	s->detecting = !a->nsets && !a->nspecs;
 	if (s->detecting)
 		pick_detected(s);

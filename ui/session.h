@@ -38,7 +38,6 @@ struct session_args {
 	int nspecs;
 	const char *sets[SESSION_MAX_SETS]; /* -P */
 	int nsets;
-	bool all_optional; /* attach optional probeset specs too */
 	bool with_kernel; /* the io and process probesets as well, whatever
 			     else is picked */
 	bool quiet_command; /* the command's stdio to /dev/null */
@@ -66,7 +65,6 @@ struct session {
 	bool proc; /* ... and the processes it starts */
 	bool detecting; /* no -P, no -e: probesets are picked by detection,
 			   also later, as libraries appear */
-	bool all_optional;
 	struct session_spec specs[SESSION_MAX_SPECS];
 	char *env, *argv; /* the target's environ and cmdline, NUL-separated
 			     (a command's: ours and its argv); NULL for -b */

@@ -114,6 +114,24 @@ with tempfile.TemporaryDirectory() as tmp:
            "python --: exact generation-1 collections (start-up and exit "
            "collect only 0 and 2)")
 
+    # imports: one row per module found and loaded, timed
+    PY_IMPORT = ("python:import__find__load__start.."
+                 "python:import__find__load__done=latency(str(arg0))")
+    for m in ("pt_mod_a", "pt_mod_b"):
+        with open(os.path.join(tmp, m + ".py"), "w") as f:
+            f.write("X = 1\n")
+    imp = os.path.join(tmp, "imp.py")
+    with open(imp, "w") as f:
+        f.write("import sys\nprint('ready', flush=True)\n"
+                "sys.stdin.readline()\n"
+                "import pt_mod_a, pt_mod_b, pt_mod_a\n"
+                "print('done', flush=True)\nsys.stdin.readline()\n")
+    tr, reply = attached([PY, imp], ["-P", "python"])
+    tap.eq({k: v for k, v in rows(tr, PY_IMPORT).items()
+            if k[0].startswith("pt_mod")},
+           {("pt_mod_a",): 1, ("pt_mod_b",): 1},
+           "python -p: imports timed per module, each loaded once")
+
     # -- ruby --------------------------------------------------------------
     RB_OBJ = "ruby:object__create=count(str(arg0))"
     RB_MARK = "ruby:gc__mark__begin..ruby:gc__mark__end=latency()"
