@@ -8,6 +8,11 @@
  * attached, each row named by its probe and key. Rows are rebuilt when a
  * snapshot arrives or the sort/filter changes; the cursor follows the
  * selected key, not the line, so rows can move without losing it.
+ *
+ * Rows keep their place: numeric columns sort by bands a quarter of an
+ * octave wide, and rows in one band keep the order they had on the last
+ * refresh, so two frames at 1,000 and 1,050 calls/s do not swap every
+ * second; a row moves when its value moves to another band.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,14 +36,17 @@ static const char *const COL_NAMES[NCOLS] = { "calls/s", "total", "avg",
 struct top_row {
 	const struct agg_row *row;
 	int spec;
+	uint64_t hash; /* hash_key(spec, key) */
+	uint64_t rank; /* place on the last refresh; UINT64_MAX: new */
 	char key[256]; /* model_key_text(" "), the identity */
 	char name[160], where[160]; /* FUNCTION, FILE:LINE columns */
 	double rate, avg_ns; /* avg_ns < 0: unknown */
 	uint64_t total;
 };
 
-struct zero {
-	uint64_t hash, total;
+/* a value per row identity (hash_key), in arrays sorted by hash */
+struct keyed {
+	uint64_t hash, v;
 };
 
 struct top {
@@ -49,8 +57,10 @@ struct top {
 	char sel[256];
 	int sel_spec;
 	size_t cursor, scroll;
-	struct zero *zeros; /* sorted by hash */
+	struct keyed *zeros; /* total when z was pressed */
 	size_t nzeros;
+	struct keyed *ranks; /* place on the last refresh */
+	size_t nranks;
 	bool frames; /* rows are the frames.calls spec */
 	bool avg_col; /* draw the AVG column */
 };
@@ -72,22 +82,41 @@ static uint64_t hash_key(int spec, const char *s)
 	return h;
 }
 
-static int cmp_zero(const void *a, const void *b)
+static int cmp_keyed(const void *a, const void *b)
 {
-	uint64_t x = ((const struct zero *)a)->hash,
-		 y = ((const struct zero *)b)->hash;
+	uint64_t x = ((const struct keyed *)a)->hash,
+		 y = ((const struct keyed *)b)->hash;
 
 	return (x > y) - (x < y);
 }
 
-static uint64_t zero_of(const struct top *t, uint64_t h)
+/* v of hash h in a[0..n), or dflt */
+static uint64_t keyed_find(const struct keyed *a, size_t n, uint64_t h,
+			   uint64_t dflt)
 {
-	struct zero k = { h, 0 }, *z;
+	struct keyed k = { h, 0 }, *z;
 
-	if (!t->nzeros)
-		return 0;
-	z = bsearch(&k, t->zeros, t->nzeros, sizeof(k), cmp_zero);
-	return z ? z->total : 0;
+	if (!n)
+		return dflt;
+	z = bsearch(&k, a, n, sizeof(k), cmp_keyed);
+	return z ? z->v : dflt;
+}
+
+/* a[] := (hash, f(row i)) of every row, sorted by hash; false on ENOMEM */
+static bool keyed_store(struct keyed **a, size_t *n, const struct top *t,
+			bool totals)
+{
+	struct keyed *z = realloc(*a, (t->n ? t->n : 1) * sizeof(*z));
+
+	if (!z)
+		return false;
+	*a = z;
+	*n = t->n;
+	for (size_t i = 0; i < t->n; i++)
+		z[i] = (struct keyed){ t->rows[i].hash,
+				       totals ? t->rows[i].row->total : i };
+	qsort(z, *n, sizeof(*z), cmp_keyed);
+	return true;
 }
 
 static const char *base(const char *path)
@@ -185,37 +214,64 @@ static int add_row(struct top *t, const struct model *m,
 	name_row(m, as, t->frames, r);
 	if (!wanted(t, r))
 		return 0;
+	r->hash = hash_key(as->id, r->key);
+	r->rank = keyed_find(t->ranks, t->nranks, r->hash, UINT64_MAX);
 	r->rate = m->snap_s > 0 ? (double)row->count / m->snap_s : 0;
-	r->total = row->total - zero_of(t, hash_key(as->id, r->key));
+	r->total = row->total - keyed_find(t->zeros, t->nzeros, r->hash, 0);
 	r->avg_ns = avg_of(m, as, row, r->key, t->frames);
 	t->n++;
 	return 0;
 }
 
+/* The band of v >= 0: four per octave of v * 16 (so rates below one per
+ * second still differ); -1 for 0, -2 for unknown (< 0). */
+static int band(double v)
+{
+	uint64_t u;
+	int msb;
+
+	if (v < 0)
+		return -2;
+	u = v > 0 ? (uint64_t)(v * 16) + 1 : 0;
+	if (!u)
+		return -1;
+	msb = 63 - __builtin_clzll(u);
+	return msb * 4 +
+	       (int)(msb >= 2 ? (u >> (msb - 2)) & 3 : (u << (2 - msb)) & 3);
+}
+
+static double sort_value(const struct top_row *r, enum top_col c)
+{
+	return c == COL_RATE  ? r->rate
+	       : c == COL_AVG ? r->avg_ns
+			      : (double)r->total;
+}
+
+/* Numeric columns: band (descending), the last refresh's place, the exact
+ * value, then the key. Name: name, file:line, key. */
 static int cmp_rows(const void *a, const void *b, void *arg)
 {
 	const struct top_row *x = a, *y = b;
 	enum top_col c = *(const enum top_col *)arg;
+	double vx, vy;
+	int bx, by, d;
 
-	switch (c) {
-	case COL_RATE:
-		if (x->rate != y->rate)
-			return x->rate < y->rate ? 1 : -1;
-		break;
-	case COL_AVG:
-		if (x->avg_ns != y->avg_ns)
-			return x->avg_ns < y->avg_ns ? 1 : -1;
-		break;
-	case COL_NAME: {
-		int d = strcmp(x->name, y->name);
-
-		if (d)
-			return d;
-		return strcmp(x->where, y->where);
+	if (c == COL_NAME) {
+		d = strcmp(x->name, y->name);
+		if (!d)
+			d = strcmp(x->where, y->where);
+		return d ? d : strcmp(x->key, y->key);
 	}
-	default:
-		break;
-	}
+	vx = sort_value(x, c);
+	vy = sort_value(y, c);
+	bx = band(vx);
+	by = band(vy);
+	if (bx != by)
+		return bx < by ? 1 : -1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
 	if (x->total != y->total)
 		return x->total < y->total ? 1 : -1;
 	return strcmp(x->key, y->key);
@@ -249,6 +305,8 @@ static void rebuild(struct top *t, const struct model *m)
 				return;
 	}
 	qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &t->sort);
+	if (!keyed_store(&t->ranks, &t->nranks, t, false))
+		t->nranks = 0;
 	/* the cursor follows the selected key */
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->rows[i].spec == t->sel_spec &&
@@ -290,6 +348,7 @@ static void top_close(void *st)
 		return;
 	free(t->rows);
 	free(t->zeros);
+	free(t->ranks);
 	free(t);
 }
 
@@ -306,16 +365,7 @@ static void top_tick(void *st, const struct model *m, struct request *req)
 
 static void zero_totals(struct top *t)
 {
-	struct zero *z = realloc(t->zeros, (t->n ? t->n : 1) * sizeof(*z));
-
-	if (!z)
-		return;
-	t->zeros = z;
-	t->nzeros = t->n;
-	for (size_t i = 0; i < t->n; i++)
-		z[i] = (struct zero){ hash_key(t->rows[i].spec, t->rows[i].key),
-				      t->rows[i].row->total };
-	qsort(z, t->nzeros, sizeof(*z), cmp_zero);
+	keyed_store(&t->zeros, &t->nzeros, t, true);
 }
 
 static int top_key(void *st, const struct model *m, enum action a,
@@ -331,9 +381,11 @@ static int top_key(void *st, const struct model *m, enum action a,
 	case ACT_SORT:
 	case ACT_SORT_NEXT:
 		t->sort = (t->sort + 1) % NCOLS;
+		t->nranks = 0; /* a new order from scratch */
 		break;
 	case ACT_SORT_PREV:
 		t->sort = (t->sort + NCOLS - 1) % NCOLS;
+		t->nranks = 0;
 		break;
 	case ACT_FILTER:
 		req->kind = REQ_PROMPT;

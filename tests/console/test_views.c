@@ -233,6 +233,54 @@ static void test_top_selects_and_sorts(void **state)
 	assert_int_equal(key("top", ACT_BACK, NULL, &r), VIEW_IGNORED);
 }
 
+/* The keys of Top's first n rows, top down, into out[i] */
+static void top_order(int n, char out[][64])
+{
+	struct request r;
+
+	key("top", ACT_HOME, NULL, &r);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			key("top", ACT_DOWN, NULL, &r);
+		snprintf(out[i], 64, "%.63s", r.text);
+	}
+}
+
+static void test_top_keeps_places(void **state)
+{
+	char o[3][64];
+
+	(void)state;
+	/* within a quarter octave rows keep the last order: leaf stays first */
+	rows[0].count = 1100;
+	rows[1].count = 1150;
+	tick_all();
+	top_order(3, o);
+	assert_string_equal(o[0], "leaf /srv/app.py 3");
+	assert_string_equal(o[1], "fib /srv/app.py 2");
+	rows[0].count = 1150;
+	rows[1].count = 1100;
+	tick_all();
+	rows[0].count = 1100;
+	rows[1].count = 1150;
+	tick_all();
+	top_order(3, o);
+	assert_string_equal(o[0], "leaf /srv/app.py 3");
+	/* a real change moves the row */
+	rows[1].count = 3000;
+	tick_all();
+	top_order(3, o);
+	assert_string_equal(o[0], "fib /srv/app.py 2");
+	assert_string_equal(o[1], "leaf /srv/app.py 3");
+	assert_string_equal(o[2], "main /srv/app.py 9");
+	/* and stays there when they are close again */
+	rows[0].count = 1150;
+	rows[1].count = 1100;
+	tick_all();
+	top_order(3, o);
+	assert_string_equal(o[0], "fib /srv/app.py 2");
+}
+
 static void test_hist_zoom(void **state)
 {
 	struct request r;
@@ -375,6 +423,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_top_selects_and_sorts,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_top_keeps_places, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_hist_zoom, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_probes_toggle, setup,
