@@ -145,7 +145,10 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 	if (in.h < 1)
 		return;
 	if (!m->io_on) {
-		draw_text(y, in.x, in.w, STYLE_DIM, " IO is off (-P io)");
+		draw_text(y, in.x, in.w, STYLE_DIM,
+			  m->binary_mode
+				  ? " no IO with -b: use -p PID or a command"
+				  : " IO is off (-P io)");
 		if (m->proc_on && in.h > 1)
 			draw_proc_summary(in.y + 1, in.x, in.w, m);
 		return;

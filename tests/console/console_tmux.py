@@ -225,6 +225,38 @@ def test_process(tap):
         tmux("kill-session", "-t", SESSION)
 
 
+def test_binary(tap):
+    """-b: every process running the file, present and future, one row
+    per pid with its exact count."""
+    exe = os.path.join(FIX, "sdt_target")
+    a, b = Target([exe]), Target([exe])
+    c = None
+    start("%s -b %s -e fixture:tick" % (PROBETOP, exe), 120, 30)
+    try:
+        wait_screen(r"every process running it")
+        a.send("fire 5")
+        b.send("fire 7")
+        c = Target([exe])  # started after attach
+        time.sleep(0.5)    # the new process's own rescan
+        c.send("fire 3")
+        s = wait_screen(r"\b%d +\S+ +3 +fixture:tick" % c.pid)
+        rows = {int(m.group(1)): int(m.group(2)) for m in re.finditer(
+            r"^\W*(\d+) +\S+ +(\d+) +fixture:tick", s, re.M)}
+        tap.eq(rows, {a.pid: 5, b.pid: 7, c.pid: 3},
+               "-b: a PID column, exact counts per process, a process "
+               "started later included")
+        tap.ok("no IO with -b" in s, "-b: the IO pane says why it is empty", s)
+        keys("q")
+        s = wait_screen(r"EXITED \d+")
+        tap.ok("EXITED 0" in s and a.p.poll() is None,
+               "-b: q quits, the processes run on", s)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        for t in (a, b, c):
+            if t:
+                t.stop()
+
+
 def test_errors(tap):
     r = subprocess.run([PROBETOP, "-p", "1"], capture_output=True, text=True,
                        stdin=subprocess.DEVNULL)
@@ -248,6 +280,7 @@ def main():
     test_picker(tap)
     test_fixture(tap)
     test_process(tap)
+    test_binary(tap)
     test_demo(tap)
     tap.done()
 
