@@ -489,10 +489,17 @@ static void rescan(struct console *c)
 		c->m.exited = true;
 		return;
 	}
-	if (sets)
-		say(c, "probeset %s: its probes appeared",
-		    c->s.picked[c->s.npicked - 1]->name);
-	else if (n > 0)
+	if (sets) {
+		char names[256] = "";
+
+		for (int i = c->s.npicked - sets; i < c->s.npicked; i++)
+			snprintf(names + strlen(names),
+				 sizeof(names) - strlen(names), "%s%s",
+				 names[0] ? ", " : "", c->s.picked[i]->name);
+		say(c, "%s %s: %s probes appeared",
+		    sets > 1 ? "probesets" : "probeset", names,
+		    sets > 1 ? "their" : "its");
+	} else if (n > 0)
 		say(c, "attached %d more locations in new mappings", n);
 	if (n > 0 || sets)
 		conmodel_probes(c->cm, &c->s, &c->m);

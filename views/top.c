@@ -430,6 +430,27 @@ static void heading(const struct top *t, const struct model *m, struct rect r,
 	draw_text(r.y, r.x, r.w, STYLE_TITLE, h);
 }
 
+/* The FUNCTION/PROBE column's width out of avail columns: the longest
+ * name if the longest FILE:LINE/KEY still fits after it, else the longest
+ * name up to two thirds of avail; at least 8. */
+static int name_width(const struct top *t, int avail)
+{
+	int maxn = 8, maxw = 9, w;
+
+	for (size_t i = 0; i < t->n; i++) {
+		int n = (int)strlen(t->rows[i].name),
+		    k = (int)strlen(t->rows[i].where);
+
+		maxn = n > maxn ? n : maxn;
+		maxw = k > maxw ? k : maxw;
+	}
+	if (maxn + 1 + maxw <= avail)
+		w = maxn;
+	else
+		w = maxn < avail * 2 / 3 ? maxn : avail * 2 / 3;
+	return w < 8 ? 8 : w;
+}
+
 static void top_draw(void *st, const struct model *m,
 		     const struct view_env *env, struct rect r, bool focus)
 {
@@ -449,11 +470,8 @@ static void top_draw(void *st, const struct model *m,
 	if (in.h < 2)
 		return;
 	t->avg_col = in.w >= 90 || any_avg(t);
-	namew = (in.w - (t->avg_col ? 33 : 25) - (m->binary_mode ? 8 : 0)) / 2;
-	if (namew < 8)
-		namew = 8;
-	if (namew > 40)
-		namew = 40;
+	namew = name_width(t, in.w - (t->avg_col ? 33 : 25) -
+				      (m->binary_mode ? 8 : 0));
 	heading(t, m, in, namew);
 	lines = in.h - 1;
 	if (!t->n) {
