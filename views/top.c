@@ -431,8 +431,8 @@ static void heading(const struct top *t, const struct model *m, struct rect r,
 }
 
 /* The FUNCTION/PROBE column's width out of avail columns: the longest
- * name if the longest FILE:LINE/KEY still fits after it, else the longest
- * name up to two thirds of avail; at least 8. */
+ * name if the longest FILE:LINE/KEY still fits after it, else what leaves
+ * room for that, but at least half of avail (and at least 8). */
 static int name_width(const struct top *t, int avail)
 {
 	int maxn = 8, maxw = 9, w;
@@ -444,11 +444,25 @@ static int name_width(const struct top *t, int avail)
 		maxn = n > maxn ? n : maxn;
 		maxw = k > maxw ? k : maxw;
 	}
-	if (maxn + 1 + maxw <= avail)
+	w = avail - 1 - maxw;
+	if (w < avail / 2)
+		w = avail / 2;
+	if (w > maxn)
 		w = maxn;
-	else
-		w = maxn < avail * 2 / 3 ? maxn : avail * 2 / 3;
 	return w < 8 ? 8 : w;
+}
+
+/* s in w columns: as is if it fits, else its end after a mark, so that
+ * FILE:LINE keeps its line ("…orkload.py:64"). */
+static const char *tail(const char *s, int w, char *buf, size_t n)
+{
+	int len = (int)strlen(s);
+
+	if (w < 4 || len <= w)
+		return s;
+	snprintf(buf, n, "%s%s", draw_utf8() ? "\u2026" : "<",
+		 s + len - (w - 1));
+	return buf;
 }
 
 static void top_draw(void *st, const struct model *m,
@@ -457,7 +471,7 @@ static void top_draw(void *st, const struct model *m,
 	struct top *t = st;
 	char note[64], filt[96] = "";
 	struct rect in;
-	int namew, lines;
+	int namew, lines, avail;
 
 	(void)env;
 	snprintf(note, sizeof(note), "%s %s", COL_NAMES[t->sort],
@@ -470,8 +484,8 @@ static void top_draw(void *st, const struct model *m,
 	if (in.h < 2)
 		return;
 	t->avg_col = in.w >= 90 || any_avg(t);
-	namew = name_width(t, in.w - (t->avg_col ? 33 : 25) -
-				      (m->binary_mode ? 8 : 0));
+	avail = in.w - (t->avg_col ? 33 : 25) - (m->binary_mode ? 8 : 0);
+	namew = name_width(t, avail);
 	heading(t, m, in, namew);
 	lines = in.h - 1;
 	if (!t->n) {
@@ -489,6 +503,7 @@ static void top_draw(void *st, const struct model *m,
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
 		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[16] = "";
+		char wh[200];
 
 		if (row->avg_ns >= 0)
 			fmt_ns(row->avg_ns, v, sizeof(v));
@@ -503,7 +518,10 @@ static void top_draw(void *st, const struct model *m,
 			 "%s%10s %11s%s  %-*.*s %s", pid,
 			 fmt_rate(row->rate, rate, sizeof(rate)),
 			 fmt_count(row->total, tot, sizeof(tot)), avg, namew,
-			 row->where[0] ? namew : in.w, row->name, row->where);
+			 row->where[0] ? namew : in.w, row->name,
+			 t->frames ? tail(row->where, avail - namew - 1, wh,
+					  sizeof(wh))
+				   : row->where);
 	}
 }
 
