@@ -125,12 +125,15 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("import sys\nprint('ready', flush=True)\n"
                 "sys.stdin.readline()\n"
                 "import pt_mod_a, pt_mod_b, pt_mod_a\n"
+                "for i in range(4): sys.audit('probetop.test', i)\n"
                 "print('done', flush=True)\nsys.stdin.readline()\n")
     tr, reply = attached([PY, imp], ["-P", "python"])
     tap.eq({k: v for k, v in rows(tr, PY_IMPORT).items()
             if k[0].startswith("pt_mod")},
            {("pt_mod_a",): 1, ("pt_mod_b",): 1},
            "python -p: imports timed per module, each loaded once")
+    tap.eq(rows(tr, "python:audit=count(str(arg0))").get(("probetop.test",)),
+           4, "python -p: audit events by name, exact")
 
     # -- ruby --------------------------------------------------------------
     RB_OBJ = "ruby:object__create=count(str(arg0))"
