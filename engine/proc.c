@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -333,4 +334,63 @@ int proc_usage(pid_t pid, struct proc_usage *out)
 	out->rss_bytes = rss * (uint64_t)sysconf(_SC_PAGESIZE);
 	out->uid = st.st_uid;
 	return 0;
+}
+
+/* The parent pid in /proc/N/stat ("N (comm) S PPID ..."), or -1. */
+static pid_t parent_of(pid_t pid)
+{
+	char buf[512];
+	size_t len;
+	const char *p;
+	long ppid;
+
+	if (read_small(pid, "stat", buf, sizeof(buf), &len))
+		return -1;
+	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
+		return -1;
+	return (pid_t)ppid;
+}
+
+size_t proc_descendants(pid_t pid, pid_t *out, size_t max)
+{
+	pid_t *all = NULL, *par = NULL;
+	size_t n = 0, cap = 0, found = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		pid_t p = proc_parse_pid(de->d_name);
+
+		if (p <= 0)
+			continue;
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 512;
+			pid_t *a = realloc(all, c * sizeof(*a)),
+			      *b = a ? realloc(par, c * sizeof(*b)) : NULL;
+
+			if (a)
+				all = a;
+			if (!b)
+				break;
+			par = b;
+			cap = c;
+		}
+		all[n] = p;
+		par[n++] = parent_of(p);
+	}
+	closedir(d);
+	/* breadth first: out[] is its own queue of parents to expand */
+	for (size_t i = 0; i < n && found < max; i++)
+		if (par[i] == pid)
+			out[found++] = all[i];
+	for (size_t q = 0; q < found; q++)
+		for (size_t i = 0; i < n && found < max; i++)
+			if (par[i] == out[q])
+				out[found++] = all[i];
+	free(all);
+	free(par);
+	return found;
 }

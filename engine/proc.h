@@ -76,6 +76,13 @@ struct proc_usage {
 /* Read /proc/PID/stat. 0, -ESRCH once gone, or another negative errno. */
 int proc_usage(pid_t pid, struct proc_usage *out);
 
+/*
+ * The processes that descend from pid now (children, their children...),
+ * at most max into out, from the parent pid in every /proc/N/stat.
+ * Returns how many were written (0 with none, or if /proc cannot be read).
+ */
+size_t proc_descendants(pid_t pid, pid_t *out, size_t max);
+
 /* Parse a decimal pid ("4242"); returns it, or -EINVAL. */
 pid_t proc_parse_pid(const char *s);
 

@@ -1088,6 +1088,22 @@ static int proc_start(struct tracer *tr)
 	return 0;
 }
 
+/* The processes pid has started already are followed like those it will
+ * start (a shell's running job, a server's workers). */
+static void follow_descendants(struct tracer *tr, pid_t pid)
+{
+	int fd = bpf_map__fd(tr->skel->maps.proc_kids);
+	pid_t kids[PT_PROC_KIDS / 4];
+	size_t n = proc_descendants(pid, kids, sizeof(kids) / sizeof(kids[0]));
+	uint32_t owner = (uint32_t)pid;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = (uint32_t)kids[i];
+
+		bpf_map_update_elem(fd, &k, &owner, BPF_NOEXIST);
+	}
+}
+
 int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what)
 {
 	int fd = bpf_map__fd(tr->skel->maps.watched);
@@ -1111,6 +1127,8 @@ int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what)
 	bits |= (uint8_t)what;
 	if (bpf_map_update_elem(fd, &key, &bits, BPF_ANY))
 		return -errno;
+	if (what & PT_WATCH_PROC)
+		follow_descendants(tr, pid);
 	return 0;
 }
 

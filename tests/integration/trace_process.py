@@ -78,6 +78,27 @@ with tempfile.TemporaryDirectory() as tmp:
            life)
     t.stop()
 
+    # -- a child started before attach is followed too ----------------------
+    pre = os.path.join(tmp, "pre.py")
+    with open(pre, "w") as f:
+        f.write("import subprocess, sys\n"
+                "sh = subprocess.Popen(['/bin/sh', '-c', "
+                "'read x; %s; %s; exit 4'], stdin=subprocess.PIPE)\n"
+                "print('ready', flush=True)\n"
+                "sys.stdin.readline()\n"
+                "sh.communicate(b'go\\n')\n"
+                "print('done', flush=True)\n"
+                "sys.stdin.readline()\n" % (TRUE, TRUE))
+    t = Target([PY, pre])
+    tr = Trace(["-p", str(t.pid), "-i", "30", "-P", "process"])
+    tap.eq(t.send("go").strip(), "done", "the running child did its work")
+    tr.finish()
+    tap.eq(totals(tr.final(), t.pid),
+           {("fork", "sh", None): 2, ("exec", TRUE, None): 2,
+            ("exit", "true", 0): 2, ("exit", "sh", 4): 1},
+           "a child running before attach: its forks, execs and exit")
+    t.stop()
+
     # -- launched: the command itself is watched from its first instruction
     tr = Trace(["-P", "process", "--", "/bin/sh", "-c",
                 "%s; %s; exit 7" % (TRUE, TRUE)])
