@@ -85,7 +85,7 @@ struct agg *agg_new(struct tracer *tr)
 	agg->keys = malloc(BATCH * sizeof(struct pt_key));
 	agg->vals = malloc(BATCH * vsz * (size_t)agg->ncpu);
 	agg->specs = calloc(PT_MAX_SPECS, sizeof(*agg->specs));
-	agg->sym = symbolizer_new();
+	agg->sym = symbolizer_new(tracer_objcache(tr));
 	if (!agg->keys || !agg->vals || !agg->specs || !agg->sym) {
 		agg_free(agg);
 		errno = ENOMEM;

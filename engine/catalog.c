@@ -309,6 +309,15 @@ static struct objinfo *map_objinfo(struct objcache *cache, pid_t pid,
 	return info;
 }
 
+struct elfobj *objcache_elf(struct objcache *cache, pid_t pid,
+			    const struct proc_map *m)
+{
+	const struct objinfo *info =
+		map_objinfo(cache, pid, m, makedev(m->dev_major, m->dev_minor));
+
+	return info ? info->elf : NULL;
+}
+
 /* What a parse reads of a file: its head (ELF and program headers) and
  * its tail (section headers, section names and, in stripped files, the
  * notes). */

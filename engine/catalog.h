@@ -64,6 +64,15 @@ struct objcache *objcache_new(void);
 void objcache_free(struct objcache *cache);
 
 /*
+ * The ELF file behind mapping m of pid, from the cache (by dev and inode)
+ * or opened and parsed now; NULL if it is not ELF or cannot be opened
+ * (logged). Owned by the cache.
+ */
+struct proc_map;
+struct elfobj *objcache_elf(struct objcache *cache, pid_t pid,
+			    const struct proc_map *m);
+
+/*
  * Catalog a running process. Returns NULL with errno: ESRCH (no such
  * process, or it exited meanwhile), EACCES/EPERM (not allowed to read
  * its maps), ENOMEM. cache may be NULL (a private one is used).

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * symbolize — see symbolize.h. Objects are cached by (dev, inode) in a
- * small array (oldest out), the maps of the last process asked about are
- * kept until an address misses them.
+ * symbolize — see symbolize.h. Objects come from the tracer's objcache;
+ * the maps of the last process asked about are kept until an address
+ * misses them.
  */
 #include "symbolize.h"
 
@@ -11,32 +11,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "catalog.h"
 #include "elfobj.h"
 #include "proc.h"
-
-#define NOBJS 32
 
 /* libstdc++'s demangler (the Itanium C++ ABI), callable from C */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-struct cached_obj {
-	uint32_t dev_major, dev_minor;
-	uint64_t inode;
-	struct elfobj *obj;
-};
-
 struct symbolizer {
+	struct objcache *cache;
 	pid_t pid; /* whose maps these are; 0: none */
 	struct proc_maps maps;
-	struct cached_obj objs[NOBJS];
-	size_t next; /* the slot to fill (or evict) next */
 };
 
-struct symbolizer *symbolizer_new(void)
+struct symbolizer *symbolizer_new(struct objcache *cache)
 {
-	return calloc(1, sizeof(struct symbolizer));
+	struct symbolizer *sy = calloc(1, sizeof(*sy));
+
+	if (sy)
+		sy->cache = cache;
+	return sy;
 }
 
 void symbolizer_free(struct symbolizer *sy)
@@ -44,8 +39,6 @@ void symbolizer_free(struct symbolizer *sy)
 	if (!sy)
 		return;
 	proc_maps_free(&sy->maps);
-	for (size_t i = 0; i < NOBJS; i++)
-		elfobj_free(sy->objs[i].obj);
 	free(sy);
 }
 
@@ -82,30 +75,6 @@ static const struct proc_map *map_of(struct symbolizer *sy, pid_t pid,
 		return m;
 	*maps = known;
 	return find_map(known, addr);
-}
-
-static struct elfobj *obj_of(struct symbolizer *sy, pid_t pid,
-			     const struct proc_map *m)
-{
-	struct cached_obj *c;
-	int fd;
-
-	for (size_t i = 0; i < NOBJS; i++) {
-		c = &sy->objs[i];
-		if (c->obj && c->inode == m->inode &&
-		    c->dev_major == m->dev_major &&
-		    c->dev_minor == m->dev_minor)
-			return c->obj;
-	}
-	fd = proc_open_mapped(pid, m);
-	if (fd < 0)
-		return NULL;
-	c = &sy->objs[sy->next];
-	sy->next = (sy->next + 1) % NOBJS;
-	elfobj_free(c->obj);
-	*c = (struct cached_obj){ m->dev_major, m->dev_minor, m->inode,
-				  elfobj_open_fd(fd, m->path) };
-	return c->obj;
 }
 
 /* name demangled into out, without a symbol version ("@GLIBCXX_3.4");
@@ -145,7 +114,7 @@ void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 {
 	const struct proc_maps *maps;
 	const struct proc_map *m = map_of(sy, pid, addr, known, &maps);
-	struct elfobj *obj = m ? obj_of(sy, pid, m) : NULL;
+	struct elfobj *obj = m ? objcache_elf(sy->cache, pid, m) : NULL;
 	uint64_t bias, off;
 	const char *name, *base;
 

@@ -7,7 +7,8 @@
  *
  * Names are computed once per new key, not per event: the process's maps
  * are read again only when an address falls outside the ones read last,
- * and objects stay open for the symbolizer's lifetime.
+ * and objects come from an objcache (the tracer's, so a library it has
+ * parsed for probes is not parsed again).
  */
 #ifndef PROBETOP_SYMBOLIZE_H
 #define PROBETOP_SYMBOLIZE_H
@@ -17,9 +18,10 @@
 #include <sys/types.h>
 
 struct symbolizer;
+struct objcache;
 
-/* NULL with errno = ENOMEM */
-struct symbolizer *symbolizer_new(void);
+/* NULL with errno = ENOMEM. cache must outlive the symbolizer. */
+struct symbolizer *symbolizer_new(struct objcache *cache);
 void symbolizer_free(struct symbolizer *sy);
 
 /*

@@ -1132,6 +1132,11 @@ int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what)
 	return 0;
 }
 
+struct objcache *tracer_objcache(const struct tracer *tr)
+{
+	return tr->cache;
+}
+
 const struct proc_maps *tracer_known_maps(const struct tracer *tr, pid_t pid)
 {
 	return tr->kind == TRACER_PID && tr->pid == pid && tr->maps.n

@@ -160,6 +160,9 @@ bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p);
 
 void tracer_maps(const struct tracer *tr, struct tracer_maps *out);
 
+/* The cache of parsed ELF objects the tracer uses; lives as long as tr. */
+struct objcache *tracer_objcache(const struct tracer *tr);
+
 /* The maps of pid as of the tracer's last rescan, when pid is the traced
  * process (-p or a command), else NULL: what names addresses once the
  * process is gone. Valid until the next rescan. */

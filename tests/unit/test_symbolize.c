@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "catalog.h"
 #include "proc.h"
 #include "symbolize.h"
 
@@ -28,7 +29,8 @@ int symbolize_probe_target(int x)
 
 static void test_function(void **state)
 {
-	struct symbolizer *sy = symbolizer_new();
+	struct objcache *cache = objcache_new();
+	struct symbolizer *sy = symbolizer_new(cache);
 	uintptr_t at = (uintptr_t)&symbolize_probe_target;
 	char name[128];
 
@@ -41,12 +43,14 @@ static void test_function(void **state)
 	symbolizer_name(sy, getpid(), 0x10, NULL, name, sizeof(name));
 	assert_string_equal(name, "0x10");
 	symbolizer_free(sy);
+	objcache_free(cache);
 }
 
 static void test_cxx_typeinfo(void **state)
 {
 	void *lib = dlopen("libstdc++.so.6", RTLD_NOW);
-	struct symbolizer *sy = symbolizer_new();
+	struct objcache *cache = objcache_new();
+	struct symbolizer *sy = symbolizer_new(cache);
 	void *ti, *fn;
 	char name[128];
 
@@ -62,12 +66,14 @@ static void test_cxx_typeinfo(void **state)
 	assert_string_equal(name,
 			    "std::runtime_error::runtime_error(char const*)");
 	symbolizer_free(sy);
+	objcache_free(cache);
 	dlclose(lib);
 }
 
 static void test_known_maps(void **state)
 {
-	struct symbolizer *sy = symbolizer_new();
+	struct objcache *cache = objcache_new();
+	struct symbolizer *sy = symbolizer_new(cache);
 	struct proc_maps maps;
 	char name[128];
 
@@ -82,6 +88,7 @@ static void test_known_maps(void **state)
 	assert_true(!strncmp(name, "0x", 2));
 	proc_maps_free(&maps);
 	symbolizer_free(sy);
+	objcache_free(cache);
 }
 
 int main(void)
