@@ -309,6 +309,19 @@ static struct objinfo *map_objinfo(struct objcache *cache, pid_t pid,
 	return info;
 }
 
+int catalog_load_bias(const struct proc_maps *maps, const struct proc_map *m,
+		      const struct elfobj *elf, uint64_t *bias)
+{
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct proc_map *f = &maps->maps[i];
+
+		if (f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor)
+			return elfobj_load_bias(elf, f->start, f->offset, bias);
+	}
+	return -ENOENT;
+}
+
 struct elfobj *objcache_elf(struct objcache *cache, pid_t pid,
 			    const struct proc_map *m)
 {
@@ -406,17 +419,8 @@ struct catalog *catalog_open_maps(struct objcache *cache, pid_t pid,
 		add_object(cat, info, path);
 		obj = &cat->objs[cat->nobjs - 1];
 		obj->deleted = m->deleted;
-		/* the lowest mapping of the file gives the load bias */
-		for (size_t j = 0; j < maps->n; j++) {
-			if (maps->maps[j].inode == m->inode &&
-			    makedev(maps->maps[j].dev_major,
-				    maps->maps[j].dev_minor) == dev) {
-				obj->has_bias = !elfobj_load_bias(
-					info->elf, maps->maps[j].start,
-					maps->maps[j].offset, &obj->bias);
-				break;
-			}
-		}
+		obj->has_bias =
+			!catalog_load_bias(maps, m, info->elf, &obj->bias);
 	}
 	if (!proc_alive(pid)) {
 		ret = -ESRCH;

@@ -64,6 +64,15 @@ struct objcache *objcache_new(void);
 void objcache_free(struct objcache *cache);
 
 /*
+ * The load bias of the file behind mapping m, from the file's lowest
+ * mapping in maps (address order): a later one may map a file page that
+ * two segments share (RELRO), which is ambiguous. 0 or -ENOENT.
+ */
+struct proc_maps;
+int catalog_load_bias(const struct proc_maps *maps, const struct proc_map *m,
+		      const struct elfobj *elf, uint64_t *bias);
+
+/*
  * The ELF file behind mapping m of pid, from the cache (by dev and inode)
  * or opened and parsed now; NULL if it is not ELF or cannot be opened
  * (logged). Owned by the cache.

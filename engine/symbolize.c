@@ -6,7 +6,6 @@
  */
 #include "symbolize.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,21 +93,6 @@ static void demangle(const char *name, char *out, size_t n)
 	free(d);
 }
 
-/* The load bias of m's file, from its lowest mapping: a later one may map
- * a file page that two segments share (RELRO), which is ambiguous. */
-static int bias_of(const struct proc_maps *maps, struct elfobj *obj,
-		   const struct proc_map *m, uint64_t *bias)
-{
-	for (size_t i = 0; i < maps->n; i++) {
-		const struct proc_map *f = &maps->maps[i];
-
-		if (f->inode == m->inode && f->dev_major == m->dev_major &&
-		    f->dev_minor == m->dev_minor)
-			return elfobj_load_bias(obj, f->start, f->offset, bias);
-	}
-	return -ENOENT;
-}
-
 void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		     const struct proc_maps *known, char *out, size_t n)
 {
@@ -122,7 +106,7 @@ void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		snprintf(out, n, "0x%" PRIx64, addr);
 		return;
 	}
-	if (!bias_of(maps, obj, m, &bias) &&
+	if (!catalog_load_bias(maps, m, obj, &bias) &&
 	    !elfobj_symbol_at(obj, addr - bias, &name, &off)) {
 		demangle(name, out, n);
 		if (off)
