@@ -413,32 +413,38 @@ static struct agg_io_row *io_row(struct agg *agg, const struct pt_io_key *k)
 	return &agg->io[agg->nio++];
 }
 
+/*
+ * For values made only of 64-bit counters (struct pt_io_val,
+ * struct pt_proc_val) of size bytes: sum the per-CPU copies in vals,
+ * set *now to the sum minus *total and *total to the sum.
+ */
+_Static_assert(sizeof(struct pt_io_val) % sizeof(uint64_t) == 0 &&
+		       sizeof(struct pt_proc_val) % sizeof(uint64_t) == 0,
+	       "IO and process values are 64-bit counters");
+
+static void counters_delta(const struct agg *agg, const void *vals, size_t size,
+			   void *now, void *total)
+{
+	size_t nw = size / sizeof(uint64_t);
+	uint64_t *n = now, *t = total;
+
+	for (size_t w = 0; w < nw; w++) {
+		uint64_t sum = 0;
+
+		for (int c = 0; c < agg->ncpu; c++)
+			sum += ((const uint64_t *)((const uint8_t *)vals +
+						   c * round8(size)))[w];
+		n[w] = sum - t[w];
+		t[w] = sum;
+	}
+}
+
 static void io_entry(struct agg *agg, const void *key, const void *vals)
 {
 	struct agg_io_row *r = io_row(agg, key);
-	struct pt_io_val t = { 0 };
 
-	if (!r)
-		return;
-	for (int c = 0; c < agg->ncpu; c++) {
-		const struct pt_io_val *v =
-			(const void *)((const uint8_t *)vals +
-				       c * round8(sizeof(*v)));
-
-		t.calls += v->calls;
-		t.errors += v->errors;
-		t.bytes += v->bytes;
-		t.ns += v->ns;
-		for (int i = 0; i < PT_NBUCKETS; i++)
-			t.b[i] += v->b[i];
-	}
-	r->now.calls = t.calls - r->total.calls;
-	r->now.errors = t.errors - r->total.errors;
-	r->now.bytes = t.bytes - r->total.bytes;
-	r->now.ns = t.ns - r->total.ns;
-	for (int i = 0; i < PT_NBUCKETS; i++)
-		r->now.b[i] = t.b[i] - r->total.b[i];
-	r->total = t;
+	if (r)
+		counters_delta(agg, vals, sizeof(r->now), &r->now, &r->total);
 }
 
 static struct agg_proc_row *proc_row(struct agg *agg,
@@ -475,25 +481,9 @@ static struct agg_proc_row *proc_row(struct agg *agg,
 static void proc_entry(struct agg *agg, const void *key, const void *vals)
 {
 	struct agg_proc_row *r = proc_row(agg, key);
-	struct pt_proc_val t = { 0 };
 
-	if (!r)
-		return;
-	for (int c = 0; c < agg->ncpu; c++) {
-		const struct pt_proc_val *v =
-			(const void *)((const uint8_t *)vals +
-				       c * round8(sizeof(*v)));
-
-		t.count += v->count;
-		t.ns += v->ns;
-		for (int i = 0; i < PT_NBUCKETS; i++)
-			t.b[i] += v->b[i];
-	}
-	r->now.count = t.count - r->total.count;
-	r->now.ns = t.ns - r->total.ns;
-	for (int i = 0; i < PT_NBUCKETS; i++)
-		r->now.b[i] = t.b[i] - r->total.b[i];
-	r->total = t;
+	if (r)
+		counters_delta(agg, vals, sizeof(r->now), &r->now, &r->total);
 }
 
 /* Snapshot ------------------------------------------------------------ */

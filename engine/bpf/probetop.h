@@ -166,7 +166,8 @@ struct pt_io_key {
 	__u32 cls;
 };
 
-/* per CPU; bytes are what the syscall returned (or the request size) */
+/* per CPU, 64-bit counters only (agg sums them word by word); bytes are
+ * what the syscall returned (or the request size) */
 struct pt_io_val {
 	__u64 calls;
 	__u64 errors;
@@ -210,7 +211,8 @@ struct pt_proc_key {
 	char name[PT_STR_LEN];
 };
 
-/* per CPU; ns and b[]: lifetimes of what ended (exit, thread-exit) */
+/* per CPU, 64-bit counters only (agg sums them word by word); ns and
+ * b[]: lifetimes of what ended (exit, thread-exit) */
 struct pt_proc_val {
 	__u64 count;
 	__u64 ns;
