@@ -165,6 +165,12 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 	}
 }
 
+/* Whether a process event is an end, with a lifetime (exit, thread-exit) */
+static bool ended(int event)
+{
+	return event == PT_PROC_EXIT || event == PT_PROC_THREAD_EXIT;
+}
+
 /* Process events: one line per (pid, event, code, name); exits show
  * their status (or -signal) and the average lifetime. */
 static void text_proc(const struct trace_out *out,
@@ -175,8 +181,6 @@ static void text_proc(const struct trace_out *out,
 	for (size_t i = 0; i < snap->nproc; i++) {
 		const struct agg_proc_row *r = &snap->proc[i];
 		const struct pt_proc_val *v = final ? &r->total : &r->now;
-		bool ended = r->event == PT_PROC_EXIT ||
-			     r->event == PT_PROC_THREAD_EXIT;
 		char code[16] = "-", life[24] = "-";
 
 		if (!v->count)
@@ -188,7 +192,7 @@ static void text_proc(const struct trace_out *out,
 		head = true;
 		if (r->event == PT_PROC_EXIT)
 			snprintf(code, sizeof(code), "%d", r->code);
-		if (ended)
+		if (ended(r->event))
 			snprintf(life, sizeof(life), "%llu",
 				 (unsigned long long)(v->ns / v->count));
 		fprintf(out->f, "PROC %8" PRIu32 " %-11s %5s %10llu %14s %s\n",
@@ -430,7 +434,7 @@ static json_object *json_proc(const struct agg_proc_row *r, bool final)
 			       json_object_new_uint64(r->total.count));
 	if (r->event == PT_PROC_EXIT)
 		json_object_object_add(o, "code", json_object_new_int(r->code));
-	if (r->event == PT_PROC_EXIT || r->event == PT_PROC_THREAD_EXIT) {
+	if (ended(r->event)) {
 		json_object_object_add(o, "life_ns",
 				       json_object_new_uint64(v->ns));
 		json_object_object_add(o, "buckets", json_log2_buckets(v->b));
@@ -441,7 +445,7 @@ static json_object *json_proc(const struct agg_proc_row *r, bool final)
 static void print_json(const struct trace_out *out,
 		       const struct agg_snapshot *snap, bool final)
 {
-	json_object *o = json_object_new_object(), *aggs, *io;
+	json_object *o = json_object_new_object(), *aggs, *io, *procs;
 
 	if (final)
 		json_object_object_add(o, "final", json_object_new_boolean(1));
@@ -471,11 +475,11 @@ static void print_json(const struct trace_out *out,
 		json_object_object_add(o, "io", io);
 	}
 	if (snap->nproc) {
-		io = json_object_new_array();
+		procs = json_object_new_array();
 		for (size_t i = 0; i < snap->nproc; i++)
-			json_object_array_add(io,
+			json_object_array_add(procs,
 					      json_proc(&snap->proc[i], final));
-		json_object_object_add(o, "process", io);
+		json_object_object_add(o, "process", procs);
 	}
 	fprintf(out->f, "%s\n",
 		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
