@@ -67,8 +67,10 @@ static const char *lat(const __u64 *b, double p, char *buf, size_t n)
 }
 
 /* " procs  fork 1/s  exec 1/s  exit 1/s  thread 0/s" for this interval
- * (" procs fork 1 exec 1 exit 1 thread 0 /s" when narrow) */
-static void draw_proc_summary(int y, int x, int w, const struct model *m)
+ * (" procs fork 1 exec 1 exit 1 thread 0 /s" when not wide: a Dashboard
+ * pane) */
+static void draw_proc_summary(int y, int x, int w, bool wide,
+			      const struct model *m)
 {
 	static const int SHOWN[] = { PT_PROC_FORK, PT_PROC_EXEC, PT_PROC_EXIT,
 				     PT_PROC_THREAD };
@@ -82,29 +84,30 @@ static void draw_proc_summary(int y, int x, int w, const struct model *m)
 			if (m->snap->proc[i].event == SHOWN[k])
 				n += m->snap->proc[i].now.count;
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 w < 60 ? " %s %s" : "  %s %s/s",
+			 wide ? "  %s %s/s" : " %s %s",
 			 agg_proc_event_name(SHOWN[k]),
 			 fmt_rate((double)n / s, r, sizeof(r)));
 	}
-	if (w < 60) /* a Dashboard pane */
+	if (!wide)
 		strcat(line, " /s");
 	draw_text(y, x, w, STYLE_NORMAL, line);
 }
 
-/* One row per (event, code, name) from y while below end; returns the
- * next free line. */
-static int draw_proc_rows(int y, int end, int x, int w, const struct model *m)
+/* One row per (event, code, name) from y while below end; not wide (a
+ * Dashboard pane), the name comes before it is cut. */
+static void draw_proc_rows(int y, int end, int x, int w, bool wide,
+			   const struct model *m)
 {
 	double s = m->snap_s > 0 ? m->snap_s : 1;
 
 	if (y >= end)
-		return y;
-	if (w < 60) /* a Dashboard pane: the name before it is cut */
-		draw_fmt(y++, x, w, STYLE_TITLE, " %-7s %4s %7s  %s", "EVENT",
-			 "CODE", "/s", "NAME");
-	else
+		return;
+	if (wide)
 		draw_fmt(y++, x, w, STYLE_TITLE, " %-11s %5s %8s %9s %8s  %s",
 			 "EVENT", "CODE", "/s", "TOTAL", "AVG LIFE", "NAME");
+	else
+		draw_fmt(y++, x, w, STYLE_TITLE, " %-7s %4s %7s  %s", "EVENT",
+			 "CODE", "/s", "NAME");
 	for (size_t i = 0; m->snap && i < m->snap->nproc && y < end; i++) {
 		const struct agg_proc_row *p = &m->snap->proc[i];
 		char code[16] = "", c[32], t[32], life[32] = "";
@@ -117,18 +120,17 @@ static int draw_proc_rows(int y, int end, int x, int w, const struct model *m)
 			fmt_ns((double)p->total.ns / (double)p->total.count,
 			       life, sizeof(life));
 		fmt_rate((double)p->now.count / s, c, sizeof(c));
-		if (w < 60)
-			draw_fmt(y++, x, w, STYLE_NORMAL, " %-7.7s %4s %7s  %s",
-				 agg_proc_event_name(p->event), code, c,
-				 p->name);
-		else
+		if (wide)
 			draw_fmt(y++, x, w, STYLE_NORMAL,
 				 " %-11s %5s %8s %9s %*s  %s",
 				 agg_proc_event_name(p->event), code, c,
 				 fmt_count(p->total.count, t, sizeof(t)),
 				 fmt_w(life, 8), life, p->name);
+		else
+			draw_fmt(y++, x, w, STYLE_NORMAL, " %-7.7s %4s %7s  %s",
+				 agg_proc_event_name(p->event), code, c,
+				 p->name);
 	}
-	return y;
 }
 
 static void io_draw(void *st, const struct model *m, const struct view_env *env,
@@ -138,7 +140,6 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 	struct rect in = draw_box(r, "IO", NULL, focus);
 	int y = in.y;
 	bool wide = in.w >= 60;
-
 	int end = in.y + in.h - (m->proc_on ? 1 : 0); /* summary line */
 
 	(void)env;
@@ -150,7 +151,7 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 				  ? " no IO with -b: use -p PID or a command"
 				  : " IO is off (-P io)");
 		if (m->proc_on && in.h > 1)
-			draw_proc_summary(in.y + 1, in.x, in.w, m);
+			draw_proc_summary(in.y + 1, in.x, in.w, wide, m);
 		return;
 	}
 	if (wide)
@@ -195,8 +196,8 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 	}
 	if (!m->proc_on)
 		return;
-	draw_proc_summary(y++, in.x, in.w, m);
-	draw_proc_rows(y, in.y + in.h, in.x, in.w, m);
+	draw_proc_summary(y++, in.x, in.w, wide, m);
+	draw_proc_rows(y, in.y + in.h, in.x, in.w, wide, m);
 }
 
 const struct view_ops view_io = {
