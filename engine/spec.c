@@ -219,24 +219,46 @@ static int parse_int(struct cursor *c, int64_t *out)
 	return 0;
 }
 
+/* A key function at the cursor, "NAME(" or "NAME (": consumes NAME and
+ * the '(' and returns 1; 0 (nothing consumed) if another word is there;
+ * the error if NAME is not followed by '('. */
+static int open_call(struct cursor *c, const char *name)
+{
+	size_t len = strlen(name);
+	const char *at = c->text + c->pos;
+	char id[16];
+
+	if (strncmp(at, name, len) || (at[len] != '(' && at[len] != ' '))
+		return 0;
+	parse_ident(c, id, sizeof(id));
+	if (!eat(c, '('))
+		return fail(c, c->pos, "expected '(' after %s", name);
+	return 1;
+}
+
+/* The ')' that ends NAME(...): 0 or the error. */
+static int close_call(struct cursor *c, const char *name)
+{
+	return eat(c, ')') ? 0
+			   : fail(c, c->pos, "expected ')' to close %s(", name);
+}
+
 /* argN | str(argN) | str(argN, argM) | sym(argN), appended to the spec's
  * keys. */
 static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 {
 	struct spec_key k = { .kind = SPEC_KEY_NUM, .len_arg = -1 };
 	size_t pos;
-	char id[16];
+	int call;
 
 	skip_blanks(c);
 	pos = c->pos;
 	if (sp->nkeys == SPEC_MAX_KEYS)
 		return fail(c, pos, "too many keys (at most %d)",
 			    SPEC_MAX_KEYS);
-	if (!strncmp(c->text + pos, "str", 3) && c->text[pos + 3] != '\0' &&
-	    (c->text[pos + 3] == '(' || c->text[pos + 3] == ' ')) {
-		parse_ident(c, id, sizeof(id));
-		if (!eat(c, '('))
-			return fail(c, c->pos, "expected '(' after str");
+	if ((call = open_call(c, "str"))) {
+		if (call < 0)
+			return call;
 		if (*nstrs == SPEC_MAX_STRS)
 			return fail(c, pos, "too many string keys (at most %d)",
 				    SPEC_MAX_STRS);
@@ -250,20 +272,18 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 			if (k.len_arg < 0)
 				return k.len_arg;
 		}
-		if (!eat(c, ')'))
-			return fail(c, c->pos, "expected ')' to close str(");
+		if ((call = close_call(c, "str")))
+			return call;
 		(*nstrs)++;
-	} else if (!strncmp(c->text + pos, "sym", 3) &&
-		   (c->text[pos + 3] == '(' || c->text[pos + 3] == ' ')) {
-		parse_ident(c, id, sizeof(id));
-		if (!eat(c, '('))
-			return fail(c, c->pos, "expected '(' after sym");
+	} else if ((call = open_call(c, "sym"))) {
+		if (call < 0)
+			return call;
 		k.kind = SPEC_KEY_SYM;
 		k.arg = parse_argn(c);
 		if (k.arg < 0)
 			return k.arg;
-		if (!eat(c, ')'))
-			return fail(c, c->pos, "expected ')' to close sym(");
+		if ((call = close_call(c, "sym")))
+			return call;
 	} else {
 		k.arg = parse_argn(c);
 		if (k.arg < 0)
