@@ -1035,6 +1035,27 @@ static const struct {
 	{ 437, PT_IO_OPEN },   { 3, PT_IO_CLOSE },
 };
 
+/* Attach progs[0..n) into links[]; the first required ones must attach
+ * (0 or the negative errno of the first that does not), the others may
+ * fail with a warning. Failures are logged. */
+static int attach_progs(struct bpf_program *const *progs,
+			struct bpf_link **links, size_t n, size_t required)
+{
+	for (size_t i = 0; i < n; i++) {
+		links[i] = bpf_program__attach(progs[i]);
+		if (!links[i]) {
+			int err = -errno;
+
+			log_msg(i < required ? LOG_ERROR : LOG_WARN,
+				"cannot attach %s: %s",
+				bpf_program__name(progs[i]), strerror(-err));
+			if (i < required)
+				return err;
+		}
+	}
+	return 0;
+}
+
 static int io_start(struct tracer *tr)
 {
 	struct bpf_program *progs[] = {
@@ -1052,19 +1073,8 @@ static int io_start(struct tracer *tr)
 		if (bpf_map_update_elem(fd, &nr, &cls, BPF_ANY))
 			return -errno;
 	}
-	for (size_t i = 0; i < 4; i++) {
-		tr->io_links[i] = bpf_program__attach(progs[i]);
-		if (!tr->io_links[i]) {
-			int err = -errno;
-
-			log_msg(i < 2 ? LOG_ERROR : LOG_WARN,
-				"cannot attach %s: %s",
-				bpf_program__name(progs[i]), strerror(-err));
-			if (i < 2)
-				return err;
-		}
-	}
-	return 0;
+	/* block requests are a bonus: a kernel without them still counts */
+	return attach_progs(progs, tr->io_links, 4, 2);
 }
 
 static int proc_start(struct tracer *tr)
@@ -1075,17 +1085,7 @@ static int proc_start(struct tracer *tr)
 		tr->skel->progs.pt_exit,
 	};
 
-	for (size_t i = 0; i < 3; i++) {
-		tr->proc_links[i] = bpf_program__attach(progs[i]);
-		if (!tr->proc_links[i]) {
-			int err = -errno;
-
-			log_msg(LOG_ERROR, "cannot attach %s: %s",
-				bpf_program__name(progs[i]), strerror(-err));
-			return err;
-		}
-	}
-	return 0;
+	return attach_progs(progs, tr->proc_links, 3, 3);
 }
 
 /* The processes pid has started already are followed like those it will
