@@ -624,6 +624,49 @@ static int collect_rows(struct agg *agg)
 	return 0;
 }
 
+/*
+ * The rows of the solo specs (no keys, one process): slot id of the solo
+ * maps is the row (id, solo_pid), once it has counted something (both
+ * value types start with the event count). 0 or a negative errno.
+ */
+_Static_assert(offsetof(struct pt_count, count) == 0 &&
+		       offsetof(struct pt_hist, count) == 0,
+	       "solo values start with the count");
+static int read_solo(struct agg *agg, const struct tracer_maps *maps)
+{
+	for (int id = 0; id < tracer_nspecs(agg->tr); id++) {
+		const struct tracer_spec_info *info =
+			tracer_spec_info(agg->tr, id);
+		struct pt_key k = { .spec = (uint32_t)id };
+		uint64_t count = 0;
+		bool hist;
+		size_t vsz;
+
+		if (!info || !info->solo_pid)
+			continue;
+		hist = info->spec->agg != SPEC_AGG_COUNT &&
+		       info->spec->agg != SPEC_AGG_SUM;
+		vsz = round8(hist ? sizeof(struct pt_hist)
+				  : sizeof(struct pt_count));
+		if (bpf_map_lookup_elem(hist ? maps->solo_hists
+					     : maps->solo_counts,
+					&k.spec, agg->vals))
+			return -errno;
+		for (int c = 0; c < agg->ncpu; c++)
+			count +=
+				*(const uint64_t *)((const uint8_t *)agg->vals +
+						    c * vsz);
+		if (!count)
+			continue;
+		k.pid = (uint32_t)info->solo_pid;
+		if (hist)
+			hist_entry(agg, &k, agg->vals);
+		else
+			count_entry(agg, &k, agg->vals);
+	}
+	return 0;
+}
+
 /* Per-spec drop counters, summed over CPUs, diffed against last time. */
 static void read_stats(struct agg *agg, int fd, struct agg_spec *as)
 {
@@ -686,6 +729,8 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	for (size_t i = 0; i < sizeof(READS) / sizeof(READS[0]) && !err; i++)
 		err = read_batches(agg, READS[i].fd, READS[i].ksz, READS[i].vsz,
 				   READS[i].fn);
+	if (!err)
+		err = read_solo(agg, &maps);
 	if (err) {
 		log_msg(LOG_ERROR, "cannot read the BPF maps: %s",
 			strerror(-err));

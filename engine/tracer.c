@@ -40,6 +40,9 @@ _Static_assert(sizeof(struct pt_nkey) == offsetof(struct pt_key, str),
 _Static_assert(SPEC_MAX_KEYS == PT_MAX_KEYS, "key counts agree");
 _Static_assert(SPEC_MAX_STRS == PT_MAX_STRS, "string key counts agree");
 _Static_assert(SPEC_LQ_MAX_STEPS + 2 <= PT_NBUCKETS, "lquantize buckets");
+_Static_assert(sizeof(struct pt_hist) >= sizeof(struct pt_stat) &&
+		       sizeof(struct pt_hist) >= sizeof(struct pt_count),
+	       "tracer_remove() zeroes any per-CPU value with pt_hist's size");
 
 #define PT_REG_IP 16
 
@@ -254,6 +257,7 @@ static int build_site(struct tspec *ts, int id, int role,
 
 	memset(s, 0, sizeof(*s));
 	s->spec = (uint32_t)id;
+	s->solo = ts->info.solo_pid != 0;
 	if (sp->agg == SPEC_AGG_LQUANTIZE) {
 		s->lq_low = sp->lq_low;
 		s->lq_step = sp->lq_step;
@@ -759,6 +763,8 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 	ts->info.spec = &ts->spec;
 	ts->info.gen = ++tr->gens[id];
 	assign_key_slots(ts);
+	if (tr->kind == TRACER_PID && !spec->nkeys)
+		ts->info.solo_pid = tr->pid;
 	if (id >= tr->nspecs)
 		tr->nspecs = id + 1;
 	for (size_t c = 0; c < tr->ncats && err >= 0; c++)
@@ -791,7 +797,7 @@ static void delete_keys(int fd, size_t key_size, size_t spec_off, int id)
 
 int tracer_remove(struct tracer *tr, int id)
 {
-	struct pt_stat *zero;
+	void *zero; /* big enough for a value of stats and both solo maps */
 	int ncpu = libbpf_num_possible_cpus();
 	uint32_t key = (uint32_t)id;
 
@@ -809,10 +815,14 @@ int tracer_remove(struct tracer *tr, int id)
 	delete_keys(bpf_map__fd(tr->skel->maps.stacks),
 		    sizeof(struct pt_stack_key),
 		    offsetof(struct pt_stack_key, spec), id);
-	zero = calloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof(*zero));
+	zero = calloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof(struct pt_hist));
 	if (zero) {
 		bpf_map_update_elem(bpf_map__fd(tr->skel->maps.stats), &key,
 				    zero, BPF_ANY);
+		bpf_map_update_elem(bpf_map__fd(tr->skel->maps.solo_counts),
+				    &key, zero, BPF_ANY);
+		bpf_map_update_elem(bpf_map__fd(tr->skel->maps.solo_hists),
+				    &key, zero, BPF_ANY);
 		free(zero);
 	}
 	while (tr->nspecs && !tr->specs[tr->nspecs - 1].used)
@@ -1150,6 +1160,8 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->hists = bpf_map__fd(tr->skel->maps.hists);
 	out->ncounts = bpf_map__fd(tr->skel->maps.ncounts);
 	out->nhists = bpf_map__fd(tr->skel->maps.nhists);
+	out->solo_counts = bpf_map__fd(tr->skel->maps.solo_counts);
+	out->solo_hists = bpf_map__fd(tr->skel->maps.solo_hists);
 	out->stats = bpf_map__fd(tr->skel->maps.stats);
 	out->io = bpf_map__fd(tr->skel->maps.io);
 	out->proc = bpf_map__fd(tr->skel->maps.proc);

@@ -51,12 +51,17 @@ struct tracer_spec_info {
 	bool key_signed[SPEC_MAX_KEYS]; /* numeric keys: sign of argN */
 	int key_slot[SPEC_MAX_KEYS]; /* index into pt_key num[] or str[] */
 	bool val_signed;
+	pid_t solo_pid; /* a spec without keys on a one-process target: its
+			 * one row, (spec, this pid), is slot id of the
+			 * solo maps; 0: rows are in the hash maps */
 };
 
 /* The maps agg reads; fds owned by the tracer. ncounts/nhists hold the
- * specs without string keys (struct pt_nkey). */
+ * specs without string keys (struct pt_nkey); solo_counts/solo_hists,
+ * per-CPU arrays indexed by spec id, the specs with a solo_pid. */
 struct tracer_maps {
-	int counts, hists, ncounts, nhists, stats, io, proc;
+	int counts, hists, ncounts, nhists, solo_counts, solo_hists, stats, io,
+		proc;
 };
 
 /*

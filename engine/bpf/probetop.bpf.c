@@ -59,6 +59,25 @@ struct {
 	__type(value, struct pt_hist);
 } nhists SEC(".maps");
 
+/*
+ * Specs without keys on a one-process target (site->solo): their key
+ * would be (spec, pid) with the pid fixed, so a per-CPU array slot per
+ * spec does, and the event costs no hashing.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PT_MAX_SPECS);
+	__type(key, __u32);
+	__type(value, struct pt_count);
+} solo_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PT_MAX_SPECS);
+	__type(key, __u32);
+	__type(value, struct pt_hist);
+} solo_hists SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PT_STACK_ENTRIES);
@@ -337,6 +356,13 @@ static __always_inline __u32 lin_bucket(__s64 v, const struct pt_site *s)
 	return 1 + (__u64)(v - s->lq_low) / (__u64)step;
 }
 
+/* The bucket of v for a quantize or lquantize site. */
+static __always_inline __u32 val_bucket(__s64 v, const struct pt_site *s)
+{
+	return s->action == PT_ACT_QUANTIZE ? log2_bucket(v, s->val.is_signed)
+					    : lin_bucket(v, s);
+}
+
 /* A bucket number the verifier can see is in range. */
 static __always_inline __u64 bucket_index(__u32 bucket)
 {
@@ -361,6 +387,17 @@ static __always_inline void *lookup_or_init(void *map, const void *key,
 	return bpf_map_lookup_elem(map, key);
 }
 
+static __always_inline void hist_put(struct pt_hist *h, __s64 v, __u32 bucket)
+{
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (!h->count || v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += v;
+	h->b[bucket_index(bucket)]++;
+}
+
 static __always_inline void hist_add(void *map, const struct pt_key *key,
 				     __s64 v, __u32 bucket)
 {
@@ -370,13 +407,16 @@ static __always_inline void hist_add(void *map, const struct pt_key *key,
 		stat_inc(key->spec, STAT_FULL);
 		return;
 	}
-	if (!h->count || v < h->min)
-		h->min = v;
-	if (!h->count || v > h->max)
-		h->max = v;
-	h->count++;
-	h->sum += v;
-	h->b[bucket_index(bucket)]++;
+	hist_put(h, v, bucket);
+}
+
+/* A solo site's histogram: its spec's slot (spec < PT_MAX_SPECS). */
+static __always_inline void solo_hist_add(__u32 spec, __s64 v, __u32 bucket)
+{
+	struct pt_hist *h = bpf_map_lookup_elem(&solo_hists, &spec);
+
+	if (h)
+		hist_put(h, v, bucket);
 }
 
 static __always_inline void count_add(void *map, const struct pt_key *key,
@@ -414,6 +454,10 @@ static __always_inline void lat_start(const struct pt_regs *ctx,
 		return;
 	}
 	f = &st->f[d & (PT_STACK_DEPTH - 1)];
+	if (s->solo) {
+		f->ts = bpf_ktime_get_ns(); /* no key: nothing else to keep */
+		return;
+	}
 	if (s->small)
 		__builtin_memset(&f->key, 0, sizeof(struct pt_nkey));
 	else
@@ -452,10 +496,35 @@ static __always_inline void lat_end(const struct pt_site *s)
 		return; /* counted when it started */
 	ns = (__s64)(now - f->ts);
 	b = s->lq_nsteps ? lin_bucket(ns, s) : log2_bucket(ns, 1);
-	if (f->small)
+	if (s->solo)
+		solo_hist_add(s->spec, ns, b);
+	else if (f->small)
 		hist_add(&nhists, &f->key, ns, b);
 	else
 		hist_add(&hists, &f->key, ns, b);
+}
+
+/* A solo site's event: no key to build, one array slot to update. */
+static __always_inline void solo_handle(const struct pt_regs *ctx,
+					const struct pt_site *s)
+{
+	struct pt_count *c;
+	__u32 spec = s->spec;
+	__s64 v = 0;
+
+	if (s->has_val && fetch(ctx, &s->val, &v)) {
+		stat_inc(spec, STAT_STR);
+		return;
+	}
+	if (s->action != PT_ACT_COUNT) {
+		solo_hist_add(spec, v, val_bucket(v, s));
+		return;
+	}
+	c = bpf_map_lookup_elem(&solo_counts, &spec);
+	if (c) {
+		c->count++;
+		c->sum += v;
+	}
 }
 
 static __always_inline int handle(struct pt_regs *ctx)
@@ -476,6 +545,10 @@ static __always_inline int handle(struct pt_regs *ctx)
 		lat_end(s);
 		return 0;
 	}
+	if (s->solo) {
+		solo_handle(ctx, s);
+		return 0;
+	}
 	if (s->small)
 		__builtin_memset(&key, 0, sizeof(struct pt_nkey));
 	else
@@ -493,8 +566,7 @@ static __always_inline int handle(struct pt_regs *ctx)
 			count_add(&counts, &key, v);
 		return 0;
 	}
-	b = s->action == PT_ACT_QUANTIZE ? log2_bucket(v, s->val.is_signed)
-					 : lin_bucket(v, s);
+	b = val_bucket(v, s);
 	if (s->small)
 		hist_add(&nhists, &key, v, b);
 	else

@@ -80,7 +80,8 @@ struct pt_site {
 	__s64 lq_low;
 	__s64 lq_step;
 	__u32 lq_nsteps; /* buckets between low and high, <= 64 */
-	__u32 pad2;
+	__u8 solo; /* no key, one process: solo_counts/solo_hists[spec] */
+	__u8 pad2[3];
 	struct pt_fetch val;
 	struct pt_fetch key[PT_MAX_KEYS];
 	struct pt_fetch len[PT_MAX_KEYS]; /* PT_KEY_STRN lengths */

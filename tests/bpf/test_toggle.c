@@ -3,7 +3,9 @@
  * The engine's toggle, as the console uses it: specs are added and
  * removed one at a time through tracer/agg while another spec keeps
  * counting exactly; a removed spec's rows disappear; a re-added spec
- * starts from zero. And many keys, read in batches, each exact. Needs
+ * starts from zero — for counts, histograms and latencies, which for
+ * specs without keys on one process live in per-spec array slots rather
+ * than hash maps. And many keys, read in batches, each exact. Needs
  * root.
  */
 #include <errno.h>
@@ -104,6 +106,67 @@ static void test_toggle(void **state)
 	assert_int_equal(child_stop(&t), 0);
 }
 
+/* The row of spec id in snap, which must have exactly one. */
+static const struct agg_row *only_row(const struct agg_snapshot *snap, int id)
+{
+	for (size_t i = 0; i < snap->nspecs; i++)
+		if (snap->specs[i].id == id && snap->specs[i].nrows == 1)
+			return snap->specs[i].rows[0];
+	fail_msg("spec %d has not exactly one row", id);
+	return NULL;
+}
+
+static void test_toggle_hist(void **state)
+{
+	const struct agg_snapshot *snap;
+	const struct agg_row *r;
+	struct tracer *tr;
+	struct child t;
+	struct agg *agg;
+	int q, lat, q2, lat2;
+
+	(void)state;
+	assert_int_equal(child_start(fixture_path("sdt_target"), &t), 0);
+	tr = tracer_new(TRACER_PID, t.pid, NULL);
+	assert_non_null(tr);
+	agg = agg_new(tr);
+	assert_non_null(agg);
+	q = add(tr, "fixture:konst=quantize(arg0)"); /* 42 each time */
+	lat = add(tr, "fixture:enter..fixture:leave=latency()"); /* 3 deep */
+	assert_int_equal(tracer_spec_info(tr, q)->solo_pid, t.pid);
+	fire(&t, 4);
+	snap = agg_read(agg);
+	r = only_row(snap, q);
+	assert_int_equal(r->pid, t.pid);
+	assert_int_equal(r->total, 4);
+	assert_int_equal(r->sum_total, 4 * 42);
+	assert_int_equal(r->b_total[2 + 5], 4); /* [32, 64) */
+	assert_int_equal(total(snap, lat), 12);
+
+	assert_int_equal(tracer_remove(tr, q), 0);
+	assert_int_equal(tracer_remove(tr, lat), 0);
+	q2 = add(tr, "fixture:konst=quantize(arg0)");
+	assert_int_equal(q2, q);
+	snap = agg_read(agg);
+	assert_int_equal(total(snap, q2), -1); /* no row before an event */
+	fire(&t, 3);
+	lat2 = add(tr, "fixture:enter..fixture:leave=latency()");
+	assert_int_equal(lat2, lat);
+	fire(&t, 2);
+	snap = agg_read(agg);
+	r = only_row(snap, q2);
+	assert_int_equal(r->total, 5);
+	assert_int_equal(r->min, 42);
+	assert_int_equal(r->max, 42);
+	assert_int_equal(r->b_total[2 + 5], 5);
+	r = only_row(snap, lat2);
+	assert_int_equal(r->total, 6);
+	assert_true(r->min > 0 && r->max >= r->min);
+	agg_free(agg);
+	tracer_free(tr);
+	assert_int_equal(child_stop(&t), 0);
+}
+
 static void test_many_keys(void **state)
 {
 	const struct agg_snapshot *snap;
@@ -155,6 +218,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_toggle),
+		cmocka_unit_test(test_toggle_hist),
 		cmocka_unit_test(test_many_keys),
 	};
 

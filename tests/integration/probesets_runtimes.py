@@ -249,7 +249,7 @@ with tempfile.TemporaryDirectory() as tmp:
              for p in ("function__*", "compile__file__*")],
             {}, {("RuntimeException",): 3}),
            "php without USE_ZEND_DTRACE: said once per probe family; "
-           "exceptions still counted")
+           "exceptions still counted", tr.stderr)
 
 # -- pony, erlang, node: a fixture with their providers ----------------------
 RT = os.path.join(FIXTURE_DIR, "runtimes")

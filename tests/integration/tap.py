@@ -31,8 +31,9 @@ class Tap:
         sys.stdout.flush()
         return cond
 
-    def eq(self, got, want, what):
-        return self.ok(got == want, what, "got:  %r\nwant: %r" % (got, want))
+    def eq(self, got, want, what, detail=""):
+        return self.ok(got == want, what,
+                       "got:  %r\nwant: %r\n%s" % (got, want, detail))
 
     def skip_all(self, why):
         print("1..0 # SKIP " + why)
