@@ -7,6 +7,8 @@
  * probetop.h) that says how to fetch the arguments at that location and
  * what to aggregate. Aggregates live in per-CPU hash maps, so the hot path
  * takes no atomic operation; user space sums the CPUs and diffs totals.
+ * A spec without keys on one process (a solo site) needs no hash: its one
+ * row is the spec's slot in a per-CPU array.
  * Anything that cannot be recorded is counted in the spec's stats.
  *
  * pt_sys_enter/pt_sys_exit and pt_rq_issue/pt_rq_complete (BTF
