@@ -376,7 +376,23 @@ static void hist_entry(struct agg *agg, const void *key, const void *vals)
 	}
 }
 
-/* Entries of the short-key maps, widened to a struct pt_key. */
+/* Entries of the shorter-key maps, widened to a struct pt_key. */
+static void scount_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct pt_key k = { 0 };
+
+	memcpy(&k, key, sizeof(struct pt_skey));
+	count_entry(agg, &k, vals);
+}
+
+static void shist_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct pt_key k = { 0 };
+
+	memcpy(&k, key, sizeof(struct pt_skey));
+	hist_entry(agg, &k, vals);
+}
+
 static void ncount_entry(struct agg *agg, const void *key, const void *vals)
 {
 	struct pt_key k = { 0 };
@@ -715,6 +731,10 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 		  count_entry },
 		{ maps.hists, sizeof(struct pt_key), sizeof(struct pt_hist),
 		  hist_entry },
+		{ maps.scounts, sizeof(struct pt_skey), sizeof(struct pt_count),
+		  scount_entry },
+		{ maps.shists, sizeof(struct pt_skey), sizeof(struct pt_hist),
+		  shist_entry },
 		{ maps.ncounts, sizeof(struct pt_nkey), sizeof(struct pt_count),
 		  ncount_entry },
 		{ maps.nhists, sizeof(struct pt_nkey), sizeof(struct pt_hist),

@@ -37,6 +37,9 @@ _Static_assert(sizeof(struct pt_key) ==
 	       "pt_key layout");
 _Static_assert(sizeof(struct pt_nkey) == offsetof(struct pt_key, str),
 	       "pt_nkey is a prefix of pt_key");
+_Static_assert(sizeof(struct pt_skey) == offsetof(struct pt_key, str[1]),
+	       "pt_skey is a prefix of pt_key");
+_Static_assert(SPEC_MAX_STRS == PT_KEY_STR2, "a key width per string count");
 _Static_assert(SPEC_MAX_KEYS == PT_MAX_KEYS, "key counts agree");
 _Static_assert(SPEC_MAX_STRS == PT_MAX_STRS, "string key counts agree");
 _Static_assert(SPEC_LQ_MAX_STEPS + 2 <= PT_NBUCKETS, "lquantize buckets");
@@ -249,14 +252,15 @@ static const enum pt_action AGG_ACTION[] = {
 };
 
 /* Fill the site for role (0: first probe, 1: the end of a latency). */
-static int build_site(struct tspec *ts, int id, int role,
-		      const struct argsrc *src, struct pt_site *s)
+static int build_site(const struct tracer *tr, struct tspec *ts, int id,
+		      int role, const struct argsrc *src, struct pt_site *s)
 {
 	const struct spec *sp = &ts->spec;
 	int err;
 
 	memset(s, 0, sizeof(*s));
 	s->spec = (uint32_t)id;
+	s->pid = tr->kind == TRACER_PID ? (uint32_t)tr->pid : 0;
 	s->solo = ts->info.solo_pid != 0;
 	if (sp->agg == SPEC_AGG_LQUANTIZE) {
 		s->lq_low = sp->lq_low;
@@ -275,10 +279,9 @@ static int build_site(struct tspec *ts, int id, int role,
 		s->has_val = 1;
 	}
 	s->nkeys = (uint8_t)sp->nkeys;
-	s->small = 1;
 	for (int i = 0; i < sp->nkeys; i++)
-		if (spec_key_is_str(&sp->keys[i]))
-			s->small = 0;
+		s->width +=
+			spec_key_is_str(&sp->keys[i]); /* enum pt_key_width */
 	for (int i = 0; i < sp->nkeys; i++) {
 		const struct spec_key *k = &sp->keys[i];
 
@@ -345,7 +348,7 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 	uint32_t idx;
 	int err;
 
-	err = build_site(ts, id, role, src, &site);
+	err = build_site(tr, ts, id, role, src, &site);
 	if (err) {
 		ts->info.nskipped++;
 		log_msg(LOG_WARN, "%s: %s: %s at %#llx: %s", ts->spec.text,
@@ -808,6 +811,10 @@ int tracer_remove(struct tracer *tr, int id)
 		    offsetof(struct pt_key, spec), id);
 	delete_keys(bpf_map__fd(tr->skel->maps.hists), sizeof(struct pt_key),
 		    offsetof(struct pt_key, spec), id);
+	delete_keys(bpf_map__fd(tr->skel->maps.scounts), sizeof(struct pt_skey),
+		    offsetof(struct pt_skey, spec), id);
+	delete_keys(bpf_map__fd(tr->skel->maps.shists), sizeof(struct pt_skey),
+		    offsetof(struct pt_skey, spec), id);
 	delete_keys(bpf_map__fd(tr->skel->maps.ncounts), sizeof(struct pt_nkey),
 		    offsetof(struct pt_nkey, spec), id);
 	delete_keys(bpf_map__fd(tr->skel->maps.nhists), sizeof(struct pt_nkey),
@@ -1160,6 +1167,8 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->hists = bpf_map__fd(tr->skel->maps.hists);
 	out->ncounts = bpf_map__fd(tr->skel->maps.ncounts);
 	out->nhists = bpf_map__fd(tr->skel->maps.nhists);
+	out->scounts = bpf_map__fd(tr->skel->maps.scounts);
+	out->shists = bpf_map__fd(tr->skel->maps.shists);
 	out->solo_counts = bpf_map__fd(tr->skel->maps.solo_counts);
 	out->solo_hists = bpf_map__fd(tr->skel->maps.solo_hists);
 	out->stats = bpf_map__fd(tr->skel->maps.stats);

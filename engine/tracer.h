@@ -56,12 +56,14 @@ struct tracer_spec_info {
 			 * solo maps; 0: rows are in the hash maps */
 };
 
-/* The maps agg reads; fds owned by the tracer. ncounts/nhists hold the
- * specs without string keys (struct pt_nkey); solo_counts/solo_hists,
- * per-CPU arrays indexed by spec id, the specs with a solo_pid. */
+/* The maps agg reads; fds owned by the tracer. counts/hists hold the
+ * specs with two string keys (struct pt_key), scounts/shists those with
+ * one (struct pt_skey), ncounts/nhists those without (struct pt_nkey);
+ * solo_counts/solo_hists, per-CPU arrays indexed by spec id, the specs
+ * with a solo_pid. */
 struct tracer_maps {
-	int counts, hists, ncounts, nhists, solo_counts, solo_hists, stats, io,
-		proc;
+	int counts, hists, scounts, shists, ncounts, nhists, solo_counts,
+		solo_hists, stats, io, proc;
 };
 
 /*

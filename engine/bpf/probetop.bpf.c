@@ -46,7 +46,22 @@ struct {
 	__type(value, struct pt_hist);
 } hists SEC(".maps");
 
-/* the same for specs without string keys (struct pt_nkey) */
+/* the same for specs with one string key (struct pt_skey) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_COUNT_ENTRIES);
+	__type(key, struct pt_skey);
+	__type(value, struct pt_count);
+} scounts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_HIST_ENTRIES);
+	__type(key, struct pt_skey);
+	__type(value, struct pt_hist);
+} shists SEC(".maps");
+
+/* and for specs without string keys (struct pt_nkey) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_COUNT_ENTRIES);
@@ -277,7 +292,7 @@ fill_key(const struct pt_regs *ctx, const struct pt_site *s, struct pt_key *key)
 	__s64 v, len;
 
 	key->spec = s->spec;
-	key->pid = bpf_get_current_pid_tgid() >> 32;
+	key->pid = s->pid ? s->pid : bpf_get_current_pid_tgid() >> 32;
 #pragma unroll
 	for (int i = 0; i < PT_MAX_KEYS; i++) {
 		__u8 slot = s->key_slot[i];
@@ -434,6 +449,41 @@ static __always_inline void count_add(void *map, const struct pt_key *key,
 	c->sum += v;
 }
 
+/* Zero the part of key that a spec of this width uses. */
+static __always_inline void key_zero(struct pt_key *key, __u64 width)
+{
+	if (width == PT_KEY_NUMS)
+		__builtin_memset(key, 0, sizeof(struct pt_nkey));
+	else if (width == PT_KEY_STR1)
+		__builtin_memset(key, 0, sizeof(struct pt_skey));
+	else
+		__builtin_memset(key, 0, sizeof(*key));
+}
+
+/* Count into the map of the key's width. */
+static __always_inline void key_count(const struct pt_key *key, __u64 width,
+				      __s64 v)
+{
+	if (width == PT_KEY_NUMS)
+		count_add(&ncounts, key, v);
+	else if (width == PT_KEY_STR1)
+		count_add(&scounts, key, v);
+	else
+		count_add(&counts, key, v);
+}
+
+/* Add to the histogram in the map of the key's width. */
+static __always_inline void key_hist(const struct pt_key *key, __u64 width,
+				     __s64 v, __u32 bucket)
+{
+	if (width == PT_KEY_NUMS)
+		hist_add(&nhists, key, v, bucket);
+	else if (width == PT_KEY_STR1)
+		hist_add(&shists, key, v, bucket);
+	else
+		hist_add(&hists, key, v, bucket);
+}
+
 static __always_inline void lat_start(const struct pt_regs *ctx,
 				      const struct pt_site *s)
 {
@@ -460,11 +510,8 @@ static __always_inline void lat_start(const struct pt_regs *ctx,
 		f->ts = bpf_ktime_get_ns(); /* no key: nothing else to keep */
 		return;
 	}
-	if (s->small)
-		__builtin_memset(&f->key, 0, sizeof(struct pt_nkey));
-	else
-		__builtin_memset(&f->key, 0, sizeof(f->key));
-	f->small = s->small;
+	key_zero(&f->key, s->width);
+	f->width = s->width;
 	if (!fill_key(ctx, s, &f->key)) {
 		/* keep the frame so the end still pairs; mark it unusable */
 		f->ts = 0;
@@ -500,10 +547,8 @@ static __always_inline void lat_end(const struct pt_site *s)
 	b = s->lq_nsteps ? lin_bucket(ns, s) : log2_bucket(ns, 1);
 	if (s->solo)
 		solo_hist_add(s->spec, ns, b);
-	else if (f->small)
-		hist_add(&nhists, &f->key, ns, b);
 	else
-		hist_add(&hists, &f->key, ns, b);
+		key_hist(&f->key, f->width, ns, b);
 }
 
 /* A solo site's event: no key to build, one array slot to update. */
@@ -535,7 +580,6 @@ static __always_inline int handle(struct pt_regs *ctx)
 	const struct pt_site *s = bpf_map_lookup_elem(&sites, &idx);
 	struct pt_key key;
 	__s64 v = 0;
-	__u32 b;
 
 	if (!s)
 		return 0;
@@ -551,28 +595,16 @@ static __always_inline int handle(struct pt_regs *ctx)
 		solo_handle(ctx, s);
 		return 0;
 	}
-	if (s->small)
-		__builtin_memset(&key, 0, sizeof(struct pt_nkey));
-	else
-		__builtin_memset(&key, 0, sizeof(key));
+	key_zero(&key, s->width);
 	if ((s->has_val && fetch(ctx, &s->val, &v)) ||
 	    !fill_key(ctx, s, &key)) {
 		stat_inc(s->spec, STAT_STR);
 		return 0;
 	}
-	/* one call site per map, so that the verifier can inline each */
-	if (s->action == PT_ACT_COUNT) {
-		if (s->small)
-			count_add(&ncounts, &key, v);
-		else
-			count_add(&counts, &key, v);
-		return 0;
-	}
-	b = val_bucket(v, s);
-	if (s->small)
-		hist_add(&nhists, &key, v, b);
+	if (s->action == PT_ACT_COUNT)
+		key_count(&key, s->width, v);
 	else
-		hist_add(&hists, &key, v, b);
+		key_hist(&key, s->width, v, val_bucket(v, s));
 	return 0;
 }
 

@@ -74,14 +74,15 @@ struct pt_site {
 	__u8 action;
 	__u8 nkeys;
 	__u8 has_val;
-	__u8 small; /* no string key: the short-key maps (struct pt_nkey) */
+	__u8 width; /* enum pt_key_width: the maps its keys go to */
 	__u8 key_kind[PT_MAX_KEYS];
 	__u8 key_slot[PT_MAX_KEYS]; /* num[] or str[] index */
 	__s64 lq_low;
 	__s64 lq_step;
 	__u32 lq_nsteps; /* buckets between low and high, <= 64 */
+	__u32 pid; /* the uprobe is filtered to this tgid; 0: any process */
 	__u8 solo; /* no key, one process: solo_counts/solo_hists[spec] */
-	__u8 pad2[3];
+	__u8 pad2[7];
 	struct pt_fetch val;
 	struct pt_fetch key[PT_MAX_KEYS];
 	struct pt_fetch len[PT_MAX_KEYS]; /* PT_KEY_STRN lengths */
@@ -102,6 +103,22 @@ struct pt_nkey {
 	__u64 num[PT_MAX_KEYS];
 };
 
+/* The key of a spec with one string key (in str[0]): 104 bytes, also a
+ * prefix of struct pt_key, in maps of its own. */
+struct pt_skey {
+	__u32 spec;
+	__u32 pid;
+	__u64 num[PT_MAX_KEYS];
+	char str[1][PT_STR_LEN];
+};
+
+/* Which key, and so which pair of maps, a spec's rows use. */
+enum pt_key_width {
+	PT_KEY_NUMS, /* struct pt_nkey: ncounts, nhists */
+	PT_KEY_STR1, /* struct pt_skey: scounts, shists */
+	PT_KEY_STR2, /* struct pt_key: counts, hists */
+};
+
 /* counts: per CPU; sum of the value argument for sum() */
 struct pt_count {
 	__u64 count;
@@ -120,7 +137,7 @@ struct pt_hist {
 
 struct pt_frame {
 	__u64 ts;
-	__u64 small; /* key is a struct pt_nkey */
+	__u64 width; /* enum pt_key_width of key */
 	struct pt_key key;
 };
 

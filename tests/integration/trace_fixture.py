@@ -217,6 +217,22 @@ tap.eq(rows, {t1.pid: 10, t2.pid: 20, t3.pid: 5},
 for t in (t1, t2, t3):
     t.stop()
 
+# -- -p: only that process, while another runs the same binary ----------------
+# (the kernel filters the uprobes by pid: specs without keys count into one
+# slot, keyed ones take the pid from the site, not from the task)
+t1, t2 = Target([EXE]), Target([EXE])
+ISO = ["fixture:tick", "fixture:str=count(str(arg0))",
+       "fixture:enter..fixture:leave=latency()"]
+tr = Trace(["-p", str(t1.pid), "-i", "30"] + sum((["-e", e] for e in ISO), []))
+t1.send("fire 6")
+t2.send("fire 9")
+tr.finish()
+got = [rows_by_key(agg_of(tr.final(), e)) for e in ISO]
+tap.eq(got, [{(): 6}, {("fixture-string",): 6}, {(): 18}],
+       "-p: counts only its own process")
+for t in (t1, t2):
+    t.stop()
+
 # -- exit paths -----------------------------------------------------------------
 t = Target([EXE])
 start = time.time()
