@@ -648,6 +648,11 @@ static int collect_rows(struct agg *agg)
 _Static_assert(offsetof(struct pt_count, count) == 0 &&
 		       offsetof(struct pt_hist, count) == 0,
 	       "solo values start with the count");
+static bool is_hist(const struct spec *sp)
+{
+	return sp->agg != SPEC_AGG_COUNT && sp->agg != SPEC_AGG_SUM;
+}
+
 static int read_solo(struct agg *agg, const struct tracer_maps *maps)
 {
 	for (int id = 0; id < tracer_nspecs(agg->tr); id++) {
@@ -660,8 +665,7 @@ static int read_solo(struct agg *agg, const struct tracer_maps *maps)
 
 		if (!info || !info->solo_pid)
 			continue;
-		hist = info->spec->agg != SPEC_AGG_COUNT &&
-		       info->spec->agg != SPEC_AGG_SUM;
+		hist = is_hist(info->spec);
 		vsz = round8(hist ? sizeof(struct pt_hist)
 				  : sizeof(struct pt_count));
 		if (bpf_map_lookup_elem(hist ? maps->solo_hists
@@ -714,41 +718,62 @@ static void read_stats(struct agg *agg, int fd, struct agg_spec *as)
 	*prev = t;
 }
 
+/*
+ * Which key maps can hold rows, use[width][hist]: those of a live spec's
+ * width and kind (a removed spec's keys go with it), so that a walk of
+ * the buckets of an empty map is not paid each interval.
+ */
+static void maps_in_use(const struct agg *agg, bool use[3][2])
+{
+	memset(use, 0, 3 * sizeof(use[0]));
+	for (int id = 0; id < tracer_nspecs(agg->tr); id++) {
+		const struct tracer_spec_info *info =
+			tracer_spec_info(agg->tr, id);
+
+		if (info && !info->solo_pid)
+			use[info->width][is_hist(info->spec)] = true;
+	}
+}
+
 const struct agg_snapshot *agg_read(struct agg *agg)
 {
 	struct agg_snapshot *snap = &agg->snap;
 	struct tracer_maps maps;
 	struct timespec now;
+	bool use[3][2];
 	int err;
 
 	tracer_maps(agg->tr, &maps);
+	maps_in_use(agg, use);
 	const struct {
+		bool use;
 		int fd;
 		size_t ksz, vsz;
 		entry_fn fn;
 	} READS[] = {
-		{ maps.counts, sizeof(struct pt_key), sizeof(struct pt_count),
-		  count_entry },
-		{ maps.hists, sizeof(struct pt_key), sizeof(struct pt_hist),
-		  hist_entry },
-		{ maps.scounts, sizeof(struct pt_skey), sizeof(struct pt_count),
-		  scount_entry },
-		{ maps.shists, sizeof(struct pt_skey), sizeof(struct pt_hist),
-		  shist_entry },
-		{ maps.ncounts, sizeof(struct pt_nkey), sizeof(struct pt_count),
-		  ncount_entry },
-		{ maps.nhists, sizeof(struct pt_nkey), sizeof(struct pt_hist),
-		  nhist_entry },
-		{ maps.io, sizeof(struct pt_io_key), sizeof(struct pt_io_val),
-		  io_entry },
-		{ maps.proc, sizeof(struct pt_proc_key),
+		{ use[PT_KEY_STR2][0], maps.counts, sizeof(struct pt_key),
+		  sizeof(struct pt_count), count_entry },
+		{ use[PT_KEY_STR2][1], maps.hists, sizeof(struct pt_key),
+		  sizeof(struct pt_hist), hist_entry },
+		{ use[PT_KEY_STR1][0], maps.scounts, sizeof(struct pt_skey),
+		  sizeof(struct pt_count), scount_entry },
+		{ use[PT_KEY_STR1][1], maps.shists, sizeof(struct pt_skey),
+		  sizeof(struct pt_hist), shist_entry },
+		{ use[PT_KEY_NUMS][0], maps.ncounts, sizeof(struct pt_nkey),
+		  sizeof(struct pt_count), ncount_entry },
+		{ use[PT_KEY_NUMS][1], maps.nhists, sizeof(struct pt_nkey),
+		  sizeof(struct pt_hist), nhist_entry },
+		{ true, maps.io, sizeof(struct pt_io_key),
+		  sizeof(struct pt_io_val), io_entry },
+		{ true, maps.proc, sizeof(struct pt_proc_key),
 		  sizeof(struct pt_proc_val), proc_entry },
 	};
 
 	err = 0;
 	for (size_t i = 0; i < sizeof(READS) / sizeof(READS[0]) && !err; i++)
-		err = read_batches(agg, READS[i].fd, READS[i].ksz, READS[i].vsz,
-				   READS[i].fn);
+		if (READS[i].use)
+			err = read_batches(agg, READS[i].fd, READS[i].ksz,
+					   READS[i].vsz, READS[i].fn);
 	if (!err)
 		err = read_solo(agg, &maps);
 	if (err) {

@@ -279,9 +279,7 @@ static int build_site(const struct tracer *tr, struct tspec *ts, int id,
 		s->has_val = 1;
 	}
 	s->nkeys = (uint8_t)sp->nkeys;
-	for (int i = 0; i < sp->nkeys; i++)
-		s->width +=
-			spec_key_is_str(&sp->keys[i]); /* enum pt_key_width */
+	s->width = (uint8_t)ts->info.width;
 	for (int i = 0; i < sp->nkeys; i++) {
 		const struct spec_key *k = &sp->keys[i];
 
@@ -739,6 +737,8 @@ int tracer_add_command_files(struct tracer *tr, const char *exe)
 
 /* Specs ------------------------------------------------------------- */
 
+/* Each key's slot in num[] or str[], and the key's width (the count of
+ * string keys: enum pt_key_width). */
 static void assign_key_slots(struct tspec *ts)
 {
 	int nums = 0, strs = 0;
@@ -746,6 +746,7 @@ static void assign_key_slots(struct tspec *ts)
 	for (int i = 0; i < ts->spec.nkeys; i++)
 		ts->info.key_slot[i] =
 			spec_key_is_str(&ts->spec.keys[i]) ? strs++ : nums++;
+	ts->info.width = strs;
 }
 
 int tracer_add(struct tracer *tr, const struct spec *spec)

@@ -50,6 +50,7 @@ struct tracer_spec_info {
 	size_t nskipped; /* locations that could not be used (logged) */
 	bool key_signed[SPEC_MAX_KEYS]; /* numeric keys: sign of argN */
 	int key_slot[SPEC_MAX_KEYS]; /* index into pt_key num[] or str[] */
+	int width; /* enum pt_key_width: which hash maps hold its rows */
 	bool val_signed;
 	pid_t solo_pid; /* a spec without keys on a one-process target: its
 			 * one row, (spec, this pid), is slot id of the

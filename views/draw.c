@@ -146,6 +146,30 @@ struct rect draw_box(struct rect r, const char *title, const char *note,
 	return in;
 }
 
+size_t fmt_put(char *out, size_t n, size_t o, const char *s)
+{
+	size_t l = strnlen(s, n - o - 1);
+
+	memcpy(out + o, s, l);
+	out[o + l] = '\0';
+	return o + l;
+}
+
+size_t fmt_put_num(char *out, size_t n, size_t o, uint64_t v, bool neg)
+{
+	char buf[24];
+	size_t i = sizeof(buf) - 1;
+
+	buf[i] = '\0';
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		buf[--i] = '-';
+	return fmt_put(out, n, o, buf + i);
+}
+
 const char *fmt_count(uint64_t v, char *buf, size_t n)
 {
 	char raw[32];

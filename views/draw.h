@@ -52,6 +52,14 @@ const char *fmt_ns(double ns, char *buf, size_t n);
  * s that take no column of their own (UTF-8 continuation bytes, as in
  * "µs"). Use as "%*s", fmt_w(s, 7), s. */
 int fmt_w(const char *s, int w);
+/*
+ * Append s, or v in decimal (with '-' when neg), at out[o] and return
+ * the new end; what does not fit in out[0..n) is cut, out stays
+ * NUL-terminated (needs o < n). For text built per row, where
+ * snprintf() costs more than the row.
+ */
+size_t fmt_put(char *out, size_t n, size_t o, const char *s);
+size_t fmt_put_num(char *out, size_t n, size_t o, uint64_t v, bool neg);
 /* bytes: "512B", "40kB", "1.2MB" */
 const char *fmt_bytes(double v, char *buf, size_t n);
 

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
+
 const struct agg_spec *model_spec(const struct model *m, int id)
 {
 	if (!m->snap || id < 0)
@@ -23,20 +25,20 @@ void model_key_text(const struct model *m, const struct agg_row *row,
 
 	out[0] = '\0';
 	if (m->binary_mode)
-		o += (size_t)snprintf(out, n, "%u", row->pid);
-	for (int i = 0; i < row->nkeys && o < n; i++) {
+		o = fmt_put_num(out, n, o, row->pid, false);
+	for (int i = 0; i < row->nkeys; i++) {
 		const struct agg_key_part *k = &row->key[i];
-		const char *s = o ? sep : "";
+		bool neg = k->is_signed && k->num < 0;
 
+		if (o)
+			o = fmt_put(out, n, o, sep);
 		if (k->is_str)
-			o += (size_t)snprintf(out + o, n - o, "%s%s", s,
-					      k->str);
-		else if (k->is_signed)
-			o += (size_t)snprintf(out + o, n - o, "%s%" PRId64, s,
-					      k->num);
+			o = fmt_put(out, n, o, k->str);
 		else
-			o += (size_t)snprintf(out + o, n - o, "%s%" PRIu64, s,
-					      (uint64_t)k->num);
+			o = fmt_put_num(out, n, o,
+					neg ? -(uint64_t)k->num
+					    : (uint64_t)k->num,
+					neg);
 	}
 }
 

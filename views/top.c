@@ -42,6 +42,7 @@ struct top_row {
 	char name[160], where[160]; /* FUNCTION, FILE:LINE columns */
 	double rate, avg_ns; /* avg_ns < 0: unknown */
 	uint64_t total;
+	int band; /* band() of the sort column's value */
 };
 
 /* a value per row identity (hash_key), in arrays sorted by hash */
@@ -61,6 +62,7 @@ struct top {
 	size_t nzeros;
 	struct keyed *ranks; /* place on the last refresh */
 	size_t nranks;
+	int maxn, maxw; /* longest name and where of the rows */
 	bool frames; /* rows are the frames.calls spec */
 	bool avg_col; /* draw the AVG column */
 };
@@ -145,29 +147,34 @@ static void name_row(const struct model *m, const struct agg_spec *as,
 	const struct agg_row *row = r->row;
 	const struct spec_probe *p = &as->spec->probe[0];
 
+	const size_t nn = sizeof(r->name), nw = sizeof(r->where);
+	size_t o;
+
+	r->where[0] = '\0';
 	if (frames && row->nkeys >= 3 && row->key[0].is_str &&
 	    row->key[1].is_str && !row->key[2].is_str) {
-		snprintf(r->name, sizeof(r->name), "%s", row->key[0].str);
-		snprintf(r->where, sizeof(r->where), "%s:%" PRId64,
-			 base(row->key[1].str), row->key[2].num);
+		bool neg = row->key[2].num < 0;
+
+		fmt_put(r->name, nn, 0, row->key[0].str);
+		o = fmt_put(r->where, nw, 0, base(row->key[1].str));
+		o = fmt_put(r->where, nw, o, ":");
+		fmt_put_num(r->where, nw, o,
+			    neg ? -(uint64_t)row->key[2].num
+				: (uint64_t)row->key[2].num,
+			    neg);
 	} else if (frames && row->nkeys == 2 && row->key[0].is_str &&
 		   row->key[1].is_str) {
 		/* (class, method): Java, Ruby */
-		snprintf(r->name, sizeof(r->name), "%s.%s", row->key[0].str,
-			 row->key[1].str);
-		r->where[0] = '\0';
+		o = fmt_put(r->name, nn, 0, row->key[0].str);
+		o = fmt_put(r->name, nn, o, ".");
+		fmt_put(r->name, nn, o, row->key[1].str);
 	} else if (frames) {
-		snprintf(r->name, sizeof(r->name), "%s",
-			 key_sans_pid(m, r->key));
-		r->where[0] = '\0';
+		fmt_put(r->name, nn, 0, key_sans_pid(m, r->key));
 	} else {
-		if (p->fn)
-			snprintf(r->name, sizeof(r->name), "fn:%s", p->name);
-		else
-			snprintf(r->name, sizeof(r->name), "%s:%s", p->provider,
-				 p->name);
-		snprintf(r->where, sizeof(r->where), "%s",
-			 key_sans_pid(m, r->key));
+		o = fmt_put(r->name, nn, 0, p->fn ? "fn" : p->provider);
+		o = fmt_put(r->name, nn, o, ":");
+		fmt_put(r->name, nn, o, p->name);
+		fmt_put(r->where, nw, 0, key_sans_pid(m, r->key));
 	}
 }
 
@@ -191,36 +198,6 @@ static bool wanted(const struct top *t, const struct top_row *r)
 {
 	return !t->filter[0] || strstr(r->name, t->filter) ||
 	       strstr(r->where, t->filter);
-}
-
-static int add_row(struct top *t, const struct model *m,
-		   const struct agg_spec *as, const struct agg_row *row)
-{
-	struct top_row *r;
-
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct top_row *v = realloc(t->rows, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		t->rows = v;
-		t->cap = cap;
-	}
-	r = &t->rows[t->n];
-	r->row = row;
-	r->spec = as->id;
-	model_key_text(m, row, " ", r->key, sizeof(r->key));
-	name_row(m, as, t->frames, r);
-	if (!wanted(t, r))
-		return 0;
-	r->hash = hash_key(as->id, r->key);
-	r->rank = keyed_find(t->ranks, t->nranks, r->hash, UINT64_MAX);
-	r->rate = m->snap_s > 0 ? (double)row->count / m->snap_s : 0;
-	r->total = row->total - keyed_find(t->zeros, t->nzeros, r->hash, 0);
-	r->avg_ns = avg_of(m, as, row, r->key, t->frames);
-	t->n++;
-	return 0;
 }
 
 /* The band of v >= 0: four per octave of v * 16 (so rates below one per
@@ -247,6 +224,42 @@ static double sort_value(const struct top_row *r, enum top_col c)
 			      : (double)r->total;
 }
 
+static int add_row(struct top *t, const struct model *m,
+		   const struct agg_spec *as, const struct agg_row *row)
+{
+	struct top_row *r;
+	int len;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct top_row *v = realloc(t->rows, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->rows = v;
+		t->cap = cap;
+	}
+	r = &t->rows[t->n];
+	r->row = row;
+	r->spec = as->id;
+	model_key_text(m, row, " ", r->key, sizeof(r->key));
+	name_row(m, as, t->frames, r);
+	if (!wanted(t, r))
+		return 0;
+	r->hash = hash_key(as->id, r->key);
+	r->rank = keyed_find(t->ranks, t->nranks, r->hash, UINT64_MAX);
+	r->rate = m->snap_s > 0 ? (double)row->count / m->snap_s : 0;
+	r->total = row->total - keyed_find(t->zeros, t->nzeros, r->hash, 0);
+	r->avg_ns = avg_of(m, as, row, r->key, t->frames);
+	r->band = band(sort_value(r, t->sort));
+	len = (int)strlen(r->name);
+	t->maxn = len > t->maxn ? len : t->maxn;
+	len = (int)strlen(r->where);
+	t->maxw = len > t->maxw ? len : t->maxw;
+	t->n++;
+	return 0;
+}
+
 /* Numeric columns: band (descending), the last refresh's place, the exact
  * value, then the key. Name: name, file:line, key. */
 static int cmp_rows(const void *a, const void *b, void *arg)
@@ -254,7 +267,7 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	const struct top_row *x = a, *y = b;
 	enum top_col c = *(const enum top_col *)arg;
 	double vx, vy;
-	int bx, by, d;
+	int d;
 
 	if (c == COL_NAME) {
 		d = strcmp(x->name, y->name);
@@ -262,12 +275,10 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 			d = strcmp(x->where, y->where);
 		return d ? d : strcmp(x->key, y->key);
 	}
+	if (x->band != y->band)
+		return x->band < y->band ? 1 : -1;
 	vx = sort_value(x, c);
 	vy = sort_value(y, c);
-	bx = band(vx);
-	by = band(vy);
-	if (bx != by)
-		return bx < by ? 1 : -1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	if (vx != vy)
@@ -291,6 +302,7 @@ static bool is_top_spec(const struct model *m, const struct agg_spec *as)
 static void rebuild(struct top *t, const struct model *m)
 {
 	t->n = 0;
+	t->maxn = t->maxw = 0;
 	t->frames = m->frames_calls.id >= 0;
 	if (!m->snap)
 		return;
@@ -435,16 +447,9 @@ static void heading(const struct top *t, const struct model *m, struct rect r,
  * room for that, but at least half of avail (and at least 8). */
 static int name_width(const struct top *t, int avail)
 {
-	int maxn = 8, maxw = 9, w;
+	int maxn = t->maxn > 8 ? t->maxn : 8, maxw = t->maxw > 9 ? t->maxw : 9;
+	int w = avail - 1 - maxw;
 
-	for (size_t i = 0; i < t->n; i++) {
-		int n = (int)strlen(t->rows[i].name),
-		    k = (int)strlen(t->rows[i].where);
-
-		maxn = n > maxn ? n : maxn;
-		maxw = k > maxw ? k : maxw;
-	}
-	w = avail - 1 - maxw;
 	if (w < avail / 2)
 		w = avail / 2;
 	if (w > maxn)
