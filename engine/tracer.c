@@ -262,6 +262,7 @@ static int build_site(const struct tracer *tr, struct tspec *ts, int id,
 	s->spec = (uint32_t)id;
 	s->pid = tr->kind == TRACER_PID ? (uint32_t)tr->pid : 0;
 	s->solo = ts->info.solo_pid != 0;
+	s->tag = (uint32_t)id | ts->info.gen << 8;
 	if (sp->agg == SPEC_AGG_LQUANTIZE) {
 		s->lq_low = sp->lq_low;
 		s->lq_step = sp->lq_step;

@@ -25,6 +25,7 @@
 #define PT_COUNT_ENTRIES 65536 /* keys of count and sum specs */
 #define PT_HIST_ENTRIES 16384 /* keys of quantize, lquantize, latency */
 #define PT_STACK_ENTRIES 8192 /* (thread, latency spec) pairs */
+#define PT_TASK_STACKS 4 /* solo latency stacks in a thread's own storage */
 #define PT_IO_ENTRIES 4096 /* (pid, syscall class) pairs */
 #define PT_IO_PIDS 1024 /* processes watched from the kernel (watched) */
 #define PT_PROC_ENTRIES 4096 /* (pid, event, code, name) of process events */
@@ -82,7 +83,8 @@ struct pt_site {
 	__u32 lq_nsteps; /* buckets between low and high, <= 64 */
 	__u32 pid; /* the uprobe is filtered to this tgid; 0: any process */
 	__u8 solo; /* no key, one process: solo_counts/solo_hists[spec] */
-	__u8 pad2[7];
+	__u8 pad2[3];
+	__u32 tag; /* spec | generation << 8: tells a reused spec id apart */
 	struct pt_fetch val;
 	struct pt_fetch key[PT_MAX_KEYS];
 	struct pt_fetch len[PT_MAX_KEYS]; /* PT_KEY_STRN lengths */
@@ -150,6 +152,21 @@ struct pt_stack {
 	__u32 depth; /* may exceed PT_STACK_DEPTH: those frames are dropped */
 	__u32 pad;
 	struct pt_frame f[PT_STACK_DEPTH];
+};
+
+/*
+ * tstacks: per thread (task-local storage, found without hashing), the
+ * start times of solo latency specs. Stack i belongs to the site tag in
+ * tag[i] while its depth is above 0; at depth 0 any solo spec may take
+ * it. A spec that finds none keeps its starts in stacks (the hash map),
+ * as keyed specs do; the end looks in the thread's stack first, so the
+ * newest start is always popped first. A spec removed with starts open
+ * leaves its stack taken until the thread ends (its tag never returns).
+ */
+struct pt_tstack {
+	__u32 tag[PT_TASK_STACKS];
+	__u32 depth[PT_TASK_STACKS]; /* may exceed PT_STACK_DEPTH */
+	__u64 ts[PT_TASK_STACKS][PT_STACK_DEPTH];
 };
 
 /* stats: per CPU array indexed by spec id */

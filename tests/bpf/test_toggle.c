@@ -167,6 +167,61 @@ static void test_toggle_hist(void **state)
 	assert_int_equal(child_stop(&t), 0);
 }
 
+/* The spec of id in snap. */
+static const struct agg_spec *spec_of(const struct agg_snapshot *snap, int id)
+{
+	for (size_t i = 0; i < snap->nspecs; i++)
+		if (snap->specs[i].id == id)
+			return &snap->specs[i];
+	fail_msg("no spec %d", id);
+	return NULL;
+}
+
+/* Latency specs without keys keep their starts in the thread's own
+ * storage, PT_TASK_STACKS stacks per thread: more specs nested on one
+ * thread than that fall back to the hash map, and a stack left taken by
+ * a spec removed with starts open stays taken; every pair is still
+ * counted exactly. */
+static void test_task_stacks(void **state)
+{
+	const struct agg_snapshot *snap;
+	const struct agg_spec *as;
+	int ids[PT_TASK_STACKS + 2], leak;
+	struct tracer *tr;
+	struct child t;
+	struct agg *agg;
+
+	(void)state;
+	assert_int_equal(child_start(fixture_path("sdt_target"), &t), 0);
+	tr = tracer_new(TRACER_PID, t.pid, NULL);
+	assert_non_null(tr);
+	agg = agg_new(tr);
+	assert_non_null(agg);
+	/* each fire: tick (an end), then 3 enters (starts): 2 left open */
+	leak = add(tr, "fixture:enter..fixture:tick=latency()");
+	fire(&t, 2);
+	as = spec_of(agg_read(agg), leak);
+	assert_int_equal(as->nrows, 1);
+	assert_int_equal(as->rows[0]->total, 1);
+	assert_int_equal(as->unmatched_total, 1);
+	assert_int_equal(tracer_remove(tr, leak), 0); /* 5 starts open */
+	for (int i = 0; i < PT_TASK_STACKS + 2; i++)
+		ids[i] = add(tr, "fixture:enter..fixture:leave=latency()");
+	fire(&t, 3);
+	snap = agg_read(agg);
+	for (int i = 0; i < PT_TASK_STACKS + 2; i++) {
+		as = spec_of(snap, ids[i]);
+		assert_int_equal(as->nrows, 1);
+		assert_int_equal(as->rows[0]->total, 9);
+		assert_int_equal(as->unmatched_total, 0);
+		assert_int_equal(as->drops_total, 0);
+		assert_true(as->rows[0]->min > 0);
+	}
+	agg_free(agg);
+	tracer_free(tr);
+	assert_int_equal(child_stop(&t), 0);
+}
+
 static void test_many_keys(void **state)
 {
 	const struct agg_snapshot *snap;
@@ -219,6 +274,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_toggle),
 		cmocka_unit_test(test_toggle_hist),
+		cmocka_unit_test(test_task_stacks),
 		cmocka_unit_test(test_many_keys),
 	};
 
