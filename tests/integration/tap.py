@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 PROBETOP = os.environ.get("PROBETOP", "probetop")
@@ -126,7 +127,10 @@ def wait_mapped(pid, fragment, timeout=60):
 class Trace:
     """probetop trace --json in the background: waits for its 'attached'
     line on stderr; finish() stops it (SIGINT unless it ends by itself)
-    and returns its JSON objects."""
+    and returns its JSON objects. Both pipes are read by threads from the
+    start: a readline() on the pipe followed by communicate() loses what
+    the first read buffered past the line (the lines probetop prints
+    right after 'attached', when they arrive together)."""
 
     def __init__(self, args, json_out=True, env=None, preexec_fn=None):
         argv = [PROBETOP, "trace"] + (["--json"] if json_out else []) + args
@@ -134,24 +138,35 @@ class Trace:
                                   stderr=subprocess.PIPE, text=True, env=env,
                                   preexec_fn=preexec_fn)
         self.err = []
+        self.out = []
         self.attached = None
-        while True:
-            line = self.p.stderr.readline()
-            if not line:
-                break
-            self.err.append(line)
-            if "probetop: attached" in line:
-                self.attached = line.strip()
-                break
+        seen = threading.Event()
+
+        def drain_err():
+            for line in self.p.stderr:
+                self.err.append(line)
+                if self.attached is None and "probetop: attached" in line:
+                    self.attached = line.strip()
+                    seen.set()
+            seen.set()
+
+        self.readers = [threading.Thread(target=drain_err, daemon=True),
+                        threading.Thread(target=lambda: self.out.extend(
+                            self.p.stdout), daemon=True)]
+        for r in self.readers:
+            r.start()
+        seen.wait()
 
     def finish(self, sig=signal.SIGINT, timeout=30):
         if sig is not None and self.p.poll() is None:
             self.p.send_signal(sig)
-        out, err = self.p.communicate(timeout=timeout)
-        self.stdout = out
-        self.stderr = "".join(self.err) + err
+        self.p.wait(timeout=timeout)
+        for r in self.readers:
+            r.join(timeout)
+        self.stdout = "".join(self.out)
+        self.stderr = "".join(self.err)
         self.rc = self.p.returncode
-        self.objs = [json.loads(l) for l in out.splitlines()
+        self.objs = [json.loads(l) for l in self.stdout.splitlines()
                      if l.startswith("{")]
         return self.objs
 
@@ -193,13 +208,15 @@ def load_bias(pid, path):
     return None
 
 
-def trace_wait_err(tr, fragment):
-    """Read tr's stderr until a line containing fragment; that line or
-    None at end of output."""
+def trace_wait_err(tr, fragment, timeout=60):
+    """Wait for a line of tr's stderr containing fragment; that line, or
+    None if the output ends (or timeout seconds pass) without one."""
+    deadline = time.time() + timeout
     while True:
-        line = tr.p.stderr.readline()
-        if not line:
+        done = not tr.readers[0].is_alive()
+        for line in list(tr.err):
+            if fragment in line:
+                return line.strip()
+        if done or time.time() > deadline:
             return None
-        tr.err.append(line)
-        if fragment in line:
-            return line.strip()
+        time.sleep(0.02)
