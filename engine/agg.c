@@ -274,25 +274,44 @@ static void reset_row(struct agg *agg, struct arow *r,
 
 typedef void (*entry_fn)(struct agg *agg, const void *key, const void *vals);
 
+/* A hash map agg walks: key and value sizes, what takes each entry,
+ * and whether the key is a prefix of struct pt_key (the shorter keys of
+ * specs with fewer strings), which fn gets widened with zeros. */
+struct map_read {
+	bool use;
+	int fd;
+	size_t ksz, vsz;
+	entry_fn fn;
+	bool prefix;
+};
+
 /* Walk a whole hash map with batch lookups; 0 or a negative errno. */
-static int read_batches(struct agg *agg, int fd, size_t ksz, size_t vsz,
-			entry_fn fn)
+static int read_batches(struct agg *agg, const struct map_read *m)
 {
 	uint32_t in = 0, out = 0;
 	bool first = true;
 
 	for (;;) {
 		uint32_t count = BATCH;
-		int err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out,
+		int err = bpf_map_lookup_batch(m->fd, first ? NULL : &in, &out,
 					       agg->keys, agg->vals, &count,
 					       NULL);
 
 		if (err && errno != ENOENT)
 			return -errno;
-		for (uint32_t i = 0; i < count; i++)
-			fn(agg, (const uint8_t *)agg->keys + i * ksz,
-			   (const uint8_t *)agg->vals +
-				   i * round8(vsz) * (size_t)agg->ncpu);
+		for (uint32_t i = 0; i < count; i++) {
+			const void *key =
+				(const uint8_t *)agg->keys + i * m->ksz;
+			struct pt_key wide = { 0 };
+
+			if (m->prefix) {
+				memcpy(&wide, key, m->ksz);
+				key = &wide;
+			}
+			m->fn(agg, key,
+			      (const uint8_t *)agg->vals +
+				      i * round8(m->vsz) * (size_t)agg->ncpu);
+		}
 		if (err)
 			return 0;
 		in = out;
@@ -374,39 +393,6 @@ static void hist_entry(struct agg *agg, const void *key, const void *vals)
 		r->buckets[i] = b[i] - r->buckets[PT_NBUCKETS + i];
 		r->buckets[PT_NBUCKETS + i] = b[i];
 	}
-}
-
-/* Entries of the shorter-key maps, widened to a struct pt_key. */
-static void scount_entry(struct agg *agg, const void *key, const void *vals)
-{
-	struct pt_key k = { 0 };
-
-	memcpy(&k, key, sizeof(struct pt_skey));
-	count_entry(agg, &k, vals);
-}
-
-static void shist_entry(struct agg *agg, const void *key, const void *vals)
-{
-	struct pt_key k = { 0 };
-
-	memcpy(&k, key, sizeof(struct pt_skey));
-	hist_entry(agg, &k, vals);
-}
-
-static void ncount_entry(struct agg *agg, const void *key, const void *vals)
-{
-	struct pt_key k = { 0 };
-
-	memcpy(&k, key, sizeof(struct pt_nkey));
-	count_entry(agg, &k, vals);
-}
-
-static void nhist_entry(struct agg *agg, const void *key, const void *vals)
-{
-	struct pt_key k = { 0 };
-
-	memcpy(&k, key, sizeof(struct pt_nkey));
-	hist_entry(agg, &k, vals);
 }
 
 static struct agg_io_row *io_row(struct agg *agg, const struct pt_io_key *k)
@@ -745,35 +731,29 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 
 	tracer_maps(agg->tr, &maps);
 	maps_in_use(agg, use);
-	const struct {
-		bool use;
-		int fd;
-		size_t ksz, vsz;
-		entry_fn fn;
-	} READS[] = {
+	const struct map_read READS[] = {
 		{ use[PT_KEY_STR2][0], maps.counts, sizeof(struct pt_key),
-		  sizeof(struct pt_count), count_entry },
+		  sizeof(struct pt_count), count_entry, false },
 		{ use[PT_KEY_STR2][1], maps.hists, sizeof(struct pt_key),
-		  sizeof(struct pt_hist), hist_entry },
+		  sizeof(struct pt_hist), hist_entry, false },
 		{ use[PT_KEY_STR1][0], maps.scounts, sizeof(struct pt_skey),
-		  sizeof(struct pt_count), scount_entry },
+		  sizeof(struct pt_count), count_entry, true },
 		{ use[PT_KEY_STR1][1], maps.shists, sizeof(struct pt_skey),
-		  sizeof(struct pt_hist), shist_entry },
+		  sizeof(struct pt_hist), hist_entry, true },
 		{ use[PT_KEY_NUMS][0], maps.ncounts, sizeof(struct pt_nkey),
-		  sizeof(struct pt_count), ncount_entry },
+		  sizeof(struct pt_count), count_entry, true },
 		{ use[PT_KEY_NUMS][1], maps.nhists, sizeof(struct pt_nkey),
-		  sizeof(struct pt_hist), nhist_entry },
+		  sizeof(struct pt_hist), hist_entry, true },
 		{ true, maps.io, sizeof(struct pt_io_key),
-		  sizeof(struct pt_io_val), io_entry },
+		  sizeof(struct pt_io_val), io_entry, false },
 		{ true, maps.proc, sizeof(struct pt_proc_key),
-		  sizeof(struct pt_proc_val), proc_entry },
+		  sizeof(struct pt_proc_val), proc_entry, false },
 	};
 
 	err = 0;
 	for (size_t i = 0; i < sizeof(READS) / sizeof(READS[0]) && !err; i++)
 		if (READS[i].use)
-			err = read_batches(agg, READS[i].fd, READS[i].ksz,
-					   READS[i].vsz, READS[i].fn);
+			err = read_batches(agg, &READS[i]);
 	if (!err)
 		err = read_solo(agg, &maps);
 	if (err) {

@@ -24,6 +24,34 @@
 #include "spec.h"
 #include "tracer.h"
 
+/* A target (sdt_target) with a tracer and an agg on it. */
+struct rig {
+	struct child t;
+	struct tracer *tr;
+	struct agg *agg;
+};
+
+static int rig_up(void **state)
+{
+	static struct rig rig;
+
+	if (child_start(fixture_path("sdt_target"), &rig.t))
+		return -1;
+	rig.tr = tracer_new(TRACER_PID, rig.t.pid, NULL);
+	rig.agg = rig.tr ? agg_new(rig.tr) : NULL;
+	*state = &rig;
+	return rig.agg ? 0 : -1;
+}
+
+static int rig_down(void **state)
+{
+	struct rig *rig = *state;
+
+	agg_free(rig->agg);
+	tracer_free(rig->tr);
+	return child_stop(&rig->t) ? -1 : 0;
+}
+
 static void fire(struct child *t, int n)
 {
 	char cmd[32], reply[64], want[64];
@@ -62,21 +90,16 @@ static int64_t total(const struct agg_snapshot *snap, int id)
 
 static void test_toggle(void **state)
 {
+	struct rig *rig = *state;
+	struct tracer *tr = rig->tr;
+	struct agg *agg = rig->agg;
+	struct child *t = &rig->t;
 	const struct agg_snapshot *snap;
-	struct tracer *tr;
-	struct child t;
-	struct agg *agg;
 	int tick, sem, sem2;
 
-	(void)state;
-	assert_int_equal(child_start(fixture_path("sdt_target"), &t), 0);
-	tr = tracer_new(TRACER_PID, t.pid, NULL);
-	assert_non_null(tr);
-	agg = agg_new(tr);
-	assert_non_null(agg);
 	tick = add(tr, "fixture:tick");
 	sem = add(tr, "fixture:sem=count()");
-	fire(&t, 10);
+	fire(t, 10);
 	snap = agg_read(agg);
 	assert_int_equal(total(snap, tick), 10);
 	assert_int_equal(total(snap, sem), 10);
@@ -84,7 +107,7 @@ static void test_toggle(void **state)
 
 	/* off: tick keeps counting, sem is gone */
 	assert_int_equal(tracer_remove(tr, sem), 0);
-	fire(&t, 5);
+	fire(t, 5);
 	snap = agg_read(agg);
 	assert_int_equal(snap->nspecs, 1);
 	assert_int_equal(total(snap, tick), 15);
@@ -94,77 +117,12 @@ static void test_toggle(void **state)
 	/* on again, in the same slot: starts from zero */
 	sem2 = add(tr, "fixture:sem=count()");
 	assert_int_equal(sem2, sem);
-	fire(&t, 7);
+	fire(t, 7);
 	snap = agg_read(agg);
 	assert_int_equal(total(snap, tick), 22);
 	assert_int_equal(total(snap, sem2), 7);
 	assert_int_equal(tracer_remove(tr, sem2), 0);
 	assert_int_equal(tracer_remove(tr, sem2), -ENOENT);
-
-	agg_free(agg);
-	tracer_free(tr);
-	assert_int_equal(child_stop(&t), 0);
-}
-
-/* The row of spec id in snap, which must have exactly one. */
-static const struct agg_row *only_row(const struct agg_snapshot *snap, int id)
-{
-	for (size_t i = 0; i < snap->nspecs; i++)
-		if (snap->specs[i].id == id && snap->specs[i].nrows == 1)
-			return snap->specs[i].rows[0];
-	fail_msg("spec %d has not exactly one row", id);
-	return NULL;
-}
-
-static void test_toggle_hist(void **state)
-{
-	const struct agg_snapshot *snap;
-	const struct agg_row *r;
-	struct tracer *tr;
-	struct child t;
-	struct agg *agg;
-	int q, lat, q2, lat2;
-
-	(void)state;
-	assert_int_equal(child_start(fixture_path("sdt_target"), &t), 0);
-	tr = tracer_new(TRACER_PID, t.pid, NULL);
-	assert_non_null(tr);
-	agg = agg_new(tr);
-	assert_non_null(agg);
-	q = add(tr, "fixture:konst=quantize(arg0)"); /* 42 each time */
-	lat = add(tr, "fixture:enter..fixture:leave=latency()"); /* 3 deep */
-	assert_int_equal(tracer_spec_info(tr, q)->solo_pid, t.pid);
-	fire(&t, 4);
-	snap = agg_read(agg);
-	r = only_row(snap, q);
-	assert_int_equal(r->pid, t.pid);
-	assert_int_equal(r->total, 4);
-	assert_int_equal(r->sum_total, 4 * 42);
-	assert_int_equal(r->b_total[2 + 5], 4); /* [32, 64) */
-	assert_int_equal(total(snap, lat), 12);
-
-	assert_int_equal(tracer_remove(tr, q), 0);
-	assert_int_equal(tracer_remove(tr, lat), 0);
-	q2 = add(tr, "fixture:konst=quantize(arg0)");
-	assert_int_equal(q2, q);
-	snap = agg_read(agg);
-	assert_int_equal(total(snap, q2), -1); /* no row before an event */
-	fire(&t, 3);
-	lat2 = add(tr, "fixture:enter..fixture:leave=latency()");
-	assert_int_equal(lat2, lat);
-	fire(&t, 2);
-	snap = agg_read(agg);
-	r = only_row(snap, q2);
-	assert_int_equal(r->total, 5);
-	assert_int_equal(r->min, 42);
-	assert_int_equal(r->max, 42);
-	assert_int_equal(r->b_total[2 + 5], 5);
-	r = only_row(snap, lat2);
-	assert_int_equal(r->total, 6);
-	assert_true(r->min > 0 && r->max >= r->min);
-	agg_free(agg);
-	tracer_free(tr);
-	assert_int_equal(child_stop(&t), 0);
 }
 
 /* The spec of id in snap. */
@@ -177,6 +135,59 @@ static const struct agg_spec *spec_of(const struct agg_snapshot *snap, int id)
 	return NULL;
 }
 
+/* The row of spec id in snap, which must have exactly one. */
+static const struct agg_row *only_row(const struct agg_snapshot *snap, int id)
+{
+	const struct agg_spec *as = spec_of(snap, id);
+
+	if (as->nrows != 1)
+		fail_msg("spec %d has %zu rows", id, as->nrows);
+	return as->rows[0];
+}
+
+static void test_toggle_hist(void **state)
+{
+	struct rig *rig = *state;
+	struct tracer *tr = rig->tr;
+	struct agg *agg = rig->agg;
+	struct child *t = &rig->t;
+	const struct agg_snapshot *snap;
+	const struct agg_row *r;
+	int q, lat, q2, lat2;
+
+	q = add(tr, "fixture:konst=quantize(arg0)"); /* 42 each time */
+	lat = add(tr, "fixture:enter..fixture:leave=latency()"); /* 3 deep */
+	assert_int_equal(tracer_spec_info(tr, q)->solo_pid, t->pid);
+	fire(t, 4);
+	snap = agg_read(agg);
+	r = only_row(snap, q);
+	assert_int_equal(r->pid, t->pid);
+	assert_int_equal(r->total, 4);
+	assert_int_equal(r->sum_total, 4 * 42);
+	assert_int_equal(r->b_total[2 + 5], 4); /* [32, 64) */
+	assert_int_equal(total(snap, lat), 12);
+
+	assert_int_equal(tracer_remove(tr, q), 0);
+	assert_int_equal(tracer_remove(tr, lat), 0);
+	q2 = add(tr, "fixture:konst=quantize(arg0)");
+	assert_int_equal(q2, q);
+	snap = agg_read(agg);
+	assert_int_equal(total(snap, q2), -1); /* no row before an event */
+	fire(t, 3);
+	lat2 = add(tr, "fixture:enter..fixture:leave=latency()");
+	assert_int_equal(lat2, lat);
+	fire(t, 2);
+	snap = agg_read(agg);
+	r = only_row(snap, q2);
+	assert_int_equal(r->total, 5);
+	assert_int_equal(r->min, 42);
+	assert_int_equal(r->max, 42);
+	assert_int_equal(r->b_total[2 + 5], 5);
+	r = only_row(snap, lat2);
+	assert_int_equal(r->total, 6);
+	assert_true(r->min > 0 && r->max >= r->min);
+}
+
 /* Latency specs without keys keep their starts in the thread's own
  * storage, PT_TASK_STACKS stacks per thread: more specs nested on one
  * thread than that fall back to the hash map, and a stack left taken by
@@ -184,22 +195,17 @@ static const struct agg_spec *spec_of(const struct agg_snapshot *snap, int id)
  * counted exactly. */
 static void test_task_stacks(void **state)
 {
+	struct rig *rig = *state;
+	struct tracer *tr = rig->tr;
+	struct agg *agg = rig->agg;
+	struct child *t = &rig->t;
 	const struct agg_snapshot *snap;
 	const struct agg_spec *as;
 	int ids[PT_TASK_STACKS + 2], leak;
-	struct tracer *tr;
-	struct child t;
-	struct agg *agg;
 
-	(void)state;
-	assert_int_equal(child_start(fixture_path("sdt_target"), &t), 0);
-	tr = tracer_new(TRACER_PID, t.pid, NULL);
-	assert_non_null(tr);
-	agg = agg_new(tr);
-	assert_non_null(agg);
 	/* each fire: tick (an end), then 3 enters (starts): 2 left open */
 	leak = add(tr, "fixture:enter..fixture:tick=latency()");
-	fire(&t, 2);
+	fire(t, 2);
 	as = spec_of(agg_read(agg), leak);
 	assert_int_equal(as->nrows, 1);
 	assert_int_equal(as->rows[0]->total, 1);
@@ -207,7 +213,7 @@ static void test_task_stacks(void **state)
 	assert_int_equal(tracer_remove(tr, leak), 0); /* 5 starts open */
 	for (int i = 0; i < PT_TASK_STACKS + 2; i++)
 		ids[i] = add(tr, "fixture:enter..fixture:leave=latency()");
-	fire(&t, 3);
+	fire(t, 3);
 	snap = agg_read(agg);
 	for (int i = 0; i < PT_TASK_STACKS + 2; i++) {
 		as = spec_of(snap, ids[i]);
@@ -217,28 +223,20 @@ static void test_task_stacks(void **state)
 		assert_int_equal(as->drops_total, 0);
 		assert_true(as->rows[0]->min > 0);
 	}
-	agg_free(agg);
-	tracer_free(tr);
-	assert_int_equal(child_stop(&t), 0);
 }
 
 static void test_many_keys(void **state)
 {
+	struct rig *rig = *state;
+	struct tracer *tr = rig->tr;
+	struct agg *agg = rig->agg;
+	struct child *t = &rig->t;
 	const struct agg_snapshot *snap;
-	struct tracer *tr;
-	struct child t;
-	struct agg *agg;
 	uint64_t sum = 0;
 	int id;
 
-	(void)state;
-	assert_int_equal(child_start(fixture_path("sdt_target"), &t), 0);
-	tr = tracer_new(TRACER_PID, t.pid, NULL);
-	assert_non_null(tr);
-	agg = agg_new(tr);
-	assert_non_null(agg);
 	id = add(tr, "fixture:ints=count(arg3)");
-	fire(&t, 5000);
+	fire(t, 5000);
 	snap = agg_read(agg);
 	assert_int_equal(snap->nspecs, 1);
 	assert_int_equal(snap->specs[0].id, id);
@@ -249,7 +247,7 @@ static void test_many_keys(void **state)
 		       (1ULL << 40);
 	}
 	assert_int_equal(sum, 5000ULL * 4999 / 2);
-	fire(&t, 1);
+	fire(t, 1);
 	snap = agg_read(agg);
 	assert_int_equal(snap->specs[0].nrows, 5000);
 	assert_int_equal(snap->specs[0].events, 1);
@@ -264,18 +262,18 @@ static void test_many_keys(void **state)
 		assert_int_equal(snap->specs[0].rows[0]->count, 0);
 		assert_int_equal(snap->specs[0].rows[0]->total, 2);
 	}
-	agg_free(agg);
-	tracer_free(tr);
-	assert_int_equal(child_stop(&t), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_toggle),
-		cmocka_unit_test(test_toggle_hist),
-		cmocka_unit_test(test_task_stacks),
-		cmocka_unit_test(test_many_keys),
+		cmocka_unit_test_setup_teardown(test_toggle, rig_up, rig_down),
+		cmocka_unit_test_setup_teardown(test_toggle_hist, rig_up,
+						rig_down),
+		cmocka_unit_test_setup_teardown(test_task_stacks, rig_up,
+						rig_down),
+		cmocka_unit_test_setup_teardown(test_many_keys, rig_up,
+						rig_down),
 	};
 
 	if (geteuid() != 0) {
