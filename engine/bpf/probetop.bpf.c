@@ -32,9 +32,16 @@ struct {
 	__type(value, struct pt_site);
 } sites SEC(".maps");
 
+/*
+ * The key maps allocate an entry when its key first appears
+ * (BPF_F_NO_PREALLOC): kernel memory follows the keys in use, not
+ * max_entries times the CPUs (16384 preallocated histograms are 9 MB per
+ * CPU and map). A lookup of an existing key costs the same.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_COUNT_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_key);
 	__type(value, struct pt_count);
 } counts SEC(".maps");
@@ -42,6 +49,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_HIST_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_key);
 	__type(value, struct pt_hist);
 } hists SEC(".maps");
@@ -50,6 +58,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_COUNT_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_skey);
 	__type(value, struct pt_count);
 } scounts SEC(".maps");
@@ -57,6 +66,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_HIST_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_skey);
 	__type(value, struct pt_hist);
 } shists SEC(".maps");
@@ -65,6 +75,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_COUNT_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_nkey);
 	__type(value, struct pt_count);
 } ncounts SEC(".maps");
@@ -72,6 +83,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_HIST_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_nkey);
 	__type(value, struct pt_hist);
 } nhists SEC(".maps");

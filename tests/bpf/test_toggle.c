@@ -264,6 +264,34 @@ static void test_many_keys(void **state)
 	}
 }
 
+/* A full key map: what does not fit is counted in the spec's drops,
+ * exactly, for a count (PT_COUNT_ENTRIES keys) and a histogram
+ * (PT_HIST_ENTRIES). */
+static void test_full_maps(void **state)
+{
+	struct rig *rig = *state;
+	struct tracer *tr = rig->tr;
+	struct agg *agg = rig->agg;
+	struct child *t = &rig->t;
+	const int n = PT_COUNT_ENTRIES + 1000; /* distinct arg3 each */
+	const struct agg_snapshot *snap;
+	const struct agg_spec *c, *q;
+	int cid, qid;
+
+	cid = add(tr, "fixture:ints=count(arg3)");
+	qid = add(tr, "fixture:ints=quantize(arg0, arg3)");
+	fire(t, n);
+	snap = agg_read(agg);
+	c = spec_of(snap, cid);
+	q = spec_of(snap, qid);
+	assert_int_equal(c->nrows, PT_COUNT_ENTRIES);
+	assert_int_equal(c->drops_total, n - PT_COUNT_ENTRIES);
+	assert_int_equal(c->events_total, n);
+	assert_int_equal(q->nrows, PT_HIST_ENTRIES);
+	assert_int_equal(q->drops_total, n - PT_HIST_ENTRIES);
+	assert_int_equal(q->events_total, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +301,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_task_stacks, rig_up,
 						rig_down),
 		cmocka_unit_test_setup_teardown(test_many_keys, rig_up,
+						rig_down),
+		cmocka_unit_test_setup_teardown(test_full_maps, rig_up,
 						rig_down),
 	};
 
