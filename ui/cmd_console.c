@@ -12,7 +12,6 @@
 
 #include "cmd.h"
 #include "console.h"
-#include "proc.h"
 
 #define DEMO_PYTHON "/usr/bin/python3.11"
 
@@ -47,34 +46,13 @@ int cmd_console(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:b:e:P:i:d:", LONG, NULL)) !=
 	       -1) {
+		int taken = session_arg(&a, c, optarg);
+
+		if (taken < 0)
+			return 2;
+		if (!taken)
+			continue;
 		switch (c) {
-		case 'p':
-			a.pid = proc_parse_pid(optarg);
-			if (a.pid <= 0) {
-				cli_error("-p: '%s' is not a process id",
-					  optarg);
-				return 2;
-			}
-			break;
-		case 'b':
-			a.binary = optarg;
-			break;
-		case 'e':
-			if (a.nspecs == SESSION_MAX_ARGS) {
-				cli_error("more than %d -e specs",
-					  SESSION_MAX_ARGS);
-				return 2;
-			}
-			a.specs[a.nspecs++] = optarg;
-			break;
-		case 'P':
-			if (a.nsets == SESSION_MAX_SETS) {
-				cli_error("more than %d -P probesets",
-					  SESSION_MAX_SETS);
-				return 2;
-			}
-			a.sets[a.nsets++] = optarg;
-			break;
 		case 'i':
 			if (cli_seconds(optarg, "-i", &interval))
 				return 2;

@@ -23,7 +23,6 @@
 #include "agg.h"
 #include "catalog.h"
 #include "cmd.h"
-#include "proc.h"
 #include "session.h"
 #include "spec.h"
 #include "trace_out.h"
@@ -68,34 +67,13 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:b:e:P:i:n:d:j", LONG, NULL)) !=
 	       -1) {
+		int taken = session_arg(t, c, optarg);
+
+		if (taken < 0)
+			return -1;
+		if (!taken)
+			continue;
 		switch (c) {
-		case 'p':
-			t->pid = proc_parse_pid(optarg);
-			if (t->pid <= 0) {
-				cli_error("-p: '%s' is not a process id",
-					  optarg);
-				return -1;
-			}
-			break;
-		case 'b':
-			t->binary = optarg;
-			break;
-		case 'e':
-			if (t->nspecs == SESSION_MAX_ARGS) {
-				cli_error("more than %d -e specs",
-					  SESSION_MAX_ARGS);
-				return -1;
-			}
-			t->specs[t->nspecs++] = optarg;
-			break;
-		case 'P':
-			if (t->nsets == SESSION_MAX_SETS) {
-				cli_error("more than %d -P probesets",
-					  SESSION_MAX_SETS);
-				return -1;
-			}
-			t->sets[t->nsets++] = optarg;
-			break;
 		case 'i':
 			if (cli_seconds(optarg, "-i", &a->interval_s))
 				return -1;

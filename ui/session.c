@@ -343,6 +343,39 @@ fail:
 	return ret;
 }
 
+int session_arg(struct session_args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'p':
+		a->pid = proc_parse_pid(arg);
+		if (a->pid <= 0) {
+			cli_error("-p: '%s' is not a process id", arg);
+			return -1;
+		}
+		return 0;
+	case 'b':
+		a->binary = arg;
+		return 0;
+	case 'e':
+		if (a->nspecs == SESSION_MAX_ARGS) {
+			cli_error("more than %d -e specs", SESSION_MAX_ARGS);
+			return -1;
+		}
+		a->specs[a->nspecs++] = arg;
+		return 0;
+	case 'P':
+		if (a->nsets == SESSION_MAX_SETS) {
+			cli_error("more than %d -P probesets",
+				  SESSION_MAX_SETS);
+			return -1;
+		}
+		a->sets[a->nsets++] = arg;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 int session_release(struct session *s)
 {
 	int err;

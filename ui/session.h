@@ -43,6 +43,14 @@ struct session_args {
 	bool quiet_command; /* the command's stdio to /dev/null */
 };
 
+/*
+ * One command-line option of the target and what to trace, as trace and
+ * the console share them: -p PID, -b BINARY, -e SPEC, -P PROBESET (arg
+ * is its argument). 0 when taken, 1 when opt is not one of them, -1 on
+ * a bad argument (said on stderr).
+ */
+int session_arg(struct session_args *a, int opt, const char *arg);
+
 /* Where an attached spec came from. */
 struct session_spec {
 	bool used;
