@@ -626,6 +626,12 @@ static int collect_rows(struct agg *agg)
 	return 0;
 }
 
+/* Whether spec's rows are histograms (else counts and sums). */
+static bool is_hist(const struct spec *sp)
+{
+	return sp->agg != SPEC_AGG_COUNT && sp->agg != SPEC_AGG_SUM;
+}
+
 /*
  * The rows of the solo specs (no keys, one process): slot id of the solo
  * maps is the row (id, solo_pid), once it has counted something (both
@@ -634,10 +640,6 @@ static int collect_rows(struct agg *agg)
 _Static_assert(offsetof(struct pt_count, count) == 0 &&
 		       offsetof(struct pt_hist, count) == 0,
 	       "solo values start with the count");
-static bool is_hist(const struct spec *sp)
-{
-	return sp->agg != SPEC_AGG_COUNT && sp->agg != SPEC_AGG_SUM;
-}
 
 static int read_solo(struct agg *agg, const struct tracer_maps *maps)
 {

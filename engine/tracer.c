@@ -263,6 +263,7 @@ static int build_site(const struct tracer *tr, struct tspec *ts, int id,
 	s->pid = tr->kind == TRACER_PID ? (uint32_t)tr->pid : 0;
 	s->solo = ts->info.solo_pid != 0;
 	s->tag = (uint32_t)id | ts->info.gen << 8;
+	s->width = (uint8_t)ts->info.width; /* the end pops keys of it */
 	if (sp->agg == SPEC_AGG_LQUANTIZE) {
 		s->lq_low = sp->lq_low;
 		s->lq_step = sp->lq_step;
@@ -280,7 +281,6 @@ static int build_site(const struct tracer *tr, struct tspec *ts, int id,
 		s->has_val = 1;
 	}
 	s->nkeys = (uint8_t)sp->nkeys;
-	s->width = (uint8_t)ts->info.width;
 	for (int i = 0; i < sp->nkeys; i++) {
 		const struct spec_key *k = &sp->keys[i];
 

@@ -455,6 +455,12 @@ static __always_inline void solo_hist_add(__u32 spec, __s64 v, __u32 bucket)
 		hist_put(h, v, bucket);
 }
 
+static __always_inline void count_put(struct pt_count *c, __s64 v)
+{
+	c->count++;
+	c->sum += v;
+}
+
 static __always_inline void count_add(void *map, const struct pt_key *key,
 				      __s64 v)
 {
@@ -464,8 +470,7 @@ static __always_inline void count_add(void *map, const struct pt_key *key,
 		stat_inc(key->spec, STAT_FULL);
 		return;
 	}
-	c->count++;
-	c->sum += v;
+	count_put(c, v);
 }
 
 /* Zero the part of key that a spec of this width uses. */
@@ -599,7 +604,6 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 		return;
 	}
 	key_zero(&f->key, s->width);
-	f->width = s->width;
 	if (!fill_key(ctx, s, &f->key)) {
 		/* keep the frame so the end still pairs; mark it unusable */
 		f->ts = 0;
@@ -644,7 +648,7 @@ static __always_inline void lat_pop(const struct pt_site *s, __u64 now)
 	if (s->solo)
 		solo_hist_add(s->spec, ns, lat_bucket(ns, s));
 	else
-		key_hist(&f->key, f->width, ns, lat_bucket(ns, s));
+		key_hist(&f->key, s->width, ns, lat_bucket(ns, s));
 }
 
 static __always_inline void lat_end(const struct pt_site *s)
@@ -679,10 +683,8 @@ static __always_inline void solo_handle(const struct pt_regs *ctx,
 		return;
 	}
 	c = bpf_map_lookup_elem(&solo_counts, &spec);
-	if (c) {
-		c->count++;
-		c->sum += v;
-	}
+	if (c)
+		count_put(c, v);
 }
 
 static __always_inline int handle(struct pt_regs *ctx)

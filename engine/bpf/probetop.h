@@ -139,7 +139,6 @@ struct pt_hist {
 
 struct pt_frame {
 	__u64 ts;
-	__u64 width; /* enum pt_key_width of key */
 	struct pt_key key;
 };
 
