@@ -33,15 +33,14 @@ struct {
 } sites SEC(".maps");
 
 /*
- * The key maps allocate an entry when its key first appears
- * (BPF_F_NO_PREALLOC): kernel memory follows the keys in use, not
- * max_entries times the CPUs (16384 preallocated histograms are 9 MB per
- * CPU and map). A lookup of an existing key costs the same.
+ * The key maps are preallocated: an entry allocated when its key first
+ * appears (BPF_F_NO_PREALLOC) comes from a per-CPU cache the kernel
+ * refills later, so a burst of new keys (a runtime's start-up) found it
+ * empty and lost records (seen: 100 new keys in a tight loop).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_COUNT_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_key);
 	__type(value, struct pt_count);
 } counts SEC(".maps");
@@ -49,7 +48,6 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_HIST_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_key);
 	__type(value, struct pt_hist);
 } hists SEC(".maps");
@@ -58,7 +56,6 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_COUNT_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_skey);
 	__type(value, struct pt_count);
 } scounts SEC(".maps");
@@ -66,7 +63,6 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_HIST_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_skey);
 	__type(value, struct pt_hist);
 } shists SEC(".maps");
@@ -75,7 +71,6 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_COUNT_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_nkey);
 	__type(value, struct pt_count);
 } ncounts SEC(".maps");
@@ -83,7 +78,6 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, PT_HIST_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pt_nkey);
 	__type(value, struct pt_hist);
 } nhists SEC(".maps");
