@@ -7,7 +7,9 @@
  * with bpf_map_lookup_batch() in chunks, sums the per-CPU values, and
  * updates rows in place; then each live spec's rows are collected and
  * sorted. Rows whose spec slot was freed or reused (generation) are
- * dropped.
+ * dropped. A count row may have several sources (its hash map entry and
+ * address slots that read the same string): each source's totals are
+ * diffed on their own and the differences added up.
  */
 #include "agg.h"
 
@@ -27,6 +29,9 @@ struct arow {
 	struct pt_key key;
 	int spec;
 	unsigned int gen;
+	unsigned int stamp; /* the read that last added to row.count */
+	uint64_t map_total; /* count rows: what the hash map (or solo */
+	int64_t map_sum; /* slot) held, of row.total and row.sum_total */
 	struct agg_row row;
 	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total */
 };
@@ -56,6 +61,8 @@ struct agg {
 	struct symbolizer *sym; /* sym() keys */
 	struct pt_stat prev_stat[PT_MAX_SPECS];
 	unsigned int stat_gen[PT_MAX_SPECS];
+	struct pt_count *aprev; /* [spec][slot][cpu]: aslots last time */
+	unsigned int aprev_gen[PT_MAX_SPECS];
 	void *keys, *vals; /* batch buffers */
 	bool changed, prev_changed; /* a row came or moved, now / before */
 	struct layout layout[PT_MAX_SPECS];
@@ -86,7 +93,10 @@ struct agg *agg_new(struct tracer *tr)
 	agg->vals = malloc(BATCH * vsz * (size_t)agg->ncpu);
 	agg->specs = calloc(PT_MAX_SPECS, sizeof(*agg->specs));
 	agg->sym = symbolizer_new(tracer_objcache(tr));
-	if (!agg->keys || !agg->vals || !agg->specs || !agg->sym) {
+	agg->aprev = calloc((size_t)PT_MAX_SPECS * PT_ASLOTS * agg->ncpu,
+			    sizeof(*agg->aprev));
+	if (!agg->keys || !agg->vals || !agg->specs || !agg->sym ||
+	    !agg->aprev) {
 		agg_free(agg);
 		errno = ENOMEM;
 		return NULL;
@@ -118,6 +128,7 @@ void agg_free(struct agg *agg)
 	symbolizer_free(agg->sym);
 	free(agg->keys);
 	free(agg->vals);
+	free(agg->aprev);
 	free(agg);
 }
 
@@ -337,6 +348,24 @@ static struct arow *row_for(struct agg *agg, const struct pt_key *k, bool hist)
 	return r ? r : add_row(agg, k, info, hist);
 }
 
+/* Add what one source of count row r gained since the last read. */
+static void count_gain(struct agg *agg, struct arow *r, uint64_t count,
+		       int64_t sum)
+{
+	unsigned int stamp = agg->interval + 1; /* this read */
+
+	if (r->stamp != stamp) {
+		r->stamp = stamp;
+		r->row.count = 0;
+		r->row.sum = 0;
+	}
+	r->row.count += count;
+	r->row.sum += sum;
+	r->row.total += count;
+	r->row.sum_total += sum;
+	agg->changed |= count != 0;
+}
+
 static void count_entry(struct agg *agg, const void *key, const void *vals)
 {
 	struct arow *r = row_for(agg, key, false);
@@ -353,11 +382,9 @@ static void count_entry(struct agg *agg, const void *key, const void *vals)
 		count += v->count;
 		sum += v->sum;
 	}
-	r->row.count = count - r->row.total;
-	r->row.sum = sum - r->row.sum_total;
-	r->row.total = count;
-	r->row.sum_total = sum;
-	agg->changed |= r->row.count != 0;
+	count_gain(agg, r, count - r->map_total, sum - r->map_sum);
+	r->map_total = count;
+	r->map_sum = sum;
 }
 
 static void hist_entry(struct agg *agg, const void *key, const void *vals)
@@ -675,6 +702,65 @@ static int read_solo(struct agg *agg, const struct tracer_maps *maps)
 	return 0;
 }
 
+/*
+ * The address slots of spec id (with an aslot_pid): each taken slot of each CPU
+ * counted one string, read when it was taken; what it gained since last
+ * time goes to the row of that string (every read, so that an idle row
+ * shows 0). 0 or a negative errno.
+ */
+static int read_spec_aslots(struct agg *agg, int fd, int id,
+			    const struct tracer_spec_info *info)
+{
+	struct pt_count *prev = agg->aprev + (size_t)id * PT_ASLOTS * agg->ncpu;
+	size_t vsz = round8(sizeof(struct pt_aslot));
+
+	if (agg->aprev_gen[id] != info->gen) {
+		memset(prev, 0, PT_ASLOTS * agg->ncpu * sizeof(*prev));
+		agg->aprev_gen[id] = info->gen;
+	}
+	for (uint32_t k = 0; k < PT_ASLOTS; k++) {
+		uint32_t slot = (uint32_t)id * PT_ASLOTS + k;
+
+		if (bpf_map_lookup_elem(fd, &slot, agg->vals))
+			return -errno;
+		for (int c = 0; c < agg->ncpu; c++) {
+			const struct pt_aslot *a =
+				(const void *)((const uint8_t *)agg->vals +
+					       c * vsz);
+			struct pt_count *p = &prev[k * agg->ncpu + c];
+			struct pt_key key = { .spec = (uint32_t)id,
+					      .pid = (uint32_t)info->aslot_pid };
+			struct arow *r;
+
+			if (!a->addr)
+				continue;
+			memcpy(key.str[info->key_slot[0]], a->str,
+			       strnlen(a->str, PT_STR_LEN - 1));
+			r = row_for(agg, &key, false);
+			if (!r)
+				continue;
+			count_gain(agg, r, a->c.count - p->count,
+				   a->c.sum - p->sum);
+			*p = a->c;
+		}
+	}
+	return 0;
+}
+
+static int read_aslots(struct agg *agg, const struct tracer_maps *maps)
+{
+	int err = 0;
+
+	for (int id = 0; id < tracer_nspecs(agg->tr) && !err; id++) {
+		const struct tracer_spec_info *info =
+			tracer_spec_info(agg->tr, id);
+
+		if (info && info->aslot_pid)
+			err = read_spec_aslots(agg, maps->aslots, id, info);
+	}
+	return err;
+}
+
 /* Per-spec drop counters, summed over CPUs, diffed against last time. */
 static void read_stats(struct agg *agg, int fd, struct agg_spec *as)
 {
@@ -758,6 +844,8 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 			err = read_batches(agg, &READS[i]);
 	if (!err)
 		err = read_solo(agg, &maps);
+	if (!err)
+		err = read_aslots(agg, &maps);
 	if (err) {
 		log_msg(LOG_ERROR, "cannot read the BPF maps: %s",
 			strerror(-err));

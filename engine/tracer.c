@@ -29,6 +29,7 @@
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
+#include "rostr.h"
 #include "proc.h"
 
 _Static_assert(sizeof(struct pt_fetch) == 16, "pt_fetch layout");
@@ -46,6 +47,8 @@ _Static_assert(SPEC_LQ_MAX_STEPS + 2 <= PT_NBUCKETS, "lquantize buckets");
 _Static_assert(sizeof(struct pt_hist) >= sizeof(struct pt_stat) &&
 		       sizeof(struct pt_hist) >= sizeof(struct pt_count),
 	       "tracer_remove() zeroes any per-CPU value with pt_hist's size");
+_Static_assert(sizeof(struct pt_hist) >= sizeof(struct pt_aslot),
+	       "tracer_remove() zeroes address slots with pt_hist's size");
 
 #define PT_REG_IP 16
 
@@ -95,6 +98,10 @@ struct tracer {
 	struct bpf_link *dl_link; /* tracer_hold_dlopen() */
 	struct ring_buffer *dl_ring;
 	bool dl_stopped; /* the process stopped in its dynamic linker */
+	int ro_state; /* ro_ready(): 0 not tried, 1 on, -1 not available */
+	struct ro_set ro; /* the read-only ranges of the valid table */
+	uint32_t ro_gen;
+	struct bpf_link *ro_links[2]; /* pt_ro_exec, pt_dlmark */
 };
 
 /* What the current attach walk works on. */
@@ -262,6 +269,7 @@ static int build_site(const struct tracer *tr, struct tspec *ts, int id,
 	s->spec = (uint32_t)id;
 	s->pid = tr->kind == TRACER_PID ? (uint32_t)tr->pid : 0;
 	s->solo = ts->info.solo_pid != 0;
+	s->aslot = ts->info.aslot_pid != 0;
 	s->tag = (uint32_t)id | ts->info.gen << 8;
 	s->width = (uint8_t)ts->info.width; /* the end pops keys of it */
 	if (sp->agg == SPEC_AGG_LQUANTIZE) {
@@ -608,6 +616,8 @@ void tracer_free(struct tracer *tr)
 	for (size_t i = 0;
 	     i < sizeof(tr->proc_links) / sizeof(tr->proc_links[0]); i++)
 		bpf_link__destroy(tr->proc_links[i]);
+	bpf_link__destroy(tr->ro_links[0]);
+	bpf_link__destroy(tr->ro_links[1]);
 	bpf_link__destroy(tr->dl_link);
 	ring_buffer__free(tr->dl_ring);
 	if (tr->dl_link)
@@ -738,6 +748,105 @@ int tracer_add_command_files(struct tracer *tr, const char *exe)
 
 /* Specs ------------------------------------------------------------- */
 
+/* Read-only strings ---------------------------------------------------- */
+
+static int dl_hook(struct tracer *tr, const char *exe, char *interp, size_t n,
+		   uint64_t *offset);
+
+/* Whether spec counts (or sums) by one str() key on one process: its
+ * events may go to address slots (struct pt_aslot). */
+static bool aslot_spec(const struct tracer *tr, const struct spec *sp)
+{
+	return tr->kind == TRACER_PID && !sp->timed && sp->nkeys == 1 &&
+	       sp->keys[0].kind == SPEC_KEY_STR &&
+	       (sp->agg == SPEC_AGG_COUNT || sp->agg == SPEC_AGG_SUM);
+}
+
+static uint32_t ro_epoch_now(const struct tracer *tr)
+{
+	return __atomic_load_n(&tr->skel->bss->ro_epoch, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Make the read-only ranges of maps the valid table, for epoch (read
+ * before maps were: a change since has bumped ro_epoch, and the table
+ * is not used). A new generation when a range went away.
+ */
+static void ro_install(struct tracer *tr, uint32_t epoch,
+		       const struct proc_maps *maps)
+{
+	struct probetop_bpf__bss *bss = tr->skel->bss;
+	uint32_t sel = __atomic_load_n(&bss->ro_sel, __ATOMIC_ACQUIRE) & 1;
+	struct ro_set set;
+
+	ro_set_from_maps(maps, &set);
+	if (bss->ro_tables[sel].epoch == epoch && set.n == tr->ro.n &&
+	    ro_set_kept(&tr->ro, &set))
+		return; /* still true */
+	if (!ro_set_kept(&tr->ro, &set))
+		tr->ro_gen++;
+	ro_set_table(&set, epoch, tr->ro_gen, &bss->ro_tables[!sel]);
+	__atomic_store_n(&bss->ro_sel, !sel, __ATOMIC_RELEASE);
+	tr->ro = set;
+}
+
+/*
+ * Start keeping the target's read-only ranges: ro_epoch bumped when it
+ * execs and when its dynamic linker changes the loaded objects, and a
+ * first table. 0 or a negative errno.
+ */
+static int ro_start(struct tracer *tr)
+{
+	char exe[64], interp[PATH_MAX];
+	struct proc_maps maps = { 0 };
+	uint64_t offset;
+	uint32_t epoch;
+	int err;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)tr->pid);
+	err = dl_hook(tr, exe, interp, sizeof(interp), &offset);
+	if (!err) {
+		tr->ro_links[1] = bpf_program__attach_uprobe(
+			tr->skel->progs.pt_dlmark, false, tr->pid, interp,
+			(size_t)offset);
+		if (!tr->ro_links[1])
+			return -errno;
+	} else if (err != -ENOENT) { /* -ENOENT: static, nothing to load */
+		return err;
+	}
+	tr->skel->bss->ro_pid = (uint32_t)tr->pid;
+	tr->ro_links[0] = bpf_program__attach(tr->skel->progs.pt_ro_exec);
+	if (!tr->ro_links[0])
+		return -errno;
+	tr->ro_gen = 1;
+	epoch = ro_epoch_now(tr);
+	if (!proc_maps_read(tr->pid, &maps))
+		ro_install(tr, epoch, &maps);
+	proc_maps_free(&maps);
+	return 0;
+}
+
+/* Whether address slots can be used (started on the first call). */
+static bool ro_ready(struct tracer *tr)
+{
+	int err;
+
+	if (!tr->ro_state) {
+		err = ro_start(tr);
+		tr->ro_state = err ? -1 : 1;
+		if (err) {
+			log_msg(LOG_DEBUG,
+				"no read-only string ranges (%s): strings are "
+				"read at every event",
+				strerror(-err));
+			bpf_link__destroy(tr->ro_links[0]);
+			bpf_link__destroy(tr->ro_links[1]);
+			tr->ro_links[0] = tr->ro_links[1] = NULL;
+		}
+	}
+	return tr->ro_state > 0;
+}
+
 /* Each key's slot in num[] or str[], and the key's width (the count of
  * string keys: enum pt_key_width). */
 static void assign_key_slots(struct tspec *ts)
@@ -770,6 +879,8 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 	assign_key_slots(ts);
 	if (tr->kind == TRACER_PID && !spec->nkeys)
 		ts->info.solo_pid = tr->pid;
+	if (aslot_spec(tr, spec) && ro_ready(tr))
+		ts->info.aslot_pid = tr->pid;
 	if (id >= tr->nspecs)
 		tr->nspecs = id + 1;
 	for (size_t c = 0; c < tr->ncats && err >= 0; c++)
@@ -802,12 +913,14 @@ static void delete_keys(int fd, size_t key_size, size_t spec_off, int id)
 
 int tracer_remove(struct tracer *tr, int id)
 {
-	void *zero; /* big enough for a value of stats and both solo maps */
+	void *zero; /* big enough for a value of stats, solo maps, aslots */
 	int ncpu = libbpf_num_possible_cpus();
 	uint32_t key = (uint32_t)id;
+	bool aslot;
 
 	if (id < 0 || id >= tr->nspecs || !tr->specs[id].used)
 		return -ENOENT;
+	aslot = tr->specs[id].info.aslot_pid != 0;
 	detach_spec(tr, &tr->specs[id]);
 	delete_keys(bpf_map__fd(tr->skel->maps.counts), sizeof(struct pt_key),
 		    offsetof(struct pt_key, spec), id);
@@ -832,6 +945,12 @@ int tracer_remove(struct tracer *tr, int id)
 				    &key, zero, BPF_ANY);
 		bpf_map_update_elem(bpf_map__fd(tr->skel->maps.solo_hists),
 				    &key, zero, BPF_ANY);
+		for (uint32_t k = 0; aslot && k < PT_ASLOTS; k++) {
+			uint32_t slot = key * PT_ASLOTS + k;
+
+			bpf_map_update_elem(bpf_map__fd(tr->skel->maps.aslots),
+					    &slot, zero, BPF_ANY);
+		}
 		free(zero);
 	}
 	while (tr->nspecs && !tr->specs[tr->nspecs - 1].used)
@@ -856,11 +975,13 @@ static int rescan_maps(struct tracer *tr)
 {
 	struct proc_maps maps = { 0 };
 	struct catalog *cat;
+	uint32_t epoch;
 	bool fresh;
 	int n, err;
 
 	if (tr->kind != TRACER_PID)
 		return 0;
+	epoch = ro_epoch_now(tr); /* before the maps: see ro_install() */
 	err = proc_maps_read(tr->pid, &maps);
 	if (err) {
 		proc_maps_free(&maps);
@@ -873,6 +994,8 @@ static int rescan_maps(struct tracer *tr)
 	fresh = has_new_object(tr, &maps);
 	proc_maps_free(&tr->maps);
 	tr->maps = maps;
+	if (tr->ro_state > 0)
+		ro_install(tr, epoch, &tr->maps);
 	if (!fresh)
 		return 0;
 	cat = catalog_open_maps(tr->cache, tr->pid, &tr->maps);
@@ -1173,6 +1296,7 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->shists = bpf_map__fd(tr->skel->maps.shists);
 	out->solo_counts = bpf_map__fd(tr->skel->maps.solo_counts);
 	out->solo_hists = bpf_map__fd(tr->skel->maps.solo_hists);
+	out->aslots = bpf_map__fd(tr->skel->maps.aslots);
 	out->stats = bpf_map__fd(tr->skel->maps.stats);
 	out->io = bpf_map__fd(tr->skel->maps.io);
 	out->proc = bpf_map__fd(tr->skel->maps.proc);

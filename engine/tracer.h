@@ -55,16 +55,20 @@ struct tracer_spec_info {
 	pid_t solo_pid; /* a spec without keys on a one-process target: its
 			 * one row, (spec, this pid), is slot id of the
 			 * solo maps; 0: rows are in the hash maps */
+	pid_t aslot_pid; /* one str() key counted on this one process: rows
+			  * also in the spec's address slots (aslots), by
+			  * the string read there; 0: not */
 };
 
 /* The maps agg reads; fds owned by the tracer. counts/hists hold the
  * specs with two string keys (struct pt_key), scounts/shists those with
  * one (struct pt_skey), ncounts/nhists those without (struct pt_nkey);
  * solo_counts/solo_hists, per-CPU arrays indexed by spec id, the specs
- * with a solo_pid. */
+ * with a solo_pid; aslots, slots id * PT_ASLOTS.., those with an
+ * aslot_pid. */
 struct tracer_maps {
 	int counts, hists, scounts, shists, ncounts, nhists, solo_counts,
-		solo_hists, stats, io, proc;
+		solo_hists, aslots, stats, io, proc;
 };
 
 /*

@@ -101,6 +101,24 @@ struct {
 	__type(value, struct pt_hist);
 } solo_hists SEC(".maps");
 
+/* Address slots (struct pt_aslot) of the specs with site->aslot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PT_MAX_SPECS *PT_ASLOTS);
+	__type(key, __u32);
+	__type(value, struct pt_aslot);
+} aslots SEC(".maps");
+
+/*
+ * The one-process target's read-only ranges: user space fills the table
+ * ro_sel does not name and then flips ro_sel; ro_epoch is bumped here
+ * (pt_ro_exec, pt_dlmark) when they may have stopped being true.
+ */
+struct pt_ro ro_tables[2];
+__u32 ro_sel;
+__u32 ro_epoch;
+__u32 ro_pid; /* the target whose exec bumps ro_epoch */
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PT_STACK_ENTRIES);
@@ -681,6 +699,72 @@ static __always_inline void solo_handle(const struct pt_regs *ctx,
 		count_put(c, v);
 }
 
+/* The generation of the valid range table if the PT_STR_LEN bytes at
+ * addr lie in one of its ranges; 0 if not (or no table is valid). */
+static __always_inline __u32 ro_gen(__u64 addr)
+{
+	const struct pt_ro *t = &ro_tables[ro_sel & 1];
+	__u32 epoch = *(volatile const __u32 *)&t->epoch;
+	__u32 lo = 0, hi = t->n, mid;
+
+	if (epoch != ro_epoch || !hi || hi > PT_RO_RANGES)
+		return 0;
+	/* the last range starting at or below addr */
+	for (int i = 0; i < 7 && hi - lo > 1; i++) {
+		mid = (lo + hi) / 2;
+		if (t->lo[mid & (PT_RO_RANGES - 1)] <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	lo &= PT_RO_RANGES - 1;
+	if (t->lo[lo] <= addr && addr + PT_STR_LEN <= t->hi[lo] &&
+	    *(volatile const __u32 *)&t->epoch == epoch) /* not rewritten */
+		return t->gen;
+	return 0;
+}
+
+/*
+ * Count an event of an aslot site in the slot of its string's address
+ * (taking a free one, and reading the string, the first time); false if
+ * the address is not in a read-only range or its slots are all taken by
+ * other addresses: then the caller keys by the string itself.
+ */
+static __always_inline bool aslot_count(const struct pt_regs *ctx,
+					const struct pt_site *s)
+{
+	__s64 addr, v = 0;
+	struct pt_aslot *a;
+	__u32 gen, h, idx;
+
+	if (fetch(ctx, &s->key[0], &addr) || !addr)
+		return false;
+	gen = ro_gen((__u64)addr);
+	if (!gen || (s->has_val && fetch(ctx, &s->val, &v)))
+		return false;
+	h = (__u32)(((__u64)addr * 0x9e3779b97f4a7c15ULL) >> 32);
+	for (int i = 0; i < PT_ASLOT_PROBES; i++) {
+		idx = s->spec * PT_ASLOTS + ((h + i) & (PT_ASLOTS - 1));
+		a = bpf_map_lookup_elem(&aslots, &idx);
+		if (!a)
+			return false;
+		if (a->addr == (__u64)addr && a->gen == gen) {
+			count_put(&a->c, v);
+			return true;
+		}
+		if (a->addr)
+			continue;
+		if (bpf_probe_read_user_str(a->str, PT_STR_LEN, (void *)addr) <
+		    0)
+			return false;
+		a->addr = (__u64)addr;
+		a->gen = gen;
+		count_put(&a->c, v);
+		return true;
+	}
+	return false;
+}
+
 static __always_inline int handle(struct pt_regs *ctx)
 {
 	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
@@ -702,6 +786,8 @@ static __always_inline int handle(struct pt_regs *ctx)
 		solo_handle(ctx, s);
 		return 0;
 	}
+	if (s->aslot && aslot_count(ctx, s))
+		return 0;
 	key_zero(&key, s->width);
 	if ((s->has_val && fetch(ctx, &s->val, &v)) ||
 	    !fill_key(ctx, s, &key)) {
@@ -752,6 +838,26 @@ int pt_dlstop(struct pt_regs *ctx)
 	if (bpf_ringbuf_output(&dl_events, &tgid, sizeof(tgid), 0))
 		return 0;
 	bpf_send_signal(PT_SIGSTOP);
+	return 0;
+}
+
+/* The dynamic linker is about to change, or changed, the loaded objects
+ * of the target: its range table no longer holds (tracer's ro_refresh()
+ * makes a new one). */
+SEC("uprobe")
+int pt_dlmark(struct pt_regs *ctx)
+{
+	__sync_fetch_and_add(&ro_epoch, 1);
+	return 0;
+}
+
+/* The same for an exec of the target. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(pt_ro_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	if (ro_pid && BPF_CORE_READ(p, tgid) == ro_pid)
+		__sync_fetch_and_add(&ro_epoch, 1);
 	return 0;
 }
 

@@ -26,6 +26,9 @@
 #define PT_HIST_ENTRIES 16384 /* keys of quantize, lquantize, latency */
 #define PT_STACK_ENTRIES 8192 /* (thread, latency spec) pairs */
 #define PT_TASK_STACKS 4 /* solo latency stacks in a thread's own storage */
+#define PT_ASLOTS 16 /* address slots per spec, a power of two */
+#define PT_ASLOT_PROBES 4 /* slots an address may take, from its hash on */
+#define PT_RO_RANGES 64 /* read-only ranges of the target, a power of two */
 #define PT_IO_ENTRIES 4096 /* (pid, syscall class) pairs */
 #define PT_IO_PIDS 1024 /* processes watched from the kernel (watched) */
 #define PT_PROC_ENTRIES 4096 /* (pid, event, code, name) of process events */
@@ -83,7 +86,8 @@ struct pt_site {
 	__u32 lq_nsteps; /* buckets between low and high, <= 64 */
 	__u32 pid; /* the uprobe is filtered to this tgid; 0: any process */
 	__u8 solo; /* no key, one process: solo_counts/solo_hists[spec] */
-	__u8 pad2[3];
+	__u8 aslot; /* count of one str() key, one process: try aslots */
+	__u8 pad2[2];
 	__u32 tag; /* spec | generation << 8: tells a reused spec id apart */
 	struct pt_fetch val;
 	struct pt_fetch key[PT_MAX_KEYS];
@@ -129,6 +133,40 @@ struct pt_count {
 
 /* hists: per CPU. quantize/latency: log2 buckets as above; lquantize:
  * [0] below low, [1 + j] step j, [1 + nsteps] at or above high. */
+/*
+ * The string ranges that cannot change while they are valid: the private,
+ * read-only mappings of the files a one-process target runs code from,
+ * sorted, none overlapping. Valid while epoch equals the programs'
+ * ro_epoch, which the kernel side bumps when the target execs or its
+ * dynamic linker changes the loaded objects; gen changes when a range
+ * went away, so that an address slot taken before is not matched again.
+ */
+#define PT_RO_WRITING 0xffffffffu /* epoch while user space rewrites it */
+
+struct pt_ro {
+	__u32 epoch;
+	__u32 gen; /* >= 1 */
+	__u32 n;
+	__u32 pad;
+	__u64 lo[PT_RO_RANGES];
+	__u64 hi[PT_RO_RANGES];
+};
+
+/*
+ * An address slot of a spec counting one str() key: the string at addr
+ * (inside a pt_ro range of generation gen) was read once, when the slot
+ * was taken; later events with that address only count. Slot
+ * spec * PT_ASLOTS + k of the per-CPU array aslots; never given back
+ * while the spec lives.
+ */
+struct pt_aslot {
+	__u64 addr; /* 0: free */
+	__u32 gen;
+	__u32 pad;
+	struct pt_count c;
+	char str[PT_STR_LEN];
+};
+
 struct pt_hist {
 	__u64 count;
 	__s64 sum;
