@@ -184,6 +184,33 @@ int proc_open_mapped(pid_t pid, const struct proc_map *map)
 	return fd >= 0 ? fd : -errno;
 }
 
+#define TOUCH_CHUNK (256 * 1024)
+
+int proc_touch(pid_t pid, uint64_t lo, uint64_t hi)
+{
+	char path[64], *buf = NULL;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	buf = malloc(TOUCH_CHUNK);
+	if (!buf)
+		err = -ENOMEM;
+	for (uint64_t at = lo; !err && at < hi;) {
+		size_t n = hi - at < TOUCH_CHUNK ? hi - at : TOUCH_CHUNK;
+		ssize_t got = pread(fd, buf, n, (off_t)at);
+
+		if (got <= 0)
+			err = got < 0 ? -errno : -EIO;
+		at += got > 0 ? (uint64_t)got : 0;
+	}
+	free(buf);
+	close(fd);
+	return err;
+}
+
 static int read_small(pid_t pid, const char *what, char *buf, size_t n,
 		      size_t *len)
 {

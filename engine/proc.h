@@ -49,6 +49,15 @@ void proc_maps_free(struct proc_maps *maps);
  */
 int proc_open_mapped(pid_t pid, const struct proc_map *map);
 
+/*
+ * Make the pages of [lo, hi) of pid's memory present in its page tables,
+ * by reading them through /proc/PID/mem as a debugger does: a BPF program
+ * cannot fault a page in, so it cannot read a file page the process has
+ * mapped but never touched. What the process sees does not change.
+ * Returns 0 or a negative errno (-ESRCH once it has gone).
+ */
+int proc_touch(pid_t pid, uint64_t lo, uint64_t hi);
+
 /* true if PID names a live process (not a zombie) */
 bool proc_alive(pid_t pid);
 

@@ -56,6 +56,13 @@ void ro_set_from_maps(const struct proc_maps *maps, struct ro_set *out)
 	}
 }
 
+bool ro_map_holds_literals(const struct proc_maps *maps, size_t i)
+{
+	const char *perms = maps->maps[i].perms;
+
+	return !strcmp(perms, "r--p") && runs_code(maps, i);
+}
+
 bool ro_set_kept(const struct ro_set *old, const struct ro_set *new)
 {
 	for (size_t i = 0; i < old->n; i++) {

@@ -39,6 +39,13 @@ struct ro_set {
  */
 void ro_set_from_maps(const struct proc_maps *maps, struct ro_set *out);
 
+/*
+ * Whether maps->maps[i] is where a file's literals live: a private,
+ * read-only mapping, not executable, of a file the target also runs code
+ * from (its .rodata and the like).
+ */
+bool ro_map_holds_literals(const struct proc_maps *maps, size_t i);
+
 /* Whether every range of old is in new, same bounds, file and offset:
  * then a string read at an address of old still reads the same. */
 bool ro_set_kept(const struct ro_set *old, const struct ro_set *new);

@@ -72,6 +72,11 @@ struct seen {
 	uint64_t dev, inode;
 };
 
+/* A mapping whose pages touch_literals() made present. */
+struct touched {
+	uint64_t start, end, inode;
+};
+
 struct seen_set {
 	struct seen *v;
 	size_t n;
@@ -102,6 +107,8 @@ struct tracer {
 	struct ro_set ro; /* the read-only ranges of the valid table */
 	uint32_t ro_gen;
 	struct bpf_link *ro_links[2]; /* pt_ro_exec, pt_dlmark */
+	struct touched *touched; /* touch_literals(): mappings made present */
+	size_t ntouched;
 };
 
 /* What the current attach walk works on. */
@@ -628,6 +635,7 @@ void tracer_free(struct tracer *tr)
 	free(tr->cats);
 	objcache_free(tr->cache);
 	free(tr->seen.v);
+	free(tr->touched);
 	proc_maps_free(&tr->maps);
 	free(tr->path);
 	free(tr);
@@ -847,6 +855,66 @@ static bool ro_ready(struct tracer *tr)
 	return tr->ro_state > 0;
 }
 
+#define TOUCH_MAX (256ULL << 20) /* bytes of literals made present */
+
+static bool reads_strings(const struct tracer *tr)
+{
+	for (int i = 0; i < tr->nspecs; i++)
+		if (tr->specs[i].used && tr->specs[i].info.width)
+			return true;
+	return false;
+}
+
+static bool was_touched(const struct tracer *tr, const struct proc_map *m)
+{
+	for (size_t i = 0; i < tr->ntouched; i++)
+		if (tr->touched[i].start == m->start &&
+		    tr->touched[i].end == m->end &&
+		    tr->touched[i].inode == m->inode)
+			return true;
+	return false;
+}
+
+/*
+ * While a spec reads strings, make the pages of the target's literals
+ * present (proc_touch()), each mapping once, at most TOUCH_MAX bytes: a
+ * literal on a page the target has not read yet could not be read by the
+ * BPF side and was a drop (ruby's first require passes "enc/encdb.so"
+ * before anything reads it). Called with tr->maps fresh, before a held
+ * process goes on, so a launched command's libraries are ready before
+ * their code runs. The list keeps only what is still mapped.
+ */
+static void touch_literals(struct tracer *tr)
+{
+	struct touched *now;
+	uint64_t bytes = 0;
+	size_t n = 0;
+
+	if (!reads_strings(tr))
+		return;
+	now = calloc(tr->maps.n ? tr->maps.n : 1, sizeof(*now));
+	if (!now)
+		return;
+	for (size_t i = 0; i < tr->maps.n; i++) {
+		const struct proc_map *m = &tr->maps.maps[i];
+
+		if (!ro_map_holds_literals(&tr->maps, i) ||
+		    bytes + (m->end - m->start) > TOUCH_MAX)
+			continue;
+		if (!was_touched(tr, m) &&
+		    proc_touch(tr->pid, m->start, m->end)) {
+			log_msg(LOG_DEBUG, "%s: cannot read the literals",
+				m->path);
+			continue;
+		}
+		bytes += m->end - m->start;
+		now[n++] = (struct touched){ m->start, m->end, m->inode };
+	}
+	free(tr->touched);
+	tr->touched = now;
+	tr->ntouched = n;
+}
+
 /* Each key's slot in num[] or str[], and the key's width (the count of
  * string keys: enum pt_key_width). */
 static void assign_key_slots(struct tspec *ts)
@@ -890,6 +958,8 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 		tracer_remove(tr, id);
 		return err;
 	}
+	if (tr->kind == TRACER_PID)
+		touch_literals(tr);
 	return id;
 }
 
@@ -996,6 +1066,7 @@ static int rescan_maps(struct tracer *tr)
 	tr->maps = maps;
 	if (tr->ro_state > 0)
 		ro_install(tr, epoch, &tr->maps);
+	touch_literals(tr);
 	if (!fresh)
 		return 0;
 	cat = catalog_open_maps(tr->cache, tr->pid, &tr->maps);

@@ -57,6 +57,23 @@ static void test_ranges(void **state)
 	assert_int_equal(set.r[1].inode, 44);
 }
 
+/* Where literals are made present: the not executable read-only private
+ * mappings of files with code, nothing else. */
+static void test_literals(void **state)
+{
+	struct proc_maps maps;
+	const char *want = "1,0,1,1,0,0,0,0,1,0,1,0"; /* no [heap] */
+	char got[64] = "";
+
+	(void)state;
+	assert_int_equal(proc_maps_parse(MAPS, &maps), 0);
+	for (size_t i = 0; i < maps.n; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d",
+			 i ? "," : "", ro_map_holds_literals(&maps, i));
+	proc_maps_free(&maps);
+	assert_string_equal(got, want);
+}
+
 static void test_gap_splits(void **state)
 {
 	struct ro_set set;
@@ -135,6 +152,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_literals),
 		cmocka_unit_test(test_gap_splits),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_kept),
