@@ -30,6 +30,7 @@
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "rostr.h"
+#include "ulink.h"
 #include "proc.h"
 
 _Static_assert(sizeof(struct pt_fetch) == 16, "pt_fetch layout");
@@ -53,7 +54,7 @@ _Static_assert(sizeof(struct pt_hist) >= sizeof(struct pt_aslot),
 #define PT_REG_IP 16
 
 struct attachment {
-	struct bpf_link *link;
+	struct ulink link;
 	uint32_t site;
 };
 
@@ -87,6 +88,7 @@ struct tracer {
 	pid_t pid;
 	char *path; /* TRACER_FILE */
 	struct probetop_bpf *skel;
+	bool multi; /* sites attached by uprobe_multi (see ulink.h) */
 	struct objcache *cache;
 	struct catalog **cats; /* every catalog whose objects we use */
 	size_t ncats;
@@ -358,7 +360,7 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 		src->ret ? tr->skel->progs.pt_ret : tr->skel->progs.pt_usdt;
 	struct attachment *a;
 	struct pt_site site;
-	struct bpf_link *link;
+	struct ulink link;
 	uint32_t idx;
 	int err;
 
@@ -395,13 +397,10 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 		tr->site_used[idx] = 0;
 		return err;
 	}
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = ref_ctr,
-		    .bpf_cookie = idx, .retprobe = src->ret);
-	link = bpf_program__attach_uprobe_opts(
-		prog, tr->kind == TRACER_PID ? tr->pid : -1, w->attach_path,
-		offset, &opts);
-	if (!link) {
-		err = -errno;
+	err = ulink_attach(
+		prog, tr->multi, tr->kind == TRACER_PID ? tr->pid : -1,
+		w->attach_path, offset, ref_ctr, idx, src->ret, &link);
+	if (err) {
 		tr->site_used[idx] = 0;
 		ts->info.nskipped++;
 		log_msg(LOG_WARN, "%s: %s: cannot attach at %#llx: %s",
@@ -564,9 +563,17 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path)
 		err = -errno;
 		goto fail;
 	}
-	tr->skel = probetop_bpf__open_and_load();
-	if (!tr->skel) {
-		err = -errno;
+	tr->skel = probetop_bpf__open();
+	if (tr->skel) {
+		tr->multi = ulink_multi_supported();
+		if (tr->multi) {
+			ulink_prepare(tr->skel->progs.pt_usdt);
+			ulink_prepare(tr->skel->progs.pt_ret);
+		}
+		err = probetop_bpf__load(tr->skel);
+	}
+	if (!tr->skel || err) {
+		err = tr->skel ? err : -errno;
 		log_msg(LOG_ERROR, "cannot load the BPF programs: %s%s",
 			strerror(-err),
 			err == -EPERM ? " (run as root, or with CAP_BPF and "
@@ -602,7 +609,7 @@ fail:
 static void detach_spec(struct tracer *tr, struct tspec *ts)
 {
 	for (size_t i = 0; i < ts->natts; i++) {
-		bpf_link__destroy(ts->atts[i].link);
+		ulink_detach(&ts->atts[i].link);
 		tr->site_used[ts->atts[i].site] = 0;
 	}
 	free(ts->atts);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_floor PID PROBE... — attach an empty BPF program at every
- * location of each named USDT probe (provider:name) of PID, print
+ * bench_floor [--multi] PID PROBE... — attach an empty BPF program at
+ * every location of each named USDT probe (provider:name) of PID, print
  * "attached", and hold until stdin closes: the floor that probetop's
- * per-event cost is compared with.
+ * per-event cost is compared with. --multi attaches by uprobe_multi
+ * links (as probetop does where the kernel has them), else by perf-event
+ * uprobes (engine/ulink.h).
  */
 #include <bpf/libbpf.h>
 #include <stdio.h>
@@ -13,15 +15,23 @@
 #include "catalog.h"
 #include "floor.skel.h"
 #include "proc.h"
+#include "ulink.h"
 
 int main(int argc, char **argv)
 {
-	struct floor_bpf *skel = floor_bpf__open_and_load();
+	bool multi = argc > 1 && !strcmp(argv[1], "--multi");
+	struct floor_bpf *skel = floor_bpf__open();
 	struct catalog *cat;
 	pid_t pid;
 	int n = 0;
 
+	argv += multi;
+	argc -= multi;
 	if (argc < 3 || !skel)
+		return 1;
+	if (multi)
+		ulink_prepare(skel->progs.floor_empty);
+	if (floor_bpf__load(skel))
 		return 1;
 	pid = proc_parse_pid(argv[1]);
 	cat = catalog_open_pid(NULL, pid);
@@ -37,17 +47,17 @@ int main(int argc, char **argv)
 			snprintf(full, sizeof(full), "%s:%s", cp->provider,
 				 cp->name);
 			for (int a = 2; a < argc; a++) {
+				struct ulink link;
+
 				if (strcmp(full, argv[a]))
 					continue;
 				for (size_t l = 0; l < cp->nlocs; l++) {
-					LIBBPF_OPTS(
-						bpf_uprobe_opts, opts,
-						.ref_ctr_offset =
-							cp->locs[l].sem_offset);
-					if (!bpf_program__attach_uprobe_opts(
+					if (ulink_attach(
 						    skel->progs.floor_empty,
-						    pid, obj->path,
-						    cp->locs[l].offset, &opts))
+						    multi, pid, obj->path,
+						    cp->locs[l].offset,
+						    cp->locs[l].sem_offset, 0,
+						    false, &link))
 						return 1;
 					n++;
 				}

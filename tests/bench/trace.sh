@@ -1,11 +1,12 @@
 #!/bin/sh
 # tests/bench/trace.sh — per-event cost of probetop's aggregations on a
 # USDT probe fired in a tight loop, against an empty BPF program attached
-# to the same probe (the floor) and against bpftrace doing the same
+# to the same probe (the floor: by perf-event uprobe, and by uprobe_multi
+# link as probetop attaches) and against bpftrace doing the same
 # aggregation, in one run, as ratios; then the engine's own CPU while it
 # reads 10,000 keys every second. Goals (issue 3): every aggregation
-# within 1.10x of the floor and ahead of bpftrace; engine under 1% of a
-# core. Run as root from anywhere: tests/bench/trace.sh
+# within 1.10x of the uprobe_multi floor and ahead of bpftrace; engine
+# under 1% of a core. Run as root from anywhere: tests/bench/trace.sh
 set -eu
 cd "$(dirname "$0")/../.."
 scripts/setup --bench

@@ -4,12 +4,15 @@ exactly against what the fixture fires, with the argument forms GCC emits
 (registers of every width, memory, index register, %rip-relative,
 constants), strings (NUL-terminated, length-bounded, across a page
 boundary), a shared library, semaphores (restored after detach), function
-entry/return, latency with nesting; then the exit paths."""
+entry/return, latency with nesting; then the exit paths. Run with the
+argument "perf", all of it again on perf-event uprobes, the way kernels
+before 6.6 attach (PROBETOP_UPROBE=perf, engine/ulink.h)."""
 
 import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 from tap import (FIXTURE_DIR, PROBETOP, Tap, Target, Trace, agg_of, load_bias,
@@ -19,6 +22,12 @@ tap = Tap()
 need_root(tap)
 EXE = os.path.join(FIXTURE_DIR, "sdt_target")
 N = 100
+PERF = sys.argv[1:] == ["perf"]
+if PERF:
+    os.environ["PROBETOP_UPROBE"] = "perf"
+# what bpftool calls the links of probetop's sites (7.1 has no name for
+# uprobe_multi links yet: their type number)
+LINK_TYPES = {"perf_event"} if PERF else {12, "uprobe_multi"}
 
 
 def log2_buckets(values):
@@ -247,10 +256,15 @@ tap.eq([o.get("interval", "final") for o in objs], [1, 2, 3, "final"],
        "-n 3: three intervals and the final summary")
 
 
-def our_links():
+def link_types():
+    """{link id: type} of every BPF link."""
     out = subprocess.run(["bpftool", "link", "show", "--json"],
                          capture_output=True, text=True).stdout
-    return {l["id"] for l in json.loads(out or "[]")}
+    return {l["id"]: l["type"] for l in json.loads(out or "[]")}
+
+
+def our_links():
+    return set(link_types())
 
 
 sem = sem_addr(t.pid)
@@ -260,8 +274,12 @@ p = subprocess.Popen([PROBETOP, "trace", "-p", str(t.pid), "-e",
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                      text=True)
 p.stderr.readline()
-tap.ok(len(our_links() - before) >= 2 and read_u16(t.pid, sem) == 1,
+types = link_types()
+tap.ok(len(set(types) - before) >= 2 and read_u16(t.pid, sem) == 1,
        "attached: links exist, semaphore 1")
+tap.eq({types[i] in LINK_TYPES for i in set(types) - before}, {True},
+       "the sites are %s links" % ("perf-event" if PERF else "uprobe_multi"),
+       repr(types))
 p.kill()
 p.wait()
 time.sleep(0.5)

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ulink — attach a uprobe the cheapest way; see ulink.h.
+ */
+#include "ulink.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* From the Linux 6.6 UAPI; the headers of Debian 12 predate it. */
+#define ULINK_TRACE_UPROBE_MULTI 48 /* enum bpf_attach_type */
+#define ULINK_MULTI_RETURN 1 /* BPF_F_UPROBE_MULTI_RETURN */
+
+/* union bpf_attr as BPF_LINK_CREATE reads it for a uprobe_multi link;
+ * the kernel takes a shorter attr as zero-filled. */
+struct ulink_attr {
+	uint32_t prog_fd;
+	uint32_t target_fd;
+	uint32_t attach_type;
+	uint32_t flags;
+	uint64_t path;
+	uint64_t offsets;
+	uint64_t ref_ctr_offsets;
+	uint64_t cookies;
+	uint32_t cnt;
+	uint32_t multi_flags;
+	uint32_t pid;
+	uint32_t pad;
+};
+
+_Static_assert(offsetof(struct ulink_attr, path) == 16 &&
+		       offsetof(struct ulink_attr, pid) == 56,
+	       "link_create.uprobe_multi layout");
+
+static int link_create(const struct ulink_attr *attr)
+{
+	int fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, attr, sizeof(*attr));
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Ask the kernel: a program loaded for uprobe_multi, linked to a
+ * directory. A kernel that knows uprobe_multi looks the path up and
+ * refuses it as not a regular file (EBADF), before anything is attached;
+ * one that does not refuses the attach type itself (EINVAL).
+ */
+static bool ask_kernel(void)
+{
+	const struct bpf_insn prog[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = ULINK_TRACE_UPROBE_MULTI);
+	uint64_t offset = 0;
+	struct ulink_attr attr = {
+		.attach_type = ULINK_TRACE_UPROBE_MULTI,
+		.path = (uintptr_t) "/",
+		.offsets = (uintptr_t)&offset,
+		.cnt = 1,
+	};
+	int fd, prog_fd;
+
+	prog_fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", prog, 2,
+				&opts);
+	if (prog_fd < 0)
+		return false;
+	attr.prog_fd = (uint32_t)prog_fd;
+	fd = link_create(&attr);
+	close(prog_fd);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return fd == -EBADF;
+}
+
+bool ulink_multi_supported(void)
+{
+	static int known; /* 0 not asked, 1 yes, -1 no */
+	const char *how = getenv("PROBETOP_UPROBE");
+
+	if (how && !strcmp(how, "perf"))
+		return false;
+	if (!known)
+		known = ask_kernel() ? 1 : -1;
+	return known > 0;
+}
+
+void ulink_prepare(struct bpf_program *prog)
+{
+	bpf_program__set_expected_attach_type(prog, ULINK_TRACE_UPROBE_MULTI);
+}
+
+int ulink_attach(struct bpf_program *prog, bool multi, pid_t pid,
+		 const char *path, uint64_t offset, uint64_t ref_ctr,
+		 uint64_t cookie, bool ret, struct ulink *out)
+{
+	struct ulink_attr attr = {
+		.attach_type = ULINK_TRACE_UPROBE_MULTI,
+		.path = (uintptr_t)path,
+		.offsets = (uintptr_t)&offset,
+		.ref_ctr_offsets = ref_ctr ? (uintptr_t)&ref_ctr : 0,
+		.cookies = (uintptr_t)&cookie,
+		.cnt = 1,
+		.multi_flags = ret ? ULINK_MULTI_RETURN : 0,
+		.pid = pid > 0 ? (uint32_t)pid : 0,
+	};
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = ref_ctr,
+		    .bpf_cookie = cookie, .retprobe = ret);
+
+	int fd;
+
+	out->fd = -1;
+	out->perf = NULL;
+	if (multi) {
+		attr.prog_fd = (uint32_t)bpf_program__fd(prog);
+		fd = link_create(&attr);
+		if (fd < 0)
+			return fd;
+		out->fd = fd;
+		return 0;
+	}
+	out->perf = bpf_program__attach_uprobe_opts(
+		prog, pid > 0 ? pid : -1, path, (size_t)offset, &opts);
+	return out->perf ? 0 : -errno;
+}
+
+void ulink_detach(struct ulink *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	bpf_link__destroy(l->perf);
+	l->fd = -1;
+	l->perf = NULL;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ulink — one uprobe (or uretprobe) of a BPF program at one location of
+ * an ELF file, attached the cheapest way the running kernel offers.
+ *
+ * Since Linux 6.6 a uprobe_multi link (BPF_TRACE_UPROBE_MULTI) runs the
+ * program straight from the uprobe handler; a perf-event uprobe (the
+ * only kind before) also goes through trace_uprobe's dispatch and the
+ * perf pid filter's lock: some 27 ns more per hit on this machine kind,
+ * 6% of what a hit costs (docs/testing.md). libbpf 1.1 has no API for
+ * uprobe_multi, so the link is made with the bpf() syscall here.
+ *
+ * A program attached by uprobe_multi must be loaded for it
+ * (ulink_prepare()), and a kernel that has uprobe_multi then refuses it
+ * a perf-event uprobe: the way is chosen once, before the programs are
+ * loaded, by ulink_multi_supported().
+ */
+#ifndef PROBETOP_ULINK_H
+#define PROBETOP_ULINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct bpf_program;
+struct bpf_link;
+
+/* An attachment: a uprobe_multi link's fd, or libbpf's perf-event link. */
+struct ulink {
+	int fd; /* -1 if none */
+	struct bpf_link *perf;
+};
+
+/* Whether to attach by uprobe_multi: the kernel makes such links (asked
+ * once, then remembered; needs the privileges loading BPF needs), and
+ * PROBETOP_UPROBE=perf does not ask for perf-event uprobes instead. */
+bool ulink_multi_supported(void);
+
+/* Before the object is loaded: make prog attachable by uprobe_multi. */
+void ulink_prepare(struct bpf_program *prog);
+
+/*
+ * Attach prog at offset (a file offset) of the ELF file at path, as a
+ * uprobe, or a uretprobe if ret; multi: by uprobe_multi (prog prepared),
+ * else by a perf-event uprobe. pid filters to one process (its threads
+ * included), -1 means every process. ref_ctr (or 0) is the file offset
+ * of a USDT semaphore the kernel raises while attached; cookie is what
+ * bpf_get_attach_cookie() returns. 0 and *out filled, or a negative
+ * errno (*out then holds nothing).
+ */
+int ulink_attach(struct bpf_program *prog, bool multi, pid_t pid,
+		 const char *path, uint64_t offset, uint64_t ref_ctr,
+		 uint64_t cookie, bool ret, struct ulink *out);
+
+/* Detach and release; an empty one ({ -1, NULL }) is a no-op. */
+void ulink_detach(struct ulink *l);
+
+#endif
