@@ -56,6 +56,8 @@ _Static_assert(sizeof(struct pt_hist) >= sizeof(struct pt_aslot),
 struct attachment {
 	struct ulink link;
 	uint32_t site;
+	const struct cat_object *obj; /* where: for sweep_forks() */
+	uint64_t offset, ref_ctr;
 };
 
 struct tspec {
@@ -109,6 +111,8 @@ struct tracer {
 	struct ro_set ro; /* the read-only ranges of the valid table */
 	uint32_t ro_gen;
 	struct bpf_link *ro_links[2]; /* pt_ro_exec, pt_dlmark */
+	struct bpf_link *fork_link; /* pt_forked: see sweep_forks() */
+	uint32_t forks; /* its count when last swept */
 	struct touched *touched; /* touch_literals(): mappings made present */
 	size_t ntouched;
 };
@@ -408,7 +412,8 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 			strerror(-err));
 		return 0;
 	}
-	ts->atts[ts->natts++] = (struct attachment){ link, idx };
+	ts->atts[ts->natts++] =
+		(struct attachment){ link, idx, w->obj, offset, ref_ctr };
 	ts->info.nsites++;
 	return 1;
 }
@@ -594,6 +599,15 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path)
 		if (err)
 			goto fail;
 	}
+	if (kind == TRACER_PID && tr->multi) {
+		tr->skel->bss->fork_pid = (uint32_t)pid;
+		tr->fork_link = bpf_program__attach(tr->skel->progs.pt_forked);
+		if (!tr->fork_link)
+			log_msg(LOG_WARN,
+				"cannot follow forks (%s): processes %d forks "
+				"will keep its breakpoints",
+				strerror(errno), (int)pid);
+	}
 	if (kind == TRACER_PID && tracer_rescan(tr) < 0) {
 		err = -ESRCH;
 		goto fail;
@@ -632,6 +646,7 @@ void tracer_free(struct tracer *tr)
 		bpf_link__destroy(tr->proc_links[i]);
 	bpf_link__destroy(tr->ro_links[0]);
 	bpf_link__destroy(tr->ro_links[1]);
+	bpf_link__destroy(tr->fork_link);
 	bpf_link__destroy(tr->dl_link);
 	ring_buffer__free(tr->dl_ring);
 	if (tr->dl_link)
@@ -1035,6 +1050,77 @@ int tracer_remove(struct tracer *tr, int id)
 	return 0;
 }
 
+static int cmp_att_obj(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)(*(const struct attachment *const *)a)->obj;
+	uintptr_t y = (uintptr_t)(*(const struct attachment *const *)b)->obj;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ulink_sweep() the locations atts[0..n) of one object. */
+static void sweep_object(struct tracer *tr, struct attachment **atts, size_t n,
+			 uint64_t *offs, uint64_t *refs)
+{
+	char path[PATH_MAX + 64];
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		offs[i] = atts[i]->offset;
+		refs[i] = atts[i]->ref_ctr;
+	}
+	attach_path(tr, atts[0]->obj, &tr->maps, path, sizeof(path));
+	err = ulink_sweep(tr->pid, path, offs, refs, n);
+	if (err)
+		log_msg(LOG_WARN,
+			"%s: cannot take the breakpoints out of what %d "
+			"forked: %s",
+			atts[0]->obj->path, (int)tr->pid, strerror(-err));
+}
+
+/*
+ * Once the target has forked (pt_forked counts it), take the
+ * breakpoints of every site out of its new processes, object by object
+ * (ulink_sweep()): with uprobe_multi nothing else would, and a forked
+ * worker would trap at every probe it passes.
+ */
+static void sweep_forks(struct tracer *tr)
+{
+	struct attachment **atts = NULL;
+	uint64_t *offs = NULL, *refs = NULL;
+	uint32_t forks;
+	size_t n = 0;
+
+	if (!tr->fork_link)
+		return;
+	forks = __atomic_load_n(&tr->skel->bss->forks, __ATOMIC_ACQUIRE);
+	if (forks == tr->forks)
+		return;
+	for (int i = 0; i < tr->nspecs; i++)
+		n += tr->specs[i].used ? tr->specs[i].natts : 0;
+	atts = calloc(n ? n : 1, sizeof(*atts));
+	offs = calloc(n ? n : 1, sizeof(*offs));
+	refs = calloc(n ? n : 1, sizeof(*refs));
+	if (!atts || !offs || !refs)
+		goto out;
+	n = 0;
+	for (int i = 0; i < tr->nspecs; i++)
+		for (size_t a = 0; tr->specs[i].used && a < tr->specs[i].natts;
+		     a++)
+			atts[n++] = &tr->specs[i].atts[a];
+	qsort(atts, n, sizeof(*atts), cmp_att_obj);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && atts[j]->obj == atts[i]->obj; j++)
+			;
+		sweep_object(tr, atts + i, j - i, offs, refs);
+	}
+	tr->forks = forks;
+out:
+	free(atts);
+	free(offs);
+	free(refs);
+}
+
 static bool has_new_object(const struct tracer *tr, const struct proc_maps *m)
 {
 	for (size_t i = 0; i < m->n; i++)
@@ -1074,6 +1160,7 @@ static int rescan_maps(struct tracer *tr)
 	if (tr->ro_state > 0)
 		ro_install(tr, epoch, &tr->maps);
 	touch_literals(tr);
+	sweep_forks(tr);
 	if (!fresh)
 		return 0;
 	cat = catalog_open_maps(tr->cache, tr->pid, &tr->maps);

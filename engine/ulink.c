@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* From the Linux 6.6 UAPI; the headers of Debian 12 predate it. */
@@ -46,20 +48,45 @@ static int link_create(const struct ulink_attr *attr)
 	return fd < 0 ? -errno : fd;
 }
 
-/*
- * Ask the kernel: a program loaded for uprobe_multi, linked to a
- * directory. A kernel that knows uprobe_multi looks the path up and
- * refuses it as not a regular file (EBADF), before anything is attached;
- * one that does not refuses the attach type itself (EINVAL).
- */
-static bool ask_kernel(void)
+/* An empty program loaded for uprobe_multi, loaded once and kept; a
+ * negative errno if it cannot be. */
+static int empty_prog(void)
 {
+	static int fd = -1;
 	const struct bpf_insn prog[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = ULINK_TRACE_UPROBE_MULTI);
+
+	if (fd < 0)
+		fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", prog, 2,
+				   &opts);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Whether the running kernel is at least major.minor. */
+static bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/*
+ * Ask the kernel: the empty program linked to a directory. A kernel that
+ * knows uprobe_multi looks the path up and refuses it as not a regular
+ * file (EBADF), before anything is attached; one that does not refuses
+ * the attach type itself (EINVAL). Before 6.12 its pid filter let only
+ * the process's first thread run the program (fixed by "bpf: Fix uprobe
+ * multi pid filter checks"): not used there.
+ */
+static bool ask_kernel(void)
+{
 	uint64_t offset = 0;
 	struct ulink_attr attr = {
 		.attach_type = ULINK_TRACE_UPROBE_MULTI,
@@ -69,13 +96,13 @@ static bool ask_kernel(void)
 	};
 	int fd, prog_fd;
 
-	prog_fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", prog, 2,
-				&opts);
+	if (!kernel_at_least(6, 12))
+		return false;
+	prog_fd = empty_prog();
 	if (prog_fd < 0)
 		return false;
 	attr.prog_fd = (uint32_t)prog_fd;
 	fd = link_create(&attr);
-	close(prog_fd);
 	if (fd >= 0) {
 		close(fd);
 		return true;
@@ -141,4 +168,29 @@ void ulink_detach(struct ulink *l)
 	bpf_link__destroy(l->perf);
 	l->fd = -1;
 	l->perf = NULL;
+}
+
+int ulink_sweep(pid_t pid, const char *path, const uint64_t *offsets,
+		const uint64_t *ref_ctrs, size_t n)
+{
+	struct ulink_attr attr = {
+		.attach_type = ULINK_TRACE_UPROBE_MULTI,
+		.path = (uintptr_t)path,
+		.offsets = (uintptr_t)offsets,
+		.ref_ctr_offsets = (uintptr_t)ref_ctrs,
+		.cnt = (uint32_t)n,
+		.pid = (uint32_t)pid,
+	};
+	int fd, prog_fd = empty_prog();
+
+	if (prog_fd < 0)
+		return prog_fd;
+	if (!n)
+		return 0;
+	attr.prog_fd = (uint32_t)prog_fd;
+	fd = link_create(&attr);
+	if (fd < 0)
+		return fd;
+	close(fd); /* unregistering is what removes them */
+	return 0;
 }

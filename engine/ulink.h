@@ -3,7 +3,8 @@
  * ulink — one uprobe (or uretprobe) of a BPF program at one location of
  * an ELF file, attached the cheapest way the running kernel offers.
  *
- * Since Linux 6.6 a uprobe_multi link (BPF_TRACE_UPROBE_MULTI) runs the
+ * Since Linux 6.6 (used from 6.12, whose pid filter lets every thread of
+ * the process through) a uprobe_multi link (BPF_TRACE_UPROBE_MULTI) runs the
  * program straight from the uprobe handler; a perf-event uprobe (the
  * only kind before) also goes through trace_uprobe's dispatch and the
  * perf pid filter's lock: some 27 ns more per hit on this machine kind,
@@ -54,5 +55,19 @@ int ulink_attach(struct bpf_program *prog, bool multi, pid_t pid,
 
 /* Detach and release; an empty one ({ -1, NULL }) is a no-op. */
 void ulink_detach(struct ulink *l);
+
+/*
+ * uprobe_multi links filtered to pid: take the breakpoints at
+ * offsets[0..n) of path (ref_ctrs[i]: the semaphore offsets they were
+ * attached with, or 0) out of every process no link asks for, that is
+ * out of the processes pid forked since (a child inherits the pages its
+ * parent's breakpoints are in, and the filter keeps it from running
+ * the program, so nothing ever takes them out there). One more link at
+ * those places is made and closed: unregistering it has the kernel
+ * remove each breakpoint wherever no remaining link wants it. 0 or a
+ * negative errno.
+ */
+int ulink_sweep(pid_t pid, const char *path, const uint64_t *offsets,
+		const uint64_t *ref_ctrs, size_t n);
 
 #endif

@@ -861,6 +861,27 @@ int BPF_PROG(pt_ro_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
+/*
+ * A process the one-process target forks inherits its breakpoints, and a
+ * uprobe_multi link filtered to the target never removes them there
+ * (only a perf-event uprobe's filter does, at the child's first hit):
+ * count such forks, so that user space can sweep them away
+ * (ulink_sweep()). A vfork child shares the target's memory, and a
+ * thread is the target.
+ */
+__u32 fork_pid;
+__u32 forks;
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(pt_forked, struct task_struct *parent, struct task_struct *child)
+{
+	if (fork_pid && BPF_CORE_READ(parent, tgid) == fork_pid &&
+	    BPF_CORE_READ(child, tgid) != fork_pid &&
+	    BPF_CORE_READ(child, mm) != BPF_CORE_READ(parent, mm))
+		__sync_fetch_and_add(&forks, 1);
+	return 0;
+}
+
 /* IO ------------------------------------------------------------------ */
 
 static __always_inline bool watching(__u32 tgid, __u8 what)

@@ -6,7 +6,7 @@ constants), strings (NUL-terminated, length-bounded, across a page
 boundary), a shared library, semaphores (restored after detach), function
 entry/return, latency with nesting; then the exit paths. Run with the
 argument "perf", all of it again on perf-event uprobes, the way kernels
-before 6.6 attach (PROBETOP_UPROBE=perf, engine/ulink.h)."""
+before 6.12 attach (PROBETOP_UPROBE=perf, engine/ulink.h)."""
 
 import json
 import os
@@ -277,15 +277,49 @@ p.stderr.readline()
 types = link_types()
 tap.ok(len(set(types) - before) >= 2 and read_u16(t.pid, sem) == 1,
        "attached: links exist, semaphore 1")
-tap.eq({types[i] in LINK_TYPES for i in set(types) - before}, {True},
-       "the sites are %s links" % ("perf-event" if PERF else "uprobe_multi"),
-       repr(types))
+# besides the sites' links, a BTF tracepoint's (pt_forked, multi only)
+sites = [types[i] for i in set(types) - before
+         if types[i] not in ("raw_tracepoint", "tracing")]
+tap.eq((len(sites), {t in LINK_TYPES for t in sites}), (2, {True}),
+       "the two sites are %s links" % ("perf-event" if PERF else
+                                       "uprobe_multi"), repr(types))
 p.kill()
 p.wait()
 time.sleep(0.5)
 tap.eq((our_links() - before, read_u16(t.pid, sem)), (set(), 0),
        "kill -9: no link left, semaphore back to 0")
 t.stop()
+
+# a process the target forks inherits the pages its breakpoints are in:
+# they must leave the child (a perf-event uprobe's filter takes them out
+# at its first hit; with uprobe_multi, probetop sweeps them once it sees
+# the fork), its semaphore must drop back to 0, and the target keeps both
+t = Target([EXE])
+sem = sem_addr(t.pid)
+r = run(["list", "-b", EXE, "--json", "fixture:tick"])
+tick = load_bias(t.pid, EXE) + int(json.loads(r.stdout)[0]["address"], 16)
+tr = Trace(["-p", str(t.pid), "-i", "0.2", "-e", "fixture:sem", "-e",
+            "fixture:tick"])
+child = int(t.send("fork").split()[1])
+got = None
+for _ in range(50):
+    got = (read_u16(child, tick) & 0xff, read_u16(child, sem),
+           read_u16(t.pid, tick) & 0xff, read_u16(t.pid, sem))
+    if got[:2] == (0x90, 0):
+        break
+    time.sleep(0.1)
+tap.eq(got, (0x90, 0, 0xcc, 1), "fork: the child's breakpoint and "
+       "semaphore are gone (nop, 0), the target's stay (int3, 1)")
+t.send("fire 5")
+os.kill(child, signal.SIGKILL)
+t.send("thread 7")
+tr.finish()
+t.stop()
+fin = tr.final()
+tap.eq([rows_by_key(agg_of(fin, s)) for s in ("fixture:sem", "fixture:tick")],
+       [{(): 12}, {(): 12}], "fork: the target still counted exactly (5, "
+       "then 7 from another thread), the child (which fired once) not at "
+       "all")
 
 # -- errors -------------------------------------------------------------------
 t = Target([EXE])
