@@ -14,12 +14,14 @@
 #include <elf.h>
 #include <errno.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/types.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <signal.h>
 #include <unistd.h>
@@ -137,8 +139,26 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
-	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_INFO, "libbpf: %s", msg);
+	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_INFO, "libbpf: %s",
+		strncmp(msg, "libbpf: ", 8) ? msg : msg + 8);
 	return 0;
+}
+
+/* Whether this process may load tracing programs: CAP_SYS_ADMIN, or
+ * CAP_BPF with CAP_PERFMON, in its effective set. Asked before libbpf
+ * tries, whose failure would only add noise to the one sentence. */
+static bool may_trace(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3,
+						0 };
+	struct __user_cap_data_struct data[2] = { 0 };
+	uint64_t eff;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return true; /* cannot tell: let the load say */
+	eff = data[0].effective | (uint64_t)data[1].effective << 32;
+	return (eff >> CAP_SYS_ADMIN & 1) ||
+	       ((eff >> 39 & 1) && (eff >> 38 & 1)); /* CAP_BPF, CAP_PERFMON */
 }
 
 static bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode)
@@ -568,6 +588,14 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path)
 		err = -errno;
 		goto fail;
 	}
+	if (!may_trace()) {
+		err = -EPERM;
+		log_msg(LOG_ERROR,
+			"cannot load the BPF programs: %s (run as "
+			"root, or with CAP_BPF and CAP_PERFMON)",
+			strerror(-err));
+		goto fail;
+	}
 	tr->skel = probetop_bpf__open();
 	if (tr->skel) {
 		tr->multi = ulink_multi_supported();
@@ -608,9 +636,13 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path)
 				"will keep its breakpoints",
 				strerror(errno), (int)pid);
 	}
-	if (kind == TRACER_PID && tracer_rescan(tr) < 0) {
-		err = -ESRCH;
-		goto fail;
+	if (kind == TRACER_PID) {
+		err = tracer_rescan(tr);
+		if (err < 0 && err != -ESRCH && err != -EACCES)
+			log_msg(LOG_ERROR, "pid %d: cannot read its maps: %s",
+				(int)pid, strerror(-err));
+		if (err < 0)
+			goto fail;
 	}
 	return tr;
 fail:

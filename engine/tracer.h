@@ -74,7 +74,8 @@ struct tracer_maps {
 /*
  * Load the BPF object for a target. kind TRACER_PID: pid; TRACER_FILE:
  * path of the ELF file. Returns NULL with errno (EPERM: not allowed to
- * load BPF; ESRCH: no such process; others), the reason logged.
+ * load BPF; ESRCH: no such process; EACCES: not allowed to read its
+ * maps; others), the reason logged but for ESRCH and EACCES.
  */
 struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path);
 

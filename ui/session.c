@@ -55,6 +55,12 @@ static int open_target(struct session *s, const struct session_args *a)
 		s->tr = tracer_new(TRACER_PID, a->pid, NULL);
 		if (!s->tr && errno == ESRCH)
 			cli_error("no such process: %d", (int)a->pid);
+		else if (!s->tr && errno == EACCES)
+			cli_error(
+				"pid %d: not allowed to read its memory maps; "
+				"run probetop as root (or with "
+				"CAP_SYS_PTRACE)",
+				(int)a->pid);
 		return s->tr ? 0 : -1;
 	}
 	if (catalog_find_file(a->command[0], path, sizeof(path)) ||

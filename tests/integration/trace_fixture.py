@@ -344,5 +344,13 @@ tap.ok(r.returncode == 0 and "no probe matches yet; waiting" in r.stderr and
        json.loads(r.stdout.splitlines()[-1])["aggs"][0]["waiting"],
        "-p: a spec that matches nothing yet waits", r.stderr)
 t.stop()
+# without the privileges to load BPF: one sentence (libbpf says nothing)
+r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                    "--clear-groups", PROBETOP, "trace", "-e", "fixture:tick",
+                    "--", EXE, "fire", "1"], capture_output=True, text=True)
+tap.eq((r.returncode, r.stderr),
+       (1, "probetop: cannot load the BPF programs: Operation not permitted "
+           "(run as root, or with CAP_BPF and CAP_PERFMON)\n"),
+       "not allowed to load BPF: one sentence, exit 1")
 
 tap.done()
