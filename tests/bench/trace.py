@@ -89,6 +89,21 @@ def per_event(tools, mode):
     return best
 
 
+def multi_floor_works():
+    """Whether bench_floor can attach by uprobe_multi here (as probetop
+    then does; kernels before 6.12 use perf-event uprobes)."""
+    t = Target([TARGET])
+    p = subprocess.Popen([FLOOR, "--multi", str(t.pid), "bench:hit"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    ok = p.stdout.readline().startswith("attached")
+    p.communicate()
+    t.stop()
+    return ok
+
+
+MULTI = multi_floor_works()
+
 CASES = [
     ("string-key count", "hit", "bench:hit",
      "bench:hit=count(str(arg1))",
@@ -112,13 +127,16 @@ print("%-18s %7s %7s %7s %8s %8s %9s %9s %11s" % (
     "aggregation", "none", "floor", "floor-m", "probetop", "bpftrace",
     "pt/floor", "pt/flr-m", "pt/bpftrace"))
 ok = True
+if not MULTI:
+    print("no uprobe_multi links on this kernel: probetop attaches by "
+          "perf-event uprobes, and floor-m is the perf floor")
 for name, mode, floor_arg, spec, bt in CASES:
-    b = per_event([("none", None), ("floor", floor_arg),
-                   ("floor-multi", floor_arg), ("probetop", spec),
-                   ("bpftrace", bt)], mode)
-    none, floor, floor_m, pt, bpft = (b["none"], b["floor"],
-                                      b["floor-multi"], b["probetop"],
-                                      b["bpftrace"])
+    b = per_event([("none", None), ("floor", floor_arg)] +
+                  ([("floor-multi", floor_arg)] if MULTI else []) +
+                  [("probetop", spec), ("bpftrace", bt)], mode)
+    none, floor, pt, bpft = (b["none"], b["floor"], b["probetop"],
+                             b["bpftrace"])
+    floor_m = b.get("floor-multi", floor)
     print("%-18s %7.1f %7.1f %7.1f %8.1f %8.1f %8.3fx %8.3fx %10.3fx" %
           (name, none, floor, floor_m, pt, bpft, pt / floor, pt / floor_m,
            pt / bpft))
