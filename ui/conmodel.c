@@ -209,6 +209,25 @@ static int spec_for(const struct session *s, const char *object,
 	return found;
 }
 
+int conmodel_probe_specs(const struct session *s, const struct model_probe *p,
+			 int *ids, int max)
+{
+	int n = 0;
+
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		for (int id = 0; id < tracer_nspecs(s->tr) && n < max; id++) {
+			const struct tracer_spec_info *info =
+				tracer_spec_info(s->tr, id);
+
+			if (info && s->specs[id].helper == (pass == 1) &&
+			    covers(info->spec, p->object, p->provider, p->name,
+				   false))
+				ids[n++] = id;
+		}
+	}
+	return n;
+}
+
 static void update_states(struct conmodel *cm, const struct session *s,
 			  const struct agg_snapshot *snap, struct model *m)
 {

@@ -27,6 +27,14 @@ int conmodel_probes(struct conmodel *cm, const struct session *s,
 void conmodel_update(struct conmodel *cm, const struct session *s,
 		     const struct agg_snapshot *snap, struct model *m);
 
+/*
+ * The live specs that attach probe p, into ids[0..max); returns how
+ * many. Specs attached only for another's needs (helpers) count only
+ * when nothing else attaches it (removing the other removes them).
+ */
+int conmodel_probe_specs(const struct session *s, const struct model_probe *p,
+			 int *ids, int max);
+
 /* Every process with USDT probes, for the picker. 0 or -ENOMEM. */
 int conmodel_procs(struct conmodel *cm, const struct ps_list *sets,
 		   struct model *m);

@@ -48,8 +48,20 @@ struct vstate {
 	void *st;
 };
 
+/* A spec switched off with its probe in Probes, kept so that switching
+ * the probe on brings it back as it was (a -e spec's keys, a probeset's
+ * role), not a plain count. */
+struct parked {
+	char probe[SPEC_TEXT_MAX]; /* object:provider:name */
+	char text[SPEC_TEXT_MAX];
+	const struct probeset *ps;
+	const struct ps_spec *role;
+};
+
 struct console {
 	struct session s;
+	struct parked *parked;
+	size_t nparked;
 	struct agg *agg;
 	struct conmodel *cm;
 	struct model m;
@@ -309,6 +321,66 @@ static void replace_spec(struct console *c, int id, const char *text)
 	add_spec(c, text, ps, role);
 }
 
+static void probe_name(const struct model_probe *p, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s:%s:%s", p->object, p->provider, p->name);
+}
+
+/* Switch probe p off: detach every spec on it, keeping each in parked. */
+static void probe_off(struct console *c, const struct model_probe *p)
+{
+	int ids[SESSION_MAX_SPECS];
+	int n = conmodel_probe_specs(&c->s, p, ids, SESSION_MAX_SPECS);
+	struct parked *v =
+		realloc(c->parked, (c->nparked + (size_t)n + 1) * sizeof(*v));
+
+	if (!v) {
+		say(c, "out of memory");
+		return;
+	}
+	c->parked = v;
+	for (int i = 0; i < n; i++) {
+		const struct tracer_spec_info *info =
+			tracer_spec_info(c->s.tr, ids[i]);
+		struct parked *k = &c->parked[c->nparked];
+
+		if (!info)
+			continue; /* went with a spec it was a helper of */
+		probe_name(p, k->probe, sizeof(k->probe));
+		snprintf(k->text, sizeof(k->text), "%s", info->spec->text);
+		k->ps = c->s.specs[ids[i]].ps;
+		k->role = c->s.specs[ids[i]].role;
+		c->nparked++;
+		session_remove(&c->s, ids[i]);
+	}
+	say(c, "off: %s:%s (%d spec%s; Space brings %s back)", p->provider,
+	    p->name, n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+}
+
+/* Switch probe p on: what probe_off() kept of it, else a count. */
+static void probe_on(struct console *c, const struct model_probe *p)
+{
+	char name[SPEC_TEXT_MAX], text[SPEC_TEXT_MAX + 16];
+	bool any = false;
+
+	probe_name(p, name, sizeof(name));
+	for (size_t i = 0; i < c->nparked;) {
+		struct parked k = c->parked[i];
+
+		if (strcmp(k.probe, name)) {
+			i++;
+			continue;
+		}
+		c->parked[i] = c->parked[--c->nparked];
+		add_spec(c, k.text, k.ps, k.role);
+		any = true;
+	}
+	if (!any) {
+		snprintf(text, sizeof(text), "%s=count()", name);
+		add_spec(c, text, NULL, NULL);
+	}
+}
+
 static void refresh_model(struct console *c)
 {
 	conmodel_update(c->cm, &c->s, c->m.snap, &c->m);
@@ -338,6 +410,15 @@ static void carry_out(struct console *c, const struct request *r)
 		break;
 	case REQ_REPLACE:
 		replace_spec(c, r->id, r->text);
+		break;
+	case REQ_PROBE_OFF:
+	case REQ_PROBE_ON:
+		if (r->id < 0 || (size_t)r->id >= c->m.nprobes)
+			return;
+		if (r->kind == REQ_PROBE_OFF)
+			probe_off(c, &c->m.probes[r->id]);
+		else
+			probe_on(c, &c->m.probes[r->id]);
 		break;
 	case REQ_ROLE:
 		add_role(c, r->text);
@@ -638,6 +719,7 @@ static void teardown(struct console *c)
 	conmodel_free(c->cm);
 	for (size_t i = 0; i < c->nlog; i++)
 		free(c->log[i]);
+	free(c->parked);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
 	if (c->sigfd >= 0)

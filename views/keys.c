@@ -68,7 +68,7 @@ static const struct key_help HELP[] = {
 	{ "Esc", "back: zoom out, leave a view, cancel a prompt" },
 	{ "/", "filter rows (Top) or search probes (Probes)" },
 	{ "s F6 < >", "next sort column, sort column left / right" },
-	{ "Space", "Probes: switch the probe under the cursor on or off" },
+	{ "Space", "Probes: off, or on again with the specs it had" },
 	{ "a", "Probes: choose what to do with the probe (count, by "
 	       "string, quantize, latency)" },
 	{ "f", "Probes: function symbols (fn: probes) <-> USDT probes" },

@@ -113,6 +113,9 @@ enum request_kind {
 	REQ_ADD, /* attach spec text */
 	REQ_REMOVE, /* detach spec id */
 	REQ_REPLACE, /* detach id, attach text in its place */
+	REQ_PROBE_OFF, /* detach every spec on probes[id], and keep them */
+	REQ_PROBE_ON, /* attach what REQ_PROBE_OFF kept of probes[id], else
+			 a count of it */
 	REQ_ROLE, /* attach probeset role `text` ("frames.latency") */
 	REQ_SELECT, /* the Top row: sel_spec = id, sel_key = text */
 	REQ_QUIT,

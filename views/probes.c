@@ -3,7 +3,8 @@
  * probes — every probe of the target, grouped by object and provider,
  * with arguments, semaphore, locations, state and live hits/s.
  *
- * Space switches a probe on (count()) or off; `a` opens a menu that
+ * Space switches a probe off (every spec on it, which the console keeps)
+ * or on (what it kept, else count()); `a` opens a menu that
  * builds a SPEC for it (count by an argument or string, quantize an
  * argument, latency to its paired probe); `f` lists function symbols
  * instead, for fn: probes; `/` searches. What a probeset knows about a
@@ -225,8 +226,8 @@ static int toggle(struct probes *p, const struct model *m, bool confirmed,
 		return VIEW_HANDLED;
 	}
 	if (m->probes[i].spec_id >= 0) {
-		req->kind = REQ_REMOVE;
-		req->id = m->probes[i].spec_id;
+		req->kind = REQ_PROBE_OFF;
+		req->id = (int)i;
 		return VIEW_HANDLED;
 	}
 	if (m->probes[i].note && m->probes[i].note->unsafe[0] && !confirmed) {
@@ -234,9 +235,8 @@ static int toggle(struct probes *p, const struct model *m, bool confirmed,
 		return VIEW_HANDLED;
 	}
 	p->confirm = -1;
-	req->kind = REQ_ADD;
-	snprintf(req->text, sizeof(req->text), "%s:%s:%s=count()",
-		 m->probes[i].object, m->probes[i].provider, m->probes[i].name);
+	req->kind = REQ_PROBE_ON;
+	req->id = (int)i;
 	return VIEW_HANDLED;
 }
 

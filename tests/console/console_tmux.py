@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The console in a real terminal (tmux), with live BPF: toggle a probe in
-Probes and see the exact count in Top; build a quantize spec with `a`,
+Probes and see the exact count in Top, off and on again with its -e spec
+intact; build a quantize spec with `a`,
 read its buckets in Histogram and zoom one; resize; quit and check that
 nothing stays attached; --demo shows Python frames, GC and IO."""
+import json
 import os
 import re
 import subprocess
@@ -52,15 +54,17 @@ def start(cmd, w=120, h=40):
     assert r.returncode == 0, r.stderr
 
 
-def perf_links():
-    out = subprocess.run(["bpftool", "link", "show"], capture_output=True,
-                         text=True).stdout
-    return out.count("type perf_event") + out.count("perf_event ")
+def link_ids():
+    """The ids of every BPF link (probetop's sites are uprobe_multi or
+    perf-event links, its kernel programs tracing links)."""
+    out = subprocess.run(["bpftool", "link", "show", "--json"],
+                         capture_output=True, text=True).stdout
+    return {l["id"] for l in json.loads(out or "[]")}
 
 
 def test_fixture(tap):
     t = Target([os.path.join(FIX, "sdt_target")])
-    links_before = perf_links()
+    links_before = link_ids()
     try:
         start("%s -p %d" % (PROBETOP, t.pid))
         s = wait_screen(r"probes \(\d+ on\)")
@@ -119,7 +123,7 @@ def test_fixture(tap):
         keys("q")
         s = wait_screen(r"EXITED \d+")
         tap.ok("EXITED 0" in s, "q quits with status 0", s)
-        tap.eq(perf_links(), links_before, "no link of ours remains")
+        tap.eq(link_ids() - links_before, set(), "no link of ours remains")
     finally:
         tmux("kill-session", "-t", SESSION)
         t.stop()
@@ -171,6 +175,34 @@ def test_plain(tap):
         keys("q")
         s = wait_screen(r"EXITED \d+")
         tap.ok("EXITED 0" in s, "TERM=vt100: q quits with status 0", s)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        t.stop()
+
+
+def test_toggle_keeps(tap):
+    """Space off and on in Probes brings back the -e spec that was on the
+    probe, keys and all, not a plain count."""
+    t = Target([os.path.join(FIX, "sdt_target")])
+    start("%s -p %d -e 'fixture:ints=count(arg1)'" % (PROBETOP, t.pid))
+    try:
+        wait_screen(r"Top probes")
+        keys("2", "/", "ints", "Enter", "Space")
+        s = wait_screen(r"off: fixture:ints \(1 spec")
+        tap.ok(re.search(r"off +fixture:ints", s) is not None,
+               "Space: off, the spec kept", s)
+        keys("Space")
+        s = wait_screen(r"on: fixture:ints=count\(arg1\)")
+        tap.ok("on: fixture:ints=count(arg1)" in s,
+               "Space again: the -e spec itself is back", s)
+        t.send("fire 3")
+        keys("3")
+        rows = r"fixture:ints +(\d+) *\S"
+        s = wait_screen(r"fixture:ints +2 ", 5)
+        tap.eq(sorted(re.findall(rows, s)), ["0", "1", "2"],
+               "Top: one row per arg1 key, as the spec said", s)
+        keys("q")
+        wait_screen(r"EXITED \d+")
     finally:
         tmux("kill-session", "-t", SESSION)
         t.stop()
@@ -279,6 +311,7 @@ def main():
     test_plain(tap)
     test_picker(tap)
     test_fixture(tap)
+    test_toggle_keeps(tap)
     test_process(tap)
     test_binary(tap)
     test_demo(tap)

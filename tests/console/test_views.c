@@ -327,13 +327,12 @@ static void test_probes_toggle(void **state)
 	key("probes", ACT_TOGGLE, NULL, &r);
 	assert_int_equal(r.kind, REQ_NONE); /* risky: asks for y first */
 	key("probes", ACT_YES, NULL, &r);
-	assert_int_equal(r.kind, REQ_ADD);
-	assert_string_equal(r.text,
-			    "/usr/lib/libruby.so:ruby:cmethod__entry=count()");
+	assert_int_equal(r.kind, REQ_PROBE_ON); /* the console picks the spec */
+	assert_int_equal(r.id, 0);
 	key("probes", ACT_DOWN, NULL, &r);
 	key("probes", ACT_TOGGLE, NULL, &r);
-	assert_int_equal(r.kind, REQ_REMOVE);
-	assert_int_equal(r.id, 7);
+	assert_int_equal(r.kind, REQ_PROBE_OFF); /* every spec on it */
+	assert_int_equal(r.id, 1);
 	model.probes = NULL;
 	model.nprobes = 0;
 }
