@@ -564,6 +564,24 @@ static int attach_catalog(struct tracer *tr, const struct catalog *cat, int id,
 
 /* Life cycle -------------------------------------------------------- */
 
+/* Open the BPF object into tr->skel, its site programs made for
+ * uprobe_multi where the kernel has it (tr->multi), and load it. 0 or a
+ * negative errno (-EPERM without the privileges, before libbpf tries). */
+static int load_programs(struct tracer *tr)
+{
+	if (!may_trace())
+		return -EPERM;
+	tr->skel = probetop_bpf__open();
+	if (!tr->skel)
+		return -errno;
+	tr->multi = ulink_multi_supported();
+	if (tr->multi) {
+		ulink_prepare(tr->skel->progs.pt_usdt);
+		ulink_prepare(tr->skel->progs.pt_ret);
+	}
+	return probetop_bpf__load(tr->skel);
+}
+
 struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path)
 {
 	struct tracer *tr = calloc(1, sizeof(*tr));
@@ -588,25 +606,8 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path)
 		err = -errno;
 		goto fail;
 	}
-	if (!may_trace()) {
-		err = -EPERM;
-		log_msg(LOG_ERROR,
-			"cannot load the BPF programs: %s (run as "
-			"root, or with CAP_BPF and CAP_PERFMON)",
-			strerror(-err));
-		goto fail;
-	}
-	tr->skel = probetop_bpf__open();
-	if (tr->skel) {
-		tr->multi = ulink_multi_supported();
-		if (tr->multi) {
-			ulink_prepare(tr->skel->progs.pt_usdt);
-			ulink_prepare(tr->skel->progs.pt_ret);
-		}
-		err = probetop_bpf__load(tr->skel);
-	}
-	if (!tr->skel || err) {
-		err = tr->skel ? err : -errno;
+	err = load_programs(tr);
+	if (err) {
 		log_msg(LOG_ERROR, "cannot load the BPF programs: %s%s",
 			strerror(-err),
 			err == -EPERM ? " (run as root, or with CAP_BPF and "
