@@ -41,9 +41,28 @@ _Static_assert(offsetof(struct ulink_attr, path) == 16 &&
 		       offsetof(struct ulink_attr, pid) == 56,
 	       "link_create.uprobe_multi layout");
 
-static int link_create(const struct ulink_attr *attr)
+/*
+ * A uprobe_multi link of prog_fd at offsets[0..n) of path, with the
+ * semaphore offsets ref_ctrs and the cookies (either may be NULL),
+ * uretprobes if ret, filtered to pid (0: every process). Its fd or a
+ * negative errno.
+ */
+static int multi_link(int prog_fd, pid_t pid, const char *path,
+		      const uint64_t *offsets, const uint64_t *ref_ctrs,
+		      const uint64_t *cookies, size_t n, bool ret)
 {
-	int fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, attr, sizeof(*attr));
+	struct ulink_attr attr = {
+		.prog_fd = (uint32_t)prog_fd,
+		.attach_type = ULINK_TRACE_UPROBE_MULTI,
+		.path = (uintptr_t)path,
+		.offsets = (uintptr_t)offsets,
+		.ref_ctr_offsets = (uintptr_t)ref_ctrs,
+		.cookies = (uintptr_t)cookies,
+		.cnt = (uint32_t)n,
+		.multi_flags = ret ? ULINK_MULTI_RETURN : 0,
+		.pid = pid > 0 ? (uint32_t)pid : 0,
+	};
+	int fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 
 	return fd < 0 ? -errno : fd;
 }
@@ -87,13 +106,7 @@ static bool kernel_at_least(int major, int minor)
  */
 static bool ask_kernel(void)
 {
-	uint64_t offset = 0;
-	struct ulink_attr attr = {
-		.attach_type = ULINK_TRACE_UPROBE_MULTI,
-		.path = (uintptr_t) "/",
-		.offsets = (uintptr_t)&offset,
-		.cnt = 1,
-	};
+	const uint64_t offset = 0;
 	int fd, prog_fd;
 
 	if (!kernel_at_least(6, 12))
@@ -101,8 +114,7 @@ static bool ask_kernel(void)
 	prog_fd = empty_prog();
 	if (prog_fd < 0)
 		return false;
-	attr.prog_fd = (uint32_t)prog_fd;
-	fd = link_create(&attr);
+	fd = multi_link(prog_fd, 0, "/", &offset, NULL, NULL, 1, false);
 	if (fd >= 0) {
 		close(fd);
 		return true;
@@ -131,31 +143,20 @@ int ulink_attach(struct bpf_program *prog, bool multi, pid_t pid,
 		 const char *path, uint64_t offset, uint64_t ref_ctr,
 		 uint64_t cookie, bool ret, struct ulink *out)
 {
-	struct ulink_attr attr = {
-		.attach_type = ULINK_TRACE_UPROBE_MULTI,
-		.path = (uintptr_t)path,
-		.offsets = (uintptr_t)&offset,
-		.ref_ctr_offsets = ref_ctr ? (uintptr_t)&ref_ctr : 0,
-		.cookies = (uintptr_t)&cookie,
-		.cnt = 1,
-		.multi_flags = ret ? ULINK_MULTI_RETURN : 0,
-		.pid = pid > 0 ? (uint32_t)pid : 0,
-	};
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = ref_ctr,
-		    .bpf_cookie = cookie, .retprobe = ret);
-
 	int fd;
 
 	out->fd = -1;
 	out->perf = NULL;
 	if (multi) {
-		attr.prog_fd = (uint32_t)bpf_program__fd(prog);
-		fd = link_create(&attr);
+		fd = multi_link(bpf_program__fd(prog), pid, path, &offset,
+				ref_ctr ? &ref_ctr : NULL, &cookie, 1, ret);
 		if (fd < 0)
 			return fd;
 		out->fd = fd;
 		return 0;
 	}
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = ref_ctr,
+		    .bpf_cookie = cookie, .retprobe = ret);
 	out->perf = bpf_program__attach_uprobe_opts(
 		prog, pid > 0 ? pid : -1, path, (size_t)offset, &opts);
 	return out->perf ? 0 : -errno;
@@ -173,22 +174,13 @@ void ulink_detach(struct ulink *l)
 int ulink_sweep(pid_t pid, const char *path, const uint64_t *offsets,
 		const uint64_t *ref_ctrs, size_t n)
 {
-	struct ulink_attr attr = {
-		.attach_type = ULINK_TRACE_UPROBE_MULTI,
-		.path = (uintptr_t)path,
-		.offsets = (uintptr_t)offsets,
-		.ref_ctr_offsets = (uintptr_t)ref_ctrs,
-		.cnt = (uint32_t)n,
-		.pid = (uint32_t)pid,
-	};
 	int fd, prog_fd = empty_prog();
 
 	if (prog_fd < 0)
 		return prog_fd;
 	if (!n)
 		return 0;
-	attr.prog_fd = (uint32_t)prog_fd;
-	fd = link_create(&attr);
+	fd = multi_link(prog_fd, pid, path, offsets, ref_ctrs, NULL, n, false);
 	if (fd < 0)
 		return fd;
 	close(fd); /* unregistering is what removes them */
