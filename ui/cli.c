@@ -25,6 +25,13 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void cli_maps_denied(int pid)
+{
+	cli_error("pid %d: not allowed to read its memory maps; run probetop "
+		  "as root (or with CAP_SYS_PTRACE)",
+		  pid);
+}
+
 double cli_now_s(void)
 {
 	struct timespec ts;

@@ -22,6 +22,9 @@ int cmd_probesets(int argc, char **argv);
 /* Print "probetop: MSG" on stderr, the one way the CLI reports. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* cli_error(): not allowed to read pid's maps, and how to run instead. */
+void cli_maps_denied(int pid);
+
 /* CLOCK_MONOTONIC in seconds, the clock the loops run on. */
 double cli_now_s(void);
 

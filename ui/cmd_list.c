@@ -446,9 +446,7 @@ static struct catalog *open_target(const struct list_opts *o)
 	if (errno == ESRCH)
 		cli_error("pid %d: no such process", (int)o->pid);
 	else if (errno == EACCES || errno == EPERM)
-		cli_error("pid %d: not allowed to read its memory maps; run "
-			  "probetop as root (or with CAP_SYS_PTRACE)",
-			  (int)o->pid);
+		cli_maps_denied((int)o->pid);
 	else
 		cli_error("pid %d: %s", (int)o->pid, strerror(errno));
 	return NULL;

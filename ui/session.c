@@ -56,11 +56,7 @@ static int open_target(struct session *s, const struct session_args *a)
 		if (!s->tr && errno == ESRCH)
 			cli_error("no such process: %d", (int)a->pid);
 		else if (!s->tr && errno == EACCES)
-			cli_error(
-				"pid %d: not allowed to read its memory maps; "
-				"run probetop as root (or with "
-				"CAP_SYS_PTRACE)",
-				(int)a->pid);
+			cli_maps_denied((int)a->pid);
 		return s->tr ? 0 : -1;
 	}
 	if (catalog_find_file(a->command[0], path, sizeof(path)) ||
