@@ -116,6 +116,35 @@ static int parse_fn_probe(struct cursor *c, size_t pos, const char *s, size_t n,
 			 "a function symbol");
 }
 
+int spec_dtrace_name(char *s, size_t n)
+{
+	size_t len = strlen(s), dashes = 0;
+
+	for (size_t i = 0; i < len; i++)
+		dashes += s[i] == '-';
+	if (len + dashes >= n)
+		return -ENAMETOOLONG;
+	for (size_t i = len + 1, j = len + dashes + 1; i-- > 0;) {
+		s[--j] = s[i] == '-' ? '_' : s[i];
+		if (s[i] == '-')
+			s[--j] = '_';
+	}
+	return 0;
+}
+
+/* A USDT provider or probe name as copy_part() does, with DTrace's '-'
+ * for "__" rewritten (spec_dtrace_name()). */
+static int copy_usdt_part(struct cursor *c, size_t pos, const char *s,
+			  size_t n, char *out, const char *what)
+{
+	int err = copy_part(c, pos, s, n, out, what);
+
+	if (!err && spec_dtrace_name(out, SPEC_NAME_MAX))
+		return fail(c, pos, "%s longer than %d characters", what,
+			    SPEC_NAME_MAX - 1);
+	return err;
+}
+
 /* [OBJECT:]PROVIDER:NAME */
 static int parse_usdt_probe(struct cursor *c, size_t pos, const char *s,
 			    size_t n, struct spec_probe *p)
@@ -134,14 +163,15 @@ static int parse_usdt_probe(struct cursor *c, size_t pos, const char *s,
 		if (err)
 			return err;
 	}
-	err = copy_part(c, pos + (size_t)(prev ? prev + 1 - s : 0),
-			prev ? prev + 1 : s,
-			(size_t)(last - (prev ? prev + 1 : s)), p->provider,
-			"a provider");
+	err = copy_usdt_part(c, pos + (size_t)(prev ? prev + 1 - s : 0),
+			     prev ? prev + 1 : s,
+			     (size_t)(last - (prev ? prev + 1 : s)),
+			     p->provider, "a provider");
 	if (err)
 		return err;
-	return copy_part(c, pos + (size_t)(last + 1 - s), last + 1,
-			 n - (size_t)(last + 1 - s), p->name, "a probe name");
+	return copy_usdt_part(c, pos + (size_t)(last + 1 - s), last + 1,
+			      n - (size_t)(last + 1 - s), p->name,
+			      "a probe name");
 }
 
 static int parse_probe(struct cursor *c, struct spec_probe *p)

@@ -96,6 +96,14 @@ bool spec_has_buckets(const struct spec *sp);
 /* "count", "sum", ... */
 const char *spec_agg_name(enum spec_agg agg);
 
+/*
+ * DTrace spells a note's "__" as "-" (python:function-entry is the note's
+ * function__entry). Note names are C identifiers, so a '-' can mean only
+ * that: rewrite each '-' of the string s (n bytes of room) to "__".
+ * 0, or -ENAMETOOLONG (s unchanged) if the result does not fit.
+ */
+int spec_dtrace_name(char *s, size_t n);
+
 /* Whether a USDT spec probe matches provider:name (globs, fnmatch). */
 bool spec_probe_matches(const struct spec_probe *p, const char *provider,
 			const char *name);

@@ -22,6 +22,7 @@
 #include "catalog.h"
 #include "cmd.h"
 #include "proc.h"
+#include "spec.h"
 
 #define NCOLS 6
 
@@ -42,13 +43,19 @@ struct table {
 	int width[NCOLS];
 };
 
+/* Whether PATTERN (DTrace's '-' for "__" allowed, as in specs) matches
+ * provider:name, or, without a ':', the name or the provider. */
 static bool pattern_match(const char *pattern, const char *provider,
 			  const char *name)
 {
-	char full[512];
+	char full[512], pat[512];
 
 	if (!pattern)
 		return true;
+	snprintf(pat, sizeof(pat), "%s", pattern);
+	if (spec_dtrace_name(pat, sizeof(pat)))
+		return false;
+	pattern = pat;
 	snprintf(full, sizeof(full), "%s:%s", provider, name);
 	if (!fnmatch(pattern, full, 0))
 		return true;

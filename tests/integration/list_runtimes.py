@@ -44,6 +44,10 @@ try:
     tap.eq([l.split()[:2] for l in r.stdout.splitlines()],
            [["python", "function__entry"], ["python", "function__return"]],
            "python:function__* matches entry and return")
+    r = run(["list", "-p", str(py.pid), "function-*"])
+    tap.eq([l.split()[:2] for l in r.stdout.splitlines()],
+           [["python", "function__entry"], ["python", "function__return"]],
+           "DTrace's function-* matches them too")
 finally:
     py.stop()
 

@@ -16,6 +16,7 @@ need_root(tap)
 PY = "/usr/bin/python3.11"
 CALLS = ("python:function__return="
          "count(str(arg1), str(arg0), arg2)")
+DTRACE_CALLS = "python:function-return=count(str(arg1), str(arg0), arg2)"
 
 WORKLOAD = """\
 import sys
@@ -43,17 +44,21 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # -- python: calls per (function, file, line) ------------------------
     t = Target([PY, script])
-    tr = Trace(["-p", str(t.pid), "-i", "30", "-e", CALLS])
-    tap.eq(tr.attached, "probetop: attached 1 probes to %d" % t.pid,
-           "python3.11: function__return attached")
+    tr = Trace(["-p", str(t.pid), "-i", "30", "-e", CALLS,
+                "-e", DTRACE_CALLS])
+    tap.eq(tr.attached, "probetop: attached 2 probes to %d" % t.pid,
+           "python3.11: function__return attached (as itself and as "
+           "DTrace's function-return)")
     tap.eq(t.send("go").strip(), "done", "workload ran")
     tr.finish()
-    rows = {tuple(r["key"]): r["count"]
-            for r in agg_of(tr.final(), CALLS)["rows"]
-            if r["key"][1] == script}
-    tap.eq(rows, {("leaf", script, leaf_line): 300,
-                  ("mid", script, mid_ret): 10},
-           "exact calls per (function, file, line)")
+    for spec, how in ((CALLS, "function__return"),
+                      (DTRACE_CALLS, "DTrace's function-return")):
+        rows = {tuple(r["key"]): r["count"]
+                for r in agg_of(tr.final(), spec)["rows"]
+                if r["key"][1] == script}
+        tap.eq(rows, {("leaf", script, leaf_line): 300,
+                      ("mid", script, mid_ret): 10},
+               "exact calls per (function, file, line), by %s" % how)
     t.stop()
 
     # -- a library dlopen()ed after attach ------------------------------

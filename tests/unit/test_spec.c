@@ -92,6 +92,36 @@ static void test_object_and_globs(void **state)
 	assert_false(spec_object_matches(&sp.probe[0], "/usr/lib/librubyx.so"));
 }
 
+/* DTrace's names: '-' stands for the note's "__", in provider and name
+ * only (objects and fn: symbols keep theirs). */
+static void test_dtrace_names(void **state)
+{
+	struct spec sp = parse_ok("libruby-3.1.so:python:function-entry.."
+				  "python:function-return=latency()");
+	char name[8] = "a-b";
+	char dashes[300];
+
+	(void)state;
+	assert_string_equal(sp.probe[0].object, "libruby-3.1.so");
+	assert_string_equal(sp.probe[0].name, "function__entry");
+	assert_string_equal(sp.probe[1].name, "function__return");
+	sp = parse_ok("python:gc-*");
+	assert_true(spec_probe_matches(&sp.probe[0], "python", "gc__start"));
+	assert_false(spec_probe_matches(&sp.probe[0], "python", "gcx"));
+	sp = parse_ok("fn:my-lib.so:f");
+	assert_string_equal(sp.probe[0].object, "my-lib.so");
+	assert_int_equal(spec_dtrace_name(name, sizeof(name)), 0);
+	assert_string_equal(name, "a__b");
+	assert_int_equal(spec_dtrace_name(name, 5), 0); /* none left */
+	strcpy(name, "a-b-c-");
+	assert_int_equal(spec_dtrace_name(name, sizeof(name)), -ENAMETOOLONG);
+	assert_string_equal(name, "a-b-c-");
+	memset(dashes, '-', 200);
+	strcpy(dashes + 200, ":x");
+	expect_error(dashes, "a provider longer than 255 characters at "
+			     "column 1");
+}
+
 static void test_values(void **state)
 {
 	struct spec sp = parse_ok("python:gc__done=sum(arg0)");
@@ -203,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_bare_probe),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_object_and_globs),
+		cmocka_unit_test(test_dtrace_names),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_fn),
