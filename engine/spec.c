@@ -509,6 +509,13 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 	return check_spec(&c, out, agg_pos);
 }
 
+void spec_probe_text(const struct spec_probe *p, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s%s%s%s%s%s", p->fn ? "fn:" : "", p->object,
+		 p->object[0] ? ":" : "", p->fn ? "" : p->provider,
+		 p->fn ? "" : ":", p->name, p->ret ? "%return" : "");
+}
+
 bool spec_probe_matches(const struct spec_probe *p, const char *provider,
 			const char *name)
 {

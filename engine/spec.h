@@ -93,6 +93,10 @@ bool spec_key_is_str(const struct spec_key *k);
 /* Whether rows of sp carry buckets: quantize, lquantize, latency. */
 bool spec_has_buckets(const struct spec *sp);
 
+/* p as a spec writes it ("python:gc__start", "fn:libc.so.6:free%return"),
+ * with DTrace's '-' already rewritten; cut to fit len bytes. */
+void spec_probe_text(const struct spec_probe *p, char *out, size_t len);
+
 /* "count", "sum", ... */
 const char *spec_agg_name(enum spec_agg agg);
 

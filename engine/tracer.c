@@ -435,6 +435,7 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 	ts->atts[ts->natts++] =
 		(struct attachment){ link, idx, w->obj, offset, ref_ctr };
 	ts->info.nsites++;
+	ts->info.role_sites[role]++;
 	return 1;
 }
 
@@ -1317,6 +1318,20 @@ const struct tracer_spec_info *tracer_spec_info(const struct tracer *tr, int id)
 int tracer_nspecs(const struct tracer *tr)
 {
 	return tr->nspecs;
+}
+
+bool tracer_spec_waiting(const struct tracer_spec_info *info,
+			 const struct spec_probe **missing)
+{
+	for (int role = 0; role < info->spec->nprobes; role++) {
+		if (info->role_sites[role])
+			continue;
+		if (missing)
+			*missing = info->nsites ? &info->spec->probe[role]
+						: NULL;
+		return true;
+	}
+	return false;
 }
 
 size_t tracer_nprobes(const struct tracer *tr)

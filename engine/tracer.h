@@ -47,6 +47,7 @@ struct tracer_spec_info {
 	unsigned int gen; /* changes each time the slot is reused */
 	size_t nprobes; /* distinct probes (or functions) attached */
 	size_t nsites; /* locations attached */
+	size_t role_sites[2]; /* of them, A's and (pairs A..B) B's */
 	size_t nskipped; /* locations that could not be used (logged) */
 	bool key_signed[SPEC_MAX_KEYS]; /* numeric keys: sign of argN */
 	int key_slot[SPEC_MAX_KEYS]; /* index into pt_key num[] or str[] */
@@ -59,6 +60,12 @@ struct tracer_spec_info {
 			  * also in the spec's address slots (aslots), by
 			  * the string read there; 0: not */
 };
+
+/* Whether spec info cannot record yet because a probe of it (A or B of a
+ * pair) has no location attached. *missing (if not NULL) is then that
+ * probe, or NULL when none of its probes has one. */
+bool tracer_spec_waiting(const struct tracer_spec_info *info,
+			 const struct spec_probe **missing);
 
 /* The maps agg reads; fds owned by the tracer. counts/hists hold the
  * specs with two string keys (struct pt_key), scounts/shists those with

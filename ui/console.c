@@ -80,11 +80,15 @@ struct console {
 
 static volatile sig_atomic_t curses_up;
 
-/* Messages while the screen is up: kept for the status line and `L`. */
+/* Messages: kept for the status line and `L`; before the screen is up
+ * also on stderr, where they stay in order with the errors that would
+ * keep it from coming up. */
 static void log_to_ring(enum log_level level, const char *msg, void *ctx)
 {
 	struct console *c = ctx;
 
+	if (!curses_up)
+		fprintf(stderr, "probetop: %s\n", msg);
 	if (c->nlog == LOG_MAX) {
 		free(c->log[0]);
 		memmove(c->log, c->log + 1, sizeof(c->log[0]) * (LOG_MAX - 1));
@@ -271,7 +275,7 @@ static void add_spec(struct console *c, const char *text,
 		     const struct probeset *ps, const struct ps_spec *role)
 {
 	struct spec sp;
-	char err[256];
+	char err[256], what[700], hint[700];
 	int id;
 
 	if (spec_parse(text, &sp, err, sizeof(err))) {
@@ -279,12 +283,17 @@ static void add_spec(struct console *c, const char *text,
 		return;
 	}
 	id = session_add(&c->s, &sp, ps, role);
-	if (id < 0)
+	if (id < 0) {
 		say(c, "cannot attach '%s': %s", text, strerror(-id));
-	else if (!tracer_spec_info(c->s.tr, id)->nsites)
-		say(c, "'%s': waiting, no location matches yet", text);
-	else
+		return;
+	}
+	session_waiting(&c->s, id, what, sizeof(what));
+	if (!what[0]) {
 		say(c, "on: %s", text);
+		return;
+	}
+	session_hint(&c->s, &sp, hint, sizeof(hint));
+	say(c, "'%s': waiting, %s yet%s", text, what, hint);
 }
 
 static void add_role(struct console *c, const char *role)
@@ -759,6 +768,7 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	}
 	a->with_kernel = !a->binary;
 	a->quiet_command = true; /* the screen is ours */
+	log_set_sink(log_to_ring, c); /* warnings from here on: on screen */
 	ret = session_open(&c->s, a);
 	if (ret)
 		goto out;
@@ -771,7 +781,6 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	if (session_release(&c->s) || conmodel_probes(c->cm, &c->s, &c->m))
 		goto out;
 	fill_target(c);
-	log_set_sink(log_to_ring, c);
 	c->last_read = cli_now_s();
 	refresh_model(c);
 	start_curses(c);

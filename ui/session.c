@@ -20,6 +20,8 @@
 
 #include "catalog.h"
 #include "cmd.h"
+#include "log.h"
+#include "nearest.h"
 #include "probetop.h"
 #include "proc.h"
 
@@ -202,27 +204,74 @@ static void pick_kernel(struct session *s)
 	}
 }
 
-/* Report a spec that attached nowhere; -1 if that is fatal. */
+#define HINT_OBJECTS 1024 /* objects searched for a suggestion */
+
+void session_hint(const struct session *s, const struct spec *spec,
+		  char *out, size_t len)
+{
+	const struct cat_object **objs = calloc(HINT_OBJECTS, sizeof(*objs));
+	char near[600];
+	size_t n;
+
+	out[0] = '\0';
+	if (!objs)
+		return;
+	n = tracer_objects(s->tr, objs, HINT_OBJECTS);
+	for (int i = 0; i < spec->nprobes; i++) {
+		if (nearest_probe(objs, n, &spec->probe[i], near,
+				  sizeof(near))) {
+			snprintf(out, len, " (did you mean %s?)", near);
+			break;
+		}
+	}
+	free(objs);
+}
+
+void session_waiting(const struct session *s, int id, char *out, size_t len)
+{
+	const struct spec_probe *missing = NULL;
+	char probe[600];
+
+	out[0] = '\0';
+	if (!tracer_spec_waiting(tracer_spec_info(s->tr, id), &missing))
+		return;
+	if (!missing) {
+		snprintf(out, len, "no probe matches");
+		return;
+	}
+	spec_probe_text(missing, probe, sizeof(probe));
+	snprintf(out, len, "%s matches nothing", probe);
+}
+
+/* Report a spec that attached nowhere, or a pair one of whose probes
+ * did; -1 if that is fatal. */
 static int check_attached(const struct session *s, const struct spec *spec,
 			  int id, bool from_set)
 {
 	const struct tracer_spec_info *info = tracer_spec_info(s->tr, id);
+	char what[700], hint[700];
 
-	if (info->nsites || from_set)
+	if (from_set || !tracer_spec_waiting(info, NULL))
 		return 0;
-	if (info->nskipped) {
+	if (!info->nsites && info->nskipped) {
 		cli_error("-e '%s': no location of its probes can serve it "
 			  "(see above)",
 			  spec->text);
 		return -1;
 	}
-	if (s->binary[0]) {
-		cli_error("-e '%s': no probe of %s matches", spec->text,
-			  s->binary);
+	session_waiting(s, id, what, sizeof(what));
+	session_hint(s, spec, hint, sizeof(hint));
+	if (s->binary[0] && !info->nsites)
+		cli_error("-e '%s': no probe of %s matches%s", spec->text,
+			  s->binary, hint);
+	else if (s->binary[0])
+		cli_error("-e '%s': %s in %s%s", spec->text, what, s->binary,
+			  hint);
+	if (s->binary[0])
 		return -1;
-	}
-	cli_error("-e '%s': no probe matches yet; waiting for it to be mapped",
-		  spec->text);
+	/* not fatal: a warning, which the console shows on screen */
+	log_msg(LOG_WARN, "-e '%s': %s yet; waiting for it to be mapped%s",
+		spec->text, what, hint);
 	return 0;
 }
 

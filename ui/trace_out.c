@@ -201,6 +201,22 @@ static void text_proc(const struct trace_out *out,
 	}
 }
 
+/* "  (waiting: ...)" after a spec that cannot record yet. */
+static void print_waiting(FILE *f, const struct tracer_spec_info *info)
+{
+	const struct spec_probe *missing;
+	char probe[600];
+
+	if (!tracer_spec_waiting(info, &missing))
+		return;
+	if (!missing) {
+		fprintf(f, "  (waiting: no probe matches yet)");
+		return;
+	}
+	spec_probe_text(missing, probe, sizeof(probe));
+	fprintf(f, "  (waiting: %s matches nothing yet)", probe);
+}
+
 static void print_text(const struct trace_out *out,
 		       const struct agg_snapshot *snap, bool final)
 {
@@ -222,8 +238,7 @@ static void print_text(const struct trace_out *out,
 			final ? as->unmatched_total : as->unmatched;
 
 		fprintf(out->f, "%s", as->spec->text);
-		if (!as->info->nsites)
-			fprintf(out->f, "  (waiting: no probe matches yet)");
+		print_waiting(out->f, as->info);
 		if (drops)
 			fprintf(out->f, "  (%" PRIu64 " dropped)", drops);
 		if (unmatched)
@@ -362,7 +377,8 @@ static json_object *json_agg(const struct trace_out *out,
 	json_object_object_add(o, "locations",
 			       json_object_new_uint64(as->info->nsites));
 	json_object_object_add(o, "waiting",
-			       json_object_new_boolean(!as->info->nsites));
+			       json_object_new_boolean(
+				       tracer_spec_waiting(as->info, NULL)));
 	json_object_object_add(
 		o, "drops",
 		json_object_new_uint64(final ? as->drops_total : as->drops));

@@ -2,7 +2,8 @@
 /*
  * help and log — the key table as help (generated from keys_help(), so
  * it cannot drift from the bindings), and the messages probetop and
- * libbpf logged while the screen was up (never written to stderr then).
+ * libbpf logged (never written to stderr while the screen is up), each
+ * wrapped to the box.
  */
 #include <stdlib.h>
 
@@ -61,12 +62,36 @@ static void help_draw(void *st, const struct model *m,
 			  "(the line under the list says why when known)");
 }
 
+/* The bytes of s that make its first line in w columns (a UTF-8
+ * sequence is one column), cut after the last blank that fits if there
+ * is one; all of s if it fits. At least one character. */
+static size_t wrap_len(const char *s, int w)
+{
+	size_t i = 0, blank = 0;
+	int cols = 0;
+
+	while (s[i] && cols < w) {
+		if (s[i] == ' ')
+			blank = i + 1;
+		i++;
+		while ((s[i] & 0xc0) == 0x80)
+			i++;
+		cols++;
+	}
+	if (!s[i] || !blank || s[i] == ' ')
+		return s[i] == ' ' ? i + 1 : i;
+	return blank;
+}
+
+/* Messages from the newest-but-scrolled top, each wrapped to the box
+ * with its continuation lines indented. */
 static void log_draw(void *st, const struct model *m,
 		     const struct view_env *env, struct rect r, bool focus)
 {
 	struct scroll *s = st;
 	struct rect in = draw_box(r, "Messages", "Esc to go back", focus);
 	size_t n = m->log.n;
+	int y = in.y;
 
 	(void)env;
 	if (!n) {
@@ -75,9 +100,20 @@ static void log_draw(void *st, const struct model *m,
 	}
 	if (s->top >= n)
 		s->top = n - 1;
-	for (int i = 0; i < in.h && s->top + (size_t)i < n; i++)
-		draw_fmt(in.y + i, in.x, in.w, STYLE_NORMAL, " %s",
-			 m->log.lines[s->top + (size_t)i]);
+	for (size_t i = s->top; i < n && y < in.y + in.h; i++) {
+		const char *line = m->log.lines[i];
+		int indent = 1;
+
+		do {
+			int w = in.w - indent - 1;
+			size_t len = wrap_len(line, w > 0 ? w : 1);
+
+			draw_fmt(y++, in.x, in.w, STYLE_NORMAL, "%*s%.*s",
+				 indent, "", (int)len, line);
+			line += len;
+			indent = 3;
+		} while (*line && y < in.y + in.h);
+	}
 }
 
 const struct view_ops view_help = {

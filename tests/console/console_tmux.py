@@ -208,6 +208,29 @@ def test_toggle_keeps(tap):
         t.stop()
 
 
+def test_waiting_hint(tap):
+    """A -e spec with a typo waits, and the screen says what it probably
+    meant (the warning came before the screen was up)."""
+    t = Target([os.path.join(FIX, "sdt_target")])
+    start("%s -p %d -e 'fixture:enter..fixture:leav=latency()'"
+          % (PROBETOP, t.pid))
+    try:
+        want = ("fixture:leav matches nothing yet; waiting for it to be "
+                "mapped (did you mean fixture:leave?)")
+        s = wait_screen(r"Top probes")
+        keys("L")
+        s = wait_screen(r"Messages")
+        # one message, wrapped to the box: its lines joined again
+        text = " ".join(l.strip("│ ") for l in s.splitlines()[3:5])
+        tap.ok(want in text, "Messages: the half that matches nothing, "
+               "and the probe it meant, wrapped", s)
+        keys("q")
+        wait_screen(r"EXITED \d+")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        t.stop()
+
+
 def test_picker(tap):
     """probetop alone: the picker lists our target, / filters, Enter
     attaches."""
@@ -312,6 +335,7 @@ def main():
     test_picker(tap)
     test_fixture(tap)
     test_toggle_keeps(tap)
+    test_waiting_hint(tap)
     test_process(tap)
     test_binary(tap)
     test_demo(tap)

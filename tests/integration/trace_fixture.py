@@ -343,6 +343,29 @@ r = run(["trace", "-p", str(t.pid), "-e", "later:probe", "-n", "1", "-i",
 tap.ok(r.returncode == 0 and "no probe matches yet; waiting" in r.stderr and
        json.loads(r.stdout.splitlines()[-1])["aggs"][0]["waiting"],
        "-p: a spec that matches nothing yet waits", r.stderr)
+r = run(["trace", "-p", str(t.pid), "-e", "fixture:int", "-n", "1", "-i",
+         "0.2"])
+tap.eq(r.stderr.splitlines()[0],
+       "probetop: -e 'fixture:int': no probe matches yet; waiting for it to "
+       "be mapped (did you mean fixture:ints?)", "a typo: the probe it meant")
+PAIR = "fixture:enter..fixture:leav=latency()"
+r = run(["trace", "-p", str(t.pid), "-e", PAIR, "-n", "1", "-i", "0.2",
+         "--json"])
+a = json.loads(r.stdout.splitlines()[-1])["aggs"][0]
+tap.eq((r.returncode, r.stderr.splitlines()[0], a["waiting"],
+        a["locations"]),
+       (0, "probetop: -e '%s': fixture:leav matches nothing yet; waiting "
+           "for it to be mapped (did you mean fixture:leave?)" % PAIR,
+        True, 1), "a pair with one half unmatched waits, and says which")
+r = run(["trace", "-p", str(t.pid), "-e", PAIR, "-n", "1", "-i", "0.2"])
+tap.eq(r.stdout.splitlines()[1],
+       "%s  (waiting: fixture:leav matches nothing yet)" % PAIR,
+       "... also in the text output")
+r = run(["trace", "-b", EXE, "-e", PAIR])
+tap.eq((r.returncode, r.stderr.strip()),
+       (1, "probetop: -e '%s': fixture:leav matches nothing in %s (did you "
+           "mean fixture:leave?)" % (PAIR, EXE)),
+       "-b: a pair with one half unmatched is an error")
 t.stop()
 # without the privileges to load BPF: one sentence (libbpf says nothing)
 r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
