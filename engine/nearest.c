@@ -75,8 +75,7 @@ static void consider(struct nearest *nr, unsigned d, const char *provider,
 	if (d >= nr->d || d > nr->max)
 		return;
 	nr->d = d;
-	snprintf(nr->best.provider, sizeof(nr->best.provider), "%s",
-		 provider);
+	snprintf(nr->best.provider, sizeof(nr->best.provider), "%s", provider);
 	snprintf(nr->best.name, sizeof(nr->best.name), "%s", name);
 }
 
@@ -110,7 +109,9 @@ bool nearest_probe(const struct cat_object *const *objs, size_t n,
 	size_t nlen = strlen(p->name);
 	struct nearest nr = {
 		.p = p,
-		.max = nlen <= 4 ? 1 : nlen <= 10 ? 2 : 3,
+		.max = nlen <= 4    ? 1
+		       : nlen <= 10 ? 2
+				    : 3,
 		.best = *p,
 	};
 

@@ -134,8 +134,8 @@ int spec_dtrace_name(char *s, size_t n)
 
 /* A USDT provider or probe name as copy_part() does, with DTrace's '-'
  * for "__" rewritten (spec_dtrace_name()). */
-static int copy_usdt_part(struct cursor *c, size_t pos, const char *s,
-			  size_t n, char *out, const char *what)
+static int copy_usdt_part(struct cursor *c, size_t pos, const char *s, size_t n,
+			  char *out, const char *what)
 {
 	int err = copy_part(c, pos, s, n, out, what);
 

@@ -1327,8 +1327,8 @@ bool tracer_spec_waiting(const struct tracer_spec_info *info,
 		if (info->role_sites[role])
 			continue;
 		if (missing)
-			*missing = info->nsites ? &info->spec->probe[role]
-						: NULL;
+			*missing =
+				info->nsites ? &info->spec->probe[role] : NULL;
 		return true;
 	}
 	return false;

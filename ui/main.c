@@ -43,8 +43,8 @@
 	"the\n"                                                                \
 	"count, e.g. 0x4011d6(3); -v prints every location and its decoded\n"  \
 	"arguments. PATTERN is a glob on PROVIDER:NAME (or on NAME alone).\n"  \
-	"As in DTrace, '-' in a USDT name stands for the note's '__'\n"       \
-	"(python:function-entry is python:function__entry).\n"                \
+	"As in DTrace, '-' in a USDT name stands for the note's '__'\n"        \
+	"(python:function-entry is python:function__entry).\n"                 \
 	"\n"                                                                   \
 	"SPEC (trace -e), one aggregation per spec:\n"                         \
 	"  PROBE[..PROBE][=AGG(ARG,...)]\n"                                    \

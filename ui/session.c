@@ -206,8 +206,8 @@ static void pick_kernel(struct session *s)
 
 #define HINT_OBJECTS 1024 /* objects searched for a suggestion */
 
-void session_hint(const struct session *s, const struct spec *spec,
-		  char *out, size_t len)
+void session_hint(const struct session *s, const struct spec *spec, char *out,
+		  size_t len)
 {
 	const struct cat_object **objs = calloc(HINT_OBJECTS, sizeof(*objs));
 	char near[600];

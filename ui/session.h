@@ -119,16 +119,15 @@ int session_rescan(struct session *s, int *new_sets);
  * known probe or function nearest to one of its probes (nearest.h), for
  * the end of a message; "" if nothing is close.
  */
-void session_hint(const struct session *s, const struct spec *spec,
-		  char *out, size_t len);
+void session_hint(const struct session *s, const struct spec *spec, char *out,
+		  size_t len);
 
 /*
  * What live spec id still waits for, to start a sentence: "no probe
  * matches", or for a pair with only one half attached
  * "python:gc_done matches nothing"; "" if it waits for nothing.
  */
-void session_waiting(const struct session *s, int id, char *out,
-		     size_t len);
+void session_waiting(const struct session *s, int id, char *out, size_t len);
 
 /* Detach spec id (and the helper it needed). 0 or -ENOENT. */
 int session_remove(struct session *s, int id);

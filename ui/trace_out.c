@@ -376,9 +376,9 @@ static json_object *json_agg(const struct trace_out *out,
 			       json_object_new_uint64(as->info->nprobes));
 	json_object_object_add(o, "locations",
 			       json_object_new_uint64(as->info->nsites));
-	json_object_object_add(o, "waiting",
-			       json_object_new_boolean(
-				       tracer_spec_waiting(as->info, NULL)));
+	json_object_object_add(
+		o, "waiting",
+		json_object_new_boolean(tracer_spec_waiting(as->info, NULL)));
 	json_object_object_add(
 		o, "drops",
 		json_object_new_uint64(final ? as->drops_total : as->drops));

@@ -827,17 +827,22 @@ struct {
  * start-up): stop the process and tell user space, which attaches to the
  * new mappings and sends SIGCONT. The stop happens before the process
  * runs another user instruction, so nothing in a new library is missed.
+ * The SIGSTOP is raised before user space can see the event: the other
+ * order let a fast SIGCONT (this program preempted by the woken reader)
+ * come first, and the late SIGSTOP then stopped the target for good.
  * If the ring is full the process is not stopped (the periodic rescan
  * still finds the library, later).
  */
 SEC("uprobe")
 int pt_dlstop(struct pt_regs *ctx)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *tgid = bpf_ringbuf_reserve(&dl_events, sizeof(*tgid), 0);
 
-	if (bpf_ringbuf_output(&dl_events, &tgid, sizeof(tgid), 0))
+	if (!tgid)
 		return 0;
+	*tgid = bpf_get_current_pid_tgid() >> 32;
 	bpf_send_signal(PT_SIGSTOP);
+	bpf_ringbuf_submit(tgid, 0);
 	return 0;
 }
 
