@@ -4,11 +4,14 @@
  * clock their loops run on, -i/-d parsing, and the signalfd that turns
  * SIGINT/SIGTERM/SIGHUP into a readable fd for their poll loops.
  */
+#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/signalfd.h>
 #include <time.h>
 
@@ -23,6 +26,27 @@ void cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void cli_bad_option(const char *cmd, int c, char *const argv[])
+{
+	const char *arg = argv[optind - 1], *sep = *cmd ? ": " : "";
+	bool is_long = !strncmp(arg, "--", 2);
+	char opt[8];
+
+	if (c == ':') {
+		cli_error("%s%soption '%s' needs a value", cmd, sep, arg);
+	} else if (is_long && optopt) { /* known, but given "=VALUE" */
+		cli_error("%s%soption '%.*s' takes no value", cmd, sep,
+			  (int)strcspn(arg, "="), arg);
+	} else {
+		if (!is_long) { /* a short one, maybe inside "-xp" */
+			snprintf(opt, sizeof(opt), "-%c", optopt);
+			arg = opt;
+		}
+		cli_error("%s%sunknown option '%s'; see probetop --help", cmd,
+			  sep, arg);
+	}
 }
 
 void cli_maps_denied(int pid)

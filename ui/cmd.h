@@ -22,6 +22,14 @@ int cmd_probesets(int argc, char **argv);
 /* Print "probetop: MSG" on stderr, the one way the CLI reports. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * cli_error() for what getopt_long() returned as c ('?' unknown, ':' no
+ * value; parse with opterr = 0 and a ':' leading the short options):
+ * "CMD: unknown option '--x'; see probetop --help". cmd may be "" (the
+ * console).
+ */
+void cli_bad_option(const char *cmd, int c, char *const argv[]);
+
 /* cli_error(): not allowed to read pid's maps, and how to run instead. */
 void cli_maps_denied(int pid);
 

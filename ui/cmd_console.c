@@ -43,8 +43,9 @@ int cmd_console(int argc, char **argv)
 	bool demo = false;
 	int c;
 
+	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:b:e:P:i:d:", LONG, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+:p:b:e:P:i:d:", LONG, NULL)) !=
 	       -1) {
 		int taken = session_arg(&a, c, optarg);
 
@@ -65,7 +66,7 @@ int cmd_console(int argc, char **argv)
 			demo = true;
 			break;
 		default:
-			cli_error("see probetop --help");
+			cli_bad_option("", c, argv);
 			return 2;
 		}
 	}

@@ -494,14 +494,8 @@ static int parse_opts(int argc, char **argv, struct list_opts *o)
 		case 'f':
 			o->functions = true;
 			break;
-		case ':':
-			cli_error("list: option '%s' needs a value",
-				  argv[optind - 1]);
-			return -EINVAL;
 		default:
-			cli_error("list: unknown option '%s'; see probetop "
-				  "--help",
-				  argv[optind - 1]);
+			cli_bad_option("list", c, argv);
 			return -EINVAL;
 		}
 	}

@@ -89,10 +89,11 @@ int cmd_probesets(int argc, char **argv)
 	bool json = false;
 	int c, nbad = 0;
 
+	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j", LONG, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":j", LONG, NULL)) != -1) {
 		if (c != 'j') {
-			cli_error("usage: probetop probesets [--json]");
+			cli_bad_option("probesets", c, argv);
 			return 2;
 		}
 		json = true;

@@ -64,8 +64,9 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	char *end;
 
 	*a = (struct trace_args){ .interval_s = 1.0 };
+	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:b:e:P:i:n:d:j", LONG, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+:p:b:e:P:i:n:d:j", LONG, NULL)) !=
 	       -1) {
 		int taken = session_arg(t, c, optarg);
 
@@ -94,7 +95,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 			a->json = true;
 			break;
 		default:
-			cli_error("see probetop --help");
+			cli_bad_option("trace", c, argv);
 			return -1;
 		}
 	}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Bad input to probetop list: one clear line on stderr, the right exit
+"""Bad input to probetop list, and bad options to every command: one clear
 status, never a crash; a process without probes is not an error."""
 
 import os
@@ -44,6 +44,24 @@ expect(["list", "-b", "no-such-thing-xyz"], 1,
 expect(["list", "-b", "/"], 1, "/: not a regular file", "a directory")
 expect(["bogus"], 2, "unknown command 'bogus'; see probetop --help",
        "an unknown command")
+# every command says what was wrong with an option the same way
+expect(["trace", "--bogus"], 2,
+       "trace: unknown option '--bogus'; see probetop --help",
+       "trace: an unknown long option")
+expect(["trace", "-p", "1", "-jx"], 2,
+       "trace: unknown option '-x'; see probetop --help",
+       "trace: an unknown short option in a cluster")
+expect(["trace", "-e"], 2, "trace: option '-e' needs a value",
+       "trace: -e without a value")
+expect(["trace", "--json=yes", "-p", "1"], 2,
+       "trace: option '--json' takes no value", "trace: --json=VALUE")
+expect(["-Z"], 2, "unknown option '-Z'; see probetop --help",
+       "the console: an unknown option")
+expect(["--pid"], 2, "option '--pid' needs a value",
+       "the console: --pid without a value")
+expect(["probesets", "--x"], 2,
+       "probesets: unknown option '--x'; see probetop --help",
+       "probesets: an unknown option")
 
 # broken notes: a copy of the fixture with the first note's size wrecked
 src = os.path.join(FIXTURE_DIR, "sdt_target")
