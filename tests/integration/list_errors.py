@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Bad input to probetop list, and bad options to every command: one clear
-status, never a crash; a process without probes is not an error."""
+line on stderr, the right exit status, never a crash; a process without
+probes is not an error."""
 
 import os
 import shutil
