@@ -463,6 +463,23 @@ const struct ps_note *session_unmet(const struct session *s,
 	return n && !target_meets(s, n) ? n : NULL;
 }
 
+/* The note on probe p worth a warning: unmet requirements, or for a
+ * spec of the user's own (-e) a probe that may stay silent. */
+static const struct ps_note *warn_note(const struct session *s, int id,
+				       const struct spec_probe *p)
+{
+	const struct ps_note *n;
+
+	if (p->fn)
+		return NULL;
+	n = session_note(s, p->provider, p->name);
+	if (!n)
+		return NULL;
+	if (n->nrequires)
+		return session_unmet(s, p->provider, p->name);
+	return n->silent[0] && !s->specs[id].ps ? n : NULL;
+}
+
 void session_warn_unmet(const struct session *s)
 {
 	const struct ps_note *said[SESSION_MAX_SPECS];
@@ -471,20 +488,26 @@ void session_warn_unmet(const struct session *s)
 	for (int id = 0; id < tracer_nspecs(s->tr); id++) {
 		const struct tracer_spec_info *info =
 			tracer_spec_info(s->tr, id);
-		const struct ps_note *n;
-		int k = 0;
 
-		if (!info || info->spec->probe[0].fn)
-			continue;
-		n = session_unmet(s, info->spec->probe[0].provider,
-				  info->spec->probe[0].name);
-		while (n && k < nsaid && said[k] != n)
-			k++;
-		if (!n || k < nsaid || nsaid == SESSION_MAX_SPECS)
-			continue;
-		said[nsaid++] = n;
-		cli_error("%s will not fire: process %d was started without %s",
-			  n->probe, (int)s->pid, n->requires_shown);
+		for (int r = 0; info && r < info->spec->nprobes; r++) {
+			const struct spec_probe *p = &info->spec->probe[r];
+			const struct ps_note *n = warn_note(s, id, p);
+			int k = 0;
+
+			while (n && k < nsaid && said[k] != n)
+				k++;
+			if (!n || k < nsaid || nsaid == SESSION_MAX_SPECS)
+				continue;
+			said[nsaid++] = n;
+			if (n->nrequires)
+				cli_error("%s will not fire: process %d was "
+					  "started without %s",
+					  n->probe, (int)s->pid,
+					  n->requires_shown);
+			else
+				cli_error("%s:%s may not fire: %s", p->provider,
+					  p->name, n->silent);
+		}
 	}
 }
 

@@ -151,7 +151,8 @@ const struct ps_note *session_unmet(const struct session *s,
 				    const char *provider, const char *name);
 
 /* Say on stderr, once per note, which attached probes will not fire in
- * the target and what it was started without. */
+ * the target and what it was started without, and which probes of -e
+ * specs may stay silent and why (the probesets' notes). */
 void session_warn_unmet(const struct session *s);
 
 #endif

@@ -8,7 +8,7 @@ import os
 import signal
 import tempfile
 
-from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root, run,
                  trace_wait_err)
 
 tap = Tap()
@@ -59,6 +59,13 @@ with tempfile.TemporaryDirectory() as tmp:
         tap.eq(rows, {("leaf", script, leaf_line): 300,
                       ("mid", script, mid_ret): 10},
                "exact calls per (function, file, line), by %s" % how)
+    # a probe the probeset knows may stay silent: said, not left to guess
+    r = run(["trace", "-p", str(t.pid), "-n", "1", "-i", "0.2", "-e",
+             "python:function__entry=count()"])
+    tap.ok("probetop: python:function__entry may not fire: CPython 3.11 "
+           "fires it only while the line probe is on" in r.stderr,
+           "-e on python:function__entry: the 3.11 quirk is explained",
+           r.stderr)
     t.stop()
 
     # -- a library dlopen()ed after attach ------------------------------
