@@ -287,7 +287,7 @@ static void add_spec(struct console *c, const char *text,
 		say(c, "cannot attach '%s': %s", text, strerror(-id));
 		return;
 	}
-	session_waiting(&c->s, id, what, sizeof(what));
+	session_waiting(tracer_spec_info(c->s.tr, id), what, sizeof(what));
 	if (!what[0]) {
 		say(c, "on: %s", text);
 		return;

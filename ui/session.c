@@ -227,13 +227,13 @@ void session_hint(const struct session *s, const struct spec *spec, char *out,
 	free(objs);
 }
 
-void session_waiting(const struct session *s, int id, char *out, size_t len)
+void session_waiting(const struct tracer_spec_info *info, char *out, size_t len)
 {
 	const struct spec_probe *missing = NULL;
 	char probe[600];
 
 	out[0] = '\0';
-	if (!tracer_spec_waiting(tracer_spec_info(s->tr, id), &missing))
+	if (!tracer_spec_waiting(info, &missing))
 		return;
 	if (!missing) {
 		snprintf(out, len, "no probe matches");
@@ -259,7 +259,7 @@ static int check_attached(const struct session *s, const struct spec *spec,
 			  spec->text);
 		return -1;
 	}
-	session_waiting(s, id, what, sizeof(what));
+	session_waiting(info, what, sizeof(what));
 	session_hint(s, spec, hint, sizeof(hint));
 	if (s->binary[0] && !info->nsites)
 		cli_error("-e '%s': no probe of %s matches%s", spec->text,

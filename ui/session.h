@@ -123,11 +123,12 @@ void session_hint(const struct session *s, const struct spec *spec, char *out,
 		  size_t len);
 
 /*
- * What live spec id still waits for, to start a sentence: "no probe
- * matches", or for a pair with only one half attached
- * "python:gc_done matches nothing"; "" if it waits for nothing.
+ * What a live spec (its tracer_spec_info) still waits for, to start a
+ * sentence: "no probe matches", or for a pair with only one half
+ * attached "python:gc_done matches nothing"; "" if it waits for nothing.
  */
-void session_waiting(const struct session *s, int id, char *out, size_t len);
+void session_waiting(const struct tracer_spec_info *info, char *out,
+		     size_t len);
 
 /* Detach spec id (and the helper it needed). 0 or -ENOENT. */
 int session_remove(struct session *s, int id);

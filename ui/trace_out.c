@@ -12,6 +12,8 @@
 #include <json-c/json.h>
 #include <string.h>
 
+#include "session.h"
+
 #define BAR_WIDTH 40
 #define KEY_WIDTH_MAX 60
 
@@ -204,17 +206,11 @@ static void text_proc(const struct trace_out *out,
 /* "  (waiting: ...)" after a spec that cannot record yet. */
 static void print_waiting(FILE *f, const struct tracer_spec_info *info)
 {
-	const struct spec_probe *missing;
-	char probe[600];
+	char what[700];
 
-	if (!tracer_spec_waiting(info, &missing))
-		return;
-	if (!missing) {
-		fprintf(f, "  (waiting: no probe matches yet)");
-		return;
-	}
-	spec_probe_text(missing, probe, sizeof(probe));
-	fprintf(f, "  (waiting: %s matches nothing yet)", probe);
+	session_waiting(info, what, sizeof(what));
+	if (what[0])
+		fprintf(f, "  (waiting: %s yet)", what);
 }
 
 static void print_text(const struct trace_out *out,
