@@ -261,14 +261,15 @@ static int check_attached(const struct session *s, const struct spec *spec,
 	}
 	session_waiting(info, what, sizeof(what));
 	session_hint(s, spec, hint, sizeof(hint));
-	if (s->binary[0] && !info->nsites)
-		cli_error("-e '%s': no probe of %s matches%s", spec->text,
-			  s->binary, hint);
-	else if (s->binary[0])
-		cli_error("-e '%s': %s in %s%s", spec->text, what, s->binary,
-			  hint);
-	if (s->binary[0])
+	if (s->binary[0]) { /* one file: nothing more will be mapped */
+		if (!info->nsites)
+			cli_error("-e '%s': no probe of %s matches%s",
+				  spec->text, s->binary, hint);
+		else
+			cli_error("-e '%s': %s in %s%s", spec->text, what,
+				  s->binary, hint);
 		return -1;
+	}
 	/* not fatal: a warning, which the console shows on screen */
 	log_msg(LOG_WARN, "-e '%s': %s yet; waiting for it to be mapped%s",
 		spec->text, what, hint);
@@ -476,7 +477,7 @@ static const struct ps_note *warn_note(const struct session *s, int id,
 	if (!n)
 		return NULL;
 	if (n->nrequires)
-		return session_unmet(s, p->provider, p->name);
+		return target_meets(s, n) ? NULL : n;
 	return n->silent[0] && !s->specs[id].ps ? n : NULL;
 }
 
