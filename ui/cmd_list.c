@@ -43,19 +43,16 @@ struct table {
 	int width[NCOLS];
 };
 
-/* Whether PATTERN (DTrace's '-' for "__" allowed, as in specs) matches
- * provider:name, or, without a ':', the name or the provider. */
+/* Whether PATTERN (NULL: any; its DTrace '-' already rewritten, see
+ * list_probes()) matches provider:name, or, without a ':', the name or
+ * the provider. */
 static bool pattern_match(const char *pattern, const char *provider,
 			  const char *name)
 {
-	char full[512], pat[512];
+	char full[512];
 
 	if (!pattern)
 		return true;
-	snprintf(pat, sizeof(pat), "%s", pattern);
-	if (spec_dtrace_name(pat, sizeof(pat)))
-		return false;
-	pattern = pat;
 	snprintf(full, sizeof(full), "%s:%s", provider, name);
 	if (!fnmatch(pattern, full, 0))
 		return true;
@@ -245,7 +242,13 @@ static long list_probes(const struct catalog *cat, const struct list_opts *o)
 	json_object *arr = o->json ? json_object_new_array() : NULL;
 	struct table t = { 0 };
 	long matched = 0;
+	char pat[512];
+	bool none = false; /* a pattern too long once rewritten */
 
+	if (o->pattern) { /* DTrace's '-' for "__", as in specs */
+		snprintf(pat, sizeof(pat), "%s", o->pattern);
+		none = spec_dtrace_name(pat, sizeof(pat)) != 0;
+	}
 	for (size_t i = 0; i < catalog_nobjects(cat); i++) {
 		const struct cat_object *obj = catalog_object(cat, i);
 
@@ -259,7 +262,8 @@ static long list_probes(const struct catalog *cat, const struct list_opts *o)
 					       sem,
 					       (char *)p->locs[0].args };
 
-			if (!pattern_match(o->pattern, p->provider, p->name))
+			if (none || !pattern_match(o->pattern ? pat : NULL,
+						   p->provider, p->name))
 				continue;
 			matched++;
 			if (arr) {
