@@ -116,18 +116,41 @@ static int parse_fn_probe(struct cursor *c, size_t pos, const char *s, size_t n,
 			 "a function symbol");
 }
 
+/* The index just past the glob bracket expression opening at s[i] ('[';
+ * as in fnmatch, a ']' first, after an optional '!' or '^', belongs to
+ * it), or i + 1 if it is never closed (the '[' is then a plain one). */
+static size_t class_end(const char *s, size_t i)
+{
+	size_t j = i + 1;
+
+	if (s[j] == '!' || s[j] == '^')
+		j++;
+	if (s[j] == ']')
+		j++;
+	while (s[j] && s[j] != ']')
+		j++;
+	return s[j] ? j + 1 : i + 1;
+}
+
 int spec_dtrace_name(char *s, size_t n)
 {
 	size_t len = strlen(s), dashes = 0;
 
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i = s[i] == '[' ? class_end(s, i) : i + 1)
 		dashes += s[i] == '-';
 	if (len + dashes >= n)
 		return -ENAMETOOLONG;
-	for (size_t i = len + 1, j = len + dashes + 1; i-- > 0;) {
-		s[--j] = s[i] == '-' ? '_' : s[i];
-		if (s[i] == '-')
-			s[--j] = '_';
+	for (size_t i = 0; i < len;) {
+		if (s[i] == '[') {
+			i = class_end(s, i); /* a range such as [a-z] stays */
+		} else if (s[i] == '-') {
+			memmove(s + i + 1, s + i, len - i + 1);
+			s[i] = s[i + 1] = '_';
+			len++;
+			i += 2;
+		} else {
+			i++;
+		}
 	}
 	return 0;
 }

@@ -103,7 +103,8 @@ const char *spec_agg_name(enum spec_agg agg);
 /*
  * DTrace spells a note's "__" as "-" (python:function-entry is the note's
  * function__entry). Note names are C identifiers, so a '-' can mean only
- * that: rewrite each '-' of the string s (n bytes of room) to "__".
+ * that: rewrite each '-' of the string s (n bytes of room) to "__",
+ * except in a glob's bracket expression ("[a-z]" is a range).
  * 0, or -ENAMETOOLONG (s unchanged) if the result does not fit.
  */
 int spec_dtrace_name(char *s, size_t n);

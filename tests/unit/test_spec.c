@@ -99,7 +99,7 @@ static void test_dtrace_names(void **state)
 	struct spec sp = parse_ok("libruby-3.1.so:python:function-entry.."
 				  "python:function-return=latency()");
 	char name[8] = "a-b";
-	char dashes[300];
+	char dashes[300], globs[32];
 
 	(void)state;
 	assert_string_equal(sp.probe[0].object, "libruby-3.1.so");
@@ -116,6 +116,11 @@ static void test_dtrace_names(void **state)
 	strcpy(name, "a-b-c-");
 	assert_int_equal(spec_dtrace_name(name, sizeof(name)), -ENAMETOOLONG);
 	assert_string_equal(name, "a-b-c-");
+	strcpy(globs, "a-[x-z]-[!]-]-[c-d");
+	assert_int_equal(spec_dtrace_name(globs, sizeof(globs)), 0);
+	assert_string_equal(globs, "a__[x-z]__[!]-]__[c__d"); /* unclosed [ */
+	sp = parse_ok("fixture:[h-j]nts");
+	assert_true(spec_probe_matches(&sp.probe[0], "fixture", "ints"));
 	memset(dashes, '-', 200);
 	strcpy(dashes + 200, ":x");
 	expect_error(dashes, "a provider longer than 255 characters at "
