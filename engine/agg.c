@@ -781,6 +781,12 @@ static void read_stats(struct agg *agg, int fd, struct agg_spec *as)
 		t.drop_deep += v[c].drop_deep;
 		t.unmatched += v[c].unmatched;
 	}
+	as->why_total[AGG_DROP_FULL] = t.drop_full;
+	as->why_total[AGG_DROP_STR] = t.drop_str;
+	as->why_total[AGG_DROP_DEEP] = t.drop_deep;
+	as->why[AGG_DROP_FULL] = t.drop_full - prev->drop_full;
+	as->why[AGG_DROP_STR] = t.drop_str - prev->drop_str;
+	as->why[AGG_DROP_DEEP] = t.drop_deep - prev->drop_deep;
 	drops = t.drop_full + t.drop_str + t.drop_deep;
 	prev_drops = prev->drop_full + prev->drop_str + prev->drop_deep;
 	as->drops = drops - prev_drops;
@@ -790,6 +796,16 @@ static void read_stats(struct agg *agg, int fd, struct agg_spec *as)
 	as->events += as->drops;
 	as->events_total += drops;
 	*prev = t;
+}
+
+/* The keys the map of info's rows holds; 0 for a solo spec's slot. */
+static uint32_t capacity(const struct agg *agg,
+			 const struct tracer_spec_info *info)
+{
+	int m = (is_hist(info->spec) ? MAPSIZE_HISTS : MAPSIZE_COUNTS) +
+		(int)info->width;
+
+	return info->solo_pid ? 0 : tracer_mapsize(agg->tr)->entries[m];
 }
 
 /*
@@ -863,6 +879,7 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 			.id = id,
 			.spec = info->spec,
 			.info = info,
+			.capacity = capacity(agg, info),
 		};
 	}
 	if (collect_rows(agg)) {

@@ -43,6 +43,14 @@ struct agg_row {
 	const uint64_t *b_total; /* since attach */
 };
 
+/* Why an event was dropped (struct pt_stat). */
+enum agg_drop {
+	AGG_DROP_FULL, /* its key map was full */
+	AGG_DROP_STR, /* a string key could not be read */
+	AGG_DROP_DEEP, /* latency starts nested over PT_STACK_DEPTH deep */
+	AGG_NDROPS,
+};
+
 struct agg_spec {
 	int id;
 	const struct spec *spec;
@@ -51,6 +59,9 @@ struct agg_spec {
 	const struct agg_row *const *rows;
 	uint64_t events, events_total; /* recorded + dropped */
 	uint64_t drops, drops_total;
+	uint64_t why[AGG_NDROPS], why_total[AGG_NDROPS]; /* drops by reason */
+	uint32_t capacity; /* keys its map holds (shared by the specs of
+			      its kind and key width); 0: a slot of its own */
 	uint64_t unmatched, unmatched_total; /* latency ends without start */
 };
 

@@ -29,6 +29,7 @@
 #include "catalog.h"
 #include "elfobj.h"
 #include "log.h"
+#include "mapsize.h"
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "rostr.h"
@@ -92,6 +93,7 @@ struct tracer {
 	pid_t pid;
 	char *path; /* TRACER_FILE */
 	struct probetop_bpf *skel;
+	struct mapsize sizes; /* the aggregation maps' capacities */
 	bool multi; /* sites attached by uprobe_multi (see ulink.h) */
 	struct objcache *cache;
 	struct catalog **cats; /* every catalog whose objects we use */
@@ -127,9 +129,23 @@ struct walk {
 	const char *attach_path;
 };
 
+/*
+ * libbpf's messages while the object loads are held here (libbpf's print
+ * callback has no context), and said only if the load fails for a reason
+ * probetop cannot put in one sentence: a map that did not get its memory
+ * is said once, by log_load_error(), not in libbpf's four lines.
+ */
+static struct {
+	bool on;
+	int n;
+	enum log_level level[8];
+	char text[8][512];
+} held;
+
 static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 		      va_list ap)
 {
+	enum log_level l = level == LIBBPF_WARN ? LOG_WARN : LOG_INFO;
 	char msg[512];
 	size_t n;
 
@@ -139,9 +155,24 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
-	log_msg(level == LIBBPF_WARN ? LOG_WARN : LOG_INFO, "libbpf: %s",
-		strncmp(msg, "libbpf: ", 8) ? msg : msg + 8);
+	if (held.on && held.n < 8) {
+		held.level[held.n] = l;
+		snprintf(held.text[held.n++], sizeof(held.text[0]), "%s",
+			 strncmp(msg, "libbpf: ", 8) ? msg : msg + 8);
+	} else if (!held.on) {
+		log_msg(l, "libbpf: %s",
+			strncmp(msg, "libbpf: ", 8) ? msg : msg + 8);
+	}
 	return 0;
+}
+
+/* Stop holding libbpf's messages; say them unless drop. */
+static void release_held(bool drop)
+{
+	for (int i = 0; i < held.n && !drop; i++)
+		log_msg(held.level[i], "libbpf: %s", held.text[i]);
+	held.on = false;
+	held.n = 0;
 }
 
 /* Whether this process may load tracing programs: CAP_SYS_ADMIN, or
@@ -565,25 +596,84 @@ static int attach_catalog(struct tracer *tr, const struct catalog *cat, int id,
 
 /* Life cycle -------------------------------------------------------- */
 
-/* Open the BPF object into tr->skel, its site programs made for
- * uprobe_multi where the kernel has it (tr->multi), and load it. 0 or a
- * negative errno (-EPERM without the privileges, before libbpf tries). */
-static int load_programs(struct tracer *tr)
+/* Size the aggregation maps of the opened tr->skel for aggsize bytes
+ * (mapsize_plan()), into tr->sizes. 0 or a negative errno. */
+static int size_maps(struct tracer *tr, uint64_t aggsize)
 {
+	struct bpf_map *maps[MAPSIZE_NMAPS] = {
+		tr->skel->maps.ncounts, tr->skel->maps.scounts,
+		tr->skel->maps.counts,	tr->skel->maps.nhists,
+		tr->skel->maps.shists,	tr->skel->maps.hists,
+		tr->skel->maps.io,	tr->skel->maps.proc,
+	};
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus < 0)
+		return ncpus;
+	mapsize_plan(aggsize, ncpus, &tr->sizes);
+	for (int m = 0; m < MAPSIZE_NMAPS; m++) {
+		int err =
+			bpf_map__set_max_entries(maps[m], tr->sizes.entries[m]);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Open the BPF object into tr->skel, its aggregation maps sized for
+ * aggsize bytes, its site programs made for uprobe_multi where the
+ * kernel has it (tr->multi), and load it. 0 or a negative errno (-EPERM
+ * without the privileges, before libbpf tries). */
+static int load_programs(struct tracer *tr, uint64_t aggsize)
+{
+	int err;
+
 	if (!may_trace())
 		return -EPERM;
 	tr->skel = probetop_bpf__open();
 	if (!tr->skel)
 		return -errno;
+	err = size_maps(tr, aggsize);
+	if (err)
+		return err;
 	tr->multi = ulink_multi_supported();
 	if (tr->multi) {
 		ulink_prepare(tr->skel->progs.pt_usdt);
 		ulink_prepare(tr->skel->progs.pt_ret);
 	}
-	return probetop_bpf__load(tr->skel);
+	held.on = true;
+	err = probetop_bpf__load(tr->skel);
+	release_held(err == -ENOMEM);
+	return err;
 }
 
-struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path)
+/* Say why load_programs() failed with err, and what to do about it. */
+static void log_load_error(const struct tracer *tr, int err)
+{
+	char size[32];
+
+	if (err == -EPERM) {
+		log_msg(LOG_ERROR,
+			"cannot load the BPF programs: %s (run as "
+			"root, or with CAP_BPF and CAP_PERFMON)",
+			strerror(-err));
+	} else if (err == -ENOMEM && tr->sizes.bytes) {
+		mapsize_format(tr->sizes.budget, size, sizeof(size));
+		log_msg(LOG_ERROR,
+			"cannot load the BPF programs: %s (the maps take "
+			"about %llu MB with --aggsize %s; a smaller one "
+			"takes less)",
+			strerror(-err),
+			(unsigned long long)(tr->sizes.bytes >> 20), size);
+	} else {
+		log_msg(LOG_ERROR, "cannot load the BPF programs: %s",
+			strerror(-err));
+	}
+}
+
+struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
+			  uint64_t aggsize)
 {
 	struct tracer *tr = calloc(1, sizeof(*tr));
 	struct catalog *cat = NULL;
@@ -607,13 +697,9 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path)
 		err = -errno;
 		goto fail;
 	}
-	err = load_programs(tr);
+	err = load_programs(tr, aggsize ? aggsize : MAPSIZE_DEFAULT);
 	if (err) {
-		log_msg(LOG_ERROR, "cannot load the BPF programs: %s%s",
-			strerror(-err),
-			err == -EPERM ? " (run as root, or with CAP_BPF and "
-					"CAP_PERFMON)"
-				      : "");
+		log_load_error(tr, err);
 		goto fail;
 	}
 	if (cat) {
@@ -1513,4 +1599,9 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->stats = bpf_map__fd(tr->skel->maps.stats);
 	out->io = bpf_map__fd(tr->skel->maps.io);
 	out->proc = bpf_map__fd(tr->skel->maps.proc);
+}
+
+const struct mapsize *tracer_mapsize(const struct tracer *tr)
+{
+	return &tr->sizes;
 }

@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "mapsize.h"
 #include "spec.h"
 
 struct tracer;
@@ -80,11 +81,17 @@ struct tracer_maps {
 
 /*
  * Load the BPF object for a target. kind TRACER_PID: pid; TRACER_FILE:
- * path of the ELF file. Returns NULL with errno (EPERM: not allowed to
- * load BPF; ESRCH: no such process; EACCES: not allowed to read its
- * maps; others), the reason logged but for ESRCH and EACCES.
+ * path of the ELF file. The aggregation maps take about aggsize bytes of
+ * kernel memory (0: MAPSIZE_DEFAULT; see mapsize.h). Returns NULL with
+ * errno (EPERM: not allowed to load BPF; ESRCH: no such process; EACCES:
+ * not allowed to read its maps; others), the reason logged but for ESRCH
+ * and EACCES.
  */
-struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path);
+struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
+			  uint64_t aggsize);
+
+/* The aggregation maps' capacities, as loaded. */
+const struct mapsize *tracer_mapsize(const struct tracer *tr);
 
 /* Detach everything and unload. NULL is a no-op. */
 void tracer_free(struct tracer *tr);

@@ -32,6 +32,7 @@ int cmd_console(int argc, char **argv)
 		{ "binary", required_argument, NULL, 'b' },
 		{ "spec", required_argument, NULL, 'e' },
 		{ "probeset", required_argument, NULL, 'P' },
+		{ "aggsize", required_argument, NULL, SESSION_OPT_AGGSIZE },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "demo", no_argument, NULL, 'D' },

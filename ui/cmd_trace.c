@@ -53,6 +53,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "binary", required_argument, NULL, 'b' },
 		{ "spec", required_argument, NULL, 'e' },
 		{ "probeset", required_argument, NULL, 'P' },
+		{ "aggsize", required_argument, NULL, SESSION_OPT_AGGSIZE },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' },

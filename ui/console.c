@@ -546,6 +546,26 @@ static void fill_target(struct console *c);
 
 /* The loop ------------------------------------------------------------- */
 
+/* Say in Messages why a spec began to drop events: the interval in which
+ * a reason's total is all new is its first. */
+static void say_new_drops(const struct agg_snapshot *snap)
+{
+	char why[256];
+
+	for (size_t i = 0; i < snap->nspecs; i++) {
+		const struct agg_spec *as = &snap->specs[i];
+		bool first = false;
+
+		for (int r = 0; r < AGG_NDROPS; r++)
+			first |= as->why[r] && as->why[r] == as->why_total[r];
+		if (!first)
+			continue;
+		session_drops(as, false, why, sizeof(why));
+		log_msg(LOG_WARN, "%s: %llu dropped: %s", as->spec->text,
+			(unsigned long long)as->drops, why);
+	}
+}
+
 static void tick(struct console *c)
 {
 	if (c->m.pid && !c->m.exited)
@@ -553,6 +573,8 @@ static void tick(struct console *c)
 	if (c->m.paused || (c->m.exited && c->m.snap))
 		return;
 	c->m.snap = agg_read(c->agg);
+	if (c->m.snap)
+		say_new_drops(c->m.snap);
 	c->m.snap_s = cli_now_s() - c->last_read;
 	c->last_read = cli_now_s();
 	refresh_model(c);

@@ -15,7 +15,7 @@
 	"Usage:\n"                                                             \
 	"  probetop [-p PID | -b BINARY | -- COMMAND [ARGS...]] [-P SET]... "  \
 	"[-e SPEC]...\n"                                                       \
-	"           [-i SECS] [-d SECS]\n"                                     \
+	"           [-i SECS] [-d SECS] [--aggsize SIZE]\n"                    \
 	"                        the console (no target: pick a process "      \
 	"first)\n"                                                             \
 	"  probetop --demo       the console on the bundled Python 3.11 "      \
@@ -33,7 +33,8 @@
 	"                        function symbols, for fn: probes\n"           \
 	"  probetop trace -p PID|-b BINARY|-- COMMAND [ARGS...] [-e SPEC]... " \
 	"[-P SET]...\n"                                                        \
-	"                 [-i SECS] [-n COUNT] [-d SECS] [--json]\n"           \
+	"                 [-i SECS] [-n COUNT] [-d SECS] [--aggsize SIZE] "    \
+	"[--json]\n"                                                           \
 	"                        aggregate probes in the kernel, print every " \
 	"interval\n"                                                           \
 	"\n"                                                                   \
@@ -83,6 +84,9 @@
 	"those\n"                                                              \
 	"                       whose probes the target has; io and process\n" \
 	"                       (forks, execs, exits) come from the kernel\n"  \
+	"      --aggsize SIZE   kernel memory for the aggregation maps "       \
+	"(default\n"                                                           \
+	"                       128m; k, m, g, t); more CPUs, fewer keys\n"    \
 	"  -i, --interval SECS  refresh or print every SECS (default 1)\n"     \
 	"  -n, --count COUNT    trace: stop after COUNT intervals\n"           \
 	"  -d, --duration SECS  detach and exit after SECS (the fail-safe)\n"  \
@@ -97,13 +101,14 @@
 	"\n"                                                                   \
 	"Limits (kernel maps, sized up front): 256 specs, 16384 locations, "   \
 	"65536\n"                                                              \
-	"keys of count/sum and 16384 of quantize/latency per key kind, "       \
-	"strings\n"                                                            \
-	"of 63 bytes, latency nesting 32 deep per thread; what does not fit "  \
-	"is\n"                                                                 \
-	"counted as drops, never lost silently. The maps take about 80 MB "    \
-	"of\n"                                                                 \
-	"kernel memory on 2 CPUs, and about 25 MB more per further CPU.\n"     \
+	"keys of count/sum and 16384 of quantize/latency per key kind as "     \
+	"long as\n"                                                            \
+	"--aggsize holds them (up to 2 CPUs it does; on 64 CPUs about 10000 "  \
+	"and\n"                                                                \
+	"740),"                                                                \
+	" strings of 63 bytes, latency nesting 32 deep per thread;\n"          \
+	"what does not fit is counted as drops, with the reason, never lost\n" \
+	"silently. The other maps take about 6 MB, and 0.6 MB more per CPU.\n" \
 	"\n"                                                                   \
 	"Exit status: 0 on success (also for a process without probes, and "   \
 	"when\n"                                                               \

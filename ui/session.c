@@ -46,7 +46,7 @@ static int open_target(struct session *s, const struct session_args *a)
 				  a->binary);
 			return -1;
 		}
-		s->tr = tracer_new(TRACER_FILE, 0, s->binary);
+		s->tr = tracer_new(TRACER_FILE, 0, s->binary, a->aggsize);
 		if (!s->tr && errno != EPERM)
 			cli_error("-b %s: cannot trace: %s", s->binary,
 				  strerror(errno));
@@ -54,7 +54,7 @@ static int open_target(struct session *s, const struct session_args *a)
 	}
 	if (a->pid) {
 		s->pid = a->pid;
-		s->tr = tracer_new(TRACER_PID, a->pid, NULL);
+		s->tr = tracer_new(TRACER_PID, a->pid, NULL, a->aggsize);
 		if (!s->tr && errno == ESRCH)
 			cli_error("no such process: %d", (int)a->pid);
 		else if (!s->tr && errno == EACCES)
@@ -73,7 +73,7 @@ static int open_target(struct session *s, const struct session_args *a)
 	}
 	s->launched = true;
 	s->pid = s->l.pid;
-	s->tr = tracer_new(TRACER_PID, s->pid, NULL);
+	s->tr = tracer_new(TRACER_PID, s->pid, NULL, a->aggsize);
 	if (!s->tr)
 		return -1;
 	if (tracer_add_command_files(s->tr, path))
@@ -243,6 +243,34 @@ void session_waiting(const struct tracer_spec_info *info, char *out, size_t len)
 	snprintf(out, len, "%s matches nothing", probe);
 }
 
+void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)
+{
+	const uint64_t *why = total ? as->why_total : as->why;
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (int r = 0; r < AGG_NDROPS && n < len; r++) {
+		const char *sep = n ? "; " : "";
+		unsigned long long k = why[r];
+
+		if (!k)
+			continue;
+		if (r == AGG_DROP_FULL)
+			n += snprintf(
+				out + n, len - n,
+				"%s%llu map full at %u keys, raise --aggsize",
+				sep, k, as->capacity);
+		else if (r == AGG_DROP_STR)
+			n += snprintf(out + n, len - n,
+				      "%s%llu unreadable string%s", sep, k,
+				      k == 1 ? "" : "s");
+		else
+			n += snprintf(out + n, len - n,
+				      "%s%llu nested over %d deep", sep, k,
+				      PT_STACK_DEPTH);
+	}
+}
+
 /* Report a spec that attached nowhere, or a pair one of whose probes
  * did; -1 if that is fatal. */
 static int check_attached(const struct session *s, const struct spec *spec,
@@ -395,6 +423,23 @@ fail:
 	return ret;
 }
 
+/* --aggsize's value into *out: 0, or -1 said on stderr. */
+static int parse_aggsize(const char *arg, uint64_t *out)
+{
+	char lo[32], hi[32];
+	int err = mapsize_parse(arg, out);
+
+	if (err == -ERANGE) {
+		mapsize_format(MAPSIZE_MIN_BUDGET, lo, sizeof(lo));
+		mapsize_format(MAPSIZE_MAX_BUDGET, hi, sizeof(hi));
+		cli_error("--aggsize: '%s' is not between %s and %s", arg, lo,
+			  hi);
+	} else if (err) {
+		cli_error("--aggsize: '%s' is not a size (e.g. 64m, 1g)", arg);
+	}
+	return err ? -1 : 0;
+}
+
 int session_arg(struct session_args *a, int opt, const char *arg)
 {
 	switch (opt) {
@@ -423,6 +468,8 @@ int session_arg(struct session_args *a, int opt, const char *arg)
 		}
 		a->sets[a->nsets++] = arg;
 		return 0;
+	case SESSION_OPT_AGGSIZE:
+		return parse_aggsize(arg, &a->aggsize);
 	default:
 		return 1;
 	}

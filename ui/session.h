@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "launch.h"
+#include "agg.h"
 #include "probeset.h"
 #include "spec.h"
 #include "tracer.h"
@@ -41,12 +42,16 @@ struct session_args {
 	bool with_kernel; /* the io and process probesets as well, whatever
 			     else is picked */
 	bool quiet_command; /* the command's stdio to /dev/null */
+	uint64_t aggsize; /* --aggsize; 0: the default */
 };
+
+/* getopt's code for --aggsize SIZE, which has no short form */
+#define SESSION_OPT_AGGSIZE 0x100
 
 /*
  * One command-line option of the target and what to trace, as trace and
- * the console share them: -p PID, -b BINARY, -e SPEC, -P PROBESET (arg
- * is its argument). 0 when taken, 1 when opt is not one of them, -1 on
+ * the console share them: -p PID, -b BINARY, -e SPEC, -P PROBESET,
+ * --aggsize SIZE (SESSION_OPT_AGGSIZE; arg is its argument). 0 when taken, 1 when opt is not one of them, -1 on
  * a bad argument (said on stderr).
  */
 int session_arg(struct session_args *a, int opt, const char *arg);
@@ -129,6 +134,15 @@ void session_hint(const struct session *s, const struct spec *spec, char *out,
  */
 void session_waiting(const struct tracer_spec_info *info, char *out,
 		     size_t len);
+
+/*
+ * Why the spec as dropped events (total: since attach, else in this
+ * interval), for "(N dropped: ...)": "88 map full at 609 keys, raise
+ * --aggsize; 2 unreadable strings; 1 nested over 32 deep", the reasons
+ * it had; "" if it dropped nothing.
+ */
+void session_drops(const struct agg_spec *as, bool total, char *out,
+		   size_t len);
 
 /* Detach spec id (and the helper it needed). 0 or -ENOENT. */
 int session_remove(struct session *s, int id);

@@ -235,8 +235,13 @@ static void print_text(const struct trace_out *out,
 
 		fprintf(out->f, "%s", as->spec->text);
 		print_waiting(out->f, as->info);
-		if (drops)
-			fprintf(out->f, "  (%" PRIu64 " dropped)", drops);
+		if (drops) {
+			char why[256];
+
+			session_drops(as, final, why, sizeof(why));
+			fprintf(out->f, "  (%" PRIu64 " dropped: %s)", drops,
+				why);
+		}
 		if (unmatched)
 			fprintf(out->f, "  (%" PRIu64 " unmatched returns)",
 				unmatched);
@@ -358,6 +363,24 @@ static json_object *json_row(const struct trace_out *out, const struct spec *sp,
 	return row;
 }
 
+/* {"map_full":N,"string":N,"depth":N}: the spec's drops by reason */
+static json_object *json_drops_by(const struct agg_spec *as, bool final)
+{
+	static const char *const NAMES[AGG_NDROPS] = {
+		[AGG_DROP_FULL] = "map_full",
+		[AGG_DROP_STR] = "string",
+		[AGG_DROP_DEEP] = "depth",
+	};
+	json_object *o = json_object_new_object();
+
+	for (int r = 0; r < AGG_NDROPS; r++)
+		json_object_object_add(
+			o, NAMES[r],
+			json_object_new_uint64(final ? as->why_total[r]
+						     : as->why[r]));
+	return o;
+}
+
 static json_object *json_agg(const struct trace_out *out,
 			     const struct agg_spec *as, bool final)
 {
@@ -378,6 +401,9 @@ static json_object *json_agg(const struct trace_out *out,
 	json_object_object_add(
 		o, "drops",
 		json_object_new_uint64(final ? as->drops_total : as->drops));
+	json_object_object_add(o, "drops_by", json_drops_by(as, final));
+	json_object_object_add(o, "capacity",
+			       json_object_new_uint64(as->capacity));
 	if (as->spec->timed)
 		json_object_object_add(
 			o, "unmatched",

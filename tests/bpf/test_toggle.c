@@ -37,7 +37,7 @@ static int rig_up(void **state)
 
 	if (child_start(fixture_path("sdt_target"), &rig.t))
 		return -1;
-	rig.tr = tracer_new(TRACER_PID, rig.t.pid, NULL);
+	rig.tr = tracer_new(TRACER_PID, rig.t.pid, NULL, 0);
 	rig.agg = rig.tr ? agg_new(rig.tr) : NULL;
 	*state = &rig;
 	return rig.agg ? 0 : -1;

@@ -231,6 +231,40 @@ def test_waiting_hint(tap):
         t.stop()
 
 
+def test_drops(tap):
+    """--aggsize shrinks the maps; when a spec's map is full the header's
+    drops count turns up and Messages says why, with the map's size."""
+    t = Target([os.path.join(FIX, "sdt_target")])
+    before = subprocess.run(["bpftool", "map", "show", "--json"],
+                            capture_output=True, text=True).stdout
+    before = {m["id"] for m in json.loads(before or "[]")}
+    start("%s -p %d --aggsize 4m -e 'fixture:ints=count(arg3)'"
+          % (PROBETOP, t.pid))
+    try:
+        wait_screen(r"Top probes")
+        maps = subprocess.run(["bpftool", "map", "show", "--json"],
+                              capture_output=True, text=True).stdout
+        cap = [m["max_entries"] for m in json.loads(maps)
+               if m["id"] not in before and m.get("name") == "ncounts"]
+        tap.eq(len(cap), 1, "--aggsize: one ncounts map of ours", maps)
+        n = 5000
+        t.send("fire %d" % n)
+        s = wait_screen(r"drops %d\b" % (n - cap[0]))
+        tap.ok("drops %d" % (n - cap[0]) in s,
+               "the header counts what did not fit", s)
+        keys("L")
+        s = wait_screen(r"Messages")
+        text = " ".join(l.strip("│ ") for l in s.splitlines()[3:6])
+        want = ("fixture:ints=count(arg3): %d dropped: %d map full at %d "
+                "keys, raise --aggsize" % (n - cap[0], n - cap[0], cap[0]))
+        tap.ok(want in text, "Messages: why, and how big the map is", s)
+        keys("q")
+        wait_screen(r"EXITED \d+")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        t.stop()
+
+
 def test_picker(tap):
     """probetop alone: the picker lists our target, / filters, Enter
     attaches."""
@@ -336,6 +370,7 @@ def main():
     test_fixture(tap)
     test_toggle_keeps(tap)
     test_waiting_hint(tap)
+    test_drops(tap)
     test_process(tap)
     test_binary(tap)
     test_demo(tap)

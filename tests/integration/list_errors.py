@@ -56,6 +56,17 @@ expect(["trace", "-e"], 2, "trace: option '-e' needs a value",
        "trace: -e without a value")
 expect(["trace", "--json=yes", "-p", "1"], 2,
        "trace: option '--json' takes no value", "trace: --json=VALUE")
+expect(["trace", "--aggsize", "12q", "-p", "1"], 2,
+       "--aggsize: '12q' is not a size (e.g. 64m, 1g)",
+       "trace: --aggsize that is not a size")
+expect(["trace", "--aggsize", "512k", "-p", "1"], 2,
+       "--aggsize: '512k' is not between 1m and 1t",
+       "trace: --aggsize below 1m")
+expect(["--aggsize", "2t", "-p", "1"], 2,
+       "--aggsize: '2t' is not between 1m and 1t",
+       "the console: --aggsize above 1t")
+expect(["trace", "--aggsize"], 2, "trace: option '--aggsize' needs a value",
+       "trace: --aggsize without a value")
 expect(["-Z"], 2, "unknown option '-Z'; see probetop --help",
        "the console: an unknown option")
 expect(["--pid"], 2, "option '--pid' needs a value",

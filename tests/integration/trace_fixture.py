@@ -10,6 +10,7 @@ before 6.12 attach (PROBETOP_UPROBE=perf, engine/ulink.h)."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -159,6 +160,146 @@ tap.ok(all(w in tr.stdout for w in want_bars), "text: DTrace quantize bars",
 tap.ok("  fixture-string            16            16" in tr.stdout,
        "text: counts with interval and total", tr.stdout)
 t.stop()
+
+# -- drops, by reason; --aggsize ----------------------------------------------
+def bpf_maps():
+    """{id: map} of every BPF map, as bpftool shows them."""
+    out = subprocess.run(["bpftool", "map", "show", "--json"],
+                         capture_output=True, text=True).stdout
+    return {m["id"]: m for m in json.loads(out or "[]")}
+
+
+def deep_pairs(n, limit=32):
+    """fixture:enter..fixture:konst=latency() over n iterations, as the
+    manual says: per iteration konst ends the newest start (or is
+    unmatched), then enter starts three; a start beyond limit deep is
+    dropped. (recorded, unmatched, deep drops)"""
+    depth = recorded = unmatched = deep = 0
+    for _ in range(n):
+        if depth == 0:
+            unmatched += 1
+        else:
+            depth -= 1
+            recorded += depth < limit
+        for _ in range(3):
+            deep += depth >= limit
+            depth += 1
+    return recorded, unmatched, deep
+
+
+AGG_MAPS = ("ncounts", "scounts", "counts", "nhists", "shists", "hists", "io",
+            "proc")
+ND = 5000  # distinct arg3 values, more than 4m leaves room for
+DROP_SPECS = {
+    "q": "fixture:ints=quantize(arg0, arg3)",
+    "c": "fixture:ints=count(arg3)",
+    "s": "fixture:ints=count(str(arg3))",  # 1<<40|i: no memory there
+    "d": "fixture:enter..fixture:konst=latency()",
+}
+before = set(bpf_maps())
+t = Target([EXE])
+args = []
+for s in DROP_SPECS.values():
+    args += ["-e", s]
+tr = Trace(["-p", str(t.pid), "-i", "30", "--aggsize", "4m"] + args)
+ours = {m["name"]: m for i, m in bpf_maps().items()
+        if i not in before and m.get("name") in AGG_MAPS}
+tap.eq(sorted(ours), sorted(AGG_MAPS), "--aggsize: the aggregation maps")
+mem = sum(m["bytes_memlock"] for m in ours.values())
+tap.ok(mem <= 4 << 20 and ours["nhists"]["max_entries"] < ND and
+       ours["ncounts"]["max_entries"] < ND,
+       "--aggsize 4m: the maps take at most 4 MiB, holding fewer keys",
+       {n: (m["max_entries"], m["bytes_memlock"]) for n, m in ours.items()})
+t.send("fire %d" % ND)
+tr.finish()
+fin = tr.final()
+A = {k: agg_of(fin, s) for k, s in DROP_SPECS.items()}
+for k, name in (("q", "nhists"), ("c", "ncounts")):
+    cap = ours[name]["max_entries"]
+    tap.eq((len(A[k]["rows"]), A[k]["capacity"], A[k]["drops"],
+            A[k]["drops_by"]),
+           (cap, cap, ND - cap, {"map_full": ND - cap, "string": 0,
+                                 "depth": 0}),
+           "%s: %d keys fit %s, the rest dropped as map_full" %
+           (DROP_SPECS[k], cap, name))
+tap.eq((A["s"]["rows"], A["s"]["drops"], A["s"]["drops_by"]),
+       ([], ND, {"map_full": 0, "string": ND, "depth": 0}),
+       "a string key at an address with no memory: dropped as string")
+rec, unm, deep = deep_pairs(ND)
+tap.eq((rows_by_key(A["d"]), A["d"]["unmatched"], A["d"]["drops"],
+        A["d"]["drops_by"], A["d"]["capacity"]),
+       ({(): rec}, unm, deep, {"map_full": 0, "string": 0, "depth": deep}, 0),
+       "latency starts nested over 32 deep: dropped as depth")
+t.stop()
+
+# the same reasons in the text output
+t = Target([EXE])
+tr = Trace(["-p", str(t.pid), "-i", "30", "--aggsize", "4m",
+            "-e", DROP_SPECS["c"], "-e", DROP_SPECS["s"], "-e",
+            DROP_SPECS["d"]], json_out=False)
+t.send("fire %d" % ND)
+tr.finish()
+cap = ours["ncounts"]["max_entries"]
+want = [
+    "%s  (%d dropped: %d map full at %d keys, raise --aggsize)" %
+    (DROP_SPECS["c"], ND - cap, ND - cap, cap),
+    "%s  (%d dropped: %d unreadable strings)" % (DROP_SPECS["s"], ND, ND),
+    "%s  (%d dropped: %d nested over 32 deep)  (%d unmatched returns)" %
+    (DROP_SPECS["d"], deep, deep, unm),
+]
+tap.ok(all(w in tr.stdout.splitlines() for w in want),
+       "text: drops with their reasons", "\n".join(want) + "\n---\n" +
+       tr.stdout[-2000:])
+t.stop()
+
+
+def memory_cgroup(limit):
+    """A new memory cgroup of ours limited to limit bytes (the kernel
+    charges BPF maps to it): its cgroup.procs path, or None."""
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            _, ctrls, path = line.rstrip("\n").split(":", 2)
+            if "memory" in ctrls.split(","):  # v1
+                base, knob = "/sys/fs/cgroup/memory" + path, \
+                    "memory.limit_in_bytes"
+                break
+        else:  # v2
+            base, knob = "/sys/fs/cgroup" + path, "memory.max"
+    d = os.path.join(base, "probetop-test-%d" % os.getpid())
+    try:
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, knob), "w") as f:
+            f.write(str(limit))
+    except OSError:
+        return None
+    return os.path.join(d, "cgroup.procs")
+
+
+# a cgroup whose memory the default maps do not fit: one sentence, with
+# what they take; a smaller --aggsize fits and counts exactly
+procs = memory_cgroup(48 << 20)
+tap.ok(procs is not None, "a memory cgroup of 48 MiB for the next checks")
+
+
+def join_cgroup():
+    with open(procs, "w") as f:
+        f.write(str(os.getpid()))
+
+
+if procs:
+    r = run(["trace", "-e", "fixture:tick", "--", EXE, "fire", "7"],
+            preexec_fn=join_cgroup)
+    tap.ok(r.returncode == 1 and re.fullmatch(
+        r"probetop: cannot load the BPF programs: Cannot allocate memory \(the "
+        r"maps take about \d+ MB with --aggsize 128m; a smaller one takes "
+        r"less\)\n", r.stderr) is not None,
+        "maps larger than the cgroup allows: one line, exit 1", r.stderr)
+    r = run(["trace", "--aggsize", "16m", "--json", "-e", "fixture:tick", "--",
+             EXE, "fire", "7"], preexec_fn=join_cgroup)
+    fin = json.loads(r.stdout.splitlines()[-1])
+    tap.eq((r.returncode, rows_by_key(agg_of(fin, "fixture:tick"))), (0, {(): 7}),
+           "--aggsize 16m in the same cgroup: attached, exactly 7", r.stderr)
+    os.rmdir(os.path.dirname(procs))
 
 # -- two probetop instances on one target ------------------------------------
 t = Target([EXE])
