@@ -107,7 +107,8 @@ struct tracer {
 	uint32_t site_hint;
 	struct bpf_link *io_links[4];
 	struct bpf_link *proc_links[3];
-	uint8_t watching; /* enum pt_watch: programs attached */
+	uint8_t watching; /* enum pt_watch: programs attached (PT_WATCH_PROC:
+			     those that follow processes, for both) */
 	struct bpf_link *dl_link; /* tracer_hold_dlopen() */
 	struct ring_buffer *dl_ring;
 	bool dl_stopped; /* the process stopped in its dynamic linker */
@@ -1529,19 +1530,23 @@ static int proc_start(struct tracer *tr)
 	return attach_progs(progs, tr->proc_links, 3, 3);
 }
 
-/* The processes pid has started already are followed like those it will
- * start (a shell's running job, a server's workers). */
-static void follow_descendants(struct tracer *tr, pid_t pid)
+/* The processes w's owner has started already are followed like those it
+ * will start (a shell's running job, a server's workers), with w's bits;
+ * a process watched on its own stays its own owner. */
+static void follow_descendants(struct tracer *tr, const struct pt_watched *w)
 {
-	int fd = bpf_map__fd(tr->skel->maps.proc_kids);
+	int fd = bpf_map__fd(tr->skel->maps.watched);
 	pid_t kids[PT_PROC_KIDS / 4];
-	size_t n = proc_descendants(pid, kids, sizeof(kids) / sizeof(kids[0]));
-	uint32_t owner = (uint32_t)pid;
+	size_t n = proc_descendants((pid_t)w->owner, kids,
+				    sizeof(kids) / sizeof(kids[0]));
 
 	for (size_t i = 0; i < n; i++) {
 		uint32_t k = (uint32_t)kids[i];
+		struct pt_watched was;
 
-		bpf_map_update_elem(fd, &k, &owner, BPF_NOEXIST);
+		if (!bpf_map_lookup_elem(fd, &k, &was) && was.owner == k)
+			continue;
+		bpf_map_update_elem(fd, &k, w, BPF_ANY);
 	}
 }
 
@@ -1549,7 +1554,7 @@ int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what)
 {
 	int fd = bpf_map__fd(tr->skel->maps.watched);
 	uint32_t key = (uint32_t)pid;
-	uint8_t bits = 0;
+	struct pt_watched w = { .owner = key };
 	int err;
 
 	if ((what & PT_WATCH_IO) && !(tr->watching & PT_WATCH_IO)) {
@@ -1558,18 +1563,18 @@ int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what)
 			return err;
 		tr->watching |= PT_WATCH_IO;
 	}
-	if ((what & PT_WATCH_PROC) && !(tr->watching & PT_WATCH_PROC)) {
-		err = proc_start(tr);
+	if (what && !(tr->watching & PT_WATCH_PROC)) {
+		err = proc_start(tr); /* follows descendants for both */
 		if (err)
 			return err;
 		tr->watching |= PT_WATCH_PROC;
 	}
-	bpf_map_lookup_elem(fd, &key, &bits); /* absent: stays 0 */
-	bits |= (uint8_t)what;
-	if (bpf_map_update_elem(fd, &key, &bits, BPF_ANY))
+	if (!bpf_map_lookup_elem(fd, &key, &w) && w.owner != key)
+		w = (struct pt_watched){ .owner = key }; /* was a descendant */
+	w.bits |= (uint8_t)what;
+	if (bpf_map_update_elem(fd, &key, &w, BPF_ANY))
 		return -errno;
-	if (what & PT_WATCH_PROC)
-		follow_descendants(tr, pid);
+	follow_descendants(tr, &w);
 	return 0;
 }
 

@@ -163,10 +163,11 @@ int tracer_nspecs(const struct tracer *tr);
 size_t tracer_nprobes(const struct tracer *tr);
 
 /*
- * Watch pid from the kernel, what being enum pt_watch bits (added to what
- * is watched already): PT_WATCH_IO counts its IO (syscalls by class,
+ * Watch pid and its descendants (those running now and those it will
+ * start) from the kernel, what being enum pt_watch bits (added to what
+ * is watched already): PT_WATCH_IO counts their IO (syscalls by class,
  * block requests) into the io map, PT_WATCH_PROC the processes and
- * threads it and its descendants fork, exec and end into the proc map.
+ * threads they fork, exec and end into the proc map; both count for pid.
  * Attaches the BTF tracepoint programs on first use. 0 or a negative
  * errno (logged when a program cannot be attached).
  */

@@ -14,7 +14,9 @@
  * pt_sys_enter/pt_sys_exit and pt_rq_issue/pt_rq_complete (BTF
  * tracepoints) count the IO of the processes watched for IO; pt_fork,
  * pt_exec and pt_exit the processes and threads that the processes
- * watched for it, and their descendants, start, exec and end.
+ * watched for it start, exec and end. Both follow the descendants of a
+ * watched process (pt_fork adds them to watched, pt_exit takes them out),
+ * whose events count for it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -143,17 +145,10 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PT_IO_PIDS);
+	__uint(max_entries, PT_IO_PIDS + PT_PROC_KIDS);
 	__type(key, __u32); /* tgid */
-	__type(value, __u8); /* enum pt_watch bits */
+	__type(value, struct pt_watched);
 } watched SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PT_PROC_KIDS);
-	__type(key, __u32); /* tgid of a descendant */
-	__type(value, __u32); /* the watched process it descends from */
-} proc_kids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -889,11 +884,13 @@ int BPF_PROG(pt_forked, struct task_struct *parent, struct task_struct *child)
 
 /* IO ------------------------------------------------------------------ */
 
-static __always_inline bool watching(__u32 tgid, __u8 what)
+/* The process tgid's events of kind what count for (itself, or the
+ * watched process it descends from), or 0. */
+static __always_inline __u32 watch_owner(__u32 tgid, __u8 what)
 {
-	__u8 *w = bpf_map_lookup_elem(&watched, &tgid);
+	struct pt_watched *w = bpf_map_lookup_elem(&watched, &tgid);
 
-	return w && (*w & what);
+	return w && (w->bits & what) ? w->owner : 0;
 }
 
 static __always_inline void io_add(__u32 pid, __u32 cls, __s64 ret, __u64 ns)
@@ -916,11 +913,11 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(pt_sys_enter, struct pt_regs *regs, long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 pid = pid_tgid >> 32, nr = (__u32)id;
+	__u32 pid = watch_owner(pid_tgid >> 32, PT_WATCH_IO), nr = (__u32)id;
 	struct pt_io_start st;
 	__u32 *cls;
 
-	if (!watching(pid, PT_WATCH_IO))
+	if (!pid)
 		return 0;
 	cls = bpf_map_lookup_elem(&io_nr, &nr);
 	if (!cls || !*cls)
@@ -948,11 +945,11 @@ int BPF_PROG(pt_sys_exit, struct pt_regs *regs, long ret)
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(pt_rq_issue, struct request *rq)
 {
-	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	__u32 pid = watch_owner(bpf_get_current_pid_tgid() >> 32, PT_WATCH_IO);
 	__u64 k = (__u64)rq;
 	struct pt_io_start st;
 
-	if (!watching(pid, PT_WATCH_IO))
+	if (!pid)
 		return 0;
 	st.ts = bpf_ktime_get_ns();
 	st.cls = (rq->cmd_flags & 0xff) == 1 ? PT_IO_BLOCK_WRITE
@@ -979,18 +976,6 @@ int BPF_PROG(pt_rq_complete, struct request *rq, int error,
 
 /* Processes ------------------------------------------------------------ */
 
-/* The watched process tgid belongs to (itself, or the one it descends
- * from), or 0. */
-static __always_inline __u32 proc_owner(__u32 tgid)
-{
-	__u32 *owner;
-
-	if (watching(tgid, PT_WATCH_PROC))
-		return tgid;
-	owner = bpf_map_lookup_elem(&proc_kids, &tgid);
-	return owner ? *owner : 0;
-}
-
 /* Count one event of owner, named by the kernel string at name; life > 0
  * is the lifetime (ns) of what ended. */
 static __always_inline void proc_add(__u32 owner, __u32 event, __s32 code,
@@ -1011,22 +996,33 @@ static __always_inline void proc_add(__u32 owner, __u32 event, __s32 code,
 	}
 }
 
+/*
+ * A watched process (or a descendant) starts a thread or a process: count
+ * it (PT_WATCH_PROC), and follow a new process with the parent's owner and
+ * bits. One that cannot be followed (watched full) is counted as lost
+ * whatever is watched, so that IO not counted is never silent.
+ */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(pt_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
-	__u32 owner = proc_owner(ptgid);
+	struct pt_watched *w = bpf_map_lookup_elem(&watched, &ptgid), kid;
+	bool procs;
 
-	if (!owner)
+	if (!w)
 		return 0;
+	kid = *w;
+	procs = kid.bits & PT_WATCH_PROC;
 	if (ctgid == ptgid) {
-		proc_add(owner, PT_PROC_THREAD, 0, parent->comm, 0);
+		if (procs)
+			proc_add(kid.owner, PT_PROC_THREAD, 0, parent->comm, 0);
 		return 0;
 	}
-	proc_add(owner, PT_PROC_FORK, 0, parent->comm, 0);
-	if (bpf_map_update_elem(&proc_kids, &ctgid, &owner, BPF_ANY))
-		proc_add(owner, PT_PROC_LOST, 0, NULL, 0);
+	if (procs)
+		proc_add(kid.owner, PT_PROC_FORK, 0, parent->comm, 0);
+	if (bpf_map_update_elem(&watched, &ctgid, &kid, BPF_ANY))
+		proc_add(kid.owner, PT_PROC_LOST, 0, NULL, 0);
 	return 0;
 }
 
@@ -1034,7 +1030,7 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(pt_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
-	__u32 owner = proc_owner(BPF_CORE_READ(p, tgid));
+	__u32 owner = watch_owner(BPF_CORE_READ(p, tgid), PT_WATCH_PROC);
 
 	if (owner)
 		proc_add(owner, PT_PROC_EXEC, 0, BPF_CORE_READ(bprm, filename),
@@ -1045,19 +1041,25 @@ int BPF_PROG(pt_exec, struct task_struct *p, pid_t old_pid,
 /*
  * Every task's exit. A thread other than the leader counts as
  * thread-exit; the last task of a process (signal->live reached 0) as the
- * exit of the process, with its status (or -signal) and lifetime, and the
- * process is no longer followed.
+ * exit of the process, with its status (or -signal) and lifetime; a
+ * descendant is then no longer followed (a watched process itself stays
+ * until user space lets it go).
  */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(pt_exit, struct task_struct *p)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid), owner = proc_owner(tgid);
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct pt_watched *w = bpf_map_lookup_elem(&watched, &tgid);
 	struct task_struct *leader;
+	__u32 owner;
 	__u64 now;
 	int code;
 
-	if (!owner)
+	if (!w)
 		return 0;
+	owner = w->owner;
+	if (!(w->bits & PT_WATCH_PROC))
+		goto gone;
 	now = bpf_ktime_get_ns();
 	if (BPF_CORE_READ(p, pid) != tgid)
 		proc_add(owner, PT_PROC_THREAD_EXIT, 0, p->comm,
@@ -1068,6 +1070,8 @@ int BPF_PROG(pt_exit, struct task_struct *p)
 	code = BPF_CORE_READ(p, exit_code);
 	proc_add(owner, PT_PROC_EXIT, code & 0x7f ? -(code & 0x7f) : code >> 8,
 		 leader->comm, now - BPF_CORE_READ(leader, start_time));
-	bpf_map_delete_elem(&proc_kids, &tgid);
+gone:
+	if (owner != tgid && !BPF_CORE_READ(p, signal, live.counter))
+		bpf_map_delete_elem(&watched, &tgid);
 	return 0;
 }

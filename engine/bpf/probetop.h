@@ -30,9 +30,9 @@
 #define PT_ASLOT_PROBES 4 /* slots an address may take, from its hash on */
 #define PT_RO_RANGES 64 /* read-only ranges of the target, a power of two */
 #define PT_IO_ENTRIES 4096 /* (pid, syscall class) pairs */
-#define PT_IO_PIDS 1024 /* processes watched from the kernel (watched) */
+#define PT_IO_PIDS 1024 /* processes watched from the kernel */
 #define PT_PROC_ENTRIES 4096 /* (pid, event, code, name) of process events */
-#define PT_PROC_KIDS 8192 /* descendants of the watched processes */
+#define PT_PROC_KIDS 8192 /* their descendants (watched, too) */
 #define PT_IO_NR_MAX 512 /* syscall numbers classified */
 #define PT_REG_NONE 0xff
 #define PT_SIGSTOP 19 /* x86-64; vmlinux.h has no signal numbers */
@@ -254,11 +254,20 @@ struct pt_io_start {
 	__u32 pid;
 };
 
-/* watched: what the kernel programs count of a process (bits) */
+/* what the kernel programs count of a watched process (bits); both
+ * follow its descendants */
 enum pt_watch {
 	PT_WATCH_IO = 1, /* its IO syscalls and block requests */
-	PT_WATCH_PROC = 2, /* the processes and threads it and its
-			    * descendants start, exec and end */
+	PT_WATCH_PROC = 2, /* the processes and threads it starts, the
+			    * files it execs, how they end */
+};
+
+/* watched: a process watched from the kernel (owner: itself), or a
+ * descendant of one (owner: that one), whose events count for owner */
+struct pt_watched {
+	__u32 owner;
+	__u8 bits; /* enum pt_watch: the owner's, when it was followed */
+	__u8 pad[3];
 };
 
 /* Process events, keyed by the watched process they belong to (pid), the

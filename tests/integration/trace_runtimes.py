@@ -96,11 +96,19 @@ with tempfile.TemporaryDirectory() as tmp:
            "exact counts in a dlopen()ed library (semaphore raised late)")
     t.stop()
 
-    # -- IO: exact calls and bytes per class -----------------------------
+    # -- IO: exact calls and bytes per class, children's included -------
+    # a child forked before attach (found in /proc) and one forked after
+    # (followed by the kernel) pwrite too: their IO counts for the target
     io = os.path.join(tmp, "io.py")
     with open(io, "w") as f:
         f.write("import os, sys\n"
                 "fd = os.open(%r, os.O_RDWR | os.O_CREAT, 0o600)\n"
+                "r, w = os.pipe()\n"
+                "early = os.fork()\n"
+                "if early == 0:\n"
+                "    os.read(r, 1)\n"
+                "    for i in range(3): os.pwrite(fd, b'y' * 100, 0)\n"
+                "    os._exit(0)\n"
                 "print('ready', flush=True)\n"
                 "sys.stdin.readline()\n"
                 "for i in range(10): os.pwrite(fd, b'x' * 4096, i * 4096)\n"
@@ -108,6 +116,12 @@ with tempfile.TemporaryDirectory() as tmp:
                 "os.pread(fd, 100, 40960 - 50)\n"
                 "os.fsync(fd)\n"
                 "os.fdatasync(fd); os.fdatasync(fd)\n"
+                "os.write(w, b'g'); os.waitpid(early, 0)\n"
+                "late = os.fork()\n"
+                "if late == 0:\n"
+                "    for i in range(5): os.pwrite(fd, b'z' * 200, 0)\n"
+                "    os._exit(0)\n"
+                "os.waitpid(late, 0)\n"
                 "print('done', flush=True)\n"
                 "sys.stdin.readline()\n" % os.path.join(tmp, "data"))
     t = Target([PY, io])
@@ -117,9 +131,15 @@ with tempfile.TemporaryDirectory() as tmp:
     got = {r["class"]: (r["calls"], r["bytes"], r["errors"])
            for r in tr.final().get("io", []) if r["pid"] == t.pid}
     tap.eq({k: got.get(k) for k in ("pwrite", "pread", "fsync", "fdatasync")},
-           {"pwrite": (10, 40960, 0), "pread": (8, 7 * 512 + 50, 0),
+           {"pwrite": (10 + 3 + 5, 40960 + 300 + 1000, 0),
+            "pread": (8, 7 * 512 + 50, 0),
             "fsync": (1, 0, 0), "fdatasync": (2, 0, 0)},
-           "IO: exact calls and bytes per syscall class")
+           "IO: exact calls and bytes per syscall class, with the IO of a "
+           "child running at attach and of one forked after")
+    tap.eq(sorted({r["pid"] for r in tr.final()["io"]}), [t.pid],
+           "IO: every row counts for the target")
+    tap.eq(tr.final().get("process"), None,
+           "-P io alone: no process events")
     tap.ok(all(r["ns"] > 0 and sum(c for _, c in r["buckets"]) == r["calls"]
                for r in tr.final()["io"]), "IO: latency histograms")
     t.stop()
