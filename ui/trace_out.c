@@ -19,14 +19,13 @@
 
 /* Text ---------------------------------------------------------------- */
 
-static void format_key(const struct trace_out *out, const struct agg_row *r,
-		       char *buf, size_t n)
+/* The row's key arguments, two blanks apart ("" without keys); the pid
+ * of a -b row is not one of them (see text_counts(), text_hists()). */
+static void format_key(const struct agg_row *r, char *buf, size_t n)
 {
 	size_t at = 0;
 
 	buf[0] = '\0';
-	if (out->per_pid)
-		at += (size_t)snprintf(buf, n, "%" PRIu32, r->pid);
 	for (int i = 0; i < r->nkeys && at < n; i++) {
 		const struct agg_key_part *k = &r->key[i];
 		const char *sep = at ? "  " : "";
@@ -60,18 +59,20 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			bool final)
 {
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
-	bool keyed = as->spec->nkeys > 0 || out->per_pid;
+	bool keyed = as->spec->nkeys > 0;
 	int width = 3;
 	char key[512];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		int len;
 
-		format_key(out, as->rows[i], key, sizeof(key));
+		format_key(as->rows[i], key, sizeof(key));
 		len = (int)strlen(key);
 		if (len > width)
 			width = len > KEY_WIDTH_MAX ? KEY_WIDTH_MAX : len;
 	}
+	if (out->per_pid)
+		fprintf(out->f, "  %7s", "PID");
 	if (keyed)
 		fprintf(out->f, "  %-*s", width, "KEY");
 	fprintf(out->f, "  %12s  %12s%s\n", final ? "" : "COUNT", "TOTAL",
@@ -81,7 +82,9 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 
 		if (!row_shown(r, final))
 			continue;
-		format_key(out, r, key, sizeof(key));
+		format_key(r, key, sizeof(key));
+		if (out->per_pid)
+			fprintf(out->f, "  %7" PRIu32, r->pid);
 		if (keyed)
 			fprintf(out->f, "  %-*s", width, key);
 		if (final)
@@ -155,8 +158,11 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 
 		if (!row_shown(r, final))
 			continue;
-		format_key(out, r, key, sizeof(key));
-		if (key[0])
+		format_key(r, key, sizeof(key));
+		if (out->per_pid)
+			fprintf(out->f, "  pid %" PRIu32 "%s%s\n", r->pid,
+				key[0] ? "  " : "", key);
+		else if (key[0])
 			fprintf(out->f, "  %s\n", key);
 		fprintf(out->f,
 			"  count %" PRIu64 "  avg %.1f  min %" PRId64

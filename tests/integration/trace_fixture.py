@@ -364,6 +364,17 @@ rows = {r["pid"]: r["count"]
         for r in agg_of(tr.final(), "fixture:tick")["rows"]}
 tap.eq(rows, {t1.pid: 10, t2.pid: 20, t3.pid: 5},
        "-b: per-pid counts, including a process started after attach")
+# text: the pid in a column of its own, apart from the keys
+tr = Trace(["-b", EXE, "-i", "30", "-e", "fixture:sem=count(arg0)", "-e",
+            "fixture:ints=quantize(arg1)"], json_out=False)
+t1.send("fire 2")
+tr.finish()
+want = ["  %7s  %-3s  %12s  %12s" % ("PID", "KEY", "COUNT", "TOTAL")] + \
+    ["  %7d  %-3d  %12d  %12d" % (t1.pid, k, 1, 1) for k in (0, 1)] + \
+    ["  pid %d" % t1.pid]
+tap.ok(all(w in tr.stdout.splitlines() for w in want),
+       "-b text: a PID column for counts, 'pid N' over a histogram",
+       tr.stdout)
 for t in (t1, t2, t3):
     t.stop()
 
