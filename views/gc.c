@@ -80,6 +80,33 @@ static void merge(struct gc *g, const struct agg_spec *as, struct agg_row *out)
 	out->b_total = g->merged_total;
 }
 
+/* Collections per second of each row of the pause spec as, into line
+ * (len bytes): "generation=0 81/s  generation=1 6.0/s", or with short
+ * "gen0 81/s  gen1 6.0/s" (the label's first three letters); "gc 3/s"
+ * for a row without a key. */
+static void rates_line(const struct model *m, const struct agg_spec *as,
+		       const char *label, bool short_, char *line, size_t len)
+{
+	int o = 0;
+
+	line[0] = '\0';
+	for (size_t i = 0; i < as->nrows && o < (int)len - 40; i++) {
+		char key[64], a[32];
+		bool named;
+
+		model_key_text(m, as->rows[i], " ", key, sizeof(key));
+		named = label[0] && key[0];
+		o += snprintf(
+			line + o, len - (size_t)o, "%s%.*s%s%s %s/s",
+			o ? "  " : "", named ? (short_ ? 3 : 64) : 0, label,
+			named && !short_ ? "=" : "", key[0] ? key : "gc",
+			fmt_rate(m->snap_s > 0 ? (double)as->rows[i]->count /
+							 m->snap_s
+					       : 0,
+				 a, sizeof(a)));
+	}
+}
+
 static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 		    struct rect r, bool focus)
 {
@@ -94,7 +121,7 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 	struct rect in = draw_box(r, "GC", NULL, focus);
 	struct agg_row all;
 	char line[256], a[32], b[32];
-	int y = in.y, o = 0;
+	int y = in.y;
 
 	(void)env;
 	if (in.h < 1)
@@ -106,20 +133,10 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 					     "this process");
 		return;
 	}
-	line[0] = '\0';
-	for (size_t i = 0; i < as->nrows && o < (int)sizeof(line) - 40; i++) {
-		char key[64];
-
-		model_key_text(m, as->rows[i], " ", key, sizeof(key));
-		o += snprintf(
-			line + o, sizeof(line) - (size_t)o, "%s%s%s%s %s/s",
-			o ? "  " : "", label[0] && key[0] ? label : "",
-			label[0] && key[0] ? "=" : "", key[0] ? key : "gc",
-			fmt_rate(m->snap_s > 0 ? (double)as->rows[i]->count /
-							 m->snap_s
-					       : 0,
-				 a, sizeof(a)));
-	}
+	rates_line(m, as, label, false, line, sizeof(line));
+	if ((int)strlen(line) >=
+	    in.w) /* "gen0 81/s", as DTrace's users write */
+		rates_line(m, as, label, true, line, sizeof(line));
 	draw_fmt(y++, in.x, in.w, STYLE_NORMAL, " %s",
 		 as->nrows ? line : "no collection yet");
 	merge(g, as, &all);

@@ -356,20 +356,16 @@ static void dump(char *out, size_t n)
 	}
 }
 
-/* Render view at w x h (UTF-8, or the ASCII fallback) and compare it
- * with tests/console/golden/VIEW[-ascii]-WxH.txt. */
-static void golden_in(const char *view, int w, int h, bool utf8)
+/* Render view at w x h (UTF-8, or the ASCII fallback) into got (n
+ * bytes), one text line per screen line. */
+static void render(const char *view, int w, int h, bool utf8, char *got,
+		   size_t n)
 {
-	char path[512], got[65536], want[65536] = "";
 	struct view_env env = { env_draw, NULL };
 	FILE *null_out = fopen("/dev/null", "w"),
 	     *null_in = fopen("/dev/null", "r");
 	SCREEN *scr;
-	FILE *f;
-	size_t len;
 
-	snprintf(path, sizeof(path), "%s/tests/console/golden/%s%s-%dx%d.txt",
-		 getenv("SOURCE_ROOT"), view, utf8 ? "" : "-ascii", w, h);
 	setenv("TERM", "xterm", 1);
 	scr = newterm(NULL, null_out, null_in);
 	assert_non_null(scr);
@@ -378,11 +374,24 @@ static void golden_in(const char *view, int w, int h, bool utf8)
 	erase();
 	inst(view)->ops->draw(inst(view)->st, &model, &env,
 			      (struct rect){ 0, 0, h, w }, true);
-	dump(got, sizeof(got));
+	dump(got, n);
 	endwin();
 	delscreen(scr);
 	fclose(null_out);
 	fclose(null_in);
+}
+
+/* Render view at w x h and compare it with
+ * tests/console/golden/VIEW[-ascii]-WxH.txt. */
+static void golden_in(const char *view, int w, int h, bool utf8)
+{
+	char path[512], got[65536], want[65536] = "";
+	FILE *f;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/tests/console/golden/%s%s-%dx%d.txt",
+		 getenv("SOURCE_ROOT"), view, utf8 ? "" : "-ascii", w, h);
+	render(view, w, h, utf8, got, sizeof(got));
 	if (getenv("UPDATE_GOLDEN")) {
 		f = fopen(path, "w");
 		assert_non_null(f);
@@ -417,6 +426,29 @@ static void test_golden(void **state)
 	golden_in("dash", 80, 24, false); /* TERM=vt100, no UTF-8 locale */
 }
 
+/* The GC pane names its rows by the probeset's label, "generation=0",
+ * and where that does not fit by its first letters, "gen0". */
+static void test_gc_labels(void **state)
+{
+	static const char ini[] = "[probeset]\nname = t\ndetect = p:gc\n"
+				  "[gc]\npause = p:gc..p:done=latency(arg0)\n"
+				  "labels = generation\n";
+	struct probeset ps;
+	char err[256], got[8192];
+
+	(void)state;
+	assert_int_equal(probeset_parse("t", ini, &ps, err, sizeof(err)), 0);
+	model.gc_pause.ps = &ps;
+	model.gc_pause.spec = probeset_spec(&ps, "gc", "pause");
+	assert_non_null(model.gc_pause.spec);
+	render("gc", 60, 8, true, got, sizeof(got));
+	assert_non_null(strstr(got, " generation=0 12/s  generation=1 1/s "));
+	render("gc", 30, 8, true, got, sizeof(got));
+	assert_non_null(strstr(got, " gen0 12/s  gen1 1/s "));
+	assert_null(strstr(got, "generation="));
+	model.gc_pause = (struct model_role){ .id = 1 };
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +459,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hist_zoom, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_probes_toggle, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_gc_labels, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_golden, setup, teardown),
 	};
