@@ -13,7 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
-from tap import Tap, Target, need_root  # noqa: E402
+from tap import Tap, Target, bpf_maps, need_root  # noqa: E402
 
 PROBETOP = os.environ["PROBETOP"]
 FIX = os.environ["FIXTURE_DIR"]
@@ -235,17 +235,14 @@ def test_drops(tap):
     """--aggsize shrinks the maps; when a spec's map is full the header's
     drops count turns up and Messages says why, with the map's size."""
     t = Target([os.path.join(FIX, "sdt_target")])
-    before = subprocess.run(["bpftool", "map", "show", "--json"],
-                            capture_output=True, text=True).stdout
-    before = {m["id"] for m in json.loads(before or "[]")}
+    before = set(bpf_maps())
     start("%s -p %d --aggsize 4m -e 'fixture:ints=count(arg3)'"
           % (PROBETOP, t.pid))
     try:
         wait_screen(r"Top probes")
-        maps = subprocess.run(["bpftool", "map", "show", "--json"],
-                              capture_output=True, text=True).stdout
-        cap = [m["max_entries"] for m in json.loads(maps)
-               if m["id"] not in before and m.get("name") == "ncounts"]
+        maps = bpf_maps()
+        cap = [m["max_entries"] for i, m in maps.items()
+               if i not in before and m.get("name") == "ncounts"]
         tap.eq(len(cap), 1, "--aggsize: one ncounts map of ours", maps)
         n = 5000
         t.send("fire %d" % n)

@@ -188,6 +188,13 @@ def rows_by_key(agg, field="count"):
     return {tuple(r["key"]): r[field] for r in agg["rows"]}
 
 
+def bpf_maps():
+    """{id: map} of every BPF map, as bpftool shows them."""
+    out = subprocess.run(["bpftool", "map", "show", "--json"],
+                         capture_output=True, text=True).stdout
+    return {m["id"]: m for m in json.loads(out or "[]")}
+
+
 def read_u16(pid, addr):
     """The 16-bit value at addr in pid's memory (a semaphore)."""
     with open("/proc/%d/mem" % pid, "rb") as f:

@@ -16,8 +16,8 @@ import subprocess
 import sys
 import time
 
-from tap import (FIXTURE_DIR, PROBETOP, Tap, Target, Trace, agg_of, load_bias,
-                 need_root, read_u16, rows_by_key, run)
+from tap import (FIXTURE_DIR, PROBETOP, Tap, Target, Trace, agg_of, bpf_maps,
+                 load_bias, need_root, read_u16, rows_by_key, run)
 
 tap = Tap()
 need_root(tap)
@@ -162,13 +162,6 @@ tap.ok("  fixture-string            16            16" in tr.stdout,
 t.stop()
 
 # -- drops, by reason; --aggsize ----------------------------------------------
-def bpf_maps():
-    """{id: map} of every BPF map, as bpftool shows them."""
-    out = subprocess.run(["bpftool", "map", "show", "--json"],
-                         capture_output=True, text=True).stdout
-    return {m["id"]: m for m in json.loads(out or "[]")}
-
-
 def deep_pairs(n, limit=32):
     """fixture:enter..fixture:konst=latency() over n iterations, as the
     manual says: per iteration konst ends the newest start (or is
