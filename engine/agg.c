@@ -761,13 +761,31 @@ static int read_aslots(struct agg *agg, const struct tracer_maps *maps)
 	return err;
 }
 
+/* as's drops by reason and in all, from the totals now (summed over
+ * CPUs) and at the last read (was). */
+static void set_drops(struct agg_spec *as, const struct pt_stat *now,
+		      const struct pt_stat *was)
+{
+	const uint64_t n[AGG_NDROPS] = { now->drop_full, now->drop_str,
+					 now->drop_deep };
+	const uint64_t w[AGG_NDROPS] = { was->drop_full, was->drop_str,
+					 was->drop_deep };
+
+	as->drops = as->drops_total = 0;
+	for (int r = 0; r < AGG_NDROPS; r++) {
+		as->why_total[r] = n[r];
+		as->why[r] = n[r] - w[r];
+		as->drops_total += n[r];
+		as->drops += as->why[r];
+	}
+}
+
 /* Per-spec drop counters, summed over CPUs, diffed against last time. */
 static void read_stats(struct agg *agg, int fd, struct agg_spec *as)
 {
 	struct pt_stat v[agg->ncpu], t = { 0 };
 	struct pt_stat *prev = &agg->prev_stat[as->id];
 	uint32_t key = (uint32_t)as->id;
-	uint64_t drops, prev_drops;
 
 	if (agg->stat_gen[as->id] != as->info->gen) {
 		memset(prev, 0, sizeof(*prev));
@@ -781,20 +799,11 @@ static void read_stats(struct agg *agg, int fd, struct agg_spec *as)
 		t.drop_deep += v[c].drop_deep;
 		t.unmatched += v[c].unmatched;
 	}
-	as->why_total[AGG_DROP_FULL] = t.drop_full;
-	as->why_total[AGG_DROP_STR] = t.drop_str;
-	as->why_total[AGG_DROP_DEEP] = t.drop_deep;
-	as->why[AGG_DROP_FULL] = t.drop_full - prev->drop_full;
-	as->why[AGG_DROP_STR] = t.drop_str - prev->drop_str;
-	as->why[AGG_DROP_DEEP] = t.drop_deep - prev->drop_deep;
-	drops = t.drop_full + t.drop_str + t.drop_deep;
-	prev_drops = prev->drop_full + prev->drop_str + prev->drop_deep;
-	as->drops = drops - prev_drops;
-	as->drops_total = drops;
+	set_drops(as, &t, prev);
 	as->unmatched = t.unmatched - prev->unmatched;
 	as->unmatched_total = t.unmatched;
 	as->events += as->drops;
-	as->events_total += drops;
+	as->events_total += as->drops_total;
 	*prev = t;
 }
 

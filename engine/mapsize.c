@@ -54,6 +54,14 @@ const char *mapsize_name(enum mapsize_map m)
 	return MAPS[m].name;
 }
 
+/* Bytes of one entry of map m over ncpus CPUs, its buckets left out:
+ * its value on every CPU, its key, the table's element. */
+static uint64_t elem_bytes(enum mapsize_map m, int ncpus)
+{
+	return (uint64_t)ncpus * ROUND8(MAPS[m].value) + ROUND8(MAPS[m].key) +
+	       ELEM_BYTES;
+}
+
 /* Bytes of a map m of n entries over ncpus CPUs, as the kernel counts. */
 static uint64_t map_bytes(enum mapsize_map m, int ncpus, uint64_t n)
 {
@@ -61,17 +69,24 @@ static uint64_t map_bytes(enum mapsize_map m, int ncpus, uint64_t n)
 
 	while (buckets < n)
 		buckets <<= 1;
-	return n * ((uint64_t)ncpus * ROUND8(MAPS[m].value) +
-		    ROUND8(MAPS[m].key) + ELEM_BYTES) +
-	       buckets * BUCKET_BYTES;
+	return n * elem_bytes(m, ncpus) + buckets * BUCKET_BYTES;
 }
 
-/* Bytes one entry of map m takes at most over ncpus CPUs: what a share
- * is divided by. */
+/* Bytes one entry of map m takes at most over ncpus CPUs (buckets
+ * rounded up to twice the entries): what a share is divided by. */
 static uint64_t entry_bytes(enum mapsize_map m, int ncpus)
 {
-	return (uint64_t)ncpus * ROUND8(MAPS[m].value) + ROUND8(MAPS[m].key) +
-	       ELEM_BYTES + 2 * BUCKET_BYTES;
+	return elem_bytes(m, ncpus) + 2 * BUCKET_BYTES;
+}
+
+/* The weights of the maps in open[]. */
+static unsigned open_weight(const bool open[])
+{
+	unsigned wsum = 0;
+
+	for (int m = 0; m < MAPSIZE_NMAPS; m++)
+		wsum += open[m] ? MAPS[m].weight : 0;
+	return wsum;
 }
 
 /* Give every map in open[] whose capacity fits its share of left its
@@ -79,12 +94,10 @@ static uint64_t entry_bytes(enum mapsize_map m, int ncpus)
  * how many it gave. */
 static int fill_capped(bool open[], uint64_t *left, int ncpus)
 {
-	unsigned wsum = 0;
+	unsigned wsum = open_weight(open);
 	uint64_t taken = 0;
 	int n = 0;
 
-	for (int m = 0; m < MAPSIZE_NMAPS; m++)
-		wsum += open[m] ? MAPS[m].weight : 0;
 	for (int m = 0; m < MAPSIZE_NMAPS; m++) {
 		uint64_t need = map_bytes(m, ncpus, MAPS[m].cap);
 
@@ -102,14 +115,13 @@ void mapsize_plan(uint64_t budget, int ncpus, struct mapsize *out)
 {
 	bool open[MAPSIZE_NMAPS];
 	uint64_t left = budget;
-	unsigned wsum = 0;
+	unsigned wsum;
 
 	for (int m = 0; m < MAPSIZE_NMAPS; m++)
 		open[m] = true;
 	while (fill_capped(open, &left, ncpus))
 		;
-	for (int m = 0; m < MAPSIZE_NMAPS; m++)
-		wsum += open[m] ? MAPS[m].weight : 0;
+	wsum = open_weight(open);
 	out->budget = budget;
 	out->bytes = 0;
 	for (int m = 0; m < MAPSIZE_NMAPS; m++) {

@@ -148,6 +148,7 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 {
 	enum log_level l = level == LIBBPF_WARN ? LOG_WARN : LOG_INFO;
 	char msg[512];
+	const char *text = msg;
 	size_t n;
 
 	if (level == LIBBPF_DEBUG)
@@ -156,13 +157,13 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
+	if (!strncmp(msg, "libbpf: ", 8))
+		text += 8;
 	if (held.on && held.n < 8) {
 		held.level[held.n] = l;
-		snprintf(held.text[held.n++], sizeof(held.text[0]), "%s",
-			 strncmp(msg, "libbpf: ", 8) ? msg : msg + 8);
+		snprintf(held.text[held.n++], sizeof(held.text[0]), "%s", text);
 	} else if (!held.on) {
-		log_msg(l, "libbpf: %s",
-			strncmp(msg, "libbpf: ", 8) ? msg : msg + 8);
+		log_msg(l, "libbpf: %s", text);
 	}
 	return 0;
 }
@@ -652,25 +653,20 @@ static int load_programs(struct tracer *tr, uint64_t aggsize)
 /* Say why load_programs() failed with err, and what to do about it. */
 static void log_load_error(const struct tracer *tr, int err)
 {
-	char size[32];
+	char size[32], hint[160] = "";
 
 	if (err == -EPERM) {
-		log_msg(LOG_ERROR,
-			"cannot load the BPF programs: %s (run as "
-			"root, or with CAP_BPF and CAP_PERFMON)",
-			strerror(-err));
+		snprintf(hint, sizeof(hint),
+			 " (run as root, or with CAP_BPF and CAP_PERFMON)");
 	} else if (err == -ENOMEM && tr->sizes.bytes) {
 		mapsize_format(tr->sizes.budget, size, sizeof(size));
-		log_msg(LOG_ERROR,
-			"cannot load the BPF programs: %s (the maps take "
-			"about %llu MB with --aggsize %s; a smaller one "
-			"takes less)",
-			strerror(-err),
-			(unsigned long long)(tr->sizes.bytes >> 20), size);
-	} else {
-		log_msg(LOG_ERROR, "cannot load the BPF programs: %s",
-			strerror(-err));
+		snprintf(hint, sizeof(hint),
+			 " (the maps take about %llu MB with --aggsize %s; a "
+			 "smaller one takes less)",
+			 (unsigned long long)(tr->sizes.bytes >> 20), size);
 	}
+	log_msg(LOG_ERROR, "cannot load the BPF programs: %s%s", strerror(-err),
+		hint);
 }
 
 struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,

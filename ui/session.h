@@ -51,7 +51,8 @@ struct session_args {
 /*
  * One command-line option of the target and what to trace, as trace and
  * the console share them: -p PID, -b BINARY, -e SPEC, -P PROBESET,
- * --aggsize SIZE (SESSION_OPT_AGGSIZE; arg is its argument). 0 when taken, 1 when opt is not one of them, -1 on
+ * --aggsize SIZE (SESSION_OPT_AGGSIZE; arg is its argument). 0 when
+ * taken, 1 when opt is not one of them, -1 on
  * a bad argument (said on stderr).
  */
 int session_arg(struct session_args *a, int opt, const char *arg);

@@ -1052,26 +1052,28 @@ int BPF_PROG(pt_exit, struct task_struct *p)
 	struct pt_watched *w = bpf_map_lookup_elem(&watched, &tgid);
 	struct task_struct *leader;
 	__u32 owner;
+	bool last;
 	__u64 now;
 	int code;
 
 	if (!w)
 		return 0;
 	owner = w->owner;
+	last = !BPF_CORE_READ(p, signal, live.counter);
 	if (!(w->bits & PT_WATCH_PROC))
 		goto gone;
 	now = bpf_ktime_get_ns();
 	if (BPF_CORE_READ(p, pid) != tgid)
 		proc_add(owner, PT_PROC_THREAD_EXIT, 0, p->comm,
 			 now - BPF_CORE_READ(p, start_time));
-	if (BPF_CORE_READ(p, signal, live.counter))
+	if (!last)
 		return 0;
 	leader = BPF_CORE_READ(p, group_leader);
 	code = BPF_CORE_READ(p, exit_code);
 	proc_add(owner, PT_PROC_EXIT, code & 0x7f ? -(code & 0x7f) : code >> 8,
 		 leader->comm, now - BPF_CORE_READ(leader, start_time));
 gone:
-	if (owner != tgid && !BPF_CORE_READ(p, signal, live.counter))
+	if (owner != tgid && last)
 		bpf_map_delete_elem(&watched, &tgid);
 	return 0;
 }
