@@ -60,6 +60,7 @@ struct agg {
 	size_t nproc, capproc;
 	struct symbolizer *sym; /* sym() keys */
 	struct pt_stat prev_stat[PT_MAX_SPECS];
+	uint64_t prev_kdrops[PT_KDROP_N];
 	unsigned int stat_gen[PT_MAX_SPECS];
 	struct pt_count *aprev; /* [spec][slot][cpu]: aslots last time */
 	unsigned int aprev_gen[PT_MAX_SPECS];
@@ -807,6 +808,33 @@ static void read_stats(struct agg *agg, int fd, struct agg_spec *as)
 	*prev = t;
 }
 
+/* The kernel's lost IO and process records (kdrops), summed over CPUs,
+ * into snap with their maps' capacities and added to its drops. */
+static void read_kdrops(struct agg *agg, int fd, struct agg_snapshot *snap)
+{
+	static const enum mapsize_map full[PT_KDROP_N] = {
+		[PT_KDROP_INFLIGHT] = MAPSIZE_INFLIGHT,
+		[PT_KDROP_IO] = MAPSIZE_IO,
+		[PT_KDROP_PROC] = MAPSIZE_PROC,
+	};
+	const struct mapsize *sizes = tracer_mapsize(agg->tr);
+
+	for (uint32_t k = 0; k < PT_KDROP_N; k++) {
+		uint64_t v[agg->ncpu], t = 0;
+
+		snap->kcapacity[k] = sizes->entries[full[k]];
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (int c = 0; c < agg->ncpu; c++)
+			t += v[c];
+		snap->kdrops_total[k] = t;
+		snap->kdrops[k] = t - agg->prev_kdrops[k];
+		agg->prev_kdrops[k] = t;
+		snap->drops += snap->kdrops[k];
+		snap->drops_total += t;
+	}
+}
+
 /* The keys the map of info's rows holds; 0 for a solo spec's slot. */
 static uint32_t capacity(const struct agg *agg,
 			 const struct tracer_spec_info *info)
@@ -905,6 +933,7 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 		snap->drops += as->drops;
 		snap->drops_total += as->drops_total;
 	}
+	read_kdrops(agg, maps.kdrops, snap);
 	qsort(agg->io, agg->nio, sizeof(*agg->io), cmp_io);
 	snap->specs = agg->specs;
 	snap->io = agg->io;

@@ -87,7 +87,11 @@ struct agg_snapshot {
 	unsigned int interval; /* 1, 2, ... */
 	double elapsed_s; /* since agg_new */
 	uint64_t events, events_total;
-	uint64_t drops, drops_total;
+	uint64_t drops, drops_total; /* the specs' and kdrops' */
+	/* IO and process records the kernel lost, by enum pt_kdrop, and the
+	 * keys of the map that had no room (io_start, io, proc) */
+	uint64_t kdrops[PT_KDROP_N], kdrops_total[PT_KDROP_N];
+	uint32_t kcapacity[PT_KDROP_N];
 	size_t nspecs;
 	const struct agg_spec *specs; /* by id, live specs only */
 	size_t nio;

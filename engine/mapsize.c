@@ -15,13 +15,14 @@
 #include "probetop.h"
 
 /*
- * What the kernel's preallocated per-CPU hash table takes per entry
- * besides key and values: its element (list node, value pointer, hash:
- * 48 bytes) and the pointer to the per-CPU value; and its buckets, 16
- * bytes each, as many as the capacity rounded up to a power of two (so
- * up to 32 bytes per entry). Checked against the memlock bpftool shows.
+ * What the kernel's preallocated hash table takes per entry besides key
+ * and value: its element (list node, hash: 48 bytes), for a per-CPU map
+ * with the pointer to the per-CPU value; and its buckets, 16 bytes each,
+ * as many as the capacity rounded up to a power of two (so up to 32
+ * bytes per entry). Checked against the memlock bpftool shows.
  */
-#define ELEM_BYTES (48 + 8)
+#define ELEM_BYTES 48
+#define PERCPU_PTR_BYTES 8
 #define BUCKET_BYTES 16
 
 #define ROUND8(n) (((uint64_t)(n) + 7) & ~(uint64_t)7)
@@ -29,24 +30,27 @@
 static const struct {
 	const char *name;
 	uint32_t key, value, cap;
-	unsigned weight; /* in halves */
+	unsigned weight;
+	bool percpu;
 } MAPS[MAPSIZE_NMAPS] = {
 	{ "ncounts", sizeof(struct pt_nkey), sizeof(struct pt_count),
-	  PT_COUNT_ENTRIES, 2 },
+	  PT_COUNT_ENTRIES, 2, true },
 	{ "scounts", sizeof(struct pt_skey), sizeof(struct pt_count),
-	  PT_COUNT_ENTRIES, 2 },
+	  PT_COUNT_ENTRIES, 2, true },
 	{ "counts", sizeof(struct pt_key), sizeof(struct pt_count),
-	  PT_COUNT_ENTRIES, 2 },
+	  PT_COUNT_ENTRIES, 2, true },
 	{ "nhists", sizeof(struct pt_nkey), sizeof(struct pt_hist),
-	  PT_HIST_ENTRIES, 4 },
+	  PT_HIST_ENTRIES, 4, true },
 	{ "shists", sizeof(struct pt_skey), sizeof(struct pt_hist),
-	  PT_HIST_ENTRIES, 4 },
+	  PT_HIST_ENTRIES, 4, true },
 	{ "hists", sizeof(struct pt_key), sizeof(struct pt_hist),
-	  PT_HIST_ENTRIES, 4 },
+	  PT_HIST_ENTRIES, 4, true },
 	{ "io", sizeof(struct pt_io_key), sizeof(struct pt_io_val),
-	  PT_IO_ENTRIES, 1 },
+	  PT_IO_ENTRIES, 1, true },
 	{ "proc", sizeof(struct pt_proc_key), sizeof(struct pt_proc_val),
-	  PT_PROC_ENTRIES, 1 },
+	  PT_PROC_ENTRIES, 1, true },
+	{ "io_start", sizeof(__u64), sizeof(struct pt_io_start), PT_IO_INFLIGHT,
+	  1, false },
 };
 
 const char *mapsize_name(enum mapsize_map m)
@@ -55,21 +59,26 @@ const char *mapsize_name(enum mapsize_map m)
 }
 
 /* Bytes of one entry of map m over ncpus CPUs, its buckets left out:
- * its value on every CPU, its key, the table's element. */
+ * its value (on every CPU, for a per-CPU map), its key, the table's
+ * element. */
 static uint64_t elem_bytes(enum mapsize_map m, int ncpus)
 {
-	return (uint64_t)ncpus * ROUND8(MAPS[m].value) + ROUND8(MAPS[m].key) +
-	       ELEM_BYTES;
+	uint64_t value = ROUND8(MAPS[m].value);
+
+	if (MAPS[m].percpu)
+		value = (uint64_t)ncpus * value + PERCPU_PTR_BYTES;
+	return value + ROUND8(MAPS[m].key) + ELEM_BYTES;
 }
 
-/* Bytes of a map m of n entries over ncpus CPUs, as the kernel counts. */
+/* Bytes of a map m of n entries over ncpus CPUs, as the kernel counts
+ * (a map of values for all CPUs keeps one spare element per CPU). */
 static uint64_t map_bytes(enum mapsize_map m, int ncpus, uint64_t n)
 {
-	uint64_t buckets = 1;
+	uint64_t buckets = 1, elems = n + (MAPS[m].percpu ? 0 : ncpus);
 
 	while (buckets < n)
 		buckets <<= 1;
-	return n * elem_bytes(m, ncpus) + buckets * BUCKET_BYTES;
+	return elems * elem_bytes(m, ncpus) + buckets * BUCKET_BYTES;
 }
 
 /* Bytes one entry of map m takes at most over ncpus CPUs (buckets

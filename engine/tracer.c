@@ -603,10 +603,11 @@ static int attach_catalog(struct tracer *tr, const struct catalog *cat, int id,
 static int size_maps(struct tracer *tr, uint64_t aggsize)
 {
 	struct bpf_map *maps[MAPSIZE_NMAPS] = {
-		tr->skel->maps.ncounts, tr->skel->maps.scounts,
-		tr->skel->maps.counts,	tr->skel->maps.nhists,
-		tr->skel->maps.shists,	tr->skel->maps.hists,
-		tr->skel->maps.io,	tr->skel->maps.proc,
+		tr->skel->maps.ncounts,	 tr->skel->maps.scounts,
+		tr->skel->maps.counts,	 tr->skel->maps.nhists,
+		tr->skel->maps.shists,	 tr->skel->maps.hists,
+		tr->skel->maps.io,	 tr->skel->maps.proc,
+		tr->skel->maps.io_start,
 	};
 	int ncpus = libbpf_num_possible_cpus();
 
@@ -1600,6 +1601,7 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->stats = bpf_map__fd(tr->skel->maps.stats);
 	out->io = bpf_map__fd(tr->skel->maps.io);
 	out->proc = bpf_map__fd(tr->skel->maps.proc);
+	out->kdrops = bpf_map__fd(tr->skel->maps.kdrops);
 }
 
 const struct mapsize *tracer_mapsize(const struct tracer *tr)

@@ -248,6 +248,7 @@ int cmd_trace(int argc, char **argv)
 		.json = a.json,
 		.per_pid = s.binary[0] != 0,
 		.pid = (int)lp.pid,
+		.kernel = s.io || s.proc,
 	};
 	ret = run_loop(&lp, &a) ? 1 : 0;
 out:

@@ -274,6 +274,8 @@ static void update_header(struct conmodel *cm, const struct session *s,
 		m->events_s =
 			m->snap_s > 0 ? (double)snap->events / m->snap_s : 0;
 		m->drops_total = snap->drops_total;
+		session_kdrops(snap, true, m->kernel_lost,
+			       sizeof(m->kernel_lost));
 	}
 	if (!s->pid || proc_usage(s->pid, &u))
 		return;

@@ -546,8 +546,9 @@ static void fill_target(struct console *c);
 
 /* The loop ------------------------------------------------------------- */
 
-/* Say in Messages why a spec began to drop events: the interval in which
- * a reason's total is all new is its first. */
+/* Say in Messages why a spec, or the kernel's IO and process counting,
+ * began to drop events: the interval in which a reason's total is all
+ * new is its first. */
 static void say_new_drops(const struct agg_snapshot *snap)
 {
 	char why[256];
@@ -564,6 +565,13 @@ static void say_new_drops(const struct agg_snapshot *snap)
 		log_msg(LOG_WARN, "%s: %llu dropped: %s", as->spec->text,
 			(unsigned long long)as->drops, why);
 	}
+	for (int k = 0; k < PT_KDROP_N; k++)
+		if (snap->kdrops[k] &&
+		    snap->kdrops[k] == snap->kdrops_total[k]) {
+			session_kdrops(snap, false, why, sizeof(why));
+			log_msg(LOG_WARN, "dropped by the kernel: %s", why);
+			break;
+		}
 }
 
 static void tick(struct console *c)

@@ -84,9 +84,10 @@
 	"those\n"                                                              \
 	"                       whose probes the target has; io and process\n" \
 	"                       (forks, execs, exits) come from the kernel\n"  \
-	"      --aggsize SIZE   kernel memory for the aggregation maps "       \
-	"(default\n"                                                           \
-	"                       128m; k, m, g, t); more CPUs, fewer keys\n"    \
+	"      --aggsize SIZE   kernel memory for the aggregation maps and "   \
+	"IO under\n"                                                           \
+	"                       way (default 128m; k, m, g, t); more CPUs, "   \
+	"fewer keys\n"                                                         \
 	"  -i, --interval SECS  refresh or print every SECS (default 1)\n"     \
 	"  -n, --count COUNT    trace: stop after COUNT intervals\n"           \
 	"  -d, --duration SECS  detach and exit after SECS (the fail-safe)\n"  \
@@ -105,10 +106,13 @@
 	"long as\n"                                                            \
 	"--aggsize holds them (up to 2 CPUs it does; on 64 CPUs about 10000 "  \
 	"and\n"                                                                \
-	"740),"                                                                \
-	" strings of 63 bytes, latency nesting 32 deep per thread;\n"          \
-	"what does not fit is counted as drops, with the reason, never lost\n" \
-	"silently. The other maps take about 6 MB, and 0.6 MB more per CPU.\n" \
+	"735), 16384 IO calls under way, strings of 63 bytes, latency "        \
+	"nesting\n"                                                            \
+	"32 deep per thread; what does not fit is counted as drops, with "     \
+	"the\n"                                                                \
+	"reason, never lost silently. The other maps take about 5 MB, and "    \
+	"0.6 MB\n"                                                             \
+	"more per CPU.\n"                                                      \
 	"\n"                                                                   \
 	"Exit status: 0 on success (also for a process without probes, and "   \
 	"when\n"                                                               \

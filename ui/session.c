@@ -271,6 +271,33 @@ void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)
 	}
 }
 
+void session_kdrops(const struct agg_snapshot *snap, bool total, char *out,
+		    size_t len)
+{
+	static const char *const what[PT_KDROP_N] = {
+		[PT_KDROP_INFLIGHT] = "IO calls, in-flight table full at %u",
+		[PT_KDROP_IO] = "IO calls, io map full at %u keys",
+		[PT_KDROP_PROC] = "process events, map full at %u keys",
+	};
+	const uint64_t *n = total ? snap->kdrops_total : snap->kdrops;
+	size_t at = 0;
+
+	out[0] = '\0';
+	for (int k = 0; k < PT_KDROP_N && at < len; k++) {
+		if (!n[k])
+			continue;
+		at += snprintf(out + at, len - at, "%llu ",
+			       (unsigned long long)n[k]);
+		if (at < len)
+			at += snprintf(out + at, len - at, what[k],
+				       snap->kcapacity[k]);
+		if (at < len)
+			at += snprintf(out + at, len - at, "; ");
+	}
+	if (at && at < len)
+		snprintf(out + at, len - at, "raise --aggsize");
+}
+
 /* Report a spec that attached nowhere, or a pair one of whose probes
  * did; -1 if that is fatal. */
 static int check_attached(const struct session *s, const struct spec *spec,

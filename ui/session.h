@@ -137,13 +137,22 @@ void session_waiting(const struct tracer_spec_info *info, char *out,
 		     size_t len);
 
 /*
- * Why the spec as dropped events (total: since attach, else in this
+ * Why the spec has dropped events (total: since attach, else in this
  * interval), for "(N dropped: ...)": "88 map full at 609 keys, raise
  * --aggsize; 2 unreadable strings; 1 nested over 32 deep", the reasons
  * it had; "" if it dropped nothing.
  */
 void session_drops(const struct agg_spec *as, bool total, char *out,
 		   size_t len);
+
+/*
+ * What the kernel's IO and process counting lost (total: since attach,
+ * else in this interval), for "(N dropped by the kernel: ...)": "20 IO
+ * calls, in-flight table full at 445; 8 process events, map full at 64
+ * keys; raise --aggsize"; "" if it lost nothing.
+ */
+void session_kdrops(const struct agg_snapshot *snap, bool total, char *out,
+		    size_t len);
 
 /* Detach spec id (and the helper it needed). 0 or -ENOENT. */
 int session_remove(struct session *s, int id);

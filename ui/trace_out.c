@@ -209,6 +209,24 @@ static void text_proc(const struct trace_out *out,
 	}
 }
 
+/* "(N dropped by the kernel: ...)" after the IO and PROC lines, if the
+ * kernel lost some of them. */
+static void text_kdrops(const struct trace_out *out,
+			const struct agg_snapshot *snap, bool final)
+{
+	const uint64_t *n = final ? snap->kdrops_total : snap->kdrops;
+	uint64_t lost = 0;
+	char why[256];
+
+	for (int k = 0; k < PT_KDROP_N; k++)
+		lost += n[k];
+	if (!lost)
+		return;
+	session_kdrops(snap, final, why, sizeof(why));
+	fprintf(out->f, "(%llu dropped by the kernel: %s)\n",
+		(unsigned long long)lost, why);
+}
+
 /* "  (waiting: ...)" after a spec that cannot record yet. */
 static void print_waiting(FILE *f, const struct tracer_spec_info *info)
 {
@@ -274,6 +292,7 @@ static void print_text(const struct trace_out *out,
 			v->errors, v->calls ? v->ns / v->calls : 0ULL);
 	}
 	text_proc(out, snap, final);
+	text_kdrops(out, snap, final);
 	fflush(out->f);
 }
 
@@ -486,6 +505,24 @@ static json_object *json_proc(const struct agg_proc_row *r, bool final)
 	return o;
 }
 
+/* {"in_flight":N,"io":N,"process":N}: what the kernel's IO and process
+ * counting lost, by reason */
+static json_object *json_kdrops(const struct agg_snapshot *snap, bool final)
+{
+	static const char *const name[PT_KDROP_N] = {
+		[PT_KDROP_INFLIGHT] = "in_flight",
+		[PT_KDROP_IO] = "io",
+		[PT_KDROP_PROC] = "process",
+	};
+	const uint64_t *n = final ? snap->kdrops_total : snap->kdrops;
+	json_object *o = json_object_new_object();
+
+	for (int k = 0; k < PT_KDROP_N; k++)
+		json_object_object_add(o, name[k],
+				       json_object_new_uint64(n[k]));
+	return o;
+}
+
 static void print_json(const struct trace_out *out,
 		       const struct agg_snapshot *snap, bool final)
 {
@@ -518,6 +555,9 @@ static void print_json(const struct trace_out *out,
 			json_object_array_add(io, json_io(&snap->io[i], final));
 		json_object_object_add(o, "io", io);
 	}
+	if (out->kernel)
+		json_object_object_add(o, "kernel_drops",
+				       json_kdrops(snap, final));
 	if (snap->nproc) {
 		procs = json_object_new_array();
 		for (size_t i = 0; i < snap->nproc; i++)

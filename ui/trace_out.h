@@ -16,6 +16,7 @@ struct trace_out {
 	bool json;
 	bool per_pid; /* -b: every row carries its pid */
 	int pid; /* the target, 0 for -b */
+	bool kernel; /* -P io or process: the kernel counts for the target */
 };
 
 /*

@@ -2,9 +2,10 @@
 /*
  * io — the target's IO from the kernel: per syscall class calls/s,
  * bytes/s, latency p50/p99 and errors, block requests, and sparklines of
- * bytes and calls per second over the last minute; then the processes
- * and threads the target and its descendants start, exec and end: a
- * summary line, and where there is room one row per event and name.
+ * bytes and calls per second over the last minute, and what the kernel
+ * could not record; then the processes and threads the target and its
+ * descendants start, exec and end: a summary line, and where there is
+ * room one row per event and name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +195,9 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 		draw_text(y, in.x, 7, STYLE_NORMAL, " calls ");
 		draw_spark(y++, in.x + 7, in.w - 7, v->calls, v->n);
 	}
+	if (m->kernel_lost[0] && y < end)
+		draw_fmt(y++, in.x, in.w, STYLE_WARN, " lost  %s",
+			 m->kernel_lost);
 	if (!m->proc_on)
 		return;
 	draw_proc_summary(y++, in.x, in.w, wide, m);

@@ -96,6 +96,8 @@ struct model {
 		alloc;
 	bool io_on;
 	bool proc_on; /* the kernel counts the processes the target starts */
+	char kernel_lost[256]; /* what of it the kernel lost since attach,
+				  and why; "" if nothing */
 	struct model_log log;
 	const char *status; /* last message worth showing, or NULL */
 

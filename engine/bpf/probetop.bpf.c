@@ -166,10 +166,17 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PT_IO_PIDS * 16);
+	__uint(max_entries, PT_IO_INFLIGHT);
 	__type(key, __u64); /* tid, or a request's address */
 	__type(value, struct pt_io_start);
 } io_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PT_KDROP_N);
+	__type(key, __u32);
+	__type(value, __u64);
+} kdrops SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -893,13 +900,38 @@ static __always_inline __u32 watch_owner(__u32 tgid, __u8 what)
 	return w && (w->bits & what) ? w->owner : 0;
 }
 
+/* One record of the kernel's IO or process counting lost, for why. */
+static __always_inline void kdrop(enum pt_kdrop why)
+{
+	__u32 k = why;
+	__u64 *n = bpf_map_lookup_elem(&kdrops, &k);
+
+	if (n)
+		(*n)++;
+}
+
+/* Time an IO call or request from now, under k in io_start. */
+static __always_inline void io_begin(__u64 k, __u32 cls, __u32 pid)
+{
+	struct pt_io_start st = {
+		.ts = bpf_ktime_get_ns(),
+		.cls = cls,
+		.pid = pid,
+	};
+
+	if (bpf_map_update_elem(&io_start, &k, &st, BPF_ANY))
+		kdrop(PT_KDROP_INFLIGHT);
+}
+
 static __always_inline void io_add(__u32 pid, __u32 cls, __s64 ret, __u64 ns)
 {
 	struct pt_io_key k = { .pid = pid, .cls = cls };
 	struct pt_io_val *v = lookup_or_init(&io, &k, &zero_io);
 
-	if (!v)
+	if (!v) {
+		kdrop(PT_KDROP_IO);
 		return;
+	}
 	v->calls++;
 	if (ret < 0)
 		v->errors++;
@@ -914,18 +946,13 @@ int BPF_PROG(pt_sys_enter, struct pt_regs *regs, long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 pid = watch_owner(pid_tgid >> 32, PT_WATCH_IO), nr = (__u32)id;
-	struct pt_io_start st;
 	__u32 *cls;
 
 	if (!pid)
 		return 0;
 	cls = bpf_map_lookup_elem(&io_nr, &nr);
-	if (!cls || !*cls)
-		return 0;
-	st.ts = bpf_ktime_get_ns();
-	st.cls = *cls - 1;
-	st.pid = pid;
-	bpf_map_update_elem(&io_start, &pid_tgid, &st, BPF_ANY);
+	if (cls && *cls)
+		io_begin(pid_tgid, *cls - 1, pid);
 	return 0;
 }
 
@@ -946,16 +973,12 @@ SEC("tp_btf/block_rq_issue")
 int BPF_PROG(pt_rq_issue, struct request *rq)
 {
 	__u32 pid = watch_owner(bpf_get_current_pid_tgid() >> 32, PT_WATCH_IO);
-	__u64 k = (__u64)rq;
-	struct pt_io_start st;
 
-	if (!pid)
-		return 0;
-	st.ts = bpf_ktime_get_ns();
-	st.cls = (rq->cmd_flags & 0xff) == 1 ? PT_IO_BLOCK_WRITE
-					     : PT_IO_BLOCK_READ;
-	st.pid = pid;
-	bpf_map_update_elem(&io_start, &k, &st, BPF_ANY);
+	if (pid)
+		io_begin((__u64)rq,
+			 (rq->cmd_flags & 0xff) == 1 ? PT_IO_BLOCK_WRITE
+						     : PT_IO_BLOCK_READ,
+			 pid);
 	return 0;
 }
 
@@ -987,8 +1010,10 @@ static __always_inline void proc_add(__u32 owner, __u32 event, __s32 code,
 	if (name)
 		bpf_probe_read_kernel_str(k.name, sizeof(k.name), name);
 	v = lookup_or_init(&proc, &k, &zero_proc);
-	if (!v)
+	if (!v) {
+		kdrop(PT_KDROP_PROC);
 		return;
+	}
 	v->count++;
 	if (life) {
 		v->ns += life;

@@ -31,6 +31,7 @@
 #define PT_RO_RANGES 64 /* read-only ranges of the target, a power of two */
 #define PT_IO_ENTRIES 4096 /* (pid, syscall class) pairs */
 #define PT_IO_PIDS 1024 /* processes watched from the kernel */
+#define PT_IO_INFLIGHT 16384 /* their syscalls and block requests under way */
 #define PT_PROC_ENTRIES 4096 /* (pid, event, code, name) of process events */
 #define PT_PROC_KIDS 8192 /* their descendants (watched, too) */
 #define PT_IO_NR_MAX 512 /* syscall numbers classified */
@@ -252,6 +253,15 @@ struct pt_io_start {
 	__u64 ts;
 	__u32 cls;
 	__u32 pid;
+};
+
+/* kdrops: per CPU array of what the kernel's IO and process counting
+ * could not record, by reason */
+enum pt_kdrop {
+	PT_KDROP_INFLIGHT, /* an IO call or request not timed: io_start full */
+	PT_KDROP_IO, /* an IO call or request not counted: io full */
+	PT_KDROP_PROC, /* a process event not counted: proc full */
+	PT_KDROP_N,
 };
 
 /* what the kernel programs count of a watched process (bits); both

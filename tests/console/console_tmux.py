@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
@@ -263,6 +264,50 @@ def test_drops(tap):
         t.stop()
 
 
+def test_kernel_drops(tap):
+    """A launched command forks more children (each its own exit status)
+    than --aggsize 1m leaves process keys for: the header counts the
+    exits that did not fit, and Messages says why, with the map's size."""
+    with tempfile.NamedTemporaryFile("w", suffix=".py") as f:
+        f.write("import os, time\n"
+                "for i in range(1, 81):\n"
+                "    pid = os.fork()\n"
+                "    if pid == 0:\n"
+                "        os._exit(i)\n"
+                "    os.waitpid(pid, 0)\n"
+                "time.sleep(1000)\n")
+        f.flush()
+        before = set(bpf_maps())
+        start("%s --aggsize 1m -P process -- /usr/bin/python3.11 %s"
+              % (PROBETOP, f.name), 120, 30)
+        try:
+            wait_screen(r"pid \d+ python3.11")
+            cap = [m["max_entries"] for i, m in bpf_maps().items()
+                   if i not in before and m.get("name") == "proc"]
+            tap.eq(len(cap), 1, "one process map of ours")
+            # its exec and fork rows, and exits 1..cap-2, fit
+            lost = 80 - (cap[0] - 2)
+            s = wait_screen(r"drops %d\b" % lost)
+            tap.ok("drops %d" % lost in s,
+                   "the header counts the process events that did not fit",
+                   s)
+            keys("L")
+            s = wait_screen(r"Messages")
+            text = " ".join(l.strip("│ ") for l in s.splitlines()[3:6])
+            want = ("dropped by the kernel: %d process events, map full at "
+                    "%d keys; raise --aggsize" % (lost, cap[0]))
+            tap.ok(want in text, "Messages: why, and how big the map is", s)
+            keys("Escape", "6")
+            s = wait_screen(r"lost  ")
+            tap.ok(" lost  %d process events, map full at %d keys; raise "
+                   "--aggsize" % (lost, cap[0]) in s,
+                   "IO view: what the kernel lost, and why", s)
+            keys("q")
+            wait_screen(r"EXITED \d+")
+        finally:
+            tmux("kill-session", "-t", SESSION)
+
+
 def test_picker(tap):
     """probetop alone: the picker lists our target, / filters, Enter
     attaches."""
@@ -369,6 +414,7 @@ def main():
     test_toggle_keeps(tap)
     test_waiting_hint(tap)
     test_drops(tap)
+    test_kernel_drops(tap)
     test_process(tap)
     test_binary(tap)
     test_demo(tap)

@@ -181,7 +181,7 @@ def deep_pairs(n, limit=32):
 
 
 AGG_MAPS = ("ncounts", "scounts", "counts", "nhists", "shists", "hists", "io",
-            "proc")
+            "proc", "io_start")
 ND = 5000  # distinct arg3 values, more than 4m leaves room for
 DROP_SPECS = {
     "q": "fixture:ints=quantize(arg0, arg3)",
@@ -197,7 +197,8 @@ for s in DROP_SPECS.values():
 tr = Trace(["-p", str(t.pid), "-i", "30", "--aggsize", "4m"] + args)
 ours = {m["name"]: m for i, m in bpf_maps().items()
         if i not in before and m.get("name") in AGG_MAPS}
-tap.eq(sorted(ours), sorted(AGG_MAPS), "--aggsize: the aggregation maps")
+tap.eq(sorted(ours), sorted(AGG_MAPS),
+       "--aggsize: the aggregation maps and the IO under way")
 mem = sum(m["bytes_memlock"] for m in ours.values())
 tap.ok(mem <= 4 << 20 and ours["nhists"]["max_entries"] < ND and
        ours["ncounts"]["max_entries"] < ND,

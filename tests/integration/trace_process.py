@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
 """probetop trace -P process: the processes and threads a target and its
 descendants start, the files they exec and how they end, from the
-kernel's sched_process_* tracepoints, exact, by -p and with -- COMMAND."""
+kernel's sched_process_* tracepoints, exact, by -p and with -- COMMAND;
+what does not fit the process map, counted as drops."""
 
 import os
 import tempfile
 
-from tap import Tap, Target, Trace, need_root
+from tap import Tap, Target, Trace, bpf_maps, need_root
 
 tap = Tap()
 need_root(tap)
@@ -122,6 +123,38 @@ with tempfile.TemporaryDirectory() as tmp:
             "NAME"] in lines and
            any(l[2:5] == ["exit", "0", "1"] and l[6] == "sh" for l in lines),
            "text: PROC lines with event, code, count, lifetime, name",
+           tr.stdout)
+
+    # -- more events than the process map holds: counted as drops -------
+    # with --aggsize 1m it holds CAP keys: the command's exec, its fork and
+    # the exits of the children with status 1..CAP-2 fit; the other
+    # children's exits and the command's own exit (status 0) are dropped
+    many = os.path.join(tmp, "many.py")
+    with open(many, "w") as f:
+        f.write("import os\n"
+                "for i in range(1, 81):\n"
+                "    pid = os.fork()\n"
+                "    if pid == 0:\n"
+                "        os._exit(i)\n"
+                "    os.waitpid(pid, 0)\n")
+    tr = Trace(["-P", "process", "--aggsize", "1m", "--", PY, many],
+               json_out=False)
+    cap = max((m for m in bpf_maps().values() if m.get("name") == "proc"),
+              key=lambda m: m["id"])["max_entries"]
+    tr.finish(sig=None)
+    final = tr.stdout[tr.stdout.index("=== final"):]
+    got = [l.split() for l in final.splitlines()
+           if l.startswith("PROC ")][1:]
+    lost = 80 - (cap - 2) + 1
+    tap.ok(cap < 80, "--aggsize 1m: the process map holds %d keys" % cap)
+    tap.eq((len(got), sorted(int(l[3]) for l in got if l[2] == "exit"),
+            [l[4] for l in got if l[2] == "fork"]),
+           (cap, list(range(1, cap - 1)), ["80"]),
+           "a full process map: the first %d keys, exact" % cap)
+    tap.ok("(%d dropped by the kernel: %d process events, map full at %d "
+           "keys; raise --aggsize)" % (lost, lost, cap) in final and
+           "· %d drops" % lost in final,
+           "the %d events it could not hold are drops, with why" % lost,
            tr.stdout)
 
 # -- -b is refused with a clear line ---------------------------------------

@@ -2,14 +2,16 @@
 """probetop trace on real runtimes: exact per-function call counts on
 Debian's /usr/bin/python3.11 (keyed by function, file and line, on
 function__return, the probe that fires on every return on 3.11); a
-library dlopen()ed after attach; the IO of a process, exact by class."""
+library dlopen()ed after attach; the IO of a process, exact by class,
+and the IO beyond what the kernel can time, counted as drops."""
 
 import os
 import signal
 import tempfile
+import time
 
-from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root, run,
-                 trace_wait_err)
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, bpf_maps,
+                 need_root, run, trace_wait_err)
 
 tap = Tap()
 need_root(tap)
@@ -142,6 +144,62 @@ with tempfile.TemporaryDirectory() as tmp:
            "-P io alone: no process events")
     tap.ok(all(r["ns"] > 0 and sum(c for _, c in r["buckets"]) == r["calls"]
                for r in tr.final()["io"]), "IO: latency histograms")
+    tap.eq(tr.final().get("kernel_drops"),
+           {"in_flight": 0, "io": 0, "process": 0}, "IO: nothing lost")
+    t.stop()
+
+    # -- IO under way beyond the in-flight table: counted as drops ------
+    # with --aggsize 1m the table holds CAP calls; CAP + 20 threads block
+    # in recv (the first CAP are timed, 20 are not), then the main thread's
+    # send (one more not timed) wakes them: exactly CAP recvs of a byte
+    busy = os.path.join(tmp, "busy.py")
+    with open(busy, "w") as f:
+        f.write("import os, signal, socket, sys, threading\n"
+                "threading.stack_size(256 << 10)\n"
+                "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})\n"
+                "a, b = socket.socketpair()\n"
+                "print('ready', flush=True)\n"
+                "n = int(sys.stdin.readline())\n"
+                "ts = [threading.Thread(target=b.recv, args=(1,))\n"
+                "      for _ in range(n)]\n"
+                "for t in ts: t.start()\n"
+                "signal.sigwait({signal.SIGUSR1})\n"
+                "a.sendall(b'x' * n)\n"
+                "for t in ts: t.join()\n"
+                "print('done', flush=True)\n"
+                "sys.stdin.readline()\n")
+    t = Target([PY, busy])
+    tr = Trace(["-p", str(t.pid), "-i", "30", "-P", "io",
+                "--aggsize", "1m"])
+    cap = max((m for m in bpf_maps().values()
+               if m.get("name") == "io_start"), key=lambda m: m["id"])
+    cap = cap["max_entries"]
+    n = cap + 20
+    t.p.stdin.write("%d\n" % n)
+    t.p.stdin.flush()
+    blocked = 0
+    end = time.time() + 60
+    while blocked < n and time.time() < end:
+        blocked = 0
+        for tid in os.listdir("/proc/%d/task" % t.pid):
+            try:
+                with open("/proc/%d/task/%s/syscall" % (t.pid, tid)) as f:
+                    blocked += f.read().startswith("45 ")  # recvfrom
+            except OSError:
+                pass
+        time.sleep(0.05)
+    tap.eq(blocked, n, "%d threads blocked in recv" % n)
+    os.kill(t.pid, signal.SIGUSR1)
+    tap.eq(t.p.stdout.readline().strip(), "done", "all woke")
+    tr.finish()
+    got = {r["class"]: (r["calls"], r["bytes"])
+           for r in tr.final().get("io", [])}
+    tap.eq((got.get("recv"), got.get("send"),
+            tr.final().get("kernel_drops")),
+           ((cap, cap), None, {"in_flight": 21, "io": 0, "process": 0}),
+           "IO beyond the in-flight table (%d): exactly %d recvs timed, "
+           "21 calls dropped and said" % (cap, cap))
+    tap.eq(tr.final()["drops"], 21, "IO drops are in the drops total")
     t.stop()
 
     # -- a process that execs: the new executable is found and attached --

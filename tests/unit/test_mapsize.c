@@ -2,7 +2,8 @@
 /* Unit tests of mapsize: the aggregation maps' capacities from a memory
  * budget (worked out by hand from the entry sizes in probetop.h: values
  * of 16 bytes for counts, 560 for histograms and io, 544 for process
- * events; keys of 40, 104 and 168, 8 and 80), and --aggsize's SIZE. */
+ * events, 16 for IO under way; keys of 40, 104 and 168, 8, 80 and 8),
+ * and --aggsize's SIZE. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,8 +26,8 @@ static void expect(const struct mapsize *p, const uint32_t want[])
  * maps were before they had a budget. */
 static void test_small_machine(void **state)
 {
-	const uint32_t want[] = { 65536, 65536, 65536, 16384,
-				  16384, 16384, 4096,  4096 };
+	const uint32_t want[] = { 65536, 65536, 65536, 16384, 16384,
+				  16384, 4096,	4096,  16384 };
 	struct mapsize p;
 
 	(void)state;
@@ -36,35 +37,38 @@ static void test_small_machine(void **state)
 	assert_int_equal(p.budget, MAPSIZE_DEFAULT);
 }
 
-/* 64 CPUs: no map fits its share, so each gets it by weight: 128 MiB / 20
- * halves = 6,710,886 bytes a half; a count map (2 halves) at
+/* 64 CPUs: the table of IO under way (one copy for all CPUs) fits its
+ * share, 128 MiB / 21, taking (16384 + 64 spare) * 72 + 16384 * 16 =
+ * 1,446,400 bytes; no other map fits, so each gets the rest by weight:
+ * 132,771,328 / 20 = 6,638,566 bytes a weight; a count map (2) at
  * 64*16 + key + 88 bytes an entry, a histogram (4) at 64*560 + key + 88,
  * io and process (1 each). */
 static void test_big_machine(void **state)
 {
 	const uint32_t want[] = {
-		13421772 / 1152,  13421772 / 1216,  13421772 / 1280,
-		26843544 / 35968, 26843544 / 36032, 26843544 / 36096,
-		6710886 / 35936,  6710886 / 34984,
+		13277132 / 1152,  13277132 / 1216,  13277132 / 1280,
+		26554264 / 35968, 26554264 / 36032, 26554264 / 36096,
+		6638566 / 35936,  6638566 / 34984,  16384,
 	};
 	struct mapsize p;
 
 	(void)state;
 	mapsize_plan(MAPSIZE_DEFAULT, 64, &p);
 	expect(&p, want);
-	assert_int_equal(p.entries[MAPSIZE_HISTS + PT_KEY_STR2], 743);
+	assert_int_equal(p.entries[MAPSIZE_HISTS + PT_KEY_STR2], 735);
 	assert_true(p.bytes <= MAPSIZE_DEFAULT);
 }
 
 /* 4 CPUs: ncounts fits its share (65536 entries of 176 bytes, 11.0 of
- * 12.8 MiB) and keeps its capacity; the other seven share what is left,
- * 122,683,392 bytes, by 18 halves. */
+ * 12.2 MiB) and keeps its capacity, as does the table of IO under way
+ * (1,441,280 bytes); the other seven share what is left, 121,242,112
+ * bytes, by 18 weights. */
 static void test_water_filling(void **state)
 {
 	const uint32_t want[] = {
-		65536,		 13631488 / 256,  13631488 / 320,
-		27262976 / 2368, 27262976 / 2432, 27262976 / 2496,
-		6815744 / 2336,	 6815744 / 2344,
+		65536,		 13471344 / 256,  13471344 / 320,
+		26942688 / 2368, 26942688 / 2432, 26942688 / 2496,
+		6735672 / 2336,	 6735672 / 2344,  16384,
 	};
 	struct mapsize p;
 
@@ -101,15 +105,18 @@ static void test_bounded(void **state)
 	}
 }
 
-/* A tiny budget on a huge machine: every map at the minimum. */
+/* A tiny budget on a huge machine: every per-CPU map at the minimum;
+ * the table of IO under way, one copy, gets its share's worth:
+ * 1 MiB / 21 / (72 + 32) bytes. */
 static void test_minimum(void **state)
 {
 	struct mapsize p;
 
 	(void)state;
 	mapsize_plan(MAPSIZE_MIN_BUDGET, 4096, &p);
-	for (int m = 0; m < MAPSIZE_NMAPS; m++)
+	for (int m = 0; m < MAPSIZE_INFLIGHT; m++)
 		assert_int_equal(p.entries[m], MAPSIZE_MIN_ENTRIES);
+	assert_int_equal(p.entries[MAPSIZE_INFLIGHT], 1048576 / 21 / 104);
 	assert_true(p.bytes > MAPSIZE_MIN_BUDGET);
 }
 
