@@ -10,13 +10,21 @@
 #include "draw.h"
 #include "view.h"
 
+/* Messages: the first one shown, and whether the newest are (then top
+ * follows them as messages come) */
 struct scroll {
 	size_t top;
+	bool tail;
+	int page; /* messages the last draw showed */
 };
 
 static void *scroll_open(void)
 {
-	return calloc(1, sizeof(struct scroll));
+	struct scroll *s = calloc(1, sizeof(struct scroll));
+
+	if (s)
+		s->tail = true;
+	return s;
 }
 
 static void scroll_close(void *st)
@@ -24,22 +32,32 @@ static void scroll_close(void *st)
 	free(st);
 }
 
+/* Up, Down, PgUp, PgDn by messages; Home the oldest, End the newest (and
+ * follow them). log_draw() keeps top within the last page. */
 static int scroll_key(void *st, const struct model *m, enum action a,
 		      const char *text, struct request *req)
 {
 	struct scroll *s = st;
+	size_t page = s->page > 1 ? (size_t)s->page - 1 : 1;
 
 	(void)m;
 	(void)text;
 	(void)req;
-	if (a == ACT_UP && s->top)
-		s->top--;
-	else if (a == ACT_DOWN)
-		s->top++;
-	else if (a == ACT_HOME)
+	if (a == ACT_UP || a == ACT_PGUP) {
+		size_t by = a == ACT_UP ? 1 : page;
+
+		s->top = s->top > by ? s->top - by : 0;
+	} else if (a == ACT_DOWN || a == ACT_PGDN) {
+		s->top += a == ACT_DOWN ? 1 : page;
+	} else if (a == ACT_HOME) {
 		s->top = 0;
-	else
+	} else if (a == ACT_END) {
+		s->tail = true;
+		return VIEW_HANDLED;
+	} else {
 		return VIEW_IGNORED;
+	}
+	s->tail = false;
 	return VIEW_HANDLED;
 }
 
@@ -83,14 +101,50 @@ static size_t wrap_len(const char *s, int w)
 	return blank;
 }
 
-/* Messages from the newest-but-scrolled top, each wrapped to the box
- * with its continuation lines indented. */
+/* The bytes of line's row that starts at indent in a box w wide. */
+static size_t row_len(const char *line, int indent, int w)
+{
+	int cols = w - indent - 1;
+
+	return wrap_len(line, cols > 0 ? cols : 1);
+}
+
+/* Rows a message takes wrapped in a box w wide: the first at column 1,
+ * the rest indented to 3. */
+static int msg_rows(const char *line, int w)
+{
+	int rows = 1;
+
+	line += row_len(line, 1, w);
+	for (; *line; rows++)
+		line += row_len(line, 3, w);
+	return rows;
+}
+
+/* The first message of the last page: the oldest from which all the
+ * newer ones fit in h rows of a box w wide (the newest at least). */
+static size_t last_top(const struct model_log *log, int w, int h)
+{
+	size_t i = log->n - 1;
+	int used = msg_rows(log->lines[i], w);
+
+	while (i > 0) {
+		used += msg_rows(log->lines[i - 1], w);
+		if (used > h)
+			break;
+		i--;
+	}
+	return i;
+}
+
+/* Messages, oldest first, from the scrolled top or so that the newest
+ * end the box; each wrapped with its continuation lines indented. */
 static void log_draw(void *st, const struct model *m,
 		     const struct view_env *env, struct rect r, bool focus)
 {
 	struct scroll *s = st;
 	struct rect in = draw_box(r, "Messages", "Esc to go back", focus);
-	size_t n = m->log.n;
+	size_t n = m->log.n, last;
 	int y = in.y;
 
 	(void)env;
@@ -98,21 +152,25 @@ static void log_draw(void *st, const struct model *m,
 		draw_text(in.y, in.x, in.w, STYLE_DIM, " no messages");
 		return;
 	}
-	if (s->top >= n)
-		s->top = n - 1;
+	last = last_top(&m->log, in.w, in.h);
+	if (s->tail || s->top >= last) {
+		s->top = last;
+		s->tail = true;
+	}
+	s->page = 0;
 	for (size_t i = s->top; i < n && y < in.y + in.h; i++) {
 		const char *line = m->log.lines[i];
 		int indent = 1;
 
 		do {
-			int w = in.w - indent - 1;
-			size_t len = wrap_len(line, w > 0 ? w : 1);
+			size_t len = row_len(line, indent, in.w);
 
 			draw_fmt(y++, in.x, in.w, STYLE_NORMAL, "%*s%.*s",
 				 indent, "", (int)len, line);
 			line += len;
 			indent = 3;
 		} while (*line && y < in.y + in.h);
+		s->page++;
 	}
 }
 

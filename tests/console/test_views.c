@@ -449,6 +449,57 @@ static void test_gc_labels(void **state)
 	model.gc_pause = (struct model_role){ .id = 1 };
 }
 
+/* Messages: the newest end the box and stay in view as more come; Up
+ * and Home scroll back (and stay there), Down never goes past the last
+ * page, End follows the newest again. A long message wraps. */
+static void test_log_scroll(void **state)
+{
+	static char text[12][96];
+	static const char *lines[12];
+	char got[8192];
+	struct request r;
+
+	(void)state;
+	for (int i = 0; i < 12; i++) {
+		snprintf(text[i], sizeof(text[i]),
+			 i == 5 ? "message %d is long enough to take two rows "
+				  "of this box"
+				: "message %d",
+			 i);
+		lines[i] = text[i];
+	}
+	model.log = (struct model_log){ .n = 10, .lines = lines };
+	render("log", 40, 8, true, got, sizeof(got)); /* 6 rows inside */
+	assert_non_null(strstr(got, "message 9"));
+	assert_non_null(strstr(got, "message 5 is long"));
+	assert_non_null(strstr(got, "x   rows of this box")); /* row 2 */
+	assert_null(strstr(got, "message 4"));
+	key("log", ACT_UP, NULL, &r);
+	render("log", 40, 8, true, got, sizeof(got));
+	assert_non_null(strstr(got, "message 4"));
+	assert_null(strstr(got, "message 9"));
+	model.log.n = 11; /* scrolled back: a new message does not move it */
+	render("log", 40, 8, true, got, sizeof(got));
+	assert_non_null(strstr(got, "message 4"));
+	for (int i = 0; i < 5; i++)
+		key("log", ACT_DOWN, NULL, &r);
+	render("log", 40, 8, true, got, sizeof(got));
+	assert_non_null(strstr(got, "message 10"));
+	assert_non_null(strstr(got, "message 6"));
+	assert_null(strstr(got, "message 5"));
+	model.log.n = 12; /* at the end: it follows the newest */
+	render("log", 40, 8, true, got, sizeof(got));
+	assert_non_null(strstr(got, "message 11"));
+	key("log", ACT_HOME, NULL, &r);
+	render("log", 40, 8, true, got, sizeof(got));
+	assert_non_null(strstr(got, " message 0"));
+	assert_null(strstr(got, "message 11"));
+	key("log", ACT_END, NULL, &r);
+	render("log", 40, 8, true, got, sizeof(got));
+	assert_non_null(strstr(got, "message 11"));
+	model.log = (struct model_log){ 0 };
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +512,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probes_toggle, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_gc_labels, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_log_scroll, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_golden, setup, teardown),
 	};
