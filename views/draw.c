@@ -99,6 +99,61 @@ void draw_fmt(int y, int x, int w, enum draw_style st, const char *fmt, ...)
 	draw_text(y, x, w, st, buf);
 }
 
+/* The bytes of s that make its first row in w columns (a UTF-8
+ * sequence is one column), cut after the last blank that fits if there
+ * is one; all of s if it fits. At least one character. */
+static size_t wrap_len(const char *s, int w)
+{
+	size_t i = 0, blank = 0;
+	int cols = 0;
+
+	while (s[i] && cols < w) {
+		if (s[i] == ' ')
+			blank = i + 1;
+		i++;
+		while ((s[i] & 0xc0) == 0x80)
+			i++;
+		cols++;
+	}
+	if (!s[i] || !blank || s[i] == ' ')
+		return s[i] == ' ' ? i + 1 : i;
+	return blank;
+}
+
+/* The bytes of text's row that starts indent blanks into w columns (one
+ * column is kept free at the right). */
+static size_t row_len(const char *text, int indent, int w)
+{
+	int cols = w - indent - 1;
+
+	return wrap_len(text, cols > 0 ? cols : 1);
+}
+
+int draw_wrapped(int y, int end, int x, int w, enum draw_style st, int first,
+		 int rest, const char *text)
+{
+	int indent = first;
+
+	do {
+		size_t len = row_len(text, indent, w);
+
+		draw_fmt(y++, x, w, st, "%*s%.*s", indent, "", (int)len, text);
+		text += len;
+		indent = rest;
+	} while (*text && y < end);
+	return y;
+}
+
+int draw_wrap_rows(int w, int first, int rest, const char *text)
+{
+	int rows = 1;
+
+	text += row_len(text, first, w);
+	for (; *text; rows++)
+		text += row_len(text, rest, w);
+	return rows;
+}
+
 void draw_clear(struct rect r)
 {
 	for (int i = 0; i < r.h; i++)

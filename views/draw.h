@@ -36,6 +36,16 @@ void draw_text(int y, int x, int w, enum draw_style st, const char *s);
 /* printf into draw_text */
 void draw_fmt(int y, int x, int w, enum draw_style st, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/*
+ * text wrapped at blanks into rows of w columns from row y while below
+ * end: the first row indented by first blanks, the others by rest (a
+ * UTF-8 sequence is one column). Returns the row after the last drawn;
+ * draw_wrap_rows() says how many rows all of text takes.
+ */
+int draw_wrapped(int y, int end, int x, int w, enum draw_style st, int first,
+		 int rest, const char *text);
+int draw_wrap_rows(int w, int first, int rest, const char *text);
+
 /* A box around r with title at the left and note at the right of its top
  * edge; the inside is r shrunk by one on every side. */
 struct rect draw_box(struct rect r, const char *title, const char *note,

@@ -80,56 +80,15 @@ static void help_draw(void *st, const struct model *m,
 			  "(the line under the list says why when known)");
 }
 
-/* The bytes of s that make its first line in w columns (a UTF-8
- * sequence is one column), cut after the last blank that fits if there
- * is one; all of s if it fits. At least one character. */
-static size_t wrap_len(const char *s, int w)
-{
-	size_t i = 0, blank = 0;
-	int cols = 0;
-
-	while (s[i] && cols < w) {
-		if (s[i] == ' ')
-			blank = i + 1;
-		i++;
-		while ((s[i] & 0xc0) == 0x80)
-			i++;
-		cols++;
-	}
-	if (!s[i] || !blank || s[i] == ' ')
-		return s[i] == ' ' ? i + 1 : i;
-	return blank;
-}
-
-/* The bytes of line's row that starts at indent in a box w wide. */
-static size_t row_len(const char *line, int indent, int w)
-{
-	int cols = w - indent - 1;
-
-	return wrap_len(line, cols > 0 ? cols : 1);
-}
-
-/* Rows a message takes wrapped in a box w wide: the first at column 1,
- * the rest indented to 3. */
-static int msg_rows(const char *line, int w)
-{
-	int rows = 1;
-
-	line += row_len(line, 1, w);
-	for (; *line; rows++)
-		line += row_len(line, 3, w);
-	return rows;
-}
-
 /* The first message of the last page: the oldest from which all the
  * newer ones fit in h rows of a box w wide (the newest at least). */
 static size_t last_top(const struct model_log *log, int w, int h)
 {
 	size_t i = log->n - 1;
-	int used = msg_rows(log->lines[i], w);
+	int used = draw_wrap_rows(w, 1, 3, log->lines[i]);
 
 	while (i > 0) {
-		used += msg_rows(log->lines[i - 1], w);
+		used += draw_wrap_rows(w, 1, 3, log->lines[i - 1]);
 		if (used > h)
 			break;
 		i--;
@@ -159,17 +118,8 @@ static void log_draw(void *st, const struct model *m,
 	}
 	s->page = 0;
 	for (size_t i = s->top; i < n && y < in.y + in.h; i++) {
-		const char *line = m->log.lines[i];
-		int indent = 1;
-
-		do {
-			size_t len = row_len(line, indent, in.w);
-
-			draw_fmt(y++, in.x, in.w, STYLE_NORMAL, "%*s%.*s",
-				 indent, "", (int)len, line);
-			line += len;
-			indent = 3;
-		} while (*line && y < in.y + in.h);
+		y = draw_wrapped(y, in.y + in.h, in.x, in.w, STYLE_NORMAL, 1, 3,
+				 m->log.lines[i]);
 		s->page++;
 	}
 }

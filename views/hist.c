@@ -433,6 +433,26 @@ static void draw_one(struct hist *h, const struct model *m,
 	draw_hist(r, &hd, lo, hi);
 }
 
+/* Why there is no histogram, wrapped to in: and when Enter can attach
+ * one, what that costs. */
+static void draw_why(struct rect in, const struct shown *s,
+		     const struct model *m)
+{
+	int end = in.y + in.h, y;
+	char cost[256];
+
+	y = draw_wrapped(in.y, end, in.x, in.w, STYLE_DIM, 2, 4,
+			 s->why ? s->why : "no events yet");
+	if (!s->can_attach || y >= end)
+		return;
+	y = draw_wrapped(y, end, in.x, in.w, STYLE_NORMAL, 2, 4,
+			 "Enter: measure it (attaches the probeset's "
+			 "frames.latency)");
+	snprintf(cost, sizeof(cost), "cost: %s", attach_cost(m));
+	if (y < end)
+		draw_wrapped(y, end, in.x, in.w, STYLE_WARN, 2, 4, cost);
+}
+
 static void hist_draw(void *st, const struct model *m,
 		      const struct view_env *env, struct rect r, bool focus)
 {
@@ -451,16 +471,7 @@ static void hist_draw(void *st, const struct model *m,
 	if (in.h < 2)
 		return;
 	if (!s.row) {
-		draw_fmt(in.y, in.x, in.w, STYLE_DIM, "  %s",
-			 s.why ? s.why : "no events yet");
-		if (s.can_attach) {
-			draw_text(
-				in.y + 1, in.x, in.w, STYLE_NORMAL,
-				"  Enter: measure it (attaches the probeset's "
-				"frames.latency)");
-			draw_fmt(in.y + 2, in.x, in.w, STYLE_WARN, "  cost: %s",
-				 attach_cost(m));
-		}
+		draw_why(in, &s, m);
 		return;
 	}
 	if (h->cursor < 0) {
