@@ -69,8 +69,14 @@ int cli_seconds(const char *s, const char *opt, double *out)
 	char *end;
 	double v = strtod(s, &end);
 
-	if (*end || end == s || !isfinite(v) || v <= 0 || v > 86400 * 365) {
+	if (*end || end == s || !isfinite(v)) {
 		cli_error("%s: '%s' is not a number of seconds", opt, s);
+		return -1;
+	}
+	if (v <= 0 || v > 86400 * 365) {
+		cli_error(
+			"%s: '%s' is not above 0 and at most a year (31536000)",
+			opt, s);
 		return -1;
 	}
 	*out = v;

@@ -37,7 +37,8 @@ void cli_maps_denied(int pid);
 double cli_now_s(void);
 
 /* Parse a positive number of seconds (at most a year) for option opt into
- * *out; 0, or -1 after reporting "OPT: 'S' is not a number of seconds". */
+ * *out; 0, or -1 after reporting "OPT: 'S' is not a number of seconds"
+ * (or, for a number, that it is out of range). */
 int cli_seconds(const char *s, const char *opt, double *out);
 
 /* Block SIGINT, SIGTERM and SIGHUP and return a signalfd for them (or -1). */

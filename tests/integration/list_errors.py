@@ -43,6 +43,13 @@ expect(["list", "-b", "no-such-thing-xyz"], 1,
        "no-such-thing-xyz: no such file (looked in $PATH and the library "
        "directories)", "a bare name found nowhere")
 expect(["list", "-b", "/"], 1, "/: not a regular file", "a directory")
+# trace -b says the same in one line
+expect(["trace", "-b", "/etc/passwd", "-e", "a:b"], 1,
+       "/etc/passwd: not an ELF file", "trace -b: a file that is not ELF")
+expect(["trace", "-b", "/nonexistent/x", "-e", "a:b"], 1,
+       "/nonexistent/x: No such file or directory", "trace -b: a missing file")
+expect(["trace", "-b", "/", "-e", "a:b"], 1, "/: not a regular file",
+       "trace -b: a directory")
 expect(["bogus"], 2, "unknown command 'bogus'; see probetop --help",
        "an unknown command")
 # every command says what was wrong with an option the same way
@@ -65,6 +72,14 @@ expect(["trace", "--aggsize", "512k", "-p", "1"], 2,
 expect(["--aggsize", "2t", "-p", "1"], 2,
        "--aggsize: '2t' is not between 1m and 1t",
        "the console: --aggsize above 1t")
+expect(["trace", "-i", "2s", "-p", "1"], 2,
+       "-i: '2s' is not a number of seconds", "trace: -i that is not a number")
+expect(["trace", "-d", "0", "-p", "1"], 2,
+       "-d: '0' is not above 0 and at most a year (31536000)",
+       "trace: -d 0")
+expect(["-i", "1e9", "-p", "1"], 2,
+       "-i: '1e9' is not above 0 and at most a year (31536000)",
+       "the console: -i too long")
 expect(["trace", "--aggsize"], 2, "trace: option '--aggsize' needs a value",
        "trace: --aggsize without a value")
 expect(["-Z"], 2, "unknown option '-Z'; see probetop --help",
