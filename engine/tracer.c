@@ -688,11 +688,12 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 	if (kind == TRACER_FILE) {
 		tr->path = strdup(path);
 		cat = tr->path ? catalog_open_file(tr->cache, path) : NULL;
+		if (!cat) {
+			err = tr->path ? -errno : -ENOMEM;
+			goto fail;
+		}
 	} else if (!proc_alive(pid)) {
-		errno = ESRCH;
-	}
-	if (kind == TRACER_FILE && !cat) {
-		err = -errno;
+		err = -ESRCH; /* before the BPF object is loaded for nothing */
 		goto fail;
 	}
 	err = load_programs(tr, aggsize ? aggsize : MAPSIZE_DEFAULT);
