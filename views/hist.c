@@ -425,7 +425,7 @@ static void draw_one(struct hist *h, const struct model *m,
 			snprintf(v, sizeof(v), "%.0f", a);
 		snprintf(avg, sizeof(avg), "  avg %s", v);
 	}
-	draw_fmt(r.y, r.x, r.w, STYLE_NORMAL, "%s  count %s%s",
+	draw_fmt(r.y, r.x, r.w, STYLE_NORMAL, " %s  count %s%s",
 		 key[0] ? key : "(no key)",
 		 fmt_count(row->total, cnt, sizeof(cnt)), avg);
 	r.y++;

@@ -15,6 +15,7 @@
 #include "view.h"
 
 #define HISTORY 60
+#define NARROW_W 36 /* a pane narrower than this drops the p99 column */
 
 struct io {
 	double bytes[HISTORY], calls[HISTORY];
@@ -159,9 +160,12 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 		draw_fmt(y++, in.x, in.w, STYLE_TITLE,
 			 " %-11s %9s %9s %8s %8s %7s", "CLASS", "CALLS/s",
 			 "BYTES/s", "p50", "p99", "ERRORS");
-	else
+	else if (in.w >= NARROW_W)
 		draw_fmt(y++, in.x, in.w, STYLE_TITLE, " %-11s%8s %9s %6s",
 			 "CLASS", "CALLS", "BYTES", "p99");
+	else
+		draw_fmt(y++, in.x, in.w, STYLE_TITLE, " %-8s%8s %8s", "CLASS",
+			 "CALLS", "BYTES");
 	for (size_t i = 0; m->snap && i < m->snap->nio && y < end - 1; i++) {
 		const struct agg_io_row *io = &m->snap->io[i];
 		double s = m->snap_s > 0 ? m->snap_s : 1;
@@ -179,11 +183,15 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 				 agg_io_class_name(io->cls), c, b,
 				 fmt_w(p50, 8), p50, fmt_w(p99, 8), p99,
 				 fmt_count(io->total.errors, e, sizeof(e)));
-		else
+		else if (in.w >= NARROW_W)
 			draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
 				 " %-11.11s%6s/s %7s/s %*s",
 				 agg_io_class_name(io->cls), c, b,
 				 fmt_w(p99, 6), p99);
+		else
+			draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
+				 " %-8.8s%6s/s %6s/s",
+				 agg_io_class_name(io->cls), c, b);
 	}
 	if (y == in.y + 1)
 		draw_text(y++, in.x, in.w, STYLE_DIM, " no IO yet");
