@@ -676,9 +676,12 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 	struct tracer *tr = calloc(1, sizeof(*tr));
 	struct catalog *cat = NULL;
 	int err = -ENOMEM;
+	bool said = false; /* err is logged already */
 
-	if (!tr)
+	if (!tr) {
+		log_msg(LOG_ERROR, "out of memory");
 		return NULL;
+	}
 	libbpf_set_print(libbpf_log);
 	tr->kind = kind;
 	tr->pid = kind == TRACER_PID ? pid : 0;
@@ -699,6 +702,7 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 	err = load_programs(tr, aggsize ? aggsize : MAPSIZE_DEFAULT);
 	if (err) {
 		log_load_error(tr, err);
+		said = true;
 		goto fail;
 	}
 	if (cat) {
@@ -725,7 +729,8 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 	}
 	if (kind == TRACER_PID) {
 		err = tracer_rescan(tr);
-		if (err < 0 && err != -ESRCH && err != -EACCES)
+		said = err < 0 && err != -ESRCH && err != -EACCES;
+		if (said)
 			log_msg(LOG_ERROR, "pid %d: cannot read its maps: %s",
 				(int)pid, strerror(-err));
 		if (err < 0)
@@ -733,6 +738,8 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 	}
 	return tr;
 fail:
+	if (err == -ENOMEM && !said) /* every other reason is logged */
+		log_msg(LOG_ERROR, "out of memory");
 	catalog_free(cat);
 	tracer_free(tr);
 	errno = -err;

@@ -47,10 +47,7 @@ static int open_target(struct session *s, const struct session_args *a)
 			return -1;
 		}
 		s->tr = tracer_new(TRACER_FILE, 0, s->binary, a->aggsize);
-		if (!s->tr && errno == ENOMEM) /* the others are logged */
-			cli_error("-b %s: cannot trace: %s", s->binary,
-				  strerror(errno));
-		return s->tr ? 0 : -1;
+		return s->tr ? 0 : -1; /* why is logged */
 	}
 	if (a->pid) {
 		s->pid = a->pid;

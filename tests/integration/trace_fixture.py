@@ -288,6 +288,12 @@ if procs:
         r"maps take about \d+ MB with --aggsize 128m; a smaller one takes "
         r"less\)\n", r.stderr) is not None,
         "maps larger than the cgroup allows: one line, exit 1", r.stderr)
+    r = run(["trace", "-b", EXE, "-e", "fixture:tick", "-d", "1"],
+            preexec_fn=join_cgroup)
+    tap.ok(r.returncode == 1 and re.fullmatch(
+        r"probetop: cannot load the BPF programs: Cannot allocate memory "
+        r"\(.*\)\n", r.stderr) is not None,
+        "-b: the same one line", r.stderr)
     r = run(["trace", "--aggsize", "16m", "--json", "-e", "fixture:tick", "--",
              EXE, "fire", "7"], preexec_fn=join_cgroup)
     fin = json.loads(r.stdout.splitlines()[-1])
