@@ -271,26 +271,24 @@ void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)
 void session_kdrops(const struct agg_snapshot *snap, bool total, char *out,
 		    size_t len)
 {
-	static const char *const what[PT_KDROP_N] = {
-		[PT_KDROP_INFLIGHT] = "IO calls, in-flight table full at %u",
-		[PT_KDROP_IO] = "IO calls, io map full at %u keys",
-		[PT_KDROP_PROC] = "process events, map full at %u keys",
+	static const struct {
+		const char *events, *map, *unit;
+	} WHAT[PT_KDROP_N] = {
+		[PT_KDROP_INFLIGHT] = { "IO calls", "in-flight table", "" },
+		[PT_KDROP_IO] = { "IO calls", "io map", " keys" },
+		[PT_KDROP_PROC] = { "process events", "map", " keys" },
 	};
 	const uint64_t *n = total ? snap->kdrops_total : snap->kdrops;
 	size_t at = 0;
 
 	out[0] = '\0';
-	for (int k = 0; k < PT_KDROP_N && at < len; k++) {
-		if (!n[k])
-			continue;
-		at += snprintf(out + at, len - at, "%llu ",
-			       (unsigned long long)n[k]);
-		if (at < len)
-			at += snprintf(out + at, len - at, what[k],
-				       snap->kcapacity[k]);
-		if (at < len)
-			at += snprintf(out + at, len - at, "; ");
-	}
+	for (int k = 0; k < PT_KDROP_N && at < len; k++)
+		if (n[k])
+			at += snprintf(out + at, len - at,
+				       "%llu %s, %s full at %u%s; ",
+				       (unsigned long long)n[k], WHAT[k].events,
+				       WHAT[k].map, snap->kcapacity[k],
+				       WHAT[k].unit);
 	if (at && at < len)
 		snprintf(out + at, len - at, "raise --aggsize");
 }
