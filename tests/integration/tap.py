@@ -195,6 +195,13 @@ def bpf_maps():
     return {m["id"]: m for m in json.loads(out or "[]")}
 
 
+def newest_map(name):
+    """The BPF map named name loaded last (the probetop just started
+    has the highest id), as bpftool shows it."""
+    return max((m for m in bpf_maps().values() if m.get("name") == name),
+               key=lambda m: m["id"])
+
+
 def read_u16(pid, addr):
     """The 16-bit value at addr in pid's memory (a semaphore)."""
     with open("/proc/%d/mem" % pid, "rb") as f:

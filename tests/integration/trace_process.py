@@ -7,7 +7,7 @@ what does not fit the process map, counted as drops."""
 import os
 import tempfile
 
-from tap import Tap, Target, Trace, bpf_maps, need_root
+from tap import Tap, Target, Trace, need_root, newest_map
 
 tap = Tap()
 need_root(tap)
@@ -139,8 +139,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 "    os.waitpid(pid, 0)\n")
     tr = Trace(["-P", "process", "--aggsize", "1m", "--", PY, many],
                json_out=False)
-    cap = max((m for m in bpf_maps().values() if m.get("name") == "proc"),
-              key=lambda m: m["id"])["max_entries"]
+    cap = newest_map("proc")["max_entries"]
     tr.finish(sig=None)
     final = tr.stdout[tr.stdout.index("=== final"):]
     got = [l.split() for l in final.splitlines()

@@ -10,8 +10,8 @@ import signal
 import tempfile
 import time
 
-from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, bpf_maps,
-                 need_root, run, trace_wait_err)
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
+                 newest_map, run, trace_wait_err)
 
 tap = Tap()
 need_root(tap)
@@ -171,9 +171,7 @@ with tempfile.TemporaryDirectory() as tmp:
     t = Target([PY, busy])
     tr = Trace(["-p", str(t.pid), "-i", "30", "-P", "io",
                 "--aggsize", "1m"])
-    cap = max((m for m in bpf_maps().values()
-               if m.get("name") == "io_start"), key=lambda m: m["id"])
-    cap = cap["max_entries"]
+    cap = newest_map("io_start")["max_entries"]
     n = cap + 20
     t.p.stdin.write("%d\n" % n)
     t.p.stdin.flush()
