@@ -134,8 +134,8 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 		return;
 	}
 	rates_line(m, as, label, false, line, sizeof(line));
-	if ((int)strlen(line) >=
-	    in.w) /* "gen0 81/s", as DTrace's users write */
+	/* where it does not fit: "gen0 81/s", as DTrace's users write */
+	if ((int)strlen(line) >= in.w)
 		rates_line(m, as, label, true, line, sizeof(line));
 	draw_fmt(y++, in.x, in.w, STYLE_NORMAL, " %s",
 		 as->nrows ? line : "no collection yet");
