@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_floor [--multi] PID PROBE... — attach an empty BPF program at
- * every location of each named USDT probe (provider:name) of PID, print
- * "attached", and hold until stdin closes: the floor that probetop's
- * per-event cost is compared with. --multi attaches by uprobe_multi
- * links (as probetop does where the kernel has them), else by perf-event
- * uprobes (engine/ulink.h).
+ * bench_floor [--multi] [--clock] PID PROBE... — attach an empty BPF
+ * program at every location of each named USDT probe (provider:name) of
+ * PID, print "attached", and hold until stdin closes: the floor that
+ * probetop's per-event cost is compared with. --multi attaches by
+ * uprobe_multi links (as probetop does where the kernel has them), else
+ * by perf-event uprobes (engine/ulink.h). --clock attaches a program that
+ * only reads its cookie and the clock (floor.bpf.c) instead.
  */
 #include <bpf/libbpf.h>
 #include <stdio.h>
@@ -20,17 +21,24 @@
 int main(int argc, char **argv)
 {
 	bool multi = argc > 1 && !strcmp(argv[1], "--multi");
+	bool with_clock =
+		argc > 1 + multi && !strcmp(argv[1 + multi], "--clock");
 	struct floor_bpf *skel = floor_bpf__open();
+	struct bpf_program *prog;
 	struct catalog *cat;
 	pid_t pid;
 	int n = 0;
 
-	argv += multi;
-	argc -= multi;
+	argv += multi + with_clock;
+	argc -= multi + with_clock;
 	if (argc < 3 || !skel)
 		return 1;
+	prog = with_clock ? skel->progs.floor_clock : skel->progs.floor_empty;
+	bpf_program__set_autoload(with_clock ? skel->progs.floor_empty
+					     : skel->progs.floor_clock,
+				  false);
 	if (multi)
-		ulink_prepare(skel->progs.floor_empty);
+		ulink_prepare(prog);
 	if (floor_bpf__load(skel))
 		return 1;
 	pid = proc_parse_pid(argv[1]);
@@ -52,12 +60,11 @@ int main(int argc, char **argv)
 				if (strcmp(full, argv[a]))
 					continue;
 				for (size_t l = 0; l < cp->nlocs; l++) {
-					if (ulink_attach(
-						    skel->progs.floor_empty,
-						    multi, pid, obj->path,
-						    cp->locs[l].offset,
-						    cp->locs[l].sem_offset, 0,
-						    false, &link))
+					if (ulink_attach(prog, multi, pid,
+							 obj->path,
+							 cp->locs[l].offset,
+							 cp->locs[l].sem_offset,
+							 0, false, &link))
 						return 1;
 					n++;
 				}

@@ -36,9 +36,11 @@ def start_tool(kind, pid, arg):
     exe = os.path.realpath(TARGET)
     if kind == "none":
         return None
-    if kind in ("floor", "floor-multi"):
-        multi = ["--multi"] if kind == "floor-multi" else []
-        p = subprocess.Popen([FLOOR] + multi + [str(pid)] + arg.split(),
+    if kind in ("floor", "floor-multi", "floor-clock"):
+        multi = ["--multi"] if kind != "floor" and MULTI else []
+        clock = ["--clock"] if kind == "floor-clock" else []
+        p = subprocess.Popen([FLOOR] + multi + clock + [str(pid)] +
+                             arg.split(),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              text=True)
         assert p.stdout.readline().startswith("attached")
@@ -130,9 +132,12 @@ ok = True
 if not MULTI:
     print("no uprobe_multi links on this kernel: probetop attaches by "
           "perf-event uprobes, and floor-m is the perf floor")
+clock_line = ""
 for name, mode, floor_arg, spec, bt in CASES:
+    pair = mode == "pair"
     b = per_event([("none", None), ("floor", floor_arg)] +
                   ([("floor-multi", floor_arg)] if MULTI else []) +
+                  ([("floor-clock", floor_arg)] if pair else []) +
                   [("probetop", spec), ("bpftrace", bt)], mode)
     none, floor, pt, bpft = (b["none"], b["floor"], b["probetop"],
                              b["bpftrace"])
@@ -141,6 +146,14 @@ for name, mode, floor_arg, spec, bt in CASES:
           (name, none, floor, floor_m, pt, bpft, pt / floor, pt / floor_m,
            pt / bpft))
     ok &= pt / floor_m <= 1.10 and pt < bpft
+    if pair:
+        clock_line = (
+            "floor+clock: a program that only reads its cookie and the clock"
+            " at each event (every latency aggregation must): %.1f ns, "
+            "%.3fx of floor-m; probetop's own work: %.1f ns per event" %
+            (b["floor-clock"], b["floor-clock"] / floor_m,
+             pt - b["floor-clock"]))
+print(clock_line)
 
 
 def cpu_ticks(pid):

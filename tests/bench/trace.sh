@@ -3,7 +3,9 @@
 # USDT probe fired in a tight loop, against an empty BPF program attached
 # to the same probe (the floor: by perf-event uprobe, and by uprobe_multi
 # link as probetop attaches) and against bpftrace doing the same
-# aggregation, in one run, as ratios; then the engine's own CPU while it
+# aggregation, in one run, as ratios (for the latency pair also an
+# empty program that reads its cookie and the clock, the least any
+# latency aggregation costs); then the engine's own CPU while it
 # reads 10,000 keys every second. Goals (issue 3): every aggregation
 # within 1.10x of the uprobe_multi floor and ahead of bpftrace; engine
 # under 1% of a core. Run as root from anywhere: tests/bench/trace.sh
