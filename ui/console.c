@@ -225,9 +225,16 @@ static void draw_header(struct console *c)
 
 static void draw_footer(struct console *c)
 {
-	static const char KEYS[] =
-		" 1 Dash  2 Probes  3 Top  4 Hist  5 GC  "
-		"6 IO   / filter  s sort  space toggle  q quit";
+	/* the widest that fits; "q quit" stays on the narrowest */
+	static const char *const KEYS[] = {
+		" 1 Dash  2 Probes  3 Top  4 Hist  5 GC  6 IO   / filter  "
+		"s sort  space toggle  q quit",
+		" 1 Dash 2 Probes 3 Top 4 Hist 5 GC 6 IO  / filter  s sort  "
+		"space toggle  q quit",
+		" 1-6 views  / filter  s sort  space toggle  q quit",
+		" 1-6 views  / filter  q quit",
+	};
+	size_t k = 0;
 	int y = LINES - 1;
 
 	if (c->prompting) {
@@ -240,7 +247,10 @@ static void draw_footer(struct console *c)
 	} else if (c->status[0]) {
 		draw_fmt(y, 0, COLS, STYLE_WARN, " %s", c->status);
 	} else {
-		draw_text(y, 0, COLS, STYLE_DIM, KEYS);
+		while (k + 1 < sizeof(KEYS) / sizeof(KEYS[0]) &&
+		       (int)strlen(KEYS[k]) > COLS)
+			k++;
+		draw_text(y, 0, COLS, STYLE_DIM, KEYS[k]);
 	}
 }
 

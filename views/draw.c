@@ -102,56 +102,89 @@ void draw_fmt(int y, int x, int w, enum draw_style st, const char *fmt, ...)
 /* The bytes of s that make its first row in w columns (a UTF-8
  * sequence is one column), cut after the last blank that fits if there
  * is one; all of s if it fits. At least one character. */
-static size_t wrap_len(const char *s, int w)
+/* Whether text breaks after s[i]: at a blank, or with fields only at
+ * the first of two blanks (the second goes with it). */
+static bool wrap_at(const char *s, size_t i, bool fields)
 {
-	size_t i = 0, blank = 0;
+	return s[i] == ' ' && (!fields || s[i + 1] == ' ');
+}
+
+static size_t wrap_len(const char *s, int w, bool fields)
+{
+	size_t i = 0, brk = 0;
 	int cols = 0;
 
 	while (s[i] && cols < w) {
-		if (s[i] == ' ')
-			blank = i + 1;
+		if (wrap_at(s, i, fields))
+			brk = i + 1 + fields;
 		i++;
 		while ((s[i] & 0xc0) == 0x80)
 			i++;
 		cols++;
 	}
-	if (!s[i] || !blank || s[i] == ' ')
-		return s[i] == ' ' ? i + 1 : i;
-	return blank;
+	if (!s[i])
+		return i;
+	if (wrap_at(s, i, fields))
+		return i + 1 + fields;
+	return brk ? brk : i;
 }
 
 /* The bytes of text's row that starts indent blanks into w columns (one
  * column is kept free at the right). */
-static size_t row_len(const char *text, int indent, int w)
+static size_t row_len(const char *text, int indent, int w, bool fields)
 {
 	int cols = w - indent - 1;
 
-	return wrap_len(text, cols > 0 ? cols : 1);
+	return wrap_len(text, cols > 0 ? cols : 1, fields);
+}
+
+static int wrap_draw(int y, int end, int x, int w, enum draw_style st,
+		     int first, int rest, const char *text, bool fields)
+{
+	int indent = first;
+
+	while (y < end) {
+		size_t len = row_len(text, indent, w, fields);
+
+		draw_fmt(y++, x, w, st, "%*s%.*s", indent, "", (int)len, text);
+		text += len;
+		indent = rest;
+		if (!*text)
+			break;
+	}
+	return y;
+}
+
+static int wrap_rows(int w, int first, int rest, const char *text, bool fields)
+{
+	int rows = 1;
+
+	text += row_len(text, first, w, fields);
+	for (; *text; rows++)
+		text += row_len(text, rest, w, fields);
+	return rows;
 }
 
 int draw_wrapped(int y, int end, int x, int w, enum draw_style st, int first,
 		 int rest, const char *text)
 {
-	int indent = first;
-
-	do {
-		size_t len = row_len(text, indent, w);
-
-		draw_fmt(y++, x, w, st, "%*s%.*s", indent, "", (int)len, text);
-		text += len;
-		indent = rest;
-	} while (*text && y < end);
-	return y;
+	return wrap_draw(y, end, x, w, st, first, rest, text, false);
 }
 
 int draw_wrap_rows(int w, int first, int rest, const char *text)
 {
-	int rows = 1;
+	return wrap_rows(w, first, rest, text, false);
+}
 
-	text += row_len(text, first, w);
-	for (; *text; rows++)
-		text += row_len(text, rest, w);
-	return rows;
+int draw_fields(int y, int end, int x, int w, enum draw_style st, int first,
+		int rest, const char *text)
+{
+	return wrap_draw(y, end, x, w, st, first, rest, text, true);
+}
+
+int draw_fields_rows(int w, int first, int rest, const char *text)
+{
+	return wrap_rows(w, first, rest, text, true);
 }
 
 void draw_clear(struct rect r)

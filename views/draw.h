@@ -45,6 +45,12 @@ void draw_fmt(int y, int x, int w, enum draw_style st, const char *fmt, ...)
 int draw_wrapped(int y, int end, int x, int w, enum draw_style st, int first,
 		 int rest, const char *text);
 int draw_wrap_rows(int w, int first, int rest, const char *text);
+/* The same for text made of fields that two blanks separate ("gen0 81/s
+ * gen1 6.0/s" with two blanks between): rows break only between fields,
+ * a field wider than a row is split where the row ends. */
+int draw_fields(int y, int end, int x, int w, enum draw_style st, int first,
+		int rest, const char *text);
+int draw_fields_rows(int w, int first, int rest, const char *text);
 
 /* A box around r with title at the left and note at the right of its top
  * edge; the inside is r shrunk by one on every side. */

@@ -137,30 +137,34 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 	/* where it does not fit: "gen0 81/s", as DTrace's users write */
 	if ((int)strlen(line) >= in.w)
 		rates_line(m, as, label, true, line, sizeof(line));
-	draw_fmt(y++, in.x, in.w, STYLE_NORMAL, " %s",
-		 as->nrows ? line : "no collection yet");
+	y = draw_fields(y, in.y + in.h, in.x, in.w, STYLE_NORMAL, 1, 1,
+			as->nrows ? line : "no collection yet");
 	merge(g, as, &all);
 	if (all.total && y < in.y + in.h) {
 		int p50 = agg_percentile_bucket(all.b_total, PT_NBUCKETS, 50);
 		int p99 = agg_percentile_bucket(all.b_total, PT_NBUCKETS, 99);
 
-		draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
-			 " pause p50 %s p99 %s max %s",
+		char mx[32];
+
+		snprintf(line, sizeof(line), "pause p50 %s  p99 %s  max %s",
 			 hist_bucket_label(as->spec, &all, p50, true, a,
 					   sizeof(a)),
 			 hist_bucket_label(as->spec, &all, p99, true, b,
 					   sizeof(b)),
-			 fmt_ns((double)all.max, line, sizeof(line)));
+			 fmt_ns((double)all.max, mx, sizeof(mx)));
+		y = draw_fields(y, in.y + in.h, in.x, in.w, STYLE_NORMAL, 1, 1,
+				line);
 	}
 	if (col && col->nrows && y < in.y + in.h) {
 		const struct agg_row *c = col->rows[0];
 
-		draw_fmt(
-			y++, in.x, in.w, STYLE_NORMAL,
-			" collected %s/s  total %s",
+		snprintf(
+			line, sizeof(line), "collected %s/s  total %s",
 			fmt_rate(m->snap_s > 0 ? (double)c->sum / m->snap_s : 0,
 				 a, sizeof(a)),
 			fmt_count((uint64_t)c->sum_total, b, sizeof(b)));
+		y = draw_fields(y, in.y + in.h, in.x, in.w, STYLE_NORMAL, 1, 1,
+				line);
 	}
 	if (y < in.y + in.h) {
 		draw_text(y, in.x, 1, STYLE_NORMAL, " ");

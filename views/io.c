@@ -68,31 +68,29 @@ static const char *lat(const __u64 *b, double p, char *buf, size_t n)
 	return fmt_ns(at <= 1 ? 0 : (double)(1ull << (at - 2)), buf, n);
 }
 
-/* " procs  fork 1/s  exec 1/s  exit 1/s  thread 0/s" for this interval
- * (" procs fork 1 exec 1 exit 1 thread 0 /s" when not wide: a Dashboard
- * pane) */
-static void draw_proc_summary(int y, int x, int w, bool wide,
-			      const struct model *m)
+/* Into line (n bytes) the process events of this interval: "procs
+ * fork 1/s  exec 1/s  exit 1/s  thread 0/s", or when not wide (a
+ * Dashboard pane) "procs/s  fork 1  exec 1  exit 1  thread 0"; fields
+ * for draw_fields(). */
+static void proc_summary(const struct model *m, bool wide, char *line, size_t n)
 {
 	static const int SHOWN[] = { PT_PROC_FORK, PT_PROC_EXEC, PT_PROC_EXIT,
 				     PT_PROC_THREAD };
 	double s = m->snap_s > 0 ? m->snap_s : 1;
-	char line[160] = " procs", r[32];
+	char r[32];
 
+	snprintf(line, n, "%s", wide ? "procs" : "procs/s");
 	for (size_t k = 0; k < sizeof(SHOWN) / sizeof(SHOWN[0]); k++) {
-		uint64_t n = 0;
+		uint64_t c = 0;
 
 		for (size_t i = 0; m->snap && i < m->snap->nproc; i++)
 			if (m->snap->proc[i].event == SHOWN[k])
-				n += m->snap->proc[i].now.count;
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 wide ? "  %s %s/s" : " %s %s",
+				c += m->snap->proc[i].now.count;
+		snprintf(line + strlen(line), n - strlen(line), "  %s %s%s",
 			 agg_proc_event_name(SHOWN[k]),
-			 fmt_rate((double)n / s, r, sizeof(r)));
+			 fmt_rate((double)c / s, r, sizeof(r)),
+			 wide ? "/s" : "");
 	}
-	if (!wide)
-		strcat(line, " /s");
-	draw_text(y, x, w, STYLE_NORMAL, line);
 }
 
 /* One row per (event, code, name) from y while below end; not wide (a
@@ -142,18 +140,24 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 	struct rect in = draw_box(r, "IO", NULL, focus);
 	int y = in.y;
 	bool wide = in.w >= 60;
-	int end = in.y + in.h - (m->proc_on ? 1 : 0); /* summary line */
+	char procs[160];
+	int end = in.y + in.h; /* above the process summary */
 
 	(void)env;
 	if (in.h < 1)
 		return;
+	if (m->proc_on) {
+		proc_summary(m, wide, procs, sizeof(procs));
+		end -= draw_fields_rows(in.w, 1, 1, procs);
+	}
 	if (!m->io_on) {
 		draw_text(y, in.x, in.w, STYLE_DIM,
 			  m->binary_mode
 				  ? " no IO with -b: use -p PID or a command"
 				  : " IO is off (-P io)");
-		if (m->proc_on && in.h > 1)
-			draw_proc_summary(in.y + 1, in.x, in.w, wide, m);
+		if (m->proc_on)
+			draw_fields(in.y + 1, in.y + in.h, in.x, in.w,
+				    STYLE_NORMAL, 1, 1, procs);
 		return;
 	}
 	if (wide)
@@ -208,7 +212,9 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 			 m->kernel_lost);
 	if (!m->proc_on)
 		return;
-	draw_proc_summary(y++, in.x, in.w, wide, m);
+	if (y < in.y + in.h)
+		y = draw_fields(y, in.y + in.h, in.x, in.w, STYLE_NORMAL, 1, 1,
+				procs);
 	draw_proc_rows(y, in.y + in.h, in.x, in.w, wide, m);
 }
 

@@ -121,6 +121,13 @@ def test_fixture(tap):
         s = wait_screen(r"Top probes")
         tap.ok("Top probes" in s and " GC " in s and " IO " in s,
                "Dashboard at 80x24: Top, GC and IO panes", s)
+        tap.ok(s.splitlines()[-1].rstrip().endswith("space toggle  q quit"),
+               "at 80x24 the key line ends with q quit", s)
+        tmux("resize-window", "-t", SESSION, "-x", "60", "-y", "24")
+        s = wait_screen(r"1-6 views")
+        tap.eq(s.splitlines()[-1].strip(),
+               "1-6 views  / filter  s sort  space toggle  q quit",
+               "at 60 columns the key line names the views 1-6", s)
         keys("q")
         s = wait_screen(r"EXITED \d+")
         tap.ok("EXITED 0" in s, "q quits with status 0", s)

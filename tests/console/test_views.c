@@ -27,6 +27,7 @@ static const struct agg_row *row_ptrs[3], *gc_ptrs[2];
 static uint64_t gc_b[2][2][PT_NBUCKETS];
 static struct agg_spec specs[2];
 static struct agg_io_row io[2];
+static struct agg_proc_row procs[2];
 static struct agg_snapshot snap;
 static struct model model;
 
@@ -99,13 +100,26 @@ static void build_model(void)
 				     .now = { .calls = 1 },
 				     .total = { .calls = 3 } };
 	io[1].total.b[22] = 3;
+	procs[0] = (struct agg_proc_row){ .pid = 4242,
+					  .event = PT_PROC_FORK,
+					  .now = { .count = 2 },
+					  .total = { .count = 6 } };
+	procs[1] =
+		(struct agg_proc_row){ .pid = 4242,
+				       .event = PT_PROC_EXIT,
+				       .code = 3,
+				       .name = "worker",
+				       .now = { .count = 2 },
+				       .total = { .count = 5, .ns = 5000000 } };
 	snap = (struct agg_snapshot){ .interval = 3,
 				      .elapsed_s = 3,
 				      .events = 3579327,
 				      .nspecs = 2,
 				      .specs = specs,
 				      .nio = 2,
-				      .io = io };
+				      .io = io,
+				      .nproc = 2,
+				      .proc = procs };
 	model = (struct model){
 		.pid = 4242,
 		.target = "python3.11",
@@ -124,6 +138,7 @@ static void build_model(void)
 		.gc_collected = { .id = -1 },
 		.alloc = { .id = -1 },
 		.io_on = true,
+		.proc_on = true,
 		.sel_spec = -1,
 	};
 }
@@ -449,6 +464,33 @@ static void test_gc_labels(void **state)
 	model.gc_pause = (struct model_role){ .id = 1 };
 }
 
+/* A narrow pane wraps its summary lines between fields (two blanks
+ * apart), never inside one: the IO pane's process events and the GC
+ * pane's pause percentiles keep every number. */
+static void test_narrow_fields(void **state)
+{
+	char got[8192];
+
+	(void)state;
+	render("io", 30, 12, true, got, sizeof(got)); /* 28 inside */
+	assert_non_null(strstr(got, "x procs/s  fork 2  exec 0    x"));
+	assert_non_null(strstr(got, "x exit 2  thread 0           x"));
+	assert_non_null(strstr(got, "x exit       3       2  worke"));
+	render("io", 33, 12, true, got, sizeof(got)); /* "exit" would fit */
+	assert_non_null(strstr(got, "x procs/s  fork 2  exec 0       x"));
+	assert_non_null(strstr(got, "x exit 2  thread 0              x"));
+	render("gc", 30, 8, true, got, sizeof(got));
+	assert_non_null(strstr(got, "x pause p50 4.1µs  p99 33µs  x"));
+	assert_non_null(strstr(got, "x max 40µs                   x"));
+	render("gc", 34, 8, true, got, sizeof(got)); /* "max" would fit */
+	assert_non_null(strstr(got, "x pause p50 4.1µs  p99 33µs      x"));
+	assert_non_null(strstr(got, "x max 40µs                       x"));
+	assert_int_equal(draw_fields_rows(12, 1, 1, "ab cd  ef gh"), 2);
+	assert_int_equal(draw_fields_rows(30, 1, 1, "ab cd  ef gh"), 1);
+	/* a field wider than a row is split where the row ends */
+	assert_int_equal(draw_fields_rows(8, 1, 1, "abcdefghijklmn"), 3);
+}
+
 /* Messages: the newest end the box and stay in view as more come; Up
  * and Home scroll back (and stay there), Down never goes past the last
  * page, End follows the newest again. A long message wraps. */
@@ -514,6 +556,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gc_labels, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_log_scroll, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_narrow_fields, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_golden, setup, teardown),
 	};
