@@ -209,6 +209,15 @@ static int spec_for(const struct session *s, const char *object,
 	return found;
 }
 
+bool conmodel_spec_covers(const struct session *s, int id,
+			  const struct model_probe *p)
+{
+	const struct tracer_spec_info *info = tracer_spec_info(s->tr, id);
+
+	return info &&
+	       covers(info->spec, p->object, p->provider, p->name, false);
+}
+
 int conmodel_probe_specs(const struct session *s, const struct model_probe *p,
 			 int *ids, int max)
 {

@@ -27,6 +27,10 @@ int conmodel_probes(struct conmodel *cm, const struct session *s,
 void conmodel_update(struct conmodel *cm, const struct session *s,
 		     const struct agg_snapshot *snap, struct model *m);
 
+/* Whether live spec id of s attaches probe p (a glob attaches several). */
+bool conmodel_spec_covers(const struct session *s, int id,
+			  const struct model_probe *p);
+
 /*
  * The live specs that attach probe p, into ids[0..max); returns how
  * many. Specs attached only for another's needs (helpers) count only

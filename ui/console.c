@@ -51,17 +51,21 @@ struct vstate {
 /* A spec switched off with its probe in Probes, kept so that switching
  * the probe on brings it back as it was (a -e spec's keys, a probeset's
  * role), not a plain count. */
+/* A spec switched off with a probe, kept under each probe it attached
+ * (one group): Space on any of them brings the spec back once. */
 struct parked {
 	char probe[SPEC_TEXT_MAX]; /* object:provider:name */
 	char text[SPEC_TEXT_MAX];
 	const struct probeset *ps;
 	const struct ps_spec *role;
+	unsigned int group;
 };
 
 struct console {
 	struct session s;
 	struct parked *parked;
-	size_t nparked;
+	size_t nparked, parked_cap;
+	unsigned int park_groups;
 	struct agg *agg;
 	struct conmodel *cm;
 	struct model m;
@@ -345,35 +349,93 @@ static void probe_name(const struct model_probe *p, char *buf, size_t n)
 	snprintf(buf, n, "%s:%s:%s", p->object, p->provider, p->name);
 }
 
+/* Keep spec id under probe p in group; false when out of memory. */
+static bool park(struct console *c, const struct model_probe *p, int id,
+		 unsigned int group)
+{
+	struct parked *k;
+
+	if (c->nparked == c->parked_cap) {
+		size_t cap = c->parked_cap ? 2 * c->parked_cap : 16;
+		struct parked *v = realloc(c->parked, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		c->parked = v;
+		c->parked_cap = cap;
+	}
+	k = &c->parked[c->nparked++];
+	probe_name(p, k->probe, sizeof(k->probe));
+	snprintf(k->text, sizeof(k->text), "%s",
+		 tracer_spec_info(c->s.tr, id)->spec->text);
+	k->ps = c->s.specs[id].ps;
+	k->role = c->s.specs[id].role;
+	k->group = group;
+	return true;
+}
+
+/* Park spec id under p and every other probe it attaches; the number of
+ * those others, -1 when out of memory. */
+static int park_spec(struct console *c, const struct model_probe *p, int id)
+{
+	unsigned int group = ++c->park_groups;
+	int others = 0;
+
+	if (!park(c, p, id, group))
+		return -1;
+	for (size_t i = 0; i < c->m.nprobes; i++) {
+		const struct model_probe *o = &c->m.probes[i];
+
+		if (o == p || !conmodel_spec_covers(&c->s, id, o))
+			continue;
+		if (!park(c, o, id, group))
+			return -1;
+		others++;
+	}
+	return others;
+}
+
 /* Switch probe p off: detach every spec on it, keeping each in parked. */
 static void probe_off(struct console *c, const struct model_probe *p)
 {
 	int ids[SESSION_MAX_SPECS];
 	int n = conmodel_probe_specs(&c->s, p, ids, SESSION_MAX_SPECS);
-	struct parked *v =
-		realloc(c->parked, (c->nparked + (size_t)n + 1) * sizeof(*v));
+	int others = 0;
 
-	if (!v) {
-		say(c, "out of memory");
-		return;
-	}
-	c->parked = v;
 	for (int i = 0; i < n; i++) {
-		const struct tracer_spec_info *info =
-			tracer_spec_info(c->s.tr, ids[i]);
-		struct parked *k = &c->parked[c->nparked];
+		int o;
 
-		if (!info)
+		if (!tracer_spec_info(c->s.tr, ids[i]))
 			continue; /* went with a spec it was a helper of */
-		probe_name(p, k->probe, sizeof(k->probe));
-		snprintf(k->text, sizeof(k->text), "%s", info->spec->text);
-		k->ps = c->s.specs[ids[i]].ps;
-		k->role = c->s.specs[ids[i]].role;
-		c->nparked++;
+		o = park_spec(c, p, ids[i]);
+		if (o < 0) {
+			say(c, "out of memory");
+			return;
+		}
+		others += o;
 		session_remove(&c->s, ids[i]);
 	}
-	say(c, "off: %s:%s (%d spec%s; Space brings %s back)", p->provider,
-	    p->name, n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+	if (others)
+		say(c,
+		    "off: %s:%s and %d other probe%s the same spec%s attached "
+		    "(Space on any brings %s back)",
+		    p->provider, p->name, others, others == 1 ? "" : "s",
+		    n == 1 ? "" : "s", n == 1 ? "it" : "them");
+	else
+		say(c, "off: %s:%s (%d spec%s; Space brings %s back)",
+		    p->provider, p->name, n, n == 1 ? "" : "s",
+		    n == 1 ? "it" : "them");
+}
+
+/* Drop every parked entry of group. */
+static void unpark_group(struct console *c, unsigned int group)
+{
+	for (size_t i = 0; i < c->nparked;) {
+		if (c->parked[i].group == group)
+			c->parked[i] = c->parked[--c->nparked];
+		else
+			i++;
+	}
 }
 
 /* Switch probe p on: what probe_off() kept of it, else a count. */
@@ -390,9 +452,10 @@ static void probe_on(struct console *c, const struct model_probe *p)
 			i++;
 			continue;
 		}
-		c->parked[i] = c->parked[--c->nparked];
+		unpark_group(c, k.group);
 		add_spec(c, k.text, k.ps, k.role);
 		any = true;
+		i = 0; /* entries moved */
 	}
 	if (!any) {
 		snprintf(text, sizeof(text), "%s=count()", name);

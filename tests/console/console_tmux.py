@@ -217,6 +217,42 @@ def test_toggle_keeps(tap):
         t.stop()
 
 
+def test_toggle_glob(tap):
+    """Space on one probe of a glob spec switches off the spec, says which
+    other probes went with it, and Space on any of them brings the glob
+    back once (not a plain count on that probe)."""
+    t = Target([os.path.join(FIX, "sdt_target")])
+    start("%s -p %d -e 'fixture:*str=count()'" % (PROBETOP, t.pid))
+    try:
+        wait_screen(r"Top probes")
+        keys("2", "/", "str", "Enter")
+        on = r"(?:ON|silent) +fixture:(lenstr|pagestr|str)\b"
+        s = wait_screen(r"silent +fixture:str")
+        tap.eq(len(re.findall(on, s)), 3,
+               "the glob attaches lenstr, pagestr and str", s)
+        keys("End", "Space")  # str: the last of the three
+        s = wait_screen(r"off: fixture:str and 2 other probes")
+        tap.ok(len(re.findall(r"off +fixture:(lenstr|pagestr|str)\b", s))
+               == 3 and "off: fixture:str and 2 other probes the same "
+               "spec attached (Space on any brings it back)" in s,
+               "Space on str: all three off, the status says 2 others", s)
+        keys("Home", "Space")  # lenstr
+        s = wait_screen(r"on: fixture:\*str=count\(\)")
+        tap.eq(len(re.findall(on, s)), 3,
+               "Space on lenstr: the glob is back, all three on", s)
+        t.send("fire 2")
+        keys("3")
+        s = wait_screen(r"\b6 +- +fixture:\*str", 5)
+        tap.ok(re.search(r"\b6 +- +fixture:\*str", s) is not None and
+               "fixture:lenstr" not in s,
+               "Top: one row, the glob's 6 (3 probes fired twice)", s)
+        keys("q")
+        wait_screen(r"EXITED \d+")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        t.stop()
+
+
 def test_waiting_hint(tap):
     """A -e spec with a typo waits, and the screen says what it probably
     meant (the warning came before the screen was up)."""
@@ -419,6 +455,7 @@ def main():
     test_picker(tap)
     test_fixture(tap)
     test_toggle_keeps(tap)
+    test_toggle_glob(tap)
     test_waiting_hint(tap)
     test_drops(tap)
     test_kernel_drops(tap)
