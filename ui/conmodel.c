@@ -30,6 +30,8 @@ struct conmodel {
 	const char *func_object;
 	struct model_proc *procs;
 	size_t nprocs;
+	struct model_pidcmd *pidcmds; /* -b: by pid, ascending */
+	size_t npidcmds, cappidcmds;
 	/* for cpu% */
 	uint64_t last_ticks;
 	double last_s;
@@ -47,6 +49,7 @@ void conmodel_free(struct conmodel *cm)
 	free(cm->probes);
 	free(cm->funcs);
 	free(cm->procs);
+	free(cm->pidcmds);
 	free(cm);
 }
 
@@ -298,6 +301,70 @@ static void update_header(struct conmodel *cm, const struct session *s,
 	m->uptime_s = (double)boot.tv_sec - (double)u.start_ticks / hz;
 }
 
+#define PIDCMD_MAX 4096 /* processes of -b named; later ones are not */
+
+/* The index of pid in cm->pidcmds, else -1 with *at where it would go. */
+static ssize_t pidcmd_find(const struct conmodel *cm, uint32_t pid, size_t *at)
+{
+	size_t lo = 0, hi = cm->npidcmds;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (cm->pidcmds[mid].pid == pid)
+			return (ssize_t)mid;
+		if (cm->pidcmds[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return -1;
+}
+
+/* Name pid with its command line (the program's base name, then its
+ * arguments), read once; "(exited)" if it is already gone. */
+static void pidcmd_add(struct conmodel *cm, uint32_t pid)
+{
+	char line[512];
+	const char *slash, *sp;
+	struct model_pidcmd *c;
+	size_t at;
+
+	if (pidcmd_find(cm, pid, &at) >= 0 || cm->npidcmds == PIDCMD_MAX)
+		return;
+	if (cm->npidcmds == cm->cappidcmds) {
+		size_t cap = cm->cappidcmds ? 2 * cm->cappidcmds : 16;
+		struct model_pidcmd *v = realloc(cm->pidcmds, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		cm->pidcmds = v;
+		cm->cappidcmds = cap;
+	}
+	c = &cm->pidcmds[at];
+	memmove(c + 1, c, (cm->npidcmds++ - at) * sizeof(*c));
+	c->pid = pid;
+	if (proc_cmdline((pid_t)pid, line, sizeof(line)) || !line[0]) {
+		snprintf(c->cmd, sizeof(c->cmd), "(exited)");
+		return;
+	}
+	sp = strchr(line, ' ');
+	slash = memrchr(line, '/', sp ? (size_t)(sp - line) : strlen(line));
+	snprintf(c->cmd, sizeof(c->cmd), "%s", slash ? slash + 1 : line);
+}
+
+/* -b: every process with a row named in m->pidcmds. */
+static void update_pidcmds(struct conmodel *cm, const struct session *s,
+			   const struct agg_snapshot *snap, struct model *m)
+{
+	for (size_t i = 0; s->binary[0] && snap && i < snap->nspecs; i++)
+		for (size_t r = 0; r < snap->specs[i].nrows; r++)
+			pidcmd_add(cm, snap->specs[i].rows[r]->pid);
+	m->pidcmds = cm->pidcmds;
+	m->npidcmds = cm->npidcmds;
+}
+
 void conmodel_update(struct conmodel *cm, const struct session *s,
 		     const struct agg_snapshot *snap, struct model *m)
 {
@@ -310,6 +377,7 @@ void conmodel_update(struct conmodel *cm, const struct session *s,
 	m->io_on = s->io;
 	m->proc_on = s->proc;
 	update_header(cm, s, snap, m);
+	update_pidcmds(cm, s, snap, m);
 }
 
 /* The picker ----------------------------------------------------------- */

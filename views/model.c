@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "draw.h"
@@ -54,4 +55,23 @@ const struct agg_row *model_find_row(const struct model *m, int id,
 			return as->rows[i];
 	}
 	return NULL;
+}
+
+static int cmp_pidcmd(const void *a, const void *b)
+{
+	uint32_t x = ((const struct model_pidcmd *)a)->pid;
+	uint32_t y = ((const struct model_pidcmd *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+const char *model_pid_cmd(const struct model *m, uint32_t pid)
+{
+	struct model_pidcmd key = { .pid = pid };
+	const struct model_pidcmd *c =
+		m->npidcmds ? bsearch(&key, m->pidcmds, m->npidcmds,
+				      sizeof(key), cmp_pidcmd)
+			    : NULL;
+
+	return c ? c->cmd : "";
 }

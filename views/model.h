@@ -54,6 +54,13 @@ struct model_proc {
 	char cmdline[160];
 };
 
+/* A process of -b with its command line as first seen (kept after it
+ * exits, so that its rows stay named). */
+struct model_pidcmd {
+	uint32_t pid;
+	char cmd[64];
+};
+
 /* What a probeset role resolves to right now: its spec id (or -1). */
 struct model_role {
 	int id;
@@ -92,6 +99,8 @@ struct model {
 	const struct model_func *funcs;
 	size_t nprocs;
 	const struct model_proc *procs; /* picker only */
+	const struct model_pidcmd *pidcmds; /* -b: by pid, ascending */
+	size_t npidcmds;
 	struct model_role frames_calls, frames_latency, gc_pause, gc_collected,
 		alloc;
 	bool io_on;
@@ -137,6 +146,9 @@ const struct agg_spec *model_spec(const struct model *m, int id);
  * in decimal, a pid first in binary mode ("4242 leaf"). */
 void model_key_text(const struct model *m, const struct agg_row *row,
 		    const char *sep, char *out, size_t n);
+
+/* The command line of -b's process pid, "" if unknown. */
+const char *model_pid_cmd(const struct model *m, uint32_t pid);
 
 /* The row of spec id whose key text (sep " ") is key, or NULL. */
 const struct agg_row *model_find_row(const struct model *m, int id,

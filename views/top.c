@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * top — the hottest frames: calls/s, total, average latency, function,
- * file:line (and PID for -b), sortable, filterable, zeroable.
+ * file:line (and PID and COMMAND for -b), sortable, filterable, zeroable.
  *
  * Rows come from the frames.calls spec of the picked probeset; without
  * one (a program with its own probes), from every count or latency spec
@@ -429,6 +429,8 @@ static int top_key(void *st, const struct model *m, enum action a,
 	return VIEW_HANDLED;
 }
 
+#define PID_W 25 /* binary mode's "    PID COMMAND          " */
+
 static void heading(const struct top *t, const struct model *m, struct rect r,
 		    int namew)
 {
@@ -437,8 +439,8 @@ static void heading(const struct top *t, const struct model *m, struct rect r,
 	const char *where = t->frames ? "FILE:LINE" : "KEY";
 
 	snprintf(h, sizeof(h), "%s%10s %11s%s  %-*s %s",
-		 m->binary_mode ? "    PID " : "", "CALLS/s", "TOTAL",
-		 t->avg_col ? "     AVG" : "", namew, name, where);
+		 m->binary_mode ? "    PID COMMAND          " : "", "CALLS/s",
+		 "TOTAL", t->avg_col ? "     AVG" : "", namew, name, where);
 	draw_text(r.y, r.x, r.w, STYLE_TITLE, h);
 }
 
@@ -489,7 +491,7 @@ static void top_draw(void *st, const struct model *m,
 	if (in.h < 2)
 		return;
 	t->avg_col = in.w >= 90 || any_avg(t);
-	avail = in.w - (t->avg_col ? 33 : 25) - (m->binary_mode ? 8 : 0);
+	avail = in.w - (t->avg_col ? 33 : 25) - (m->binary_mode ? PID_W : 0);
 	namew = name_width(t, avail);
 	heading(t, m, in, namew);
 	lines = in.h - 1;
@@ -507,7 +509,7 @@ static void top_draw(void *st, const struct model *m,
 	list_scroll(t->cursor, &t->scroll, lines);
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
-		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[16] = "";
+		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[40] = "";
 		char wh[200];
 
 		if (row->avg_ns >= 0)
@@ -515,7 +517,9 @@ static void top_draw(void *st, const struct model *m,
 		if (t->avg_col)
 			snprintf(avg, sizeof(avg), " %*s", fmt_w(v, 7), v);
 		if (m->binary_mode)
-			snprintf(pid, sizeof(pid), "%7u ", row->row->pid);
+			snprintf(pid, sizeof(pid), "%7u %-16.16s ",
+				 row->row->pid,
+				 model_pid_cmd(m, row->row->pid));
 		draw_fmt(in.y + 1 + i, in.x, in.w,
 			 focus && t->scroll + (size_t)i == t->cursor
 				 ? STYLE_SELECTED

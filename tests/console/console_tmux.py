@@ -402,9 +402,9 @@ def test_process(tap):
 
 def test_binary(tap):
     """-b: every process running the file, present and future, one row
-    per pid with its exact count."""
+    per pid with its command line and its exact count."""
     exe = os.path.join(FIX, "sdt_target")
-    a, b = Target([exe]), Target([exe])
+    a, b = Target([exe]), Target([exe, "-w2"])  # -w2: named, ignored
     c = None
     start("%s -b %s -e fixture:tick" % (PROBETOP, exe), 120, 30)
     try:
@@ -414,12 +414,15 @@ def test_binary(tap):
         c = Target([exe])  # started after attach
         time.sleep(0.5)    # the new process's own rescan
         c.send("fire 3")
-        s = wait_screen(r"\b%d +\S+ +3 +fixture:tick" % c.pid)
-        rows = {int(m.group(1)): int(m.group(2)) for m in re.finditer(
-            r"^\W*(\d+) +\S+ +(\d+) +fixture:tick", s, re.M)}
-        tap.eq(rows, {a.pid: 5, b.pid: 7, c.pid: 3},
-               "-b: a PID column, exact counts per process, a process "
-               "started later included")
+        s = wait_screen(r"\b%d .{16} +\S+ +3 +fixture:tick" % c.pid)
+        rows = {int(m.group(1)): (m.group(2).rstrip(), int(m.group(3)))
+                for m in re.finditer(
+                    r"^\W*(\d+) (.{16}) +\S+ +(\d+) +fixture:tick", s,
+                    re.M)}
+        tap.eq(rows, {a.pid: ("sdt_target", 5), b.pid: ("sdt_target -w2", 7),
+                      c.pid: ("sdt_target", 3)},
+               "-b: PID and COMMAND columns, exact counts per process, a "
+               "process started later included")
         tap.ok("no IO with -b" in s, "-b: the IO pane says why it is empty", s)
         keys("q")
         s = wait_screen(r"EXITED \d+")
