@@ -382,8 +382,8 @@ def test_process(tap):
     start("%s -- sh -c '/bin/true; /bin/true; /bin/true; sh -c \"exit 5\"; "
           "exec sleep 1000'" % PROBETOP, 120, 30)
     try:
-        s = wait_screen(r"procs +fork")
-        tap.ok(re.search(r"procs fork \S+ exec \S+ exit \S+ thread \S+ /s",
+        s = wait_screen(r"procs/s +fork")
+        tap.ok(re.search(r"procs/s  fork \S+  exec \S+  exit \S+  thread \S+",
                          s) is not None,
                "Dashboard: the IO pane sums forks, execs, exits, threads", s)
         keys("6")
