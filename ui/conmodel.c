@@ -303,25 +303,6 @@ static void update_header(struct conmodel *cm, const struct session *s,
 
 #define PIDCMD_MAX 4096 /* processes of -b named; later ones are not */
 
-/* The index of pid in cm->pidcmds, else -1 with *at where it would go. */
-static ssize_t pidcmd_find(const struct conmodel *cm, uint32_t pid, size_t *at)
-{
-	size_t lo = 0, hi = cm->npidcmds;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (cm->pidcmds[mid].pid == pid)
-			return (ssize_t)mid;
-		if (cm->pidcmds[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*at = lo;
-	return -1;
-}
-
 /* Name pid with its command line (the program's base name, then its
  * arguments), read once; "(exited)" if it is already gone. */
 static void pidcmd_add(struct conmodel *cm, uint32_t pid)
@@ -331,7 +312,9 @@ static void pidcmd_add(struct conmodel *cm, uint32_t pid)
 	struct model_pidcmd *c;
 	size_t at;
 
-	if (pidcmd_find(cm, pid, &at) >= 0 || cm->npidcmds == PIDCMD_MAX)
+	at = model_pidcmd_at(cm->pidcmds, cm->npidcmds, pid);
+	if ((at < cm->npidcmds && cm->pidcmds[at].pid == pid) ||
+	    cm->npidcmds == PIDCMD_MAX)
 		return;
 	if (cm->npidcmds == cm->cappidcmds) {
 		size_t cap = cm->cappidcmds ? 2 * cm->cappidcmds : 16;

@@ -4,7 +4,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "draw.h"
@@ -57,21 +56,26 @@ const struct agg_row *model_find_row(const struct model *m, int id,
 	return NULL;
 }
 
-static int cmp_pidcmd(const void *a, const void *b)
+size_t model_pidcmd_at(const struct model_pidcmd *v, size_t n, uint32_t pid)
 {
-	uint32_t x = ((const struct model_pidcmd *)a)->pid;
-	uint32_t y = ((const struct model_pidcmd *)b)->pid;
+	size_t lo = 0, hi = n;
 
-	return x < y ? -1 : x > y;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 const char *model_pid_cmd(const struct model *m, uint32_t pid)
 {
-	struct model_pidcmd key = { .pid = pid };
-	const struct model_pidcmd *c =
-		m->npidcmds ? bsearch(&key, m->pidcmds, m->npidcmds,
-				      sizeof(key), cmp_pidcmd)
-			    : NULL;
+	size_t at = model_pidcmd_at(m->pidcmds, m->npidcmds, pid);
 
-	return c ? c->cmd : "";
+	return at < m->npidcmds && m->pidcmds[at].pid == pid
+		       ? m->pidcmds[at].cmd
+		       : "";
 }

@@ -149,6 +149,8 @@ void model_key_text(const struct model *m, const struct agg_row *row,
 
 /* The command line of -b's process pid, "" if unknown. */
 const char *model_pid_cmd(const struct model *m, uint32_t pid);
+/* Where pid is, or would go, in v[0..n) (ascending by pid). */
+size_t model_pidcmd_at(const struct model_pidcmd *v, size_t n, uint32_t pid);
 
 /* The row of spec id whose key text (sep " ") is key, or NULL. */
 const struct agg_row *model_find_row(const struct model *m, int id,
