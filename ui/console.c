@@ -374,23 +374,40 @@ static bool park(struct console *c, const struct model_probe *p, int id,
 	return true;
 }
 
-/* Park spec id under p and every other probe it attaches; the number of
- * those others, -1 when out of memory. */
-static int park_spec(struct console *c, const struct model_probe *p, int id)
+/* Park spec id under p and every other probe it attaches, as one group;
+ * false when out of memory. */
+static bool park_spec(struct console *c, const struct model_probe *p, int id)
 {
 	unsigned int group = ++c->park_groups;
-	int others = 0;
 
 	if (!park(c, p, id, group))
-		return -1;
+		return false;
 	for (size_t i = 0; i < c->m.nprobes; i++) {
 		const struct model_probe *o = &c->m.probes[i];
 
-		if (o == p || !conmodel_spec_covers(&c->s, id, o))
-			continue;
-		if (!park(c, o, id, group))
-			return -1;
-		others++;
+		if (o != p && conmodel_spec_covers(&c->s, id, o) &&
+		    !park(c, o, id, group))
+			return false;
+	}
+	return true;
+}
+
+/* The number of probes other than p that one of the n specs ids attaches
+ * (each counted once, however many of the specs cover it). */
+static int others_covered(const struct console *c, const struct model_probe *p,
+			  const int *ids, int n)
+{
+	int others = 0;
+
+	for (size_t i = 0; i < c->m.nprobes; i++) {
+		const struct model_probe *o = &c->m.probes[i];
+
+		for (int j = 0; o != p && j < n; j++) {
+			if (conmodel_spec_covers(&c->s, ids[j], o)) {
+				others++;
+				break;
+			}
+		}
 	}
 	return others;
 }
@@ -400,19 +417,15 @@ static void probe_off(struct console *c, const struct model_probe *p)
 {
 	int ids[SESSION_MAX_SPECS];
 	int n = conmodel_probe_specs(&c->s, p, ids, SESSION_MAX_SPECS);
-	int others = 0;
+	int others = others_covered(c, p, ids, n);
 
 	for (int i = 0; i < n; i++) {
-		int o;
-
 		if (!tracer_spec_info(c->s.tr, ids[i]))
 			continue; /* went with a spec it was a helper of */
-		o = park_spec(c, p, ids[i]);
-		if (o < 0) {
+		if (!park_spec(c, p, ids[i])) {
 			say(c, "out of memory");
 			return;
 		}
-		others += o;
 		session_remove(&c->s, ids[i]);
 	}
 	if (others)

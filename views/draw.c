@@ -310,6 +310,32 @@ int fmt_w(const char *s, int w)
 	return w;
 }
 
+const char *fmt_si(double v, char *buf, size_t n)
+{
+	static const char UNIT[] = "kMGTP";
+	double a = v < 0 ? -v : v;
+	int u = -1;
+
+	if (a < 10) {
+		snprintf(buf, n, a == (double)(uint64_t)a ? "%.0f" : "%.1f", v);
+		return buf;
+	}
+	if (a < 1e4) {
+		snprintf(buf, n, "%.0f", v);
+		return buf;
+	}
+	while (a >= 999.5 && u < 4) {
+		a /= 1e3;
+		v /= 1e3;
+		u++;
+	}
+	if (a >= 999.5)
+		snprintf(buf, n, "%.0e", v * 1e15);
+	else
+		snprintf(buf, n, a < 9.95 ? "%.1f%c" : "%.0f%c", v, UNIT[u]);
+	return buf;
+}
+
 const char *fmt_bytes(double v, char *buf, size_t n)
 {
 	if (v < 1000)

@@ -76,6 +76,9 @@ int fmt_w(const char *s, int w);
  */
 size_t fmt_put(char *out, size_t n, size_t o, const char *s);
 size_t fmt_put_num(char *out, size_t n, size_t o, uint64_t v, bool neg);
+/* a plain value in at most 6 columns: "7.5", "812", "41k", "-1.2M",
+ * "9.4T"; beyond that "1e+18" */
+const char *fmt_si(double v, char *buf, size_t n);
 /* bytes: "512B", "40kB", "1.2MB" */
 const char *fmt_bytes(double v, char *buf, size_t n);
 

@@ -4,8 +4,11 @@
  * file:line (and PID and COMMAND for -b), sortable, filterable, zeroable.
  *
  * Rows come from the frames.calls spec of the picked probeset; without
- * one (a program with its own probes), from every count or latency spec
- * attached, each row named by its probe and key. Rows are rebuilt when a
+ * one (a program with its own probes), from every spec a user attached
+ * (count, sum, quantize, lquantize, latency), each row named by its probe
+ * (and, but for count and latency, its aggregation) and key. AVG is the
+ * mean latency of a latency spec and the mean value of the others that
+ * have a value. Rows are rebuilt when a
  * snapshot arrives or the sort/filter changes; the cursor follows the
  * selected key, not the line, so rows can move without losing it.
  *
@@ -40,7 +43,12 @@ struct top_row {
 	uint64_t rank; /* place on the last refresh; UINT64_MAX: new */
 	char key[256]; /* model_key_text(" "), the identity */
 	char name[160], where[160]; /* FUNCTION, FILE:LINE columns */
-	double rate, avg_ns; /* avg_ns < 0: unknown */
+	double rate, avg; /* mean latency (ns) or value, if avg_kind */
+	enum {
+		AVG_NONE,
+		AVG_NS,
+		AVG_VALUE
+	} avg_kind;
 	uint64_t total;
 	int band; /* band() of the sort column's value */
 };
@@ -70,7 +78,7 @@ struct top {
 static bool any_avg(const struct top *t)
 {
 	for (size_t i = 0; i < t->n; i++)
-		if (t->rows[i].avg_ns >= 0)
+		if (t->rows[i].avg_kind != AVG_NONE)
 			return true;
 	return false;
 }
@@ -138,6 +146,14 @@ static const char *key_sans_pid(const struct model *m, const char *key)
 	return sp ? sp + 1 : "";
 }
 
+/* What follows the spec's '=': "sum(arg0)", "quantize(arg1,str(arg0))". */
+static const char *agg_text(const struct spec *sp)
+{
+	const char *eq = strrchr(sp->text, '=');
+
+	return eq ? eq + 1 : spec_agg_name(sp->agg);
+}
+
 /* FUNCTION and FILE:LINE when the frames keys are (function, file, line);
  * CLASS.METHOD for (class, method); otherwise the key, and outside frames
  * the probe's name. */
@@ -173,25 +189,32 @@ static void name_row(const struct model *m, const struct agg_spec *as,
 	} else {
 		o = fmt_put(r->name, nn, 0, p->fn ? "fn" : p->provider);
 		o = fmt_put(r->name, nn, o, ":");
-		fmt_put(r->name, nn, o, p->name);
+		o = fmt_put(r->name, nn, o, p->name);
+		if (as->spec->agg != SPEC_AGG_COUNT &&
+		    as->spec->agg != SPEC_AGG_LATENCY) {
+			o = fmt_put(r->name, nn, o, " ");
+			fmt_put(r->name, nn, o, agg_text(as->spec));
+		}
 		fmt_put(r->where, nw, 0, key_sans_pid(m, r->key));
 	}
 }
 
-static double avg_of(const struct model *m, const struct agg_spec *as,
-		     const struct agg_row *row, const char *key, bool frames)
+/* r->avg and r->avg_kind of row (spec as): its own mean for a timed spec
+ * or one with a value, the frame's mean latency for frames, else none. */
+static void avg_of(const struct model *m, const struct agg_spec *as,
+		   const struct agg_row *row, bool frames, struct top_row *r)
 {
-	if (as->spec->timed)
-		return row->total ? (double)row->sum_total / (double)row->total
-				  : -1;
-	if (frames && m->frames_latency.id >= 0) {
-		const struct agg_row *l =
-			model_find_row(m, m->frames_latency.id, key);
+	const struct agg_row *src = NULL;
 
-		if (l && l->total)
-			return (double)l->sum_total / (double)l->total;
-	}
-	return -1;
+	r->avg_kind = AVG_NONE;
+	if (as->spec->timed || as->spec->val_arg >= 0)
+		src = row;
+	else if (frames && m->frames_latency.id >= 0)
+		src = model_find_row(m, m->frames_latency.id, r->key);
+	if (!src || !src->total)
+		return;
+	r->avg = (double)src->sum_total / (double)src->total;
+	r->avg_kind = src == row && !as->spec->timed ? AVG_VALUE : AVG_NS;
 }
 
 static bool wanted(const struct top *t, const struct top_row *r)
@@ -219,9 +242,9 @@ static int band(double v)
 
 static double sort_value(const struct top_row *r, enum top_col c)
 {
-	return c == COL_RATE  ? r->rate
-	       : c == COL_AVG ? r->avg_ns
-			      : (double)r->total;
+	if (c == COL_AVG)
+		return r->avg_kind == AVG_NONE ? -1 : r->avg;
+	return c == COL_RATE ? r->rate : (double)r->total;
 }
 
 static int add_row(struct top *t, const struct model *m,
@@ -250,7 +273,7 @@ static int add_row(struct top *t, const struct model *m,
 	r->rank = keyed_find(t->ranks, t->nranks, r->hash, UINT64_MAX);
 	r->rate = m->snap_s > 0 ? (double)row->count / m->snap_s : 0;
 	r->total = row->total - keyed_find(t->zeros, t->nzeros, r->hash, 0);
-	r->avg_ns = avg_of(m, as, row, r->key, t->frames);
+	avg_of(m, as, row, t->frames, r);
 	r->band = band(sort_value(r, t->sort));
 	len = (int)strlen(r->name);
 	t->maxn = len > t->maxn ? len : t->maxn;
@@ -288,15 +311,14 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	return strcmp(x->key, y->key);
 }
 
+/* Whether spec as has rows in Top when there are no frames: every spec
+ * but the GC pane's and the frames' latency. */
 static bool is_top_spec(const struct model *m, const struct agg_spec *as)
 {
 	int id = as->id;
 
-	if (id == m->gc_pause.id || id == m->gc_collected.id ||
-	    id == m->frames_latency.id)
-		return false;
-	return as->spec->agg == SPEC_AGG_COUNT ||
-	       as->spec->agg == SPEC_AGG_LATENCY;
+	return id != m->gc_pause.id && id != m->gc_collected.id &&
+	       id != m->frames_latency.id;
 }
 
 static void rebuild(struct top *t, const struct model *m)
@@ -512,8 +534,10 @@ static void top_draw(void *st, const struct model *m,
 		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[40] = "";
 		char wh[200];
 
-		if (row->avg_ns >= 0)
-			fmt_ns(row->avg_ns, v, sizeof(v));
+		if (row->avg_kind == AVG_NS)
+			fmt_ns(row->avg, v, sizeof(v));
+		else if (row->avg_kind == AVG_VALUE)
+			fmt_si(row->avg, v, sizeof(v));
 		if (t->avg_col)
 			snprintf(avg, sizeof(avg), " %*s", fmt_w(v, 7), v);
 		if (m->binary_mode)

@@ -253,6 +253,39 @@ def test_toggle_glob(tap):
         t.stop()
 
 
+def test_toggle_two_globs(tap):
+    """Two glob specs on the same three probes: Space off on one probe
+    counts each other probe once (2, not 4), and Space on another brings
+    both specs back."""
+    t = Target([os.path.join(FIX, "sdt_target")])
+    start("%s -p %d -e 'fixture:*str=count()' -e 'fixture:*str=sum(arg0)'"
+          % (PROBETOP, t.pid))
+    try:
+        wait_screen(r"Top probes")
+        keys("2", "/", "str", "Enter")
+        wait_screen(r"silent +fixture:str")
+        keys("End", "Space")  # str
+        s = wait_screen(r"off: fixture:str and \d+ other probe")
+        tap.ok("off: fixture:str and 2 other probes the same specs "
+               "attached (Space on any brings them back)" in s,
+               "two specs, three probes: 2 others, each counted once", s)
+        keys("Home", "Space")  # lenstr
+        s = wait_screen(r"on: fixture:\*str=sum\(arg0\)|"
+                        r"on: fixture:\*str=count\(\)")
+        t.send("fire 2")
+        keys("3")
+        s = wait_screen(r"\b6 +\S+ +fixture:\*str sum\(arg0\)", 5)
+        tap.ok(re.search(r"\b6 +- +fixture:\*str(?! sum)", s) is not None
+               and re.search(r"\b6 +\S+ +fixture:\*str sum\(arg0\)", s)
+               is not None,
+               "Space on lenstr: both specs back, 6 events each in Top", s)
+        keys("q")
+        wait_screen(r"EXITED \d+")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        t.stop()
+
+
 def test_waiting_hint(tap):
     """A -e spec with a typo waits, and the screen says what it probably
     meant (the warning came before the screen was up)."""
@@ -459,6 +492,7 @@ def main():
     test_fixture(tap)
     test_toggle_keeps(tap)
     test_toggle_glob(tap)
+    test_toggle_two_globs(tap)
     test_waiting_hint(tap)
     test_drops(tap)
     test_kernel_drops(tap)

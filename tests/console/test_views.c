@@ -491,6 +491,88 @@ static void test_narrow_fields(void **state)
 	assert_int_equal(draw_fields_rows(8, 1, 1, "abcdefghijklmn"), 3);
 }
 
+/* A row of n events whose values add up to sum, keyed by num (or none). */
+static void value_row(struct agg_row *r, int nkeys, int64_t num, uint64_t n,
+		      int64_t sum)
+{
+	memset(r, 0, sizeof(*r));
+	r->nkeys = nkeys;
+	r->key[0].num = num;
+	r->count = r->total = n;
+	r->sum = r->sum_total = sum;
+}
+
+/* Without frames Top has a row for every spec a user attached: count and
+ * latency by probe, sum and quantize also by their aggregation, each with
+ * its exact mean (a time for latency, a value for the others). The GC
+ * pane's specs stay out. */
+static void test_top_every_agg(void **state)
+{
+	static struct spec sp[4];
+	static const char *const text[4] = {
+		"fixture:str=count()",
+		"fixture:lenstr=sum(arg1)",
+		"fixture:quant=quantize(arg0,arg1)",
+		"fixture:enter..fixture:leave=latency()",
+	};
+	static uint64_t b[PT_NBUCKETS];
+	struct agg_row r[4];
+	const struct agg_row *rp[4];
+	struct agg_spec as[5];
+	struct agg_snapshot s2 = snap;
+	char got[8192];
+
+	(void)state;
+	value_row(&r[0], 0, 0, 6, 0);
+	value_row(&r[1], 0, 0, 4, 30); /* lengths 7, 8, 7, 8 */
+	value_row(&r[2], 1, 5, 3, -4500000); /* keyed by arg1 = 5 */
+	value_row(&r[3], 0, 0, 2, 3000);
+	b[1] = 1; /* buckets are not what Top shows; Histogram needs some */
+	r[2].b = r[2].b_total = r[3].b = r[3].b_total = b;
+	for (int i = 0; i < 4; i++) {
+		parse(text[i], &sp[i]);
+		rp[i] = &r[i];
+		as[i] = (struct agg_spec){
+			.id = 10 + i, .spec = &sp[i], .nrows = 1, .rows = &rp[i]
+		};
+	}
+	as[4] = specs[1]; /* the GC pause, id 1 */
+	s2.nspecs = 5;
+	s2.specs = as;
+	model.snap = &s2;
+	model.frames_calls.id = -1;
+	tick_all();
+	render("top", 80, 9, true, got, sizeof(got));
+	assert_non_null(strstr(got, "Top probes"));
+	assert_non_null(strstr(got, "  6       -  fixture:str "));
+	assert_non_null(strstr(got, "  4     7.5  fixture:lenstr sum(arg1) "));
+	assert_non_null(strstr(got, "  3   -1.5M  fixture:quant "
+				    "quantize(arg0,arg1) 5"));
+	assert_non_null(strstr(got, "  2   1.5µs  fixture:enter "));
+	assert_null(strstr(got, "python:gc"));
+	model.snap = &snap;
+}
+
+/* fmt_si: a value in at most six columns, its sign kept */
+static void test_fmt_si(void **state)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 0, "0" },	     { 7.5, "7.5" },	    { -3, "-3" },
+		{ 812, "812" },	     { 9999, "9999" },	    { 41000, "41k" },
+		{ 1234567, "1.2M" }, { -1500000, "-1.5M" }, { 999600, "1.0M" },
+		{ 9.4e12, "9.4T" },  { 2e18, "2e+18" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(fmt_si(cases[i].v, buf, sizeof(buf)),
+				    cases[i].want);
+}
+
 /* Messages: the newest end the box and stay in view as more come; Up
  * and Home scroll back (and stay there), Down never goes past the last
  * page, End follows the newest again. A long message wraps. */
@@ -557,6 +639,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_log_scroll, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_top_every_agg, setup,
+						teardown),
+		cmocka_unit_test(test_fmt_si),
 		cmocka_unit_test_setup_teardown(test_narrow_fields, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_golden, setup, teardown),
