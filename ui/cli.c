@@ -83,6 +83,18 @@ int cli_seconds(const char *s, const char *opt, double *out)
 	return 0;
 }
 
+int cli_interval(const char *s, double *out)
+{
+	if (cli_seconds(s, "-i", out))
+		return -1;
+	if (*out < CLI_MIN_INTERVAL) {
+		cli_error("-i: '%s' is below %g seconds, the shortest interval",
+			  s, CLI_MIN_INTERVAL);
+		return -1;
+	}
+	return 0;
+}
+
 int cli_signalfd(void)
 {
 	sigset_t set;

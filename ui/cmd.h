@@ -41,6 +41,13 @@ double cli_now_s(void);
  * (or, for a number, that it is out of range). */
 int cli_seconds(const char *s, const char *opt, double *out);
 
+/* The shortest interval -i takes: a console redraw or a trace print a
+ * hundred times a second, the maps read as often. */
+#define CLI_MIN_INTERVAL 0.01
+
+/* cli_seconds() for -i, which also refuses less than CLI_MIN_INTERVAL. */
+int cli_interval(const char *s, double *out);
+
 /* Block SIGINT, SIGTERM and SIGHUP and return a signalfd for them (or -1). */
 int cli_signalfd(void);
 

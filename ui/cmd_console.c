@@ -56,7 +56,7 @@ int cmd_console(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'i':
-			if (cli_seconds(optarg, "-i", &interval))
+			if (cli_interval(optarg, &interval))
 				return 2;
 			break;
 		case 'd':

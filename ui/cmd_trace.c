@@ -77,7 +77,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 			continue;
 		switch (c) {
 		case 'i':
-			if (cli_seconds(optarg, "-i", &a->interval_s))
+			if (cli_interval(optarg, &a->interval_s))
 				return -1;
 			break;
 		case 'd':

@@ -75,6 +75,7 @@ struct console {
 	size_t nlog;
 	char status[256];
 	double next_tick, last_read;
+	double given_interval; /* -i, which bounds + and - if outside theirs */
 	int sigfd, pidfd;
 	bool prompting;
 	char prompt[32], answer[64];
@@ -533,6 +534,17 @@ static void carry_out(struct console *c, const struct request *r)
 
 /* Keys ---------------------------------------------------------------- */
 
+/* The interval after + (slower) or - on one of old seconds: doubled or
+ * halved, within 0.25..60 s, or down (up) to the -i value given when that
+ * is below (above) them. */
+static double step_interval(double old, bool slower, double given)
+{
+	double v = slower ? old * 2 : old / 2;
+	double lo = given < 0.25 ? given : 0.25, hi = given > 60 ? given : 60;
+
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 static void global_action(struct console *c, enum action a)
 {
 	struct request r = { .kind = REQ_VIEW };
@@ -548,11 +560,8 @@ static void global_action(struct console *c, enum action a)
 		return;
 	case ACT_FASTER:
 	case ACT_SLOWER:
-		c->m.interval_s = a == ACT_SLOWER ? c->m.interval_s * 2
-						  : c->m.interval_s / 2;
-		c->m.interval_s = c->m.interval_s < 0.25 ? 0.25
-				  : c->m.interval_s > 60 ? 60
-							 : c->m.interval_s;
+		c->m.interval_s = step_interval(
+			c->m.interval_s, a == ACT_SLOWER, c->given_interval);
 		c->next_tick = cli_now_s() + c->m.interval_s;
 		return;
 	case ACT_HELP:
@@ -859,7 +868,7 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	if (!c)
 		return 1;
 	c->sigfd = c->pidfd = -1;
-	c->m.interval_s = interval_s;
+	c->m.interval_s = c->given_interval = interval_s;
 	c->duration_s = duration_s;
 	c->m.sel_spec = -1;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {

@@ -88,7 +88,8 @@
 	"IO under\n"                                                           \
 	"                       way (default 128m; k, m, g, t); more CPUs, "   \
 	"fewer keys\n"                                                         \
-	"  -i, --interval SECS  refresh or print every SECS (default 1)\n"     \
+	"  -i, --interval SECS  refresh or print every SECS (default 1, at "   \
+	"least 0.01)\n"                                                        \
 	"  -n, --count COUNT    trace: stop after COUNT intervals\n"           \
 	"  -d, --duration SECS  detach and exit after SECS (the fail-safe)\n"  \
 	"      --demo           the console on ui/demo_workload.py\n"          \

@@ -286,6 +286,45 @@ def test_toggle_two_globs(tap):
         t.stop()
 
 
+def test_interval_keys(tap):
+    """'-' halves the interval and '+' doubles it, between 0.25 s and 60 s
+    or, when -i is below 0.25 s, down to that."""
+    t = Target([os.path.join(FIX, "sdt_target")])
+    start("%s -p %d -i 0.1" % (PROBETOP, t.pid))
+    try:
+        s = wait_screen(r"live +0\.1s")
+        seen = []
+        for k, want in (("-", "0.1"), ("+", "0.2"), ("+", "0.4"),
+                        ("-", "0.2"), ("-", "0.1"), ("-", "0.1")):
+            keys(k)
+            time.sleep(0.5)
+            s = screen()
+            seen.append(re.search(r"live +([0-9.]+)s", s).group(1))
+        tap.eq(seen, ["0.1", "0.2", "0.4", "0.2", "0.1", "0.1"],
+               "-i 0.1: - stays at 0.1, + doubles, - halves down to 0.1")
+        keys("q")
+        wait_screen(r"EXITED \d+")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        t.stop()
+    t = Target([os.path.join(FIX, "sdt_target")])
+    start("%s -p %d" % (PROBETOP, t.pid))
+    try:
+        wait_screen(r"live +1s")
+        seen = []
+        for k in ("-", "-", "-", "+"):
+            keys(k)
+            time.sleep(0.5)
+            seen.append(re.search(r"live +([0-9.]+)s", screen()).group(1))
+        tap.eq(seen, ["0.5", "0.25", "0.25", "0.5"],
+               "default 1 s: - halves down to 0.25, no lower")
+        keys("q")
+        wait_screen(r"EXITED \d+")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        t.stop()
+
+
 def test_waiting_hint(tap):
     """A -e spec with a typo waits, and the screen says what it probably
     meant (the warning came before the screen was up)."""
@@ -493,6 +532,7 @@ def main():
     test_toggle_keeps(tap)
     test_toggle_glob(tap)
     test_toggle_two_globs(tap)
+    test_interval_keys(tap)
     test_waiting_hint(tap)
     test_drops(tap)
     test_kernel_drops(tap)

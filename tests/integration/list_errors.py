@@ -74,6 +74,12 @@ expect(["--aggsize", "2t", "-p", "1"], 2,
        "the console: --aggsize above 1t")
 expect(["trace", "-i", "2s", "-p", "1"], 2,
        "-i: '2s' is not a number of seconds", "trace: -i that is not a number")
+expect(["trace", "-i", "0.001", "-p", "1"], 2,
+       "-i: '0.001' is below 0.01 seconds, the shortest interval",
+       "trace: -i below 10 ms")
+expect(["-i", "0.009", "-p", "1"], 2,
+       "-i: '0.009' is below 0.01 seconds, the shortest interval",
+       "the console: -i below 10 ms")
 expect(["trace", "-d", "0", "-p", "1"], 2,
        "-d: '0' is not above 0 and at most a year (31536000)",
        "trace: -d 0")
