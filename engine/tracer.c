@@ -1612,6 +1612,29 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->kdrops = bpf_map__fd(tr->skel->maps.kdrops);
 }
 
+int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n)
+{
+	struct pt_pid_name v;
+	size_t len;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.pid_names), &pid,
+				&v))
+		return -ENOENT;
+	v.comm[sizeof(v.comm) - 1] = '\0';
+	len = v.args_len < sizeof(v.args) ? v.args_len : sizeof(v.args);
+	while (len && !v.args[len - 1])
+		len--;
+	if (!len || !v.args[0]) {
+		snprintf(buf, n, "[%s]", v.comm);
+		return 0;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (!v.args[i])
+			v.args[i] = ' ';
+	snprintf(buf, n, "%.*s", (int)len, v.args);
+	return 0;
+}
+
 const struct mapsize *tracer_mapsize(const struct tracer *tr)
 {
 	return &tr->sizes;

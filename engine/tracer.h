@@ -188,6 +188,15 @@ bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p);
 
 void tracer_maps(const struct tracer *tr, struct tracer_maps *out);
 
+/*
+ * Process pid as the kernel saw it when it first made a key (-b names its
+ * processes with it, the gone ones too): its command line, arguments
+ * joined by blanks and cut at PT_ARGS_LEN bytes, or "[comm]" when they
+ * could not be read. 0, or -ENOENT if pid made no key (or was forgotten
+ * for PT_PID_NAMES newer ones).
+ */
+int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n);
+
 /* The cache of parsed ELF objects the tracer uses; lives as long as tr. */
 struct objcache *tracer_objcache(const struct tracer *tr);
 

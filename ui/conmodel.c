@@ -304,8 +304,10 @@ static void update_header(struct conmodel *cm, const struct session *s,
 #define PIDCMD_MAX 4096 /* processes of -b named; later ones are not */
 
 /* Name pid with its command line (the program's base name, then its
- * arguments), read once; "(exited)" if it is already gone. */
-static void pidcmd_add(struct conmodel *cm, uint32_t pid)
+ * arguments), read once: from /proc, else (it is gone already) as the
+ * kernel saw it at its first event; "(exited)" if neither has it. */
+static void pidcmd_add(struct conmodel *cm, const struct tracer *tr,
+		       uint32_t pid)
 {
 	char line[512];
 	const char *slash, *sp;
@@ -328,7 +330,8 @@ static void pidcmd_add(struct conmodel *cm, uint32_t pid)
 	c = &cm->pidcmds[at];
 	memmove(c + 1, c, (cm->npidcmds++ - at) * sizeof(*c));
 	c->pid = pid;
-	if (proc_cmdline((pid_t)pid, line, sizeof(line)) || !line[0]) {
+	if ((proc_cmdline((pid_t)pid, line, sizeof(line)) || !line[0]) &&
+	    tracer_pid_name(tr, pid, line, sizeof(line))) {
 		snprintf(c->cmd, sizeof(c->cmd), "(exited)");
 		return;
 	}
@@ -343,7 +346,7 @@ static void update_pidcmds(struct conmodel *cm, const struct session *s,
 {
 	for (size_t i = 0; s->binary[0] && snap && i < snap->nspecs; i++)
 		for (size_t r = 0; r < snap->specs[i].nrows; r++)
-			pidcmd_add(cm, snap->specs[i].rows[r]->pid);
+			pidcmd_add(cm, s->tr, snap->specs[i].rows[r]->pid);
 	m->pidcmds = cm->pidcmds;
 	m->npidcmds = cm->npidcmds;
 }

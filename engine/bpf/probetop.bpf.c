@@ -185,6 +185,13 @@ struct {
 	__type(value, struct pt_io_val);
 } io SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PT_PID_NAMES);
+	__type(key, __u32); /* tgid */
+	__type(value, struct pt_pid_name);
+} pid_names SEC(".maps");
+
 /* zeroed templates for new map entries */
 static const struct pt_count zero_count;
 static const struct pt_hist zero_hist;
@@ -437,6 +444,40 @@ static __always_inline void *lookup_or_init(void *map, const void *key,
 	return bpf_map_lookup_elem(map, key);
 }
 
+/* Record the current process under pid in pid_names unless it is there:
+ * its name and the start of its arguments (read from its own memory,
+ * which a uprobe runs in). */
+static __noinline void pid_name_note(__u32 pid)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct pt_pid_name n = {};
+	__u64 start, len;
+
+	if (bpf_map_lookup_elem(&pid_names, &pid))
+		return;
+	BPF_CORE_READ_STR_INTO(&n.comm, task, group_leader, comm);
+	start = BPF_CORE_READ(task, mm, arg_start);
+	len = BPF_CORE_READ(task, mm, arg_end) - start;
+	if (len > PT_ARGS_LEN)
+		len = PT_ARGS_LEN;
+	if (start && !bpf_probe_read_user(n.args, len, (void *)start))
+		n.args_len = len;
+	bpf_map_update_elem(&pid_names, &pid, &n, BPF_NOEXIST);
+}
+
+/* lookup_or_init() for the key maps; a new key names its process. */
+static __always_inline void *key_value(void *map, const struct pt_key *key,
+				       const void *zero)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	pid_name_note(key->pid);
+	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, key);
+}
+
 static __always_inline void hist_put(struct pt_hist *h, __s64 v, __u32 bucket)
 {
 	if (!h->count || v < h->min)
@@ -451,7 +492,7 @@ static __always_inline void hist_put(struct pt_hist *h, __s64 v, __u32 bucket)
 static __always_inline void hist_add(void *map, const struct pt_key *key,
 				     __s64 v, __u32 bucket)
 {
-	struct pt_hist *h = lookup_or_init(map, key, &zero_hist);
+	struct pt_hist *h = key_value(map, key, &zero_hist);
 
 	if (!h) {
 		stat_inc(key->spec, STAT_FULL);
@@ -478,7 +519,7 @@ static __always_inline void count_put(struct pt_count *c, __s64 v)
 static __always_inline void count_add(void *map, const struct pt_key *key,
 				      __s64 v)
 {
-	struct pt_count *c = lookup_or_init(map, key, &zero_count);
+	struct pt_count *c = key_value(map, key, &zero_count);
 
 	if (!c) {
 		stat_inc(key->spec, STAT_FULL);

@@ -35,6 +35,8 @@
 #define PT_PROC_ENTRIES 4096 /* (pid, event, code, name) of process events */
 #define PT_PROC_KIDS 8192 /* their descendants (watched, too) */
 #define PT_IO_NR_MAX 512 /* syscall numbers classified */
+#define PT_PID_NAMES 4096 /* processes named when they first make a key */
+#define PT_ARGS_LEN 96 /* bytes of a process's arguments kept */
 #define PT_REG_NONE 0xff
 #define PT_SIGSTOP 19 /* x86-64; vmlinux.h has no signal numbers */
 
@@ -292,6 +294,19 @@ enum pt_proc_event {
 	PT_PROC_THREAD_EXIT, /* a thread other than the leader ended */
 	PT_PROC_LOST, /* a descendant could not be followed (kids full) */
 	PT_PROC_NEVENTS,
+};
+
+/*
+ * A process as it was when it first made a key (so -b can name one that
+ * has exited by the time user space looks): its name, and the start of
+ * its arguments as the kernel keeps them (NUL-separated; args_len 0 if
+ * they could not be read).
+ */
+struct pt_pid_name {
+	char comm[16];
+	__u32 args_len;
+	__u32 pad;
+	char args[PT_ARGS_LEN];
 };
 
 struct pt_proc_key {

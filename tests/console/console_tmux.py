@@ -486,15 +486,20 @@ def test_binary(tap):
         c = Target([exe])  # started after attach
         time.sleep(0.5)    # the new process's own rescan
         c.send("fire 3")
-        s = wait_screen(r"\b%d .{16} +\S+ +3 +fixture:tick" % c.pid)
+        # gone before the console looks: named as the kernel saw it
+        d = subprocess.Popen([exe, "fire", "4"], stdin=subprocess.DEVNULL)
+        d.wait()
+        s = wait_screen(r"\b%d .{16} +\S+ +4 +fixture:tick" % d.pid)
         rows = {int(m.group(1)): (m.group(2).rstrip(), int(m.group(3)))
                 for m in re.finditer(
                     r"^\W*(\d+) (.{16}) +\S+ +(\d+) +fixture:tick", s,
                     re.M)}
         tap.eq(rows, {a.pid: ("sdt_target", 5), b.pid: ("sdt_target -w2", 7),
-                      c.pid: ("sdt_target", 3)},
+                      c.pid: ("sdt_target", 3),
+                      d.pid: ("sdt_target fire", 4)},
                "-b: PID and COMMAND columns, exact counts per process, a "
-               "process started later included")
+               "process started later included, one that has exited "
+               "named as it ran")
         tap.ok("no IO with -b" in s, "-b: the IO pane says why it is empty", s)
         keys("q")
         s = wait_screen(r"EXITED \d+")
