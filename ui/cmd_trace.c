@@ -247,6 +247,7 @@ int cmd_trace(int argc, char **argv)
 		.f = stdout,
 		.json = a.json,
 		.per_pid = s.binary[0] != 0,
+		.s = &s,
 		.pid = (int)lp.pid,
 		.kernel = s.io || s.proc,
 	};

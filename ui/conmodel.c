@@ -303,14 +303,10 @@ static void update_header(struct conmodel *cm, const struct session *s,
 
 #define PIDCMD_MAX 4096 /* processes of -b named; later ones are not */
 
-/* Name pid with its command line (the program's base name, then its
- * arguments), read once: from /proc, else (it is gone already) as the
- * kernel saw it at its first event; "(exited)" if neither has it. */
-static void pidcmd_add(struct conmodel *cm, const struct tracer *tr,
+/* Name pid once, as first seen (session_pid_command()). */
+static void pidcmd_add(struct conmodel *cm, const struct session *s,
 		       uint32_t pid)
 {
-	char line[512];
-	const char *slash, *sp;
 	struct model_pidcmd *c;
 	size_t at;
 
@@ -330,14 +326,7 @@ static void pidcmd_add(struct conmodel *cm, const struct tracer *tr,
 	c = &cm->pidcmds[at];
 	memmove(c + 1, c, (cm->npidcmds++ - at) * sizeof(*c));
 	c->pid = pid;
-	if ((proc_cmdline((pid_t)pid, line, sizeof(line)) || !line[0]) &&
-	    tracer_pid_name(tr, pid, line, sizeof(line))) {
-		snprintf(c->cmd, sizeof(c->cmd), "(exited)");
-		return;
-	}
-	sp = strchr(line, ' ');
-	slash = memrchr(line, '/', sp ? (size_t)(sp - line) : strlen(line));
-	snprintf(c->cmd, sizeof(c->cmd), "%s", slash ? slash + 1 : line);
+	session_pid_command(s, pid, c->cmd, sizeof(c->cmd));
 }
 
 /* -b: every process with a row named in m->pidcmds. */
@@ -346,7 +335,7 @@ static void update_pidcmds(struct conmodel *cm, const struct session *s,
 {
 	for (size_t i = 0; s->binary[0] && snap && i < snap->nspecs; i++)
 		for (size_t r = 0; r < snap->specs[i].nrows; r++)
-			pidcmd_add(cm, s->tr, snap->specs[i].rows[r]->pid);
+			pidcmd_add(cm, s, snap->specs[i].rows[r]->pid);
 	m->pidcmds = cm->pidcmds;
 	m->npidcmds = cm->npidcmds;
 }

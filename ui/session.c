@@ -641,6 +641,22 @@ int session_add(struct session *s, const struct spec *spec,
 	return id;
 }
 
+void session_pid_command(const struct session *s, uint32_t pid, char *buf,
+			 size_t n)
+{
+	char line[512];
+	const char *slash, *sp;
+
+	if ((proc_cmdline((pid_t)pid, line, sizeof(line)) || !line[0]) &&
+	    tracer_pid_name(s->tr, pid, line, sizeof(line))) {
+		snprintf(buf, n, "(exited)");
+		return;
+	}
+	sp = strchr(line, ' ');
+	slash = memrchr(line, '/', sp ? (size_t)(sp - line) : strlen(line));
+	snprintf(buf, n, "%s", slash ? slash + 1 : line);
+}
+
 int session_remove(struct session *s, int id)
 {
 	int err;

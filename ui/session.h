@@ -154,6 +154,15 @@ void session_drops(const struct agg_spec *as, bool total, char *out,
 void session_kdrops(const struct agg_snapshot *snap, bool total, char *out,
 		    size_t len);
 
+/*
+ * -b: what to call process pid: the base name of its program, then its
+ * arguments ("sdt_target -w2"), from /proc, else (it has exited) as the
+ * kernel saw it when it first made a key (tracer_pid_name()), else
+ * "(exited)".
+ */
+void session_pid_command(const struct session *s, uint32_t pid, char *buf,
+			 size_t n);
+
 /* Detach spec id (and the helper it needed). 0 or -ENOENT. */
 int session_remove(struct session *s, int id);
 

@@ -61,7 +61,7 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
 	bool keyed = as->spec->nkeys > 0;
 	int width = 3;
-	char key[512];
+	char key[512], cmd[64];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		int len;
@@ -72,7 +72,7 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			width = len > KEY_WIDTH_MAX ? KEY_WIDTH_MAX : len;
 	}
 	if (out->per_pid)
-		fprintf(out->f, "  %7s", "PID");
+		fprintf(out->f, "  %7s  %-24s", "PID", "COMMAND");
 	if (keyed)
 		fprintf(out->f, "  %-*s", width, "KEY");
 	fprintf(out->f, "  %12s  %12s%s\n", final ? "" : "COUNT", "TOTAL",
@@ -83,8 +83,11 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 		if (!row_shown(r, final))
 			continue;
 		format_key(r, key, sizeof(key));
-		if (out->per_pid)
-			fprintf(out->f, "  %7" PRIu32, r->pid);
+		if (out->per_pid) {
+			session_pid_command(out->s, r->pid, cmd, sizeof(cmd));
+			fprintf(out->f, "  %7" PRIu32 "  %-24.24s", r->pid,
+				cmd);
+		}
 		if (keyed)
 			fprintf(out->f, "  %-*s", width, key);
 		if (final)
@@ -148,7 +151,7 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		       bool final)
 {
 	const struct spec *sp = as->spec;
-	char key[512];
+	char key[512], cmd[64];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		const struct agg_row *r = as->rows[i];
@@ -159,10 +162,11 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		if (!row_shown(r, final))
 			continue;
 		format_key(r, key, sizeof(key));
-		if (out->per_pid)
-			fprintf(out->f, "  pid %" PRIu32 "%s%s\n", r->pid,
-				key[0] ? "  " : "", key);
-		else if (key[0])
+		if (out->per_pid) {
+			session_pid_command(out->s, r->pid, cmd, sizeof(cmd));
+			fprintf(out->f, "  pid %" PRIu32 " (%s)%s%s\n", r->pid,
+				cmd, key[0] ? "  " : "", key);
+		} else if (key[0])
 			fprintf(out->f, "  %s\n", key);
 		fprintf(out->f,
 			"  count %" PRIu64 "  avg %.1f  min %" PRId64
@@ -356,11 +360,16 @@ static json_object *json_row(const struct trace_out *out, const struct spec *sp,
 			     const struct agg_row *r, bool final)
 {
 	json_object *row = json_object_new_object();
+	char cmd[64];
 
 	json_object_object_add(row, "key", json_key(r));
-	if (out->per_pid)
+	if (out->per_pid) {
+		session_pid_command(out->s, r->pid, cmd, sizeof(cmd));
 		json_object_object_add(row, "pid",
 				       json_object_new_int64(r->pid));
+		json_object_object_add(row, "command",
+				       json_object_new_string(cmd));
+	}
 	json_object_object_add(
 		row, "count",
 		json_object_new_uint64(final ? r->total : r->count));

@@ -359,22 +359,28 @@ t3 = Target([EXE])
 t1.send("fire 10")
 t2.send("fire 20")
 t3.send("fire 5")
+t4 = subprocess.Popen([EXE, "fire", "3"], stdin=subprocess.DEVNULL)
+t4.wait()
 tr.finish()
-rows = {r["pid"]: r["count"]
+rows = {r["pid"]: (r["count"], r["command"])
         for r in agg_of(tr.final(), "fixture:tick")["rows"]}
-tap.eq(rows, {t1.pid: 10, t2.pid: 20, t3.pid: 5},
-       "-b: per-pid counts, including a process started after attach")
+tap.eq(rows, {t1.pid: (10, "sdt_target"), t2.pid: (20, "sdt_target"),
+              t3.pid: (5, "sdt_target"), t4.pid: (3, "sdt_target fire 3")},
+       "-b: per-pid counts and commands, including a process started after "
+       "attach and one that has exited (named as the kernel saw it)")
 # text: the pid in a column of its own, apart from the keys
 tr = Trace(["-b", EXE, "-i", "30", "-e", "fixture:sem=count(arg0)", "-e",
             "fixture:ints=quantize(arg1)"], json_out=False)
 t1.send("fire 2")
 tr.finish()
-want = ["  %7s  %-3s  %12s  %12s" % ("PID", "KEY", "COUNT", "TOTAL")] + \
-    ["  %7d  %-3d  %12d  %12d" % (t1.pid, k, 1, 1) for k in (0, 1)] + \
-    ["  pid %d" % t1.pid]
+want = ["  %7s  %-24s  %-3s  %12s  %12s" % ("PID", "COMMAND", "KEY", "COUNT",
+                                           "TOTAL")] + \
+    ["  %7d  %-24s  %-3d  %12d  %12d" % (t1.pid, "sdt_target", k, 1, 1)
+     for k in (0, 1)] + \
+    ["  pid %d (sdt_target)" % t1.pid]
 tap.ok(all(w in tr.stdout.splitlines() for w in want),
-       "-b text: a PID column for counts, 'pid N' over a histogram",
-       tr.stdout)
+       "-b text: PID and COMMAND columns for counts, 'pid N (COMMAND)' over "
+       "a histogram", tr.stdout)
 for t in (t1, t2, t3):
     t.stop()
 
