@@ -505,11 +505,10 @@ static void top_draw(void *st, const struct model *m,
 	(void)env;
 	snprintf(note, sizeof(note), "%s %s", COL_NAMES[t->sort],
 		 draw_utf8() ? "\u25bc" : "v");
-	if (t->filter[0])
-		snprintf(filt, sizeof(filt), "Top frames /%s", t->filter);
-	in = draw_box(
-		r, filt[0] ? filt : (t->frames ? "Top frames" : "Top probes"),
-		note, focus);
+	snprintf(filt, sizeof(filt), "%s%s%s",
+		 t->frames ? "Top frames" : "Top probes",
+		 t->filter[0] ? " /" : "", t->filter);
+	in = draw_box(r, filt, note, focus);
 	if (in.h < 2)
 		return;
 	t->avg_col = in.w >= 90 || any_avg(t);

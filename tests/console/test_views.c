@@ -520,6 +520,7 @@ static void test_top_every_agg(void **state)
 	const struct agg_row *rp[4];
 	struct agg_spec as[5];
 	struct agg_snapshot s2 = snap;
+	struct request req;
 	char got[8192];
 
 	(void)state;
@@ -550,6 +551,11 @@ static void test_top_every_agg(void **state)
 				    "quantize(arg0,arg1) 5"));
 	assert_non_null(strstr(got, "  2   1.5µs  fixture:enter "));
 	assert_null(strstr(got, "python:gc"));
+	key("top", ACT_TEXT, "sum", &req);
+	render("top", 80, 9, true, got, sizeof(got));
+	assert_non_null(strstr(got, "Top probes /sum"));
+	assert_non_null(strstr(got, "fixture:lenstr sum(arg1)"));
+	assert_null(strstr(got, "fixture:str "));
 	model.snap = &snap;
 }
 
