@@ -30,8 +30,6 @@ struct conmodel {
 	const char *func_object;
 	struct model_proc *procs;
 	size_t nprocs;
-	struct model_pidcmd *pidcmds; /* -b: by pid, ascending */
-	size_t npidcmds, cappidcmds;
 	/* for cpu% */
 	uint64_t last_ticks;
 	double last_s;
@@ -49,7 +47,6 @@ void conmodel_free(struct conmodel *cm)
 	free(cm->probes);
 	free(cm->funcs);
 	free(cm->procs);
-	free(cm->pidcmds);
 	free(cm);
 }
 
@@ -301,46 +298,19 @@ static void update_header(struct conmodel *cm, const struct session *s,
 	m->uptime_s = (double)boot.tv_sec - (double)u.start_ticks / hz;
 }
 
-#define PIDCMD_MAX 4096 /* processes of -b named; later ones are not */
-
-/* Name pid once, as first seen (session_pid_command()). */
-static void pidcmd_add(struct conmodel *cm, const struct session *s,
-		       uint32_t pid)
-{
-	struct model_pidcmd *c;
-	size_t at;
-
-	at = model_pidcmd_at(cm->pidcmds, cm->npidcmds, pid);
-	if ((at < cm->npidcmds && cm->pidcmds[at].pid == pid) ||
-	    cm->npidcmds == PIDCMD_MAX)
-		return;
-	if (cm->npidcmds == cm->cappidcmds) {
-		size_t cap = cm->cappidcmds ? 2 * cm->cappidcmds : 16;
-		struct model_pidcmd *v = realloc(cm->pidcmds, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		cm->pidcmds = v;
-		cm->cappidcmds = cap;
-	}
-	c = &cm->pidcmds[at];
-	memmove(c + 1, c, (cm->npidcmds++ - at) * sizeof(*c));
-	c->pid = pid;
-	session_pid_command(s, pid, c->cmd, sizeof(c->cmd));
-}
-
-/* -b: every process with a row named in m->pidcmds. */
-static void update_pidcmds(struct conmodel *cm, const struct session *s,
-			   const struct agg_snapshot *snap, struct model *m)
+/* -b: every process with a row named (session_pid_command()), in
+ * m->pidcmds. */
+static void update_pidcmds(struct session *s, const struct agg_snapshot *snap,
+			   struct model *m)
 {
 	for (size_t i = 0; s->binary[0] && snap && i < snap->nspecs; i++)
 		for (size_t r = 0; r < snap->specs[i].nrows; r++)
-			pidcmd_add(cm, s, snap->specs[i].rows[r]->pid);
-	m->pidcmds = cm->pidcmds;
-	m->npidcmds = cm->npidcmds;
+			session_pid_command(s, snap->specs[i].rows[r]->pid);
+	m->pidcmds = s->pidcmds;
+	m->npidcmds = s->npidcmds;
 }
 
-void conmodel_update(struct conmodel *cm, const struct session *s,
+void conmodel_update(struct conmodel *cm, struct session *s,
 		     const struct agg_snapshot *snap, struct model *m)
 {
 	update_states(cm, s, snap, m);
@@ -352,7 +322,7 @@ void conmodel_update(struct conmodel *cm, const struct session *s,
 	m->io_on = s->io;
 	m->proc_on = s->proc;
 	update_header(cm, s, snap, m);
-	update_pidcmds(cm, s, snap, m);
+	update_pidcmds(s, snap, m);
 }
 
 /* The picker ----------------------------------------------------------- */

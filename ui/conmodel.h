@@ -24,7 +24,7 @@ int conmodel_probes(struct conmodel *cm, const struct session *s,
 		    struct model *m);
 
 /* Spec states, hits, roles and the header's numbers, after snap. */
-void conmodel_update(struct conmodel *cm, const struct session *s,
+void conmodel_update(struct conmodel *cm, struct session *s,
 		     const struct agg_snapshot *snap, struct model *m);
 
 /* Whether live spec id of s attaches probe p (a glob attaches several). */

@@ -613,6 +613,9 @@ void session_close(struct session *s)
 	s->env = s->argv = NULL;
 	probesets_free(&s->sets);
 	s->npicked = 0;
+	free(s->pidcmds);
+	s->pidcmds = NULL;
+	s->npidcmds = s->cappidcmds = 0;
 }
 
 int session_add(struct session *s, const struct spec *spec,
@@ -641,8 +644,8 @@ int session_add(struct session *s, const struct spec *spec,
 	return id;
 }
 
-void session_pid_command(const struct session *s, uint32_t pid, char *buf,
-			 size_t n)
+/* Name pid into buf[0..n) (session_pid_command()). */
+static void name_pid(const struct session *s, uint32_t pid, char *buf, size_t n)
 {
 	char line[512];
 	const char *slash, *sp;
@@ -655,6 +658,42 @@ void session_pid_command(const struct session *s, uint32_t pid, char *buf,
 	sp = strchr(line, ' ');
 	slash = memrchr(line, '/', sp ? (size_t)(sp - line) : strlen(line));
 	snprintf(buf, n, "%s", slash ? slash + 1 : line);
+}
+
+/* Room for one more in s->pidcmds; false when it is full. */
+static bool pidcmd_room(struct session *s)
+{
+	size_t cap = s->cappidcmds ? 2 * s->cappidcmds : 16;
+	struct model_pidcmd *v;
+
+	if (s->npidcmds < s->cappidcmds)
+		return true;
+	if (s->npidcmds == SESSION_PIDCMDS)
+		return false;
+	v = realloc(s->pidcmds, cap * sizeof(*v));
+	if (!v)
+		return false;
+	s->pidcmds = v;
+	s->cappidcmds = cap;
+	return true;
+}
+
+const char *session_pid_command(struct session *s, uint32_t pid)
+{
+	size_t at = model_pidcmd_at(s->pidcmds, s->npidcmds, pid);
+	struct model_pidcmd *c;
+
+	if (at < s->npidcmds && s->pidcmds[at].pid == pid)
+		return s->pidcmds[at].cmd;
+	if (!pidcmd_room(s)) {
+		name_pid(s, pid, s->pidcmd_spare, sizeof(s->pidcmd_spare));
+		return s->pidcmd_spare;
+	}
+	c = &s->pidcmds[at];
+	memmove(c + 1, c, (s->npidcmds++ - at) * sizeof(*c));
+	c->pid = pid;
+	name_pid(s, pid, c->cmd, sizeof(c->cmd));
+	return c->cmd;
 }
 
 int session_remove(struct session *s, int id)

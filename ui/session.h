@@ -23,6 +23,7 @@
 
 #include "launch.h"
 #include "agg.h"
+#include "model.h"
 #include "probeset.h"
 #include "spec.h"
 #include "tracer.h"
@@ -83,6 +84,9 @@ struct session {
 	char *env, *argv; /* the target's environ and cmdline, NUL-separated
 			     (a command's: ours and its argv); NULL for -b */
 	size_t envlen, argvlen;
+	struct model_pidcmd *pidcmds; /* -b: processes named, by pid */
+	size_t npidcmds, cappidcmds;
+	char pidcmd_spare[sizeof(((struct model_pidcmd *)0)->cmd)];
 };
 
 /*
@@ -155,13 +159,15 @@ void session_kdrops(const struct agg_snapshot *snap, bool total, char *out,
 		    size_t len);
 
 /*
- * -b: what to call process pid: the base name of its program, then its
- * arguments ("sdt_target -w2"), from /proc, else (it has exited) as the
- * kernel saw it when it first made a key (tracer_pid_name()), else
- * "(exited)".
+ * -b: what to call process pid, as first seen: the base name of its
+ * program, then its arguments ("sdt_target -w2"), from /proc, else (it
+ * has exited) as the kernel saw it when it first made a key
+ * (tracer_pid_name()), else "(exited)". Named once and kept in
+ * s->pidcmds (SESSION_PIDCMDS of them; a later pid is named anew each
+ * time). Valid until the next call.
  */
-void session_pid_command(const struct session *s, uint32_t pid, char *buf,
-			 size_t n);
+#define SESSION_PIDCMDS 4096
+const char *session_pid_command(struct session *s, uint32_t pid);
 
 /* Detach spec id (and the helper it needed). 0 or -ENOENT. */
 int session_remove(struct session *s, int id);

@@ -61,7 +61,7 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
 	bool keyed = as->spec->nkeys > 0;
 	int width = 3;
-	char key[512], cmd[64];
+	char key[512];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		int len;
@@ -84,9 +84,8 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			continue;
 		format_key(r, key, sizeof(key));
 		if (out->per_pid) {
-			session_pid_command(out->s, r->pid, cmd, sizeof(cmd));
 			fprintf(out->f, "  %7" PRIu32 "  %-24.24s", r->pid,
-				cmd);
+				session_pid_command(out->s, r->pid));
 		}
 		if (keyed)
 			fprintf(out->f, "  %-*s", width, key);
@@ -151,7 +150,7 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		       bool final)
 {
 	const struct spec *sp = as->spec;
-	char key[512], cmd[64];
+	char key[512];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		const struct agg_row *r = as->rows[i];
@@ -163,9 +162,9 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 			continue;
 		format_key(r, key, sizeof(key));
 		if (out->per_pid) {
-			session_pid_command(out->s, r->pid, cmd, sizeof(cmd));
 			fprintf(out->f, "  pid %" PRIu32 " (%s)%s%s\n", r->pid,
-				cmd, key[0] ? "  " : "", key);
+				session_pid_command(out->s, r->pid),
+				key[0] ? "  " : "", key);
 		} else if (key[0])
 			fprintf(out->f, "  %s\n", key);
 		fprintf(out->f,
@@ -360,15 +359,15 @@ static json_object *json_row(const struct trace_out *out, const struct spec *sp,
 			     const struct agg_row *r, bool final)
 {
 	json_object *row = json_object_new_object();
-	char cmd[64];
 
 	json_object_object_add(row, "key", json_key(r));
 	if (out->per_pid) {
-		session_pid_command(out->s, r->pid, cmd, sizeof(cmd));
 		json_object_object_add(row, "pid",
 				       json_object_new_int64(r->pid));
-		json_object_object_add(row, "command",
-				       json_object_new_string(cmd));
+		json_object_object_add(
+			row, "command",
+			json_object_new_string(
+				session_pid_command(out->s, r->pid)));
 	}
 	json_object_object_add(
 		row, "count",

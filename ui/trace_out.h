@@ -17,7 +17,7 @@ struct trace_out {
 	FILE *f;
 	bool json;
 	bool per_pid; /* -b: every row carries its pid */
-	const struct session *s; /* names the pids of -b */
+	struct session *s; /* names the pids of -b */
 	int pid; /* the target, 0 for -b */
 	bool kernel; /* -P io or process: the kernel counts for the target */
 };
