@@ -274,13 +274,18 @@ int proc_cmdline(pid_t pid, char *buf, size_t n)
 
 	if (ret)
 		return ret;
-	while (len && buf[len - 1] == '\0')
+	buf[proc_join_args(buf, len)] = '\0';
+	return 0;
+}
+
+size_t proc_join_args(char *s, size_t len)
+{
+	while (len && s[len - 1] == '\0')
 		len--;
 	for (size_t i = 0; i < len; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-	buf[len] = '\0';
-	return 0;
+		if (s[i] == '\0')
+			s[i] = ' ';
+	return len;
 }
 
 int proc_strings(pid_t pid, const char *what, char **out, size_t *len)

@@ -68,6 +68,11 @@ int proc_comm(pid_t pid, char *buf, size_t n);
 int proc_exe(pid_t pid, char *buf, size_t n);
 int proc_cmdline(pid_t pid, char *buf, size_t n);
 
+/* Arguments as the kernel keeps them (s[0..len), NUL-separated) joined by
+ * blanks in place, trailing NULs dropped; returns the new length (s is
+ * not terminated). */
+size_t proc_join_args(char *s, size_t len);
+
 /*
  * The whole of /proc/PID/environ or /proc/PID/cmdline (what), as the
  * NUL-separated strings it holds, in a malloc()ed *out of *len bytes

@@ -1622,15 +1622,10 @@ int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n)
 		return -ENOENT;
 	v.comm[sizeof(v.comm) - 1] = '\0';
 	len = v.args_len < sizeof(v.args) ? v.args_len : sizeof(v.args);
-	while (len && !v.args[len - 1])
-		len--;
-	if (!len || !v.args[0]) {
+	if (!v.args[0] || !(len = proc_join_args(v.args, len))) {
 		snprintf(buf, n, "[%s]", v.comm);
 		return 0;
 	}
-	for (size_t i = 0; i < len; i++)
-		if (!v.args[i])
-			v.args[i] = ' ';
 	snprintf(buf, n, "%.*s", (int)len, v.args);
 	return 0;
 }

@@ -84,6 +84,18 @@ static void test_self(void **state)
 	assert_true(proc_alive(getpid()));
 }
 
+/* The kernel's NUL-separated arguments, joined in place: trailing NULs
+ * go, inner ones become blanks, an empty list stays empty. */
+static void test_join_args(void **state)
+{
+	char a[] = "prog\0-w2\0x\0\0", b[] = "\0\0";
+
+	(void)state;
+	assert_int_equal(proc_join_args(a, sizeof(a) - 1), 10);
+	assert_memory_equal(a, "prog -w2 x", 10);
+	assert_int_equal(proc_join_args(b, sizeof(b) - 1), 0);
+}
+
 static void test_pids(void **state)
 {
 	struct proc_maps maps;
@@ -108,6 +120,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_pids),
+		cmocka_unit_test(test_join_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
