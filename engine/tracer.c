@@ -602,21 +602,17 @@ static int attach_catalog(struct tracer *tr, const struct catalog *cat, int id,
  * (mapsize_plan()), into tr->sizes. 0 or a negative errno. */
 static int size_maps(struct tracer *tr, uint64_t aggsize)
 {
-	struct bpf_map *maps[MAPSIZE_NMAPS] = {
-		tr->skel->maps.ncounts,	 tr->skel->maps.scounts,
-		tr->skel->maps.counts,	 tr->skel->maps.nhists,
-		tr->skel->maps.shists,	 tr->skel->maps.hists,
-		tr->skel->maps.io,	 tr->skel->maps.proc,
-		tr->skel->maps.io_start,
-	};
 	int ncpus = libbpf_num_possible_cpus();
 
 	if (ncpus < 0)
 		return ncpus;
 	mapsize_plan(aggsize, ncpus, &tr->sizes);
 	for (int m = 0; m < MAPSIZE_NMAPS; m++) {
-		int err =
-			bpf_map__set_max_entries(maps[m], tr->sizes.entries[m]);
+		struct bpf_map *map = bpf_object__find_map_by_name(
+			tr->skel->obj, mapsize_name(m));
+		int err = map ? bpf_map__set_max_entries(map,
+							 tr->sizes.entries[m])
+			      : -ENOENT;
 
 		if (err)
 			return err;

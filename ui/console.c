@@ -48,11 +48,9 @@ struct vstate {
 	void *st;
 };
 
-/* A spec switched off with its probe in Probes, kept so that switching
- * the probe on brings it back as it was (a -e spec's keys, a probeset's
- * role), not a plain count. */
-/* A spec switched off with a probe, kept under each probe it attached
- * (one group): Space on any of them brings the spec back once. */
+/* A spec switched off with a probe in Probes, kept under each probe it
+ * attached (one group), so that Space on any of them brings it back once
+ * and as it was (a -e spec's keys, a probeset's role), not a plain count. */
 struct parked {
 	char probe[SPEC_TEXT_MAX]; /* object:provider:name */
 	char text[SPEC_TEXT_MAX];
