@@ -99,9 +99,6 @@ void draw_fmt(int y, int x, int w, enum draw_style st, const char *fmt, ...)
 	draw_text(y, x, w, st, buf);
 }
 
-/* The bytes of s that make its first row in w columns (a UTF-8
- * sequence is one column), cut after the last blank that fits if there
- * is one; all of s if it fits. At least one character. */
 /* Whether text breaks after s[i]: at a blank, or with fields only at
  * the first of two blanks (the second goes with it). */
 static bool wrap_at(const char *s, size_t i, bool fields)
@@ -109,6 +106,9 @@ static bool wrap_at(const char *s, size_t i, bool fields)
 	return s[i] == ' ' && (!fields || s[i + 1] == ' ');
 }
 
+/* The bytes of s that make its first row in w columns (a UTF-8
+ * sequence is one column), cut after the last break (wrap_at()) that
+ * fits if there is one; all of s if it fits. At least one character. */
 static size_t wrap_len(const char *s, int w, bool fields)
 {
 	size_t i = 0, brk = 0;
