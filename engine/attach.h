@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * attach — walk a catalog's objects and attach specs there: for each
+ * object and spec, every USDT location (or function entry/return) the
+ * spec's probes match becomes a site (site.h) with one uprobe
+ * (ulink.h), recorded in the spec's attachments; distinct probes are
+ * counted in its info.nprobes. A location that cannot be used is
+ * logged, counted in info.nskipped and skipped. Called by tracer.c
+ * (tracer_add(), tracer_add_file()) and rescan.c.
+ */
+#ifndef PROBETOP_ATTACH_H
+#define PROBETOP_ATTACH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct catalog;
+struct cat_object;
+struct proc_maps;
+struct seen_set;
+struct tracer;
+
+/*
+ * Attach specs (one id, or all when id < 0) to every object of cat not in
+ * *visited, adding each to it. Returns the number of new sites or a
+ * negative errno.
+ */
+int attach_catalog(struct tracer *tr, const struct catalog *cat, int id,
+		   struct seen_set *visited);
+
+/* The path to attach at for an object: the file itself for TRACER_FILE
+ * and launched files (maps NULL); for process pid, its map_files link,
+ * which names the inode the process really maps (deleted files, other
+ * mount namespaces). Into buf, n bytes. */
+void attach_path(pid_t pid, const struct cat_object *obj,
+		 const struct proc_maps *maps, char *buf, size_t n);
+
+#endif

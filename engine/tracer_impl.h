@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracer_impl — struct tracer, private to the modules that implement
+ * tracer.h: tracer.c (life cycle, the spec table, accessors), attach.c,
+ * rescan.c, literals.c and forks.c. Nothing outside engine/ includes it;
+ * a module that needs less (site.c, needed.c, watch.c) takes what it
+ * needs as arguments instead.
+ */
+#ifndef PROBETOP_TRACER_IMPL_H
+#define PROBETOP_TRACER_IMPL_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mapsize.h"
+#include "probetop.h"
+#include "proc.h"
+#include "rostr.h"
+#include "site.h"
+#include "spec.h"
+#include "tracer.h"
+#include "ulink.h"
+#include "watch.h"
+
+struct bpf_link;
+struct catalog;
+struct cat_object;
+struct objcache;
+struct probetop_bpf;
+struct ring_buffer;
+
+struct attachment {
+	struct ulink link;
+	uint32_t site;
+	const struct cat_object *obj; /* where: for forks_sweep() */
+	uint64_t offset, ref_ctr;
+};
+
+struct tspec {
+	bool used;
+	struct spec spec;
+	struct tracer_spec_info info;
+	bool info_typed; /* key signedness taken from a first site */
+	struct attachment *atts;
+	size_t natts, cap;
+	uint64_t *probe_ids; /* distinct probes, for info.nprobes */
+	size_t nprobe_ids;
+};
+
+struct seen {
+	uint64_t dev, inode;
+};
+
+/* A mapping whose pages literals_touch() made present. */
+struct touched {
+	uint64_t start, end, inode;
+};
+
+struct seen_set {
+	struct seen *v;
+	size_t n;
+};
+
+struct tracer {
+	enum tracer_kind kind;
+	pid_t pid;
+	char *path; /* TRACER_FILE */
+	struct probetop_bpf *skel;
+	struct mapsize sizes; /* the aggregation maps' capacities */
+	bool multi; /* sites attached by uprobe_multi (see ulink.h) */
+	struct objcache *cache;
+	struct catalog **cats; /* every catalog whose objects we use */
+	size_t ncats;
+	struct seen_set seen; /* objects every live spec was offered */
+	struct proc_maps maps; /* TRACER_PID: as of the last rescan */
+	struct tspec specs[PT_MAX_SPECS];
+	unsigned int gens[PT_MAX_SPECS];
+	int nspecs; /* highest used id + 1 */
+	struct site_slots sites;
+	struct watch watch; /* tracer_watch() */
+	struct bpf_link *dl_link; /* tracer_hold_dlopen() */
+	struct ring_buffer *dl_ring;
+	bool dl_stopped; /* the process stopped in its dynamic linker */
+	int ro_state; /* literals_ready(): 0 not tried, 1 on, -1 not available */
+	struct ro_set ro; /* the read-only ranges of the valid table */
+	uint32_t ro_gen;
+	struct bpf_link *ro_links[2]; /* pt_ro_exec, pt_dlmark */
+	struct bpf_link *fork_link; /* pt_forked: see forks_sweep() */
+	uint32_t forks; /* its count when last swept */
+	struct touched *touched; /* literals_touch(): mappings made present */
+	size_t ntouched;
+};
+
+/* Whether (dev, inode) is in set. */
+bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode);
+
+/* Add (dev, inode) to set. 0 or -ENOMEM. */
+int seen_add(struct seen_set *set, uint64_t dev, uint64_t inode);
+
+/* Keep cat among tr's catalogs, which now owns it (freed on failure).
+ * 0 or -ENOMEM. */
+int tracer_keep_catalog(struct tracer *tr, struct catalog *cat);
+
+#endif
