@@ -838,7 +838,8 @@ static void fill_target(struct console *c)
 		snprintf(raw, sizeof(raw), "?");
 	inert_str(m->target, sizeof(m->target), raw);
 	proc_cmdline(c->s.pid, raw, sizeof(raw));
-	inert_str(m->cmdline, sizeof(m->cmdline), raw);
+	/* the header shows 40 bytes: cut here, between escapes */
+	inert_str(m->cmdline, 41, raw);
 }
 
 static void teardown(struct console *c)
