@@ -2,6 +2,8 @@
 /* log — message sink for the engine; see log.h. */
 #include "log.h"
 
+#include "inert.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -22,14 +24,15 @@ void log_set_level(enum log_level max)
 
 void log_msg(enum log_level level, const char *fmt, ...)
 {
-	char msg[512];
+	char raw[512], msg[4 * sizeof(raw)];
 	va_list ap;
 
 	if (level > max_level)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	inert_str(msg, sizeof(msg), raw);
 	if (sink)
 		sink(level, msg, sink_ctx);
 	else

@@ -16,16 +16,17 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "inert.h"
 
 void cli_error(const char *fmt, ...)
 {
+	char msg[1024], shown[4096];
 	va_list ap;
 
-	fputs("probetop: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "probetop: %s\n", inert_str(shown, sizeof(shown), msg));
 }
 
 void cli_bad_option(const char *cmd, int c, char *const argv[])

@@ -7,7 +7,8 @@
  * columns aligned, ARGS last because it holds blanks. A probe with several
  * locations prints its first address followed by "(N)"; -v adds a line per
  * location with its file offsets and decoded arguments. JSON carries every
- * location always.
+ * location always. Names, paths and argument specs come from the target's
+ * files: both print them inert (engine/inert.h).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -21,6 +22,7 @@
 
 #include "catalog.h"
 #include "cmd.h"
+#include "inert.h"
 #include "proc.h"
 #include "spec.h"
 
@@ -35,7 +37,7 @@ struct list_opts {
 	bool functions;
 };
 
-/* Text rows, kept until every column width is known. */
+/* Text rows (inert), kept until every column width is known. */
 struct table {
 	char *(*cells)[NCOLS];
 	const struct cat_probe **probes; /* for -v details, or NULL */
@@ -78,12 +80,16 @@ static int table_add(struct table *t, char *cells[NCOLS],
 		t->cap = ncap;
 	}
 	for (int i = 0; i < NCOLS; i++) {
+		char shown[4096];
 		int len;
 
-		t->cells[t->n][i] = cells[i] ? strdup(cells[i]) : NULL;
+		t->cells[t->n][i] =
+			cells[i] ? strdup(inert_str(shown, sizeof(shown),
+						    cells[i]))
+				 : NULL;
 		if (cells[i] && !t->cells[t->n][i])
 			return -ENOMEM;
-		len = cells[i] ? (int)strlen(cells[i]) : 0;
+		len = t->cells[t->n][i] ? (int)strlen(t->cells[t->n][i]) : 0;
 		if (len > t->width[i])
 			t->width[i] = len;
 	}
@@ -102,7 +108,7 @@ static void table_free(struct table *t)
 
 static void print_locations(const struct cat_probe *p)
 {
-	char desc[160];
+	char desc[160], shown[1024];
 
 	for (size_t l = 0; l < p->nlocs; l++) {
 		const struct cat_loc *loc = &p->locs[l];
@@ -117,16 +123,18 @@ static void print_locations(const struct cat_probe *p)
 		putchar('\n');
 		if (loc->nargs < 0)
 			printf("      more than %d arguments: %s\n",
-			       USDT_MAX_ARGS, loc->args);
+			       USDT_MAX_ARGS,
+			       inert_str(shown, sizeof(shown), loc->args));
 		for (int a = 0; a < loc->nargs; a++) {
 			const struct usdt_arg *arg = &loc->argv[a];
 
-			usdtarg_describe(arg, desc, sizeof(desc));
+			inert_str(shown, sizeof(shown),
+				  usdtarg_describe(arg, desc, sizeof(desc)));
 			if (arg->kind == USDT_ARG_SYM && arg->sym_addr)
 				printf("      arg%d  %-40s  @%#" PRIx64 "\n", a,
-				       desc, arg->sym_addr + arg->disp);
+				       shown, arg->sym_addr + arg->disp);
 			else
-				printf("      arg%d  %s\n", a, desc);
+				printf("      arg%d  %s\n", a, shown);
 		}
 	}
 }
@@ -163,6 +171,15 @@ static const char *arg_kind_name(enum usdt_arg_kind kind)
 	}
 }
 
+/* A JSON string of a target's s: its inert form, as in text (valid
+ * UTF-8 always, and inert when printed raw). */
+static json_object *json_inert(const char *s)
+{
+	char buf[4096];
+
+	return json_object_new_string(inert_str(buf, sizeof(buf), s));
+}
+
 static json_object *json_hex(uint64_t v)
 {
 	char buf[24];
@@ -182,7 +199,7 @@ static json_object *json_location(const struct cat_loc *loc)
 	json_object_object_add(o, "semaphore_offset",
 			       loc->sem_addr ? json_hex(loc->sem_offset)
 					     : NULL);
-	json_object_object_add(o, "args", json_object_new_string(loc->args));
+	json_object_object_add(o, "args", json_inert(loc->args));
 	for (int a = 0; a < loc->nargs; a++) {
 		const struct usdt_arg *arg = &loc->argv[a];
 		json_object *ja = json_object_new_object();
@@ -194,9 +211,9 @@ static json_object *json_location(const struct cat_loc *loc)
 				       json_object_new_int(arg->size));
 		json_object_object_add(ja, "signed",
 				       json_object_new_boolean(arg->is_signed));
-		json_object_object_add(ja, "desc",
-				       json_object_new_string(usdtarg_describe(
-					       arg, desc, sizeof(desc))));
+		json_object_object_add(
+			ja, "desc",
+			json_inert(usdtarg_describe(arg, desc, sizeof(desc))));
 		json_object_array_add(argv, ja);
 	}
 	json_object_object_add(o, "decoded", argv);
@@ -209,16 +226,14 @@ static json_object *json_probe(const struct cat_object *obj,
 	json_object *o = json_object_new_object();
 	json_object *locs = json_object_new_array();
 
-	json_object_object_add(o, "provider",
-			       json_object_new_string(p->provider));
-	json_object_object_add(o, "name", json_object_new_string(p->name));
-	json_object_object_add(o, "object", json_object_new_string(obj->path));
+	json_object_object_add(o, "provider", json_inert(p->provider));
+	json_object_object_add(o, "name", json_inert(p->name));
+	json_object_object_add(o, "object", json_inert(obj->path));
 	json_object_object_add(o, "address", json_hex(p->locs[0].addr));
 	json_object_object_add(
 		o, "semaphore",
 		p->locs[0].sem_addr ? json_hex(p->locs[0].sem_addr) : NULL);
-	json_object_object_add(o, "args",
-			       json_object_new_string(p->locs[0].args));
+	json_object_object_add(o, "args", json_inert(p->locs[0].args));
 	for (size_t l = 0; l < p->nlocs; l++)
 		json_object_array_add(locs, json_location(&p->locs[l]));
 	json_object_object_add(o, "locations", locs);
@@ -375,11 +390,10 @@ static long list_functions(const struct catalog *cat, const struct list_opts *o)
 		if (arr) {
 			json_object *jo = json_object_new_object();
 
-			json_object_object_add(
-				jo, "object",
-				json_object_new_string(r->object));
-			json_object_object_add(
-				jo, "name", json_object_new_string(r->fn.name));
+			json_object_object_add(jo, "object",
+					       json_inert(r->object));
+			json_object_object_add(jo, "name",
+					       json_inert(r->fn.name));
 			json_object_object_add(jo, "address",
 					       json_hex(r->fn.addr));
 			json_object_object_add(

@@ -18,6 +18,7 @@
 #include "catalog.h"
 #include "cmd.h"
 #include "elfobj.h"
+#include "inert.h"
 #include "proc.h"
 
 #define MAX_OBJECTS 1024
@@ -356,6 +357,7 @@ static int add_proc(struct conmodel *cm, struct objcache *cache, pid_t pid,
 	struct model_proc *v, *p;
 	struct proc_usage u;
 	struct passwd *pw;
+	char raw[sizeof(p->cmdline)];
 	size_t n;
 
 	if (!cat)
@@ -375,8 +377,11 @@ static int add_proc(struct conmodel *cm, struct objcache *cache, pid_t pid,
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->nprobes = n;
-	proc_comm(pid, p->comm, sizeof(p->comm));
-	proc_cmdline(pid, p->cmdline, sizeof(p->cmdline));
+	/* shown and filtered on as the console shows them: inert */
+	proc_comm(pid, raw, sizeof(p->comm));
+	inert_str(p->comm, sizeof(p->comm), raw);
+	proc_cmdline(pid, raw, sizeof(raw));
+	inert_str(p->cmdline, sizeof(p->cmdline), raw);
 	snprintf(p->runtime, sizeof(p->runtime), "%s", runtime_of(cat, sets));
 	pw = !proc_usage(pid, &u) ? getpwuid(u.uid) : NULL;
 	snprintf(p->user, sizeof(p->user), "%s", pw ? pw->pw_name : "?");

@@ -34,6 +34,7 @@
 #include "cmd.h"
 #include "conmodel.h"
 #include "draw.h"
+#include "inert.h"
 #include "log.h"
 #include "proc.h"
 #include "session.h"
@@ -110,12 +111,14 @@ static void say(struct console *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void say(struct console *c, const char *fmt, ...)
 {
+	char raw[sizeof(c->status)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->status, sizeof(c->status), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	log_msg(LOG_INFO, "%s", c->status);
+	inert_str(c->status, sizeof(c->status), raw);
+	log_msg(LOG_INFO, "%s", raw);
 }
 
 /* A crash must not leave the terminal in raw mode. */
@@ -823,16 +826,20 @@ static pid_t pick_process(struct console *c)
 static void fill_target(struct console *c)
 {
 	struct model *m = &c->m;
+	char raw[sizeof(m->cmdline)];
 
 	m->pid = (int)c->s.pid;
 	m->binary_mode = c->s.binary[0] != '\0';
 	if (m->binary_mode) {
-		snprintf(m->target, sizeof(m->target), "%.255s", c->s.binary);
+		inert_str(m->target, sizeof(m->target), c->s.binary);
 		return;
 	}
-	if (proc_comm(c->s.pid, m->target, sizeof(m->target)))
-		snprintf(m->target, sizeof(m->target), "?");
-	proc_cmdline(c->s.pid, m->cmdline, sizeof(m->cmdline));
+	if (proc_comm(c->s.pid, raw, sizeof(raw)))
+		snprintf(raw, sizeof(raw), "?");
+	inert_str(m->target, sizeof(m->target), raw);
+	proc_cmdline(c->s.pid, raw, sizeof(raw));
+	/* the header shows 40 bytes: cut here, between escapes */
+	inert_str(m->cmdline, 41, raw);
 }
 
 static void teardown(struct console *c)

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include <string.h>
 
+#include "inert.h"
 #include "session.h"
 
 #define BAR_WIDTH 40
@@ -19,8 +20,9 @@
 
 /* Text ---------------------------------------------------------------- */
 
-/* The row's key arguments, two blanks apart ("" without keys); the pid
- * of a -b row is not one of them (see text_counts(), text_hists()). */
+/* The row's key arguments, two blanks apart ("" without keys), strings
+ * inert; the pid of a -b row is not one of them (see text_counts(),
+ * text_hists()). */
 static void format_key(const struct agg_row *r, char *buf, size_t n)
 {
 	size_t at = 0;
@@ -31,8 +33,8 @@ static void format_key(const struct agg_row *r, char *buf, size_t n)
 		const char *sep = at ? "  " : "";
 
 		if (k->is_str)
-			at += (size_t)snprintf(buf + at, n - at, "%s%s", sep,
-					       k->str);
+			at = inert_put(buf, n, inert_put(buf, n, at, sep),
+				       k->str);
 		else if (k->is_signed)
 			at += (size_t)snprintf(buf + at, n - at, "%s%" PRId64,
 					       sep, k->num);
@@ -61,7 +63,7 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
 	bool keyed = as->spec->nkeys > 0;
 	int width = 3;
-	char key[512];
+	char key[2048], cmd[256];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		int len;
@@ -85,7 +87,8 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 		format_key(r, key, sizeof(key));
 		if (out->per_pid) {
 			fprintf(out->f, "  %7" PRIu32 "  %-24.24s", r->pid,
-				session_pid_command(out->s, r->pid));
+				inert_str(cmd, 25,
+					  session_pid_command(out->s, r->pid)));
 		}
 		if (keyed)
 			fprintf(out->f, "  %-*s", width, key);
@@ -150,7 +153,7 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		       bool final)
 {
 	const struct spec *sp = as->spec;
-	char key[512];
+	char key[2048], cmd[256];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		const struct agg_row *r = as->rows[i];
@@ -163,7 +166,8 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		format_key(r, key, sizeof(key));
 		if (out->per_pid) {
 			fprintf(out->f, "  pid %" PRIu32 " (%s)%s%s\n", r->pid,
-				session_pid_command(out->s, r->pid),
+				inert_str(cmd, sizeof(cmd),
+					  session_pid_command(out->s, r->pid)),
 				key[0] ? "  " : "", key);
 		} else if (key[0])
 			fprintf(out->f, "  %s\n", key);
@@ -192,7 +196,7 @@ static void text_proc(const struct trace_out *out,
 	for (size_t i = 0; i < snap->nproc; i++) {
 		const struct agg_proc_row *r = &snap->proc[i];
 		const struct pt_proc_val *v = final ? &r->total : &r->now;
-		char code[16] = "-", life[24] = "-";
+		char code[16] = "-", life[24] = "-", name[256];
 
 		if (!v->count)
 			continue;
@@ -208,7 +212,8 @@ static void text_proc(const struct trace_out *out,
 				 (unsigned long long)(v->ns / v->count));
 		fprintf(out->f, "PROC %8" PRIu32 " %-11s %5s %10llu %14s %s\n",
 			r->pid, agg_proc_event_name(r->event), code,
-			(unsigned long long)v->count, life, r->name);
+			(unsigned long long)v->count, life,
+			inert_str(name, sizeof(name), r->name));
 	}
 }
 
@@ -233,11 +238,12 @@ static void text_kdrops(const struct trace_out *out,
 /* "  (waiting: ...)" after a spec that cannot record yet. */
 static void print_waiting(FILE *f, const struct tracer_spec_info *info)
 {
-	char what[700];
+	char what[700], shown[2048];
 
 	session_waiting(info, what, sizeof(what));
 	if (what[0])
-		fprintf(f, "  (waiting: %s yet)", what);
+		fprintf(f, "  (waiting: %s yet)",
+			inert_str(shown, sizeof(shown), what));
 }
 
 static void print_text(const struct trace_out *out,
@@ -259,8 +265,9 @@ static void print_text(const struct trace_out *out,
 		uint64_t drops = final ? as->drops_total : as->drops;
 		uint64_t unmatched =
 			final ? as->unmatched_total : as->unmatched;
+		char text[4 * SPEC_TEXT_MAX];
 
-		fprintf(out->f, "%s", as->spec->text);
+		fputs(inert_str(text, sizeof(text), as->spec->text), out->f);
 		print_waiting(out->f, as->info);
 		if (drops) {
 			char why[256];
@@ -301,6 +308,15 @@ static void print_text(const struct trace_out *out,
 
 /* JSON ---------------------------------------------------------------- */
 
+/* A JSON string of a target's s: its inert form, so that the JSON stays
+ * valid UTF-8 and a value printed raw (jq -r) stays inert too. */
+static json_object *json_inert(const char *s)
+{
+	char buf[4096];
+
+	return json_object_new_string(inert_str(buf, sizeof(buf), s));
+}
+
 static json_object *json_key(const struct agg_row *r)
 {
 	json_object *key = json_object_new_array();
@@ -309,7 +325,7 @@ static json_object *json_key(const struct agg_row *r)
 		const struct agg_key_part *k = &r->key[i];
 
 		json_object_array_add(
-			key, k->is_str	    ? json_object_new_string(k->str)
+			key, k->is_str	    ? json_inert(k->str)
 			     : k->is_signed ? json_object_new_int64(k->num)
 					    : json_object_new_uint64(
 						      (uint64_t)k->num));
@@ -366,8 +382,7 @@ static json_object *json_row(const struct trace_out *out, const struct spec *sp,
 				       json_object_new_int64(r->pid));
 		json_object_object_add(
 			row, "command",
-			json_object_new_string(
-				session_pid_command(out->s, r->pid)));
+			json_inert(session_pid_command(out->s, r->pid)));
 	}
 	json_object_object_add(
 		row, "count",
@@ -419,8 +434,7 @@ static json_object *json_agg(const struct trace_out *out,
 {
 	json_object *o = json_object_new_object(), *rows;
 
-	json_object_object_add(o, "spec",
-			       json_object_new_string(as->spec->text));
+	json_object_object_add(o, "spec", json_inert(as->spec->text));
 	json_object_object_add(
 		o, "kind",
 		json_object_new_string(spec_agg_name(as->spec->agg)));
@@ -499,7 +513,7 @@ static json_object *json_proc(const struct agg_proc_row *r, bool final)
 	json_object_object_add(
 		o, "event",
 		json_object_new_string(agg_proc_event_name(r->event)));
-	json_object_object_add(o, "name", json_object_new_string(r->name));
+	json_object_object_add(o, "name", json_inert(r->name));
 	json_object_object_add(o, "count", json_object_new_uint64(v->count));
 	json_object_object_add(o, "total",
 			       json_object_new_uint64(r->total.count));

@@ -3,7 +3,11 @@
  * draw — drawing helpers shared by the views; see draw.h.
  *
  * Text goes through wide characters so that clipping counts columns, not
- * bytes (a "µs" or a block character is one column).
+ * bytes (a "µs" or a block character is one column). What comes from a
+ * target reaches draw_text() inert already (engine/inert.h), so that
+ * columns are measured on what is shown; a line that still holds a
+ * control or invalid UTF-8 is made inert whole there, as a last resort,
+ * so that nothing drawn can act on the terminal or take two lines.
  */
 #include "draw.h"
 
@@ -14,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
+
+#include "inert.h"
 
 static bool use_color, use_utf8;
 
@@ -59,18 +65,34 @@ static attr_t style_attr(enum draw_style st)
 	}
 }
 
+/* s as wide characters in ws[0..n) (NUL-terminated); false if s is not
+ * valid UTF-8 or holds a control. */
+static bool widen(const char *s, wchar_t *ws, size_t n)
+{
+	size_t len = mbstowcs(ws, s, n - 1);
+
+	if (len == (size_t)-1) {
+		ws[0] = L'\0';
+		return false;
+	}
+	ws[len] = L'\0';
+	for (size_t i = 0; i < len; i++)
+		if (ws[i] < 0x20 || (ws[i] >= 0x7f && ws[i] < 0xa0))
+			return false;
+	return true;
+}
+
 void draw_text(int y, int x, int w, enum draw_style st, const char *s)
 {
 	wchar_t ws[512];
-	size_t len;
+	char shown[2048];
 	int cols = 0, i = 0;
 
 	if (w <= 0)
 		return;
-	len = mbstowcs(ws, s, sizeof(ws) / sizeof(ws[0]) - 1);
-	if (len == (size_t)-1)
-		len = 0;
-	ws[len] = L'\0';
+	if (!widen(s, ws, sizeof(ws) / sizeof(ws[0])))
+		widen(inert_str(shown, sizeof(shown), s), ws,
+		      sizeof(ws) / sizeof(ws[0]));
 	while (ws[i]) {
 		int cw = wcwidth(ws[i]);
 

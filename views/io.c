@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "inert.h"
 #include "view.h"
 
 #define HISTORY 60
@@ -110,7 +111,7 @@ static void draw_proc_rows(int y, int end, int x, int w, bool wide,
 			 "CODE", "/s", "NAME");
 	for (size_t i = 0; m->snap && i < m->snap->nproc && y < end; i++) {
 		const struct agg_proc_row *p = &m->snap->proc[i];
-		char code[16] = "", c[32], t[32], life[32] = "";
+		char code[16] = "", c[32], t[32], life[32] = "", name[256];
 
 		if (!p->total.count)
 			continue;
@@ -120,16 +121,16 @@ static void draw_proc_rows(int y, int end, int x, int w, bool wide,
 			fmt_ns((double)p->total.ns / (double)p->total.count,
 			       life, sizeof(life));
 		fmt_rate((double)p->now.count / s, c, sizeof(c));
+		inert_str(name, sizeof(name), p->name);
 		if (wide)
 			draw_fmt(y++, x, w, STYLE_NORMAL,
 				 " %-11s %5s %8s %9s %*s  %s",
 				 agg_proc_event_name(p->event), code, c,
 				 fmt_count(p->total.count, t, sizeof(t)),
-				 fmt_w(life, 8), life, p->name);
+				 fmt_w(life, 8), life, name);
 		else
 			draw_fmt(y++, x, w, STYLE_NORMAL, " %-7.7s %4s %7s  %s",
-				 agg_proc_event_name(p->event), code, c,
-				 p->name);
+				 agg_proc_event_name(p->event), code, c, name);
 	}
 }
 

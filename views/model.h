@@ -142,8 +142,8 @@ struct request {
 /* Find the snapshot's spec id, or NULL. */
 const struct agg_spec *model_spec(const struct model *m, int id);
 
-/* A row's key as text: parts joined by sep, strings as they are, numbers
- * in decimal, a pid first in binary mode ("4242 leaf"). */
+/* A row's key as text: parts joined by sep, strings inert (inert.h),
+ * numbers in decimal, a pid first in binary mode ("4242 leaf"). */
 void model_key_text(const struct model *m, const struct agg_row *row,
 		    const char *sep, char *out, size_t n);
 

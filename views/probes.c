@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "inert.h"
 #include "view.h"
 
 #define MENU_MAX 32
@@ -167,8 +168,10 @@ static void build_menu(struct probes *p, const struct model *m,
 	if (end && p->nmenu < MENU_MAX) {
 		struct menu_item *it = &p->menu[p->nmenu++];
 
-		snprintf(it->label, sizeof(it->label), "latency to %s",
-			 end->name);
+		inert_put(
+			it->label, sizeof(it->label),
+			fmt_put(it->label, sizeof(it->label), 0, "latency to "),
+			end->name);
 		snprintf(it->spec, sizeof(it->spec),
 			 "%s:%s:%s..%s:%s:%s=latency()", pr->object,
 			 pr->provider, pr->name, end->object, end->provider,
@@ -298,32 +301,37 @@ static const char *state_of(const struct model_probe *pr)
 static void draw_probe(const struct model *m, const struct model_probe *pr,
 		       int y, struct rect in, bool sel)
 {
-	char name[160], hits[32] = "";
+	char name[160], hits[32] = "", obj[17], args[512];
+	size_t o;
 	enum draw_style st = sel	       ? STYLE_SELECTED
 			     : pr->spec_id < 0 ? STYLE_NORMAL
 			     : !pr->hits_total ? STYLE_WARN
 					       : STYLE_BAR;
 
-	snprintf(name, sizeof(name), "%s:%s", pr->provider, pr->name);
+	o = inert_put(name, sizeof(name), 0, pr->provider);
+	o = fmt_put(name, sizeof(name), o, ":");
+	inert_put(name, sizeof(name), o, pr->name);
 	if (pr->spec_id >= 0)
 		fmt_rate(m->snap_s > 0 ? (double)pr->hits / m->snap_s : 0, hits,
 			 sizeof(hits));
-	draw_fmt(y, in.x, in.w, st, " %-6s %-34s %3s %4zu %9s  %-16.16s %s",
+	draw_fmt(y, in.x, in.w, st, " %-6s %-34s %3s %4zu %9s  %-16s %s",
 		 state_of(pr), name, pr->semaphore ? "sem" : "-", pr->nlocs,
-		 hits, base(pr->object), pr->args);
+		 hits, inert_str(obj, sizeof(obj), base(pr->object)),
+		 inert_str(args, sizeof(args), pr->args));
 }
 
 static void draw_func(const struct model *m, const struct model_func *f, int y,
 		      struct rect in, bool sel)
 {
-	char hits[32] = "";
+	char hits[32] = "", name[256], obj[256];
 
 	if (f->spec_id >= 0)
 		fmt_rate(m->snap_s > 0 ? (double)f->hits / m->snap_s : 0, hits,
 			 sizeof(hits));
 	draw_fmt(y, in.x, in.w, sel ? STYLE_SELECTED : STYLE_NORMAL,
-		 " %-6s %-44s %9s  %s", f->spec_id >= 0 ? "ON" : "off", f->name,
-		 hits, base(f->object));
+		 " %-6s %-44s %9s  %s", f->spec_id >= 0 ? "ON" : "off",
+		 inert_str(name, sizeof(name), f->name), hits,
+		 inert_str(obj, sizeof(obj), base(f->object)));
 }
 
 /* The line under the list: what is known about the cursor's probe */
@@ -331,6 +339,7 @@ static void draw_note(const struct probes *p, const struct model *m, int y,
 		      struct rect in)
 {
 	const struct model_probe *pr;
+	char obj[1024];
 
 	if (p->funcs || !p->n)
 		return;
@@ -355,7 +364,8 @@ static void draw_note(const struct probes *p, const struct model *m, int y,
 	else if (pr->note && pr->note->cost[0])
 		draw_fmt(y, in.x, in.w, STYLE_DIM, " cost: %s", pr->note->cost);
 	else
-		draw_fmt(y, in.x, in.w, STYLE_DIM, " %s", pr->object);
+		draw_fmt(y, in.x, in.w, STYLE_DIM, " %s",
+			 inert_str(obj, sizeof(obj), pr->object));
 }
 
 static void draw_menu(const struct probes *p, struct rect in)

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "inert.h"
 #include "view.h"
 
 enum top_col {
@@ -171,8 +172,8 @@ static void name_row(const struct model *m, const struct agg_spec *as,
 	    row->key[1].is_str && !row->key[2].is_str) {
 		bool neg = row->key[2].num < 0;
 
-		fmt_put(r->name, nn, 0, row->key[0].str);
-		o = fmt_put(r->where, nw, 0, base(row->key[1].str));
+		inert_put(r->name, nn, 0, row->key[0].str);
+		o = inert_put(r->where, nw, 0, base(row->key[1].str));
 		o = fmt_put(r->where, nw, o, ":");
 		fmt_put_num(r->where, nw, o,
 			    neg ? -(uint64_t)row->key[2].num
@@ -181,15 +182,15 @@ static void name_row(const struct model *m, const struct agg_spec *as,
 	} else if (frames && row->nkeys == 2 && row->key[0].is_str &&
 		   row->key[1].is_str) {
 		/* (class, method): Java, Ruby */
-		o = fmt_put(r->name, nn, 0, row->key[0].str);
+		o = inert_put(r->name, nn, 0, row->key[0].str);
 		o = fmt_put(r->name, nn, o, ".");
-		fmt_put(r->name, nn, o, row->key[1].str);
+		inert_put(r->name, nn, o, row->key[1].str);
 	} else if (frames) {
 		fmt_put(r->name, nn, 0, key_sans_pid(m, r->key));
 	} else {
-		o = fmt_put(r->name, nn, 0, p->fn ? "fn" : p->provider);
+		o = inert_put(r->name, nn, 0, p->fn ? "fn" : p->provider);
 		o = fmt_put(r->name, nn, o, ":");
-		o = fmt_put(r->name, nn, o, p->name);
+		o = inert_put(r->name, nn, o, p->name);
 		if (as->spec->agg != SPEC_AGG_COUNT &&
 		    as->spec->agg != SPEC_AGG_LATENCY) {
 			o = fmt_put(r->name, nn, o, " ");
@@ -531,7 +532,7 @@ static void top_draw(void *st, const struct model *m,
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
 		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[40] = "";
-		char wh[200];
+		char wh[200], cmd[17];
 
 		if (row->avg_kind == AVG_NS)
 			fmt_ns(row->avg, v, sizeof(v));
@@ -542,7 +543,8 @@ static void top_draw(void *st, const struct model *m,
 		if (m->binary_mode)
 			snprintf(pid, sizeof(pid), "%7u %-16.16s ",
 				 row->row->pid,
-				 model_pid_cmd(m, row->row->pid));
+				 inert_str(cmd, sizeof(cmd),
+					   model_pid_cmd(m, row->row->pid)));
 		draw_fmt(in.y + 1 + i, in.x, in.w,
 			 focus && t->scroll + (size_t)i == t->cursor
 				 ? STYLE_SELECTED

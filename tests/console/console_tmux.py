@@ -527,6 +527,49 @@ def test_errors(tap):
         tmux("kill-session", "-t", SESSION)
 
 
+def test_inert(tap):
+    """A Python file named with ESC ] 0 ; x BEL (retitle), ESC [ 2 J
+    (clear) and a newline: its key shows escaped on one row, the screen
+    is not cleared and the pane keeps its title."""
+    evil = "e\x1b]0;x\x07\x1b[2J\nv.py"
+    shown = "e\\x1b]0;x\\x07\\x1b[2J\\nv.py"
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, evil)
+        with open(script, "w") as f:
+            f.write("import sys\ndef f(): return 1\n"
+                    "print('ready', flush=True)\nsys.stdin.readline()\n"
+                    "for _ in range(7):\n    f()\n"
+                    "print('done', flush=True)\nsys.stdin.readline()\n")
+        t = Target(["/usr/bin/python3.11", script])
+        start("%s -p %d -e 'python:function__return=count(str(arg0))'"
+              % (PROBETOP, t.pid))
+        try:
+            wait_screen(r"Top probes")
+            title = tmux("display", "-p", "-t", SESSION,
+                         "#{pane_title}").stdout.strip()
+            t.send("go")
+            keys("3")
+            row = r"\s7\s+(-\s+)?python:function__return\s+" + re.escape(
+                os.path.join(tmp, shown)) + r"\s+│"
+            s = wait_screen(row)
+            tap.ok(re.search(row, s, re.M) is not None,
+                   "the key escaped, on one row with its exact count", s)
+            tap.ok(not any(l.startswith("v.py") for l in s.splitlines()),
+                   "no line begins where the name's newline was", s)
+            tap.ok(s.splitlines()[0].startswith(" probetop  pid %d" % t.pid)
+                   and "Top probes" in s,
+                   "the screen was not cleared: header and box still "
+                   "there", s)
+            tap.eq(tmux("display", "-p", "-t", SESSION,
+                        "#{pane_title}").stdout.strip(), title,
+                   "the pane's title is not the target's")
+            keys("q")
+            wait_screen(r"EXITED \d+")
+        finally:
+            tmux("kill-session", "-t", SESSION)
+            t.stop()
+
+
 def main():
     tap = Tap()
     need_root(tap)
@@ -543,6 +586,7 @@ def main():
     test_kernel_drops(tap)
     test_process(tap)
     test_binary(tap)
+    test_inert(tap)
     test_demo(tap)
     tap.done()
 
