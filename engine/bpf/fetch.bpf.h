@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fetch.bpf.h — reading a site's arguments at the probe: fetch() gets one
+ * struct pt_fetch (a constant, a register shifted, or memory at base +
+ * index * scale + disp) and extends it to 64 bits by its size and
+ * signedness; fill_key() builds a struct pt_key from the site's key
+ * fetches (numbers, NUL-terminated strings, strings with a length).
+ *
+ * Part of probetop.bpf.c, included after maps.bpf.h.
+ */
+
+/*
+ * One load from the context at a constant offset. Written as inline asm
+ * because clang otherwise merges the switch below into a single load at a
+ * computed offset, which the verifier rejects for the context pointer.
+ */
+#define CTX_LOAD(ctx, field)                                               \
+	({                                                                 \
+		__u64 __v;                                                 \
+		asm volatile("%0 = *(u64 *)(%1 + %2)"                      \
+			     : "=r"(__v)                                   \
+			     : "r"(ctx), "i"(__builtin_offsetof(           \
+						 struct pt_regs, field))); \
+		__v;                                                       \
+	})
+
+static __always_inline __u64 reg_value(const struct pt_regs *ctx, __u8 reg)
+{
+	switch (reg) {
+	case 0:
+		return CTX_LOAD(ctx, ax);
+	case 1:
+		return CTX_LOAD(ctx, bx);
+	case 2:
+		return CTX_LOAD(ctx, cx);
+	case 3:
+		return CTX_LOAD(ctx, dx);
+	case 4:
+		return CTX_LOAD(ctx, si);
+	case 5:
+		return CTX_LOAD(ctx, di);
+	case 6:
+		return CTX_LOAD(ctx, bp);
+	case 7:
+		return CTX_LOAD(ctx, sp);
+	case 8:
+		return CTX_LOAD(ctx, r8);
+	case 9:
+		return CTX_LOAD(ctx, r9);
+	case 10:
+		return CTX_LOAD(ctx, r10);
+	case 11:
+		return CTX_LOAD(ctx, r11);
+	case 12:
+		return CTX_LOAD(ctx, r12);
+	case 13:
+		return CTX_LOAD(ctx, r13);
+	case 14:
+		return CTX_LOAD(ctx, r14);
+	case 15:
+		return CTX_LOAD(ctx, r15);
+	case 16:
+		return CTX_LOAD(ctx, ip);
+	default:
+		return 0;
+	}
+}
+
+/* Truncate v to the argument's size and extend it by its signedness. */
+static __always_inline __s64 extend(__u64 v, __u8 size, __u8 is_signed)
+{
+	switch (size) {
+	case 1:
+		return is_signed ? (__s64)(__s8)v : (__s64)(__u8)v;
+	case 2:
+		return is_signed ? (__s64)(__s16)v : (__s64)(__u16)v;
+	case 4:
+		return is_signed ? (__s64)(__s32)v : (__s64)(__u32)v;
+	default:
+		return (__s64)v;
+	}
+}
+
+/* Fetch one argument; 0 or a negative error (memory not readable). */
+static __always_inline int fetch(const struct pt_regs *ctx,
+				 const struct pt_fetch *f, __s64 *out)
+{
+	__u64 v = 0, addr;
+
+	switch (f->kind) {
+	case PT_FETCH_CONST:
+		v = f->disp;
+		break;
+	case PT_FETCH_REG:
+		v = reg_value(ctx, f->reg) >> (f->shift & 63);
+		break;
+	case PT_FETCH_MEM:
+		addr = f->disp;
+		if (f->reg != PT_REG_NONE)
+			addr += reg_value(ctx, f->reg);
+		if (f->index != PT_REG_NONE)
+			addr += reg_value(ctx, f->index) * f->scale;
+		if (bpf_probe_read_user(&v, sizeof(v), (void *)addr) &&
+		    bpf_probe_read_user(&v, f->size & 7 ? f->size & 7 : 1,
+					(void *)addr))
+			return -1;
+		break;
+	default:
+		break;
+	}
+	*out = extend(v, f->size, f->is_signed);
+	return 0;
+}
+
+/* Fill key from the site's key fetches; false if a string failed. */
+static __always_inline bool
+fill_key(const struct pt_regs *ctx, const struct pt_site *s, struct pt_key *key)
+{
+	__s64 v, len;
+
+	key->spec = s->spec;
+	key->pid = s->pid ? s->pid : bpf_get_current_pid_tgid() >> 32;
+#pragma unroll
+	for (int i = 0; i < PT_MAX_KEYS; i++) {
+		__u8 slot = s->key_slot[i];
+
+		if (i >= s->nkeys)
+			break;
+		if (fetch(ctx, &s->key[i], &v))
+			return false;
+		if (s->key_kind[i] == PT_KEY_NUM) {
+			key->num[slot & (PT_MAX_KEYS - 1)] = v;
+		} else if (s->key_kind[i] == PT_KEY_STR) {
+			if (bpf_probe_read_user_str(
+				    key->str[slot & (PT_MAX_STRS - 1)],
+				    PT_STR_LEN, (void *)v) < 0)
+				return false;
+		} else {
+			if (fetch(ctx, &s->len[i], &len))
+				return false;
+			if (len < 0)
+				len = 0;
+			if (len > PT_STR_LEN - 1)
+				len = PT_STR_LEN - 1;
+			if (bpf_probe_read_user(
+				    key->str[slot & (PT_MAX_STRS - 1)],
+				    len & (PT_STR_LEN - 1), (void *)v))
+				return false;
+		}
+	}
+	return true;
+}

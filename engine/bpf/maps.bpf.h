@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/*
+ * maps.bpf.h — the state of probetop.bpf.c: every map and global
+ * variable the skeleton (probetop.skel.h) shows user space, in the order
+ * it shows them, and the few accessors every concern below shares:
+ * lookup_or_init() and the zeroed templates of new entries, stat_inc()
+ * (a spec's drops), kdrop() (the kernel IO and process counting's
+ * drops) and watch_owner() (whose IO and process events these are).
+ * Value and key types are in probetop.h, shared with user space.
+ *
+ * Part of probetop.bpf.c, included once, first.
+ */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PT_MAX_SITES);
+	__type(key, __u32);
+	__type(value, struct pt_site);
+} sites SEC(".maps");
+
+/*
+ * The key maps are preallocated: an entry allocated when its key first
+ * appears (BPF_F_NO_PREALLOC) comes from a per-CPU cache the kernel
+ * refills later, so a burst of new keys (a runtime's start-up) found it
+ * empty and lost records (seen: 100 new keys in a tight loop).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_COUNT_ENTRIES);
+	__type(key, struct pt_key);
+	__type(value, struct pt_count);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_HIST_ENTRIES);
+	__type(key, struct pt_key);
+	__type(value, struct pt_hist);
+} hists SEC(".maps");
+
+/* the same for specs with one string key (struct pt_skey) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_COUNT_ENTRIES);
+	__type(key, struct pt_skey);
+	__type(value, struct pt_count);
+} scounts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_HIST_ENTRIES);
+	__type(key, struct pt_skey);
+	__type(value, struct pt_hist);
+} shists SEC(".maps");
+
+/* and for specs without string keys (struct pt_nkey) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_COUNT_ENTRIES);
+	__type(key, struct pt_nkey);
+	__type(value, struct pt_count);
+} ncounts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_HIST_ENTRIES);
+	__type(key, struct pt_nkey);
+	__type(value, struct pt_hist);
+} nhists SEC(".maps");
+
+/*
+ * Specs without keys on a one-process target (site->solo): their key
+ * would be (spec, pid) with the pid fixed, so a per-CPU array slot per
+ * spec does, and the event costs no hashing.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PT_MAX_SPECS);
+	__type(key, __u32);
+	__type(value, struct pt_count);
+} solo_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PT_MAX_SPECS);
+	__type(key, __u32);
+	__type(value, struct pt_hist);
+} solo_hists SEC(".maps");
+
+/* Address slots (struct pt_aslot) of the specs with site->aslot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PT_MAX_SPECS *PT_ASLOTS);
+	__type(key, __u32);
+	__type(value, struct pt_aslot);
+} aslots SEC(".maps");
+
+/*
+ * The one-process target's read-only ranges: user space fills the table
+ * ro_sel does not name and then flips ro_sel; ro_epoch is bumped
+ * (target.bpf.h: pt_ro_exec, pt_dlmark) when they may have stopped being
+ * true.
+ */
+struct pt_ro ro_tables[2];
+__u32 ro_sel;
+__u32 ro_epoch;
+__u32 ro_pid; /* the target whose exec bumps ro_epoch */
+__u32 fork_pid; /* the target whose forks pt_forked counts */
+__u32 forks;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_STACK_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct pt_stack_key);
+	__type(value, struct pt_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pt_tstack);
+} tstacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PT_MAX_SPECS);
+	__type(key, __u32);
+	__type(value, struct pt_stat);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_IO_PIDS + PT_PROC_KIDS);
+	__type(key, __u32); /* tgid */
+	__type(value, struct pt_watched);
+} watched SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_PROC_ENTRIES);
+	__type(key, struct pt_proc_key);
+	__type(value, struct pt_proc_val);
+} proc SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PT_IO_NR_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} io_nr SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_IO_INFLIGHT);
+	__type(key, __u64); /* tid, or a request's address */
+	__type(value, struct pt_io_start);
+} io_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PT_KDROP_N);
+	__type(key, __u32);
+	__type(value, __u64);
+} kdrops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, PT_IO_ENTRIES);
+	__type(key, struct pt_io_key);
+	__type(value, struct pt_io_val);
+} io SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PT_PID_NAMES);
+	__type(key, __u32); /* tgid */
+	__type(value, struct pt_pid_name);
+} pid_names SEC(".maps");
+
+/* The process (tgid) that hit the dynamic linker's hook, for user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} dl_events SEC(".maps");
+
+/* zeroed templates for new map entries */
+static const struct pt_count zero_count;
+static const struct pt_hist zero_hist;
+static const struct pt_stack zero_stack;
+static const struct pt_io_val zero_io;
+static const struct pt_proc_val zero_proc;
+
+enum stat_field {
+	STAT_FULL,
+	STAT_STR,
+	STAT_DEEP,
+	STAT_UNMATCHED
+};
+
+static __always_inline void stat_inc(__u32 spec, enum stat_field f)
+{
+	struct pt_stat *st = bpf_map_lookup_elem(&stats, &spec);
+
+	if (!st)
+		return;
+	if (f == STAT_FULL)
+		st->drop_full++;
+	else if (f == STAT_STR)
+		st->drop_str++;
+	else if (f == STAT_DEEP)
+		st->drop_deep++;
+	else
+		st->unmatched++;
+}
+
+/* The value of key in a hash map, created from zero if new; NULL when
+ * the map is full. */
+static __always_inline void *lookup_or_init(void *map, const void *key,
+					    const void *zero)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, key);
+}
+
+/* The process tgid's events of kind what count for (itself, or the
+ * watched process it descends from), or 0. */
+static __always_inline __u32 watch_owner(__u32 tgid, __u8 what)
+{
+	struct pt_watched *w = bpf_map_lookup_elem(&watched, &tgid);
+
+	return w && (w->bits & what) ? w->owner : 0;
+}
+
+/* One record of the kernel's IO or process counting lost, for why. */
+static __always_inline void kdrop(enum pt_kdrop why)
+{
+	__u32 k = why;
+	__u64 *n = bpf_map_lookup_elem(&kdrops, &k);
+
+	if (n)
+		(*n)++;
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+/*
+ * target.bpf.h — hooks that keep user space's view of the one-process
+ * target true: pt_dlstop stops the target at each change of its loaded
+ * objects (dl_events) so that new libraries are attached before they
+ * run, pt_dlmark and pt_ro_exec bump ro_epoch when its read-only ranges
+ * may have changed, pt_forked counts its forks for ulink_sweep().
+ *
+ * Part of probetop.bpf.c, included after the per-event programs.
+ */
+
+/*
+ * Attached at the dynamic linker's _dl_debug_state, which it calls before
+ * and after each change to the list of loaded objects (dlopen, dlclose,
+ * start-up): stop the process and tell user space, which attaches to the
+ * new mappings and sends SIGCONT. The stop happens before the process
+ * runs another user instruction, so nothing in a new library is missed.
+ * The SIGSTOP is raised before user space can see the event: the other
+ * order let a fast SIGCONT (this program preempted by the woken reader)
+ * come first, and the late SIGSTOP then stopped the target for good.
+ * If the ring is full the process is not stopped (the periodic rescan
+ * still finds the library, later).
+ */
+SEC("uprobe")
+int pt_dlstop(struct pt_regs *ctx)
+{
+	__u32 *tgid = bpf_ringbuf_reserve(&dl_events, sizeof(*tgid), 0);
+
+	if (!tgid)
+		return 0;
+	*tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_send_signal(PT_SIGSTOP);
+	bpf_ringbuf_submit(tgid, 0);
+	return 0;
+}
+
+/* The dynamic linker is about to change, or changed, the loaded objects
+ * of the target: its range table no longer holds (tracer's ro_refresh()
+ * makes a new one). */
+SEC("uprobe")
+int pt_dlmark(struct pt_regs *ctx)
+{
+	__sync_fetch_and_add(&ro_epoch, 1);
+	return 0;
+}
+
+/* The same for an exec of the target. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(pt_ro_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	if (ro_pid && BPF_CORE_READ(p, tgid) == ro_pid)
+		__sync_fetch_and_add(&ro_epoch, 1);
+	return 0;
+}
+
+/*
+ * A process the one-process target forks inherits its breakpoints, and a
+ * uprobe_multi link filtered to the target never removes them there
+ * (only a perf-event uprobe's filter does, at the child's first hit):
+ * count such forks, so that user space can sweep them away
+ * (ulink_sweep()). A vfork child shares the target's memory, and a
+ * thread is the target.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(pt_forked, struct task_struct *parent, struct task_struct *child)
+{
+	if (fork_pid && BPF_CORE_READ(parent, tgid) == fork_pid &&
+	    BPF_CORE_READ(child, tgid) != fork_pid &&
+	    BPF_CORE_READ(child, mm) != BPF_CORE_READ(parent, mm))
+		__sync_fetch_and_add(&forks, 1);
+	return 0;
+}
