@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aggpriv — agg's state, private to the agg modules: agg.c (orchestration),
+ * aggread.c (reading the maps), aggrows.c (the row table) and aggorder.c
+ * (ordering). No other file includes it; agg's callers see struct agg as
+ * the opaque type of agg.h.
+ */
+#ifndef PROBETOP_AGGPRIV_H
+#define PROBETOP_AGGPRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "agg.h"
+
+/* Keys (and their per-CPU values) one batch lookup asks for. */
+#define AGG_BATCH 1024
+
+/* One row and what agg keeps to diff its totals. */
+struct arow {
+	struct pt_key key;
+	int spec;
+	unsigned int gen;
+	unsigned int stamp; /* the read that last added to row.count */
+	uint64_t map_total; /* count rows: what the hash map (or solo */
+	int64_t map_sum; /* slot) held, of row.total and row.sum_total */
+	struct agg_row row;
+	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total */
+};
+
+/* Where each spec's rows sit in agg->order, as of the last sort. */
+struct layout {
+	int id;
+	unsigned int gen;
+	size_t off, n;
+};
+
+struct agg {
+	struct tracer *tr;
+	int ncpu;
+	struct timespec start;
+	unsigned int interval;
+	struct arow **rows; /* dense */
+	size_t nrows, caprows;
+	size_t *slots; /* hash: index + 1 into rows, 0 = empty */
+	size_t nslots;
+	struct agg_spec *specs;
+	const struct agg_row **order; /* rows of every spec, grouped */
+	struct agg_io_row *io;
+	size_t nio, capio;
+	struct agg_proc_row *proc;
+	size_t nproc, capproc;
+	struct symbolizer *sym; /* sym() keys */
+	struct pt_stat prev_stat[PT_MAX_SPECS];
+	uint64_t prev_kdrops[PT_KDROP_N];
+	unsigned int stat_gen[PT_MAX_SPECS];
+	struct pt_count *aprev; /* [spec][slot][cpu]: aslots last time */
+	unsigned int aprev_gen[PT_MAX_SPECS];
+	void *keys, *vals; /* batch buffers */
+	bool changed, prev_changed; /* a row came or moved, now / before */
+	struct layout layout[PT_MAX_SPECS];
+	size_t nlayout;
+	struct agg_snapshot snap;
+};
+
+/* n rounded up to 8: the stride of per-CPU values in a lookup's buffer. */
+static inline size_t agg_round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+#endif

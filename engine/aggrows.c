@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/*
+ * aggrows — agg's row table; see aggrows.h.
+ *
+ * Key rows are found by the raw BPF key (struct pt_key) in an
+ * open-addressing hash table over agg->rows, kept under half full. A row
+ * whose spec slot was freed and then reused (another generation) is reset
+ * in place. A count row may have several sources (its hash map entry and
+ * address slots that read the same string): each source's totals are
+ * diffed on their own (map entries here, address slots by aggread) and
+ * aggrows_gain() adds the differences up.
+ * IO and process rows are few: plain arrays, searched linearly.
+ */
+#include "aggrows.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggpriv.h"
+#include "symbolize.h"
+
+/* A multiply-xorshift hash over the key's 64-bit words. */
+static uint64_t key_hash(const struct pt_key *k)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL, w;
+
+	for (size_t i = 0; i < sizeof(*k); i += sizeof(w)) {
+		memcpy(&w, (const uint8_t *)k + i, sizeof(w));
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/* Index agg->rows[i]: the first free slot from its key's hash on. */
+static void slot_insert(struct agg *agg, size_t i)
+{
+	size_t h = key_hash(&agg->rows[i]->key) & (agg->nslots - 1);
+
+	while (agg->slots[h])
+		h = (h + 1) & (agg->nslots - 1);
+	agg->slots[h] = i + 1;
+}
+
+int aggrows_rehash(struct agg *agg, size_t nslots)
+{
+	size_t *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	free(agg->slots);
+	agg->slots = slots;
+	agg->nslots = nslots;
+	for (size_t i = 0; i < agg->nrows; i++)
+		slot_insert(agg, i);
+	return 0;
+}
+
+/* The row of key k, or NULL. */
+static struct arow *find_row(struct agg *agg, const struct pt_key *k)
+{
+	size_t h;
+
+	if (!agg->nslots)
+		return NULL;
+	h = key_hash(k) & (agg->nslots - 1);
+	while (agg->slots[h]) {
+		struct arow *r = agg->rows[agg->slots[h] - 1];
+
+		if (!memcmp(&r->key, k, sizeof(*k)))
+			return r;
+		h = (h + 1) & (agg->nslots - 1);
+	}
+	return NULL;
+}
+
+/* The row's key parts from its BPF key; sym() keys are named here, once
+ * per row. */
+static void row_keys(struct agg *agg, struct arow *r,
+		     const struct tracer_spec_info *info)
+{
+	const struct spec *sp = info->spec;
+
+	r->row.pid = r->key.pid;
+	r->row.nkeys = sp->nkeys;
+	for (int i = 0; i < sp->nkeys; i++) {
+		struct agg_key_part *kp = &r->row.key[i];
+		int slot = info->key_slot[i];
+
+		if (sp->keys[i].kind == SPEC_KEY_SYM) {
+			kp->num = (int64_t)r->key.num[slot];
+			kp->is_str = true;
+			symbolizer_name(
+				agg->sym, (pid_t)r->key.pid, r->key.num[slot],
+				tracer_known_maps(agg->tr, (pid_t)r->key.pid),
+				kp->str, sizeof(kp->str));
+		} else if (sp->keys[i].kind == SPEC_KEY_NUM) {
+			kp->num = (int64_t)r->key.num[slot];
+			kp->is_signed = info->key_signed[i];
+		} else {
+			kp->is_str = true;
+			memcpy(kp->str, r->key.str[slot], PT_STR_LEN);
+			kp->str[PT_STR_LEN - 1] = '\0';
+		}
+	}
+}
+
+/* A new, zeroed row of key k in agg->rows and the index (buckets if hist);
+ * NULL if out of memory. */
+static struct arow *add_row(struct agg *agg, const struct pt_key *k,
+			    const struct tracer_spec_info *info, bool hist)
+{
+	struct arow *r;
+
+	if ((agg->nrows + 1) * 2 > agg->nslots &&
+	    aggrows_rehash(agg, agg->nslots ? agg->nslots * 2 : 1024))
+		return NULL;
+	if (agg->nrows == agg->caprows) {
+		size_t cap = agg->caprows ? agg->caprows * 2 : 256;
+		struct arow **rows = realloc(agg->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		agg->rows = rows;
+		agg->caprows = cap;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	if (hist) {
+		r->buckets = calloc(2 * PT_NBUCKETS, sizeof(*r->buckets));
+		if (!r->buckets) {
+			free(r);
+			return NULL;
+		}
+		r->row.b = r->buckets;
+		r->row.b_total = r->buckets + PT_NBUCKETS;
+	}
+	r->key = *k;
+	r->spec = (int)k->spec;
+	r->gen = info->gen;
+	row_keys(agg, r, info);
+	agg->rows[agg->nrows++] = r;
+	slot_insert(agg, agg->nrows - 1);
+	agg->changed = true;
+	return r;
+}
+
+/* A row left by a removed spec whose slot and key bytes came back. */
+static void reset_row(struct agg *agg, struct arow *r,
+		      const struct tracer_spec_info *info, bool hist)
+{
+	uint64_t *buckets = r->buckets;
+	struct pt_key key = r->key;
+
+	if (hist && !buckets)
+		buckets = malloc(2 * PT_NBUCKETS * sizeof(*buckets));
+
+	memset(r, 0, sizeof(*r));
+	r->key = key;
+	r->spec = (int)key.spec;
+	r->gen = info->gen;
+	r->buckets = buckets;
+	if (buckets) {
+		memset(buckets, 0, 2 * PT_NBUCKETS * sizeof(*buckets));
+		r->row.b = buckets;
+		r->row.b_total = buckets + PT_NBUCKETS;
+	}
+	row_keys(agg, r, info);
+}
+
+void aggrows_free_row(struct arow *r)
+{
+	if (r) {
+		free(r->buckets);
+		free(r);
+	}
+}
+
+struct arow *aggrows_get(struct agg *agg, const struct pt_key *k, bool hist)
+{
+	const struct tracer_spec_info *info =
+		tracer_spec_info(agg->tr, (int)k->spec);
+	struct arow *r;
+
+	if (!info)
+		return NULL; /* removed a moment ago */
+	r = find_row(agg, k);
+	if (r && r->gen != info->gen) {
+		reset_row(agg, r, info, hist);
+		agg->changed = true;
+	}
+	if (r && hist && !r->buckets)
+		return NULL; /* out of memory */
+	return r ? r : add_row(agg, k, info, hist);
+}
+
+void aggrows_gain(struct agg *agg, struct arow *r, uint64_t count, int64_t sum)
+{
+	unsigned int stamp = agg->interval + 1; /* this read */
+
+	if (r->stamp != stamp) {
+		r->stamp = stamp;
+		r->row.count = 0;
+		r->row.sum = 0;
+	}
+	r->row.count += count;
+	r->row.sum += sum;
+	r->row.total += count;
+	r->row.sum_total += sum;
+	agg->changed |= count != 0;
+}
+
+void aggrows_count_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct arow *r = aggrows_get(agg, key, false);
+	uint64_t count = 0;
+	int64_t sum = 0;
+
+	if (!r)
+		return;
+	for (int c = 0; c < agg->ncpu; c++) {
+		const struct pt_count *v =
+			(const void *)((const uint8_t *)vals +
+				       c * agg_round8(sizeof(*v)));
+
+		count += v->count;
+		sum += v->sum;
+	}
+	aggrows_gain(agg, r, count - r->map_total, sum - r->map_sum);
+	r->map_total = count;
+	r->map_sum = sum;
+}
+
+void aggrows_hist_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct arow *r = aggrows_get(agg, key, true);
+	uint64_t count = 0, b[PT_NBUCKETS] = { 0 };
+	int64_t sum = 0, min = INT64_MAX, max = INT64_MIN;
+
+	if (!r)
+		return;
+	for (int c = 0; c < agg->ncpu; c++) {
+		const struct pt_hist *v =
+			(const void *)((const uint8_t *)vals +
+				       c * agg_round8(sizeof(*v)));
+
+		if (!v->count)
+			continue;
+		count += v->count;
+		sum += v->sum;
+		min = v->min < min ? v->min : min;
+		max = v->max > max ? v->max : max;
+		for (int i = 0; i < PT_NBUCKETS; i++)
+			b[i] += v->b[i];
+	}
+	r->row.count = count - r->row.total;
+	r->row.sum = sum - r->row.sum_total;
+	r->row.total = count;
+	r->row.sum_total = sum;
+	agg->changed |= r->row.count != 0;
+	r->row.min = count ? min : 0;
+	r->row.max = count ? max : 0;
+	for (int i = 0; i < PT_NBUCKETS; i++) {
+		r->buckets[i] = b[i] - r->buckets[PT_NBUCKETS + i];
+		r->buckets[PT_NBUCKETS + i] = b[i];
+	}
+}
+
+/* The IO row of k, added (zeroed) if new; NULL if out of memory. */
+static struct agg_io_row *io_row(struct agg *agg, const struct pt_io_key *k)
+{
+	for (size_t i = 0; i < agg->nio; i++)
+		if (agg->io[i].pid == k->pid && agg->io[i].cls == (int)k->cls)
+			return &agg->io[i];
+	if (agg->nio == agg->capio) {
+		size_t cap = agg->capio ? agg->capio * 2 : 32;
+		struct agg_io_row *io = realloc(agg->io, cap * sizeof(*io));
+
+		if (!io)
+			return NULL;
+		agg->io = io;
+		agg->capio = cap;
+	}
+	memset(&agg->io[agg->nio], 0, sizeof(agg->io[0]));
+	agg->io[agg->nio].pid = k->pid;
+	agg->io[agg->nio].cls = (int)k->cls;
+	return &agg->io[agg->nio++];
+}
+
+/*
+ * For values made only of 64-bit counters (struct pt_io_val,
+ * struct pt_proc_val) of size bytes: sum the per-CPU copies in vals,
+ * set *now to the sum minus *total and *total to the sum.
+ */
+_Static_assert(sizeof(struct pt_io_val) % sizeof(uint64_t) == 0 &&
+		       sizeof(struct pt_proc_val) % sizeof(uint64_t) == 0,
+	       "IO and process values are 64-bit counters");
+
+static void counters_delta(const struct agg *agg, const void *vals, size_t size,
+			   void *now, void *total)
+{
+	size_t nw = size / sizeof(uint64_t);
+	uint64_t *n = now, *t = total;
+
+	for (size_t w = 0; w < nw; w++) {
+		uint64_t sum = 0;
+
+		for (int c = 0; c < agg->ncpu; c++)
+			sum += ((const uint64_t *)((const uint8_t *)vals +
+						   c * agg_round8(size)))[w];
+		n[w] = sum - t[w];
+		t[w] = sum;
+	}
+}
+
+void aggrows_io_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct agg_io_row *r = io_row(agg, key);
+
+	if (r)
+		counters_delta(agg, vals, sizeof(r->now), &r->now, &r->total);
+}
+
+/* The process row of k, added (zeroed) if new; NULL if out of memory. */
+static struct agg_proc_row *proc_row(struct agg *agg,
+				     const struct pt_proc_key *k)
+{
+	struct agg_proc_row *r;
+
+	for (size_t i = 0; i < agg->nproc; i++) {
+		r = &agg->proc[i];
+		if (r->pid == k->pid && r->event == (int)k->event &&
+		    r->code == k->code &&
+		    !strncmp(r->name, k->name, sizeof(r->name)))
+			return r;
+	}
+	if (agg->nproc == agg->capproc) {
+		size_t cap = agg->capproc ? agg->capproc * 2 : 32;
+
+		r = realloc(agg->proc, cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		agg->proc = r;
+		agg->capproc = cap;
+	}
+	r = &agg->proc[agg->nproc++];
+	memset(r, 0, sizeof(*r));
+	r->pid = k->pid;
+	r->event = (int)k->event;
+	r->code = k->code;
+	memcpy(r->name, k->name, sizeof(r->name));
+	r->name[sizeof(r->name) - 1] = '\0';
+	return r;
+}
+
+void aggrows_proc_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct agg_proc_row *r = proc_row(agg, key);
+
+	if (r)
+		counters_delta(agg, vals, sizeof(r->now), &r->now, &r->total);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aggrows — agg's rows (private to the agg modules, see aggpriv.h): the
+ * key rows of the specs in a hash table by their raw BPF key (struct
+ * pt_key), the IO rows and the process rows, each keeping the totals seen
+ * last time so that a read turns the kernel's running totals into this
+ * interval's values.
+ *
+ * The *_entry functions take one map entry as read by aggread: key, and
+ * vals holding agg->ncpu per-CPU values agg_round8(value size) apart. A
+ * row that cannot be added (out of memory, or its spec was removed a
+ * moment ago) is skipped. Rows are owned by agg (agg->rows, agg->io,
+ * agg->proc) until agg_free().
+ */
+#ifndef PROBETOP_AGGROWS_H
+#define PROBETOP_AGGROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h> /* before probetop.h */
+#include <stdint.h>
+
+#include "probetop.h"
+
+struct agg;
+struct arow;
+
+/*
+ * The row of key k, added if new (and reset if its spec's slot was reused
+ * since it was added), with buckets if hist. NULL if out of memory or k's
+ * spec is gone.
+ */
+struct arow *aggrows_get(struct agg *agg, const struct pt_key *k, bool hist);
+
+/* Add what one source of count row r gained since the last read. */
+void aggrows_gain(struct agg *agg, struct arow *r, uint64_t count, int64_t sum);
+
+/* A count map's entry (key: struct pt_key; vals: struct pt_count). */
+void aggrows_count_entry(struct agg *agg, const void *key, const void *vals);
+
+/* A histogram map's entry (key: struct pt_key; vals: struct pt_hist). */
+void aggrows_hist_entry(struct agg *agg, const void *key, const void *vals);
+
+/* The IO map's entry (struct pt_io_key, struct pt_io_val). */
+void aggrows_io_entry(struct agg *agg, const void *key, const void *vals);
+
+/* The process map's entry (struct pt_proc_key, struct pt_proc_val). */
+void aggrows_proc_entry(struct agg *agg, const void *key, const void *vals);
+
+/*
+ * Rebuild the index of agg->rows[0..nrows) with nslots (a power of two
+ * > 2 * nrows). 0, or -ENOMEM (the old index is kept).
+ */
+int aggrows_rehash(struct agg *agg, size_t nslots);
+
+/* Free a row taken out of agg->rows; NULL is a no-op. */
+void aggrows_free_row(struct arow *r);
+
+#endif
