@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +60,9 @@ static void child(char *const argv[], int go, int err, bool quiet)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	e = drop_to_sudo_user();
+	/* after the drop: changing credentials clears the death signal */
+	if (!e && prctl(PR_SET_PDEATHSIG, SIGCONT))
+		e = -errno;
 	if (!e) {
 		execvp(argv[0], argv);
 		e = -errno;

@@ -9,6 +9,11 @@
  * exec worked. If the caller dies first, the child sees the pipe close
  * and exits without running the command. Run through sudo as root, the
  * child drops to the invoking user (SUDO_UID/SUDO_GID) before exec.
+ *
+ * Once running, the command outlives its tracer, but the tracer stops
+ * it now and then (the dynamic linker's hold, tracer.h): the child asks
+ * for SIGCONT when its parent dies (PR_SET_PDEATHSIG), so that a tracer
+ * killed while the command is held never leaves it stopped for good.
  */
 #ifndef PROBETOP_LAUNCH_H
 #define PROBETOP_LAUNCH_H

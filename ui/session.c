@@ -36,6 +36,7 @@ static void report_bad_file(const char *msg, void *ctx)
 static int open_target(struct session *s, const struct session_args *a)
 {
 	char path[4096];
+	bool alive;
 	int err;
 
 	if (a->binary) {
@@ -51,8 +52,12 @@ static int open_target(struct session *s, const struct session_args *a)
 	}
 	if (a->pid) {
 		s->pid = a->pid;
+		alive = proc_alive(a->pid);
 		s->tr = tracer_new(TRACER_PID, a->pid, NULL, a->aggsize);
-		if (!s->tr && errno == ESRCH)
+		if (!s->tr && errno == ESRCH && alive)
+			cli_error("pid %d exited before its probes were attached",
+				  (int)a->pid);
+		else if (!s->tr && errno == ESRCH)
 			cli_error("no such process: %d", (int)a->pid);
 		else if (!s->tr && errno == EACCES)
 			cli_maps_denied((int)a->pid);
