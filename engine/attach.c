@@ -24,6 +24,7 @@ struct walk {
 	struct tspec *ts;
 	const struct cat_object *obj;
 	const char *attach_path;
+	uint64_t probe; /* probe_id() of the probe being attached */
 };
 
 static int remember_probe(struct tspec *ts, uint64_t id)
@@ -117,7 +118,8 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 		return 0;
 	}
 	ts->atts[ts->natts++] =
-		(struct attachment){ link, idx, w->obj, offset, ref_ctr };
+		(struct attachment){ link,     idx,    w->obj,
+				     w->probe, offset, ref_ctr };
 	ts->info.nsites++;
 	ts->info.role_sites[role]++;
 	return 1;
@@ -135,6 +137,7 @@ static int attach_usdt(struct walk *w, int id, int role,
 
 		if (!spec_probe_matches(p, cp->provider, cp->name))
 			continue;
+		w->probe = probe_id(obj, cp->provider, cp->name);
 		for (size_t l = 0; l < cp->nlocs; l++) {
 			const struct site_argsrc src = { .loc = &cp->locs[l] };
 
@@ -145,8 +148,7 @@ static int attach_usdt(struct walk *w, int id, int role,
 			any |= err > 0;
 		}
 		if (any) {
-			err = remember_probe(
-				w->ts, probe_id(obj, cp->provider, cp->name));
+			err = remember_probe(w->ts, w->probe);
 			if (err)
 				return err;
 		}
@@ -164,9 +166,10 @@ static int attach_fn(struct walk *w, int id, int role,
 	if (!w->obj->elf || elfobj_symbol_addr(w->obj->elf, p->name, &addr) ||
 	    elfobj_vaddr_to_offset(w->obj->elf, addr, &offset))
 		return 0;
+	w->probe = probe_id(w->obj, "fn", p->name);
 	err = attach_site(w, id, role, offset, 0, &src);
 	if (err > 0)
-		err = remember_probe(w->ts, probe_id(w->obj, "fn", p->name));
+		err = remember_probe(w->ts, w->probe);
 	return err < 0 ? err : 0;
 }
 

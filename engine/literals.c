@@ -62,6 +62,8 @@ static int ro_start(struct tracer *tr)
 			(size_t)offset);
 		if (!tr->ro_links[1])
 			return -errno;
+		if (!tr->dl_interp)
+			tr->dl_interp = strdup(interp); /* NULL: not followed */
 	} else if (err != -ENOENT) { /* -ENOENT: static, nothing to load */
 		return err;
 	}

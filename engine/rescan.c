@@ -8,6 +8,7 @@
 #include <linux/types.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 
@@ -17,6 +18,7 @@
 #include "forks.h"
 #include "literals.h"
 #include "log.h"
+#include "proc.h"
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "tracer_impl.h"
@@ -33,37 +35,13 @@ static bool has_new_object(const struct tracer *tr, const struct proc_maps *m)
 	return false;
 }
 
-/* tracer_rescan() without the dynamic linker's hold. */
-static int rescan_maps(struct tracer *tr)
+/* Attach every live spec to the objects of tr->maps not seen yet. The
+ * number of new sites or a negative errno. */
+static int attach_new(struct tracer *tr)
 {
-	struct proc_maps maps = { 0 };
-	struct catalog *cat;
-	uint32_t epoch;
-	bool fresh;
+	struct catalog *cat = catalog_open_maps(tr->cache, tr->pid, &tr->maps);
 	int n, err;
 
-	if (tr->kind != TRACER_PID)
-		return 0;
-	epoch = literals_epoch(tr); /* before the maps: literals.h */
-	err = proc_maps_read(tr->pid, &maps);
-	if (err) {
-		proc_maps_free(&maps);
-		return err == -ENOENT ? -ESRCH : err;
-	}
-	if (!maps.n) { /* a zombie: keep the last maps, for symbolizing */
-		proc_maps_free(&maps);
-		return 0;
-	}
-	fresh = has_new_object(tr, &maps);
-	proc_maps_free(&tr->maps);
-	tr->maps = maps;
-	if (tr->ro_state > 0)
-		literals_install(tr, epoch, &tr->maps);
-	literals_touch(tr);
-	forks_sweep(tr);
-	if (!fresh)
-		return 0;
-	cat = catalog_open_maps(tr->cache, tr->pid, &tr->maps);
 	if (!cat)
 		return -errno;
 	err = tracer_keep_catalog(tr, cat);
@@ -80,6 +58,137 @@ static int rescan_maps(struct tracer *tr)
 			return -ENOMEM;
 	}
 	return n;
+}
+
+static bool is_mapped(const struct proc_maps *m, const struct cat_object *obj)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->maps[i].perms[2] == 'x' &&
+		    m->maps[i].inode == obj->inode &&
+		    makedev(m->maps[i].dev_major, m->maps[i].dev_minor) ==
+			    obj->dev)
+			return true;
+	return false;
+}
+
+size_t tracer_mapped_probes(const struct tracer *tr)
+{
+	size_t total = 0;
+
+	for (int s = 0; s < tr->nspecs; s++) {
+		const struct tspec *ts = &tr->specs[s];
+
+		for (size_t i = 0; ts->used && i < ts->natts; i++) {
+			size_t j = 0;
+
+			if (!is_mapped(&tr->maps, ts->atts[i].obj))
+				continue;
+			while (j < i && ts->atts[j].probe != ts->atts[i].probe)
+				j++;
+			total += j == i;
+		}
+	}
+	return total;
+}
+
+/* Move a uprobe link of prog from the old dynamic linker to interp. */
+static void move_link(struct tracer *tr, struct bpf_link **link,
+		      struct bpf_program *prog, const char *interp,
+		      uint64_t offset)
+{
+	if (!*link)
+		return;
+	bpf_link__destroy(*link);
+	*link = bpf_program__attach_uprobe(prog, false, tr->pid, interp,
+					   (size_t)offset);
+	if (!*link)
+		log_msg(LOG_WARN, "%s: cannot attach to _dl_debug_state: %s",
+			interp, strerror(errno));
+}
+
+/* After an exec: the hooks on the dynamic linker (the hold, the range
+ * table's mark) follow the new image's, when that is another. */
+static void follow_interp(struct tracer *tr)
+{
+	char exe[64], interp[PATH_MAX];
+	uint64_t offset;
+	char *dup;
+
+	if (!tr->dl_interp)
+		return;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)tr->pid);
+	if (rescan_dl_hook(tr->cache, exe, interp, sizeof(interp), &offset) ||
+	    !strcmp(interp, tr->dl_interp))
+		return; /* static (the old hooks are harmless), or the same */
+	dup = strdup(interp);
+	if (!dup)
+		return;
+	free(tr->dl_interp);
+	tr->dl_interp = dup;
+	move_link(tr, &tr->dl_link, tr->skel->progs.pt_dlstop, interp, offset);
+	move_link(tr, &tr->ro_links[1], tr->skel->progs.pt_dlmark, interp,
+		  offset);
+}
+
+/* The process exec()ed since the last rescan (execs is the kernel's
+ * count): what it runs now, for tracer_exec(). */
+static void note_exec(struct tracer *tr, uint32_t execs)
+{
+	tr->exec.count = execs;
+	if (proc_exe(tr->pid, tr->exec.path, sizeof(tr->exec.path)))
+		snprintf(tr->exec.path, sizeof(tr->exec.path), "?");
+	follow_interp(tr);
+}
+
+/* tracer_rescan() without the dynamic linker's hold. */
+static int rescan_maps(struct tracer *tr)
+{
+	struct proc_maps maps = { 0 };
+	uint32_t epoch, execs;
+	bool fresh;
+	int n = 0, err;
+
+	if (tr->kind != TRACER_PID)
+		return 0;
+	epoch = literals_epoch(tr); /* before the maps: literals.h */
+	execs = __atomic_load_n(&tr->skel->bss->execs, __ATOMIC_ACQUIRE);
+	err = proc_maps_read(tr->pid, &maps);
+	if (err) {
+		proc_maps_free(&maps);
+		return err == -ENOENT ? -ESRCH : err;
+	}
+	if (!maps.n) { /* a zombie: keep the last maps, for symbolizing */
+		proc_maps_free(&maps);
+		return 0;
+	}
+	fresh = has_new_object(tr, &maps);
+	proc_maps_free(&tr->maps);
+	tr->maps = maps;
+	if (tr->ro_state > 0)
+		literals_install(tr, epoch, &tr->maps);
+	literals_touch(tr);
+	forks_sweep(tr);
+	if (fresh)
+		n = attach_new(tr);
+	if (n >= 0 && execs != tr->exec.count)
+		note_exec(tr, execs);
+	return n;
+}
+
+void rescan_start(struct tracer *tr)
+{
+	tr->skel->bss->exec_pid = (uint32_t)tr->pid;
+	tr->exec_link = bpf_program__attach(tr->skel->progs.pt_execstop);
+	if (!tr->exec_link)
+		log_msg(LOG_WARN,
+			"cannot follow the exec()s of %d (%s): a new program "
+			"is found by the periodic rescan, unsaid",
+			(int)tr->pid, strerror(errno));
+}
+
+const struct tracer_exec *tracer_exec(const struct tracer *tr)
+{
+	return &tr->exec;
 }
 
 void tracer_resume(struct tracer *tr)
@@ -134,6 +243,29 @@ int rescan_dl_hook(struct objcache *cache, const char *exe, char *interp,
 	return err;
 }
 
+/* The ring both holds report on, once. 0 or a negative errno. */
+static int open_ring(struct tracer *tr)
+{
+	if (tr->dl_ring)
+		return 0;
+	tr->dl_ring = ring_buffer__new(bpf_map__fd(tr->skel->maps.dl_events),
+				       dl_event, tr, NULL);
+	return tr->dl_ring ? 0 : -errno;
+}
+
+int tracer_hold_exec(struct tracer *tr)
+{
+	int err;
+
+	if (tr->kind != TRACER_PID || !tr->exec_link)
+		return -EINVAL;
+	err = open_ring(tr);
+	if (err)
+		return err;
+	tr->skel->bss->exec_hold = 1;
+	return 0;
+}
+
 int tracer_hold_dlopen(struct tracer *tr, const char *exe)
 {
 	char interp[PATH_MAX];
@@ -149,17 +281,20 @@ int tracer_hold_dlopen(struct tracer *tr, const char *exe)
 				strerror(-err));
 		return err == -ENOENT ? 0 : err; /* static: nothing to hold */
 	}
-	tr->dl_ring = ring_buffer__new(bpf_map__fd(tr->skel->maps.dl_events),
-				       dl_event, tr, NULL);
-	if (!tr->dl_ring)
-		return -errno;
+	err = open_ring(tr);
+	if (err)
+		return err;
+	free(tr->dl_interp);
+	tr->dl_interp = strdup(interp);
+	if (!tr->dl_interp)
+		return -ENOMEM;
 	tr->dl_link =
 		bpf_program__attach_uprobe(tr->skel->progs.pt_dlstop, false,
 					   tr->pid, interp, (size_t)offset);
 	if (!tr->dl_link) {
 		err = -errno;
-		ring_buffer__free(tr->dl_ring);
-		tr->dl_ring = NULL;
+		free(tr->dl_interp);
+		tr->dl_interp = NULL;
 		log_msg(LOG_WARN, "%s: cannot attach to _dl_debug_state: %s",
 			interp, strerror(-err));
 		return err;

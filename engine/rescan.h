@@ -6,9 +6,14 @@
  * read-only string table, the touched literals and the fork sweep up to
  * date; tracer_hold_dlopen() stops a launched process in its dynamic
  * linker (_dl_debug_state) each time the loaded objects change, so that
- * the rescan comes before any new code runs. Implements those of
- * tracer.h (tracer_rescan(), tracer_resume(), tracer_hold_dlopen(),
- * tracer_event_fd()); literals.c uses the dynamic linker's hook too.
+ * the rescan comes before any new code runs; tracer_hold_exec() does the
+ * same at each exec() (pt_execstop, from the kernel's sched_process_exec),
+ * and every rescan notes the exec()s since the last (tracer_exec()): the
+ * new image's probes, and the dynamic linker's hooks moved to its
+ * interpreter if that changed. Implements those of tracer.h
+ * (tracer_rescan(), tracer_resume(), tracer_hold_dlopen(),
+ * tracer_hold_exec(), tracer_exec(), tracer_event_fd()); literals.c uses
+ * the dynamic linker's hook too.
  */
 #ifndef PROBETOP_RESCAN_H
 #define PROBETOP_RESCAN_H
@@ -17,6 +22,12 @@
 #include <stdint.h>
 
 struct objcache;
+struct tracer;
+
+/* TRACER_PID, from tracer_new(): count the process's exec()s in the
+ * kernel (pt_execstop), unheld. Failure is logged: execs then go
+ * unsaid, and the periodic rescan still attaches to the new image. */
+void rescan_start(struct tracer *tr);
 
 /* File offset of _dl_debug_state in the interpreter exe names, into
  * interp (n bytes); exe's object parsed through cache. 0 or a negative

@@ -36,6 +36,7 @@
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "proc.h"
+#include "rescan.h"
 #include "tracer_impl.h"
 #include "ulink.h"
 #include "watch.h"
@@ -272,6 +273,8 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 	}
 	if (kind == TRACER_PID && tr->multi)
 		forks_start(tr);
+	if (kind == TRACER_PID)
+		rescan_start(tr);
 	if (kind == TRACER_PID) {
 		err = tracer_rescan(tr);
 		said = err < 0 && err != -ESRCH && err != -EACCES;
@@ -314,9 +317,11 @@ void tracer_free(struct tracer *tr)
 	bpf_link__destroy(tr->ro_links[1]);
 	bpf_link__destroy(tr->fork_link);
 	bpf_link__destroy(tr->dl_link);
-	ring_buffer__free(tr->dl_ring);
-	if (tr->dl_link)
+	bpf_link__destroy(tr->exec_link);
+	if (tr->dl_ring)
 		kill(tr->pid, SIGCONT); /* never leave it stopped */
+	ring_buffer__free(tr->dl_ring);
+	free(tr->dl_interp);
 	probetop_bpf__destroy(tr->skel);
 	for (size_t i = 0; i < tr->ncats; i++)
 		catalog_free(tr->cats[i]);

@@ -133,7 +133,8 @@ int tracer_remove(struct tracer *tr, int id);
  */
 int tracer_rescan(struct tracer *tr);
 
-/* Let a process go that tracer_hold_dlopen() stopped (a no-op if none). */
+/* Let a process go that tracer_hold_dlopen() or tracer_hold_exec()
+ * stopped (a no-op if none). */
 void tracer_resume(struct tracer *tr);
 
 /*
@@ -148,8 +149,30 @@ void tracer_resume(struct tracer *tr);
  */
 int tracer_hold_dlopen(struct tracer *tr, const char *exe);
 
-/* Readable when the target waits in its dynamic linker for
- * tracer_rescan(); -1 without tracer_hold_dlopen(). */
+/*
+ * TRACER_PID, for a launched command before it execs: stop the process
+ * at each exec() (its first, the launch's, too) before the new image's
+ * first instruction, so that tracer_rescan() attaches every live spec to
+ * the new executable before it runs (and moves the tracer_hold_dlopen()
+ * hold to the new image's dynamic linker if that is another);
+ * tracer_resume() lets it go on. Never for a process probetop did not
+ * start. 0 or a negative errno (-EINVAL: exec()s cannot be followed;
+ * the periodic rescan still finds the new image).
+ */
+int tracer_hold_exec(struct tracer *tr);
+
+/* The exec()s of a TRACER_PID process, as of the last tracer_rescan(). */
+struct tracer_exec {
+	unsigned int count; /* exec()s since tracer_new() (all 0: none) */
+	char path[4096]; /* the executable after the last one */
+};
+
+/* Valid until the next tracer_rescan(). */
+const struct tracer_exec *tracer_exec(const struct tracer *tr);
+
+/* Readable when the target waits in its dynamic linker or at an exec()
+ * for tracer_rescan(); -1 without tracer_hold_dlopen() or
+ * tracer_hold_exec(). */
 int tracer_event_fd(const struct tracer *tr);
 
 /* Info on spec id; NULL if no such spec. Valid until the next add/remove. */
@@ -161,6 +184,10 @@ int tracer_nspecs(const struct tracer *tr);
 
 /* Distinct probes attached over all specs. */
 size_t tracer_nprobes(const struct tracer *tr);
+
+/* Of them, those in objects the TRACER_PID process maps as of the last
+ * tracer_rescan() (after an exec: its new image's). */
+size_t tracer_mapped_probes(const struct tracer *tr);
 
 /*
  * Watch pid and its descendants (those running now and those it will

@@ -36,6 +36,7 @@ struct attachment {
 	struct ulink link;
 	uint32_t site;
 	const struct cat_object *obj; /* where: for forks_sweep() */
+	uint64_t probe; /* which: a hash of obj, provider and name */
 	uint64_t offset, ref_ctr;
 };
 
@@ -83,7 +84,11 @@ struct tracer {
 	struct watch watch; /* tracer_watch() */
 	struct bpf_link *dl_link; /* tracer_hold_dlopen() */
 	struct ring_buffer *dl_ring;
-	bool dl_stopped; /* the process stopped in its dynamic linker */
+	bool dl_stopped; /* the process stopped in its dynamic linker, or at
+			  * an exec() */
+	char *dl_interp; /* the dynamic linker dl_link, ro_links[1] are on */
+	struct bpf_link *exec_link; /* pt_execstop: rescan_start() */
+	struct tracer_exec exec; /* as of the last rescan */
 	int ro_state; /* literals_ready(): 0 not tried, 1 on, -1 not available */
 	struct ro_set ro; /* the read-only ranges of the valid table */
 	uint32_t ro_gen;

@@ -6,9 +6,10 @@
  *
  * Every spec is parsed before anything is attached. A launched command is
  * held before exec until every spec is attached to its executable and the
- * libraries it needs. The process's mappings are rescanned a few times a
- * second so that libraries it dlopen()s, or a new executable after exec,
- * get the specs too.
+ * libraries it needs (a script's: its interpreter's, shebang.h), and
+ * again at each exec (tracer_hold_exec()). The process's mappings are
+ * rescanned a few times a second so that libraries it dlopen()s, or a new
+ * executable after exec, get the specs too; an exec is said on stderr.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +24,7 @@
 #include "agg.h"
 #include "catalog.h"
 #include "cmd.h"
+#include "inert.h"
 #include "session.h"
 #include "spec.h"
 #include "trace_out.h"
@@ -126,10 +128,20 @@ static int print_snapshot(struct loop *lp, bool final)
 /* Attach to what the target mapped since; 1 once it has gone. */
 static int rescan(struct loop *lp)
 {
-	int sets, n = session_rescan(lp->s, &sets);
+	const struct tracer_exec *exec;
+	int sets, n = session_rescan(lp->s, &sets, &exec);
 
 	if (n == -ESRCH)
 		return 1;
+	if (exec) {
+		size_t k = tracer_mapped_probes(lp->tr);
+		char path[1024];
+
+		cli_error("%d exec'd %s: attached %zu probe%s", (int)lp->pid,
+			  inert_str(path, sizeof(path), exec->path), k,
+			  k == 1 ? "" : "s");
+		n = 0; /* said */
+	}
 	for (int i = lp->s->npicked - sets; i < lp->s->npicked; i++)
 		cli_error("probeset %s: its probes appeared in %d",
 			  lp->s->picked[i]->name, (int)lp->pid);

@@ -696,14 +696,21 @@ static void tick(struct console *c)
 /* Attach to what the target mapped since (dlopen, exec); notice its end. */
 static void rescan(struct console *c)
 {
+	const struct tracer_exec *exec;
 	int n, sets;
 
 	if (!c->m.pid || c->m.exited)
 		return;
-	n = session_rescan(&c->s, &sets);
+	n = session_rescan(&c->s, &sets, &exec);
 	if (n == -ESRCH) {
 		c->m.exited = true;
 		return;
+	}
+	if (exec) {
+		size_t k = tracer_mapped_probes(c->s.tr);
+
+		say(c, "%d exec'd %s: attached %zu probe%s", (int)c->m.pid,
+		    exec->path, k, k == 1 ? "" : "s");
 	}
 	if (sets) {
 		char names[256] = "";
@@ -715,9 +722,9 @@ static void rescan(struct console *c)
 		say(c, "%s %s: %s probes appeared",
 		    sets > 1 ? "probesets" : "probeset", names,
 		    sets > 1 ? "their" : "its");
-	} else if (n > 0)
+	} else if (n > 0 && !exec)
 		say(c, "attached %d more locations in new mappings", n);
-	if (n > 0 || sets)
+	if (n > 0 || sets || exec)
 		conmodel_probes(c->cm, &c->s, &c->m);
 }
 

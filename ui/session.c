@@ -24,6 +24,7 @@
 #include "nearest.h"
 #include "probetop.h"
 #include "proc.h"
+#include "shebang.h"
 
 _Static_assert(SESSION_MAX_SPECS == PT_MAX_SPECS, "one slot per spec id");
 
@@ -35,7 +36,7 @@ static void report_bad_file(const char *msg, void *ctx)
 
 static int open_target(struct session *s, const struct session_args *a)
 {
-	char path[4096];
+	char path[4096], elf[4096], why[600];
 	bool alive;
 	int err;
 
@@ -68,19 +69,26 @@ static int open_target(struct session *s, const struct session_args *a)
 		cli_error("%s: command not found", a->command[0]);
 		return -1;
 	}
+	if (shebang_resolve(path, elf, sizeof(elf), why, sizeof(why))) {
+		cli_error("%s", why);
+		return -1;
+	}
 	err = launch_start(a->command, a->quiet_command, &s->l);
 	if (err) {
 		cli_error("cannot start %s: %s", a->command[0], strerror(-err));
 		return -1;
 	}
 	s->launched = true;
+	s->execs_said = 1; /* its own exec is not news */
 	s->pid = s->l.pid;
 	s->tr = tracer_new(TRACER_PID, s->pid, NULL, a->aggsize);
 	if (!s->tr)
 		return -1;
-	if (tracer_add_command_files(s->tr, path))
+	if (tracer_add_command_files(s->tr, elf))
 		return -1;
-	tracer_hold_dlopen(s->tr, path); /* else: found by the rescan, later */
+	/* else: found by the rescan, later */
+	tracer_hold_dlopen(s->tr, elf);
+	tracer_hold_exec(s->tr);
 	return 0;
 }
 
@@ -385,9 +393,11 @@ static int attach_sets(struct session *s)
 	return 0;
 }
 
-int session_rescan(struct session *s, int *new_sets)
+int session_rescan(struct session *s, int *new_sets,
+		   const struct tracer_exec **exec)
 {
 	int n = tracer_rescan(s->tr), before = s->npicked;
+	const struct tracer_exec *x = tracer_exec(s->tr);
 
 	if (n >= 0 && s->detecting) {
 		pick_detected(s);
@@ -396,6 +406,11 @@ int session_rescan(struct session *s, int *new_sets)
 	}
 	tracer_resume(s->tr);
 	*new_sets = s->npicked - before;
+	*exec = NULL;
+	if (x->count > s->execs_said) {
+		*exec = x;
+		s->execs_said = x->count;
+	}
 	return n;
 }
 

@@ -72,6 +72,7 @@ struct session {
 	pid_t pid; /* 0 for -b */
 	char binary[4096]; /* -b: the file's path */
 	bool launched;
+	unsigned int execs_said; /* exec()s of the target said so far */
 	struct launch l;
 	struct ps_list sets; /* every loadable probeset */
 	const struct probeset *picked[SESSION_MAX_SETS];
@@ -120,9 +121,12 @@ int session_add(struct session *s, const struct spec *spec,
  * pick and attach the probesets detected in it when detecting, then let
  * a target held in its dynamic linker go on. Returns the number of new
  * locations or -ESRCH once the target has gone; *new_sets: probesets
- * picked now (the last *new_sets of picked[]).
+ * picked now (the last *new_sets of picked[]); *exec: the target's new
+ * program when it exec()ed since the last call (a command's own first
+ * exec is not one), else NULL; valid until the next call.
  */
-int session_rescan(struct session *s, int *new_sets);
+int session_rescan(struct session *s, int *new_sets,
+		   const struct tracer_exec **exec);
 
 /*
  * For a spec that attached nowhere: " (did you mean PROBE?)" naming the

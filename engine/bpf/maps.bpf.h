@@ -107,6 +107,9 @@ __u32 ro_epoch;
 __u32 ro_pid; /* the target whose exec bumps ro_epoch */
 __u32 fork_pid; /* the target whose forks pt_forked counts */
 __u32 forks;
+__u32 exec_pid; /* the target whose exec()s pt_execstop counts */
+__u32 exec_hold; /* and stops (a launched command) */
+__u32 execs;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -179,7 +182,8 @@ struct {
 	__type(value, struct pt_pid_name);
 } pid_names SEC(".maps");
 
-/* The process (tgid) that hit the dynamic linker's hook, for user space. */
+/* The process (tgid) that hit the dynamic linker's hook or exec()ed, held
+ * stopped for user space. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);

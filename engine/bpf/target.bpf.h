@@ -3,7 +3,8 @@
  * target.bpf.h — hooks that keep user space's view of the one-process
  * target true: pt_dlstop stops the target at each change of its loaded
  * objects (dl_events) so that new libraries are attached before they
- * run, pt_dlmark and pt_ro_exec bump ro_epoch when its read-only ranges
+ * run, pt_execstop counts its exec()s and (a launched command) stops it
+ * there the same way, pt_dlmark and pt_ro_exec bump ro_epoch when its read-only ranges
  * may have changed, pt_forked counts its forks for ulink_sweep().
  *
  * Part of probetop.bpf.c, included after the per-event programs.
@@ -29,6 +30,33 @@ int pt_dlstop(struct pt_regs *ctx)
 	if (!tgid)
 		return 0;
 	*tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_send_signal(PT_SIGSTOP);
+	bpf_ringbuf_submit(tgid, 0);
+	return 0;
+}
+
+/*
+ * The target exec()ed: count it, and for a launched command (exec_hold)
+ * stop it before the new image's first instruction and tell user space
+ * through dl_events, as pt_dlstop does, so that the new executable's
+ * probes are attached before it runs. Current is the exec()ing task,
+ * which has the target's tgid by now (de_thread() is done).
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(pt_execstop, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 *tgid;
+
+	if (!exec_pid || BPF_CORE_READ(p, tgid) != exec_pid)
+		return 0;
+	__sync_fetch_and_add(&execs, 1);
+	if (!exec_hold)
+		return 0;
+	tgid = bpf_ringbuf_reserve(&dl_events, sizeof(*tgid), 0);
+	if (!tgid)
+		return 0;
+	*tgid = exec_pid;
 	bpf_send_signal(PT_SIGSTOP);
 	bpf_ringbuf_submit(tgid, 0);
 	return 0;

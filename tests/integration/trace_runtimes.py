@@ -213,8 +213,10 @@ with tempfile.TemporaryDirectory() as tmp:
     t.p.stdin.write("exec\n")
     t.p.stdin.flush()
     tap.ok(t.p.stdout.readline().startswith("ready"), "target exec()ed")
-    line = trace_wait_err(tr, "more locations")
-    tap.ok(line is not None, "the new executable is noticed", line)
+    line = trace_wait_err(tr, "exec'd")
+    tap.eq(line, "probetop: %d exec'd %s: attached 1 probe"
+           % (t.pid, os.path.realpath(exe)),
+           "the new executable is noticed, and said", line)
     tap.eq(t.send("fire 12").strip(), "fired 12", "fired after exec")
     tr.finish()
     tap.eq([r["count"] for r in agg_of(tr.final(), "fixture:tick")["rows"]],
