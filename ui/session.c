@@ -56,8 +56,9 @@ static int open_target(struct session *s, const struct session_args *a)
 		alive = proc_alive(a->pid);
 		s->tr = tracer_new(TRACER_PID, a->pid, NULL, a->aggsize);
 		if (!s->tr && errno == ESRCH && alive)
-			cli_error("pid %d exited before its probes were attached",
-				  (int)a->pid);
+			cli_error(
+				"pid %d exited before its probes were attached",
+				(int)a->pid);
 		else if (!s->tr && errno == ESRCH)
 			cli_error("no such process: %d", (int)a->pid);
 		else if (!s->tr && errno == EACCES)
