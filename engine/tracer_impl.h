@@ -32,10 +32,11 @@ struct objcache;
 struct probetop_bpf;
 struct ring_buffer;
 
+/* One location a spec is attached at: its site (the cookie), and where
+ * it is, for forks_sweep(). The uprobe is in one of the spec's links. */
 struct attachment {
-	struct ulink link;
 	uint32_t site;
-	const struct cat_object *obj; /* where: for forks_sweep() */
+	const struct cat_object *obj;
 	uint64_t offset, ref_ctr;
 };
 
@@ -46,6 +47,9 @@ struct tspec {
 	bool info_typed; /* key signedness taken from a first site */
 	struct attachment *atts;
 	size_t natts, cap;
+	struct ulink *links; /* the uprobes of atts: one per object and role
+				(uprobe_multi), or per location (perf) */
+	size_t nlinks, lcap;
 	uint64_t *probe_ids; /* distinct probes, for info.nprobes */
 	size_t nprobe_ids;
 };
