@@ -19,8 +19,8 @@
  * A perf-event link holds one location; a uprobe_multi link any number
  * of one file (ulink_attach_many()). Closing a link has the kernel wait
  * out a grace period of the uprobe handlers once per link, some 56 ms
- * on this machine: 515 links of one location took 29 s to close, one
- * link of 515 takes 0.03 s (docs/testing.md).
+ * on this machine: 529 links of one location took 29 s to close, one
+ * link of 529 takes 0.05 s (docs/testing.md).
  */
 #ifndef PROBETOP_ULINK_H
 #define PROBETOP_ULINK_H
