@@ -18,13 +18,22 @@
 #include "probetop.skel.h"
 #include "tracer_impl.h"
 
+/* A location whose site is built and in the sites map, waiting for its
+ * uprobe (flush()). */
+struct pending {
+	uint32_t site;
+	uint64_t offset, ref_ctr;
+	uint64_t probe; /* probe_id(): counted once a location attaches */
+};
+
 /* What the current attach walk works on. */
 struct walk {
 	struct tracer *tr;
 	struct tspec *ts;
 	const struct cat_object *obj;
 	const char *attach_path;
-	uint64_t probe; /* probe_id() of the probe being attached */
+	struct pending *pend; /* the sites of one role of ts in obj */
+	size_t npend, cap;
 };
 
 static int remember_probe(struct tspec *ts, uint64_t id)
@@ -57,17 +66,16 @@ static uint64_t probe_id(const struct cat_object *obj, const char *a,
 	return h;
 }
 
-/* Attach one site at offset of the walk's object. */
-static int attach_site(struct walk *w, int id, int role, uint64_t offset,
-		       uint64_t ref_ctr, const struct site_argsrc *src)
+/* Build the site of one location at offset of the walk's object (of
+ * probe) and queue it for flush(). 0 (also when the location cannot
+ * serve the spec: logged and skipped) or a negative errno. */
+static int queue_site(struct walk *w, int id, int role, uint64_t offset,
+		      uint64_t ref_ctr, const struct site_argsrc *src,
+		      uint64_t probe)
 {
 	struct tracer *tr = w->tr;
 	struct tspec *ts = w->ts;
-	struct bpf_program *prog =
-		src->ret ? tr->skel->progs.pt_ret : tr->skel->progs.pt_usdt;
-	struct attachment *a;
 	struct pt_site site;
-	struct ulink link;
 	uint32_t idx;
 	int err;
 
@@ -85,14 +93,14 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 			err == -ERANGE ? "skipped" : "skipped (see list -v)");
 		return 0;
 	}
-	if (ts->natts == ts->cap) {
-		size_t cap = ts->cap ? ts->cap * 2 : 16;
+	if (w->npend == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct pending *p = realloc(w->pend, cap * sizeof(*p));
 
-		a = realloc(ts->atts, cap * sizeof(*a));
-		if (!a)
+		if (!p)
 			return -ENOMEM;
-		ts->atts = a;
-		ts->cap = cap;
+		w->pend = p;
+		w->cap = cap;
 	}
 	err = site_alloc(&tr->sites, &idx);
 	if (err) {
@@ -106,23 +114,133 @@ static int attach_site(struct walk *w, int id, int role, uint64_t offset,
 		tr->sites.used[idx] = 0;
 		return err;
 	}
-	err = ulink_attach(
-		prog, tr->multi, tr->kind == TRACER_PID ? tr->pid : -1,
-		w->attach_path, offset, ref_ctr, idx, src->ret, &link);
-	if (err) {
-		tr->sites.used[idx] = 0;
-		ts->info.nskipped++;
-		log_msg(LOG_WARN, "%s: %s: cannot attach at %#llx: %s",
-			ts->spec.text, w->obj->path, (unsigned long long)offset,
-			strerror(-err));
-		return 0;
+	w->pend[w->npend++] = (struct pending){ idx, offset, ref_ctr, probe };
+	return 0;
+}
+
+/* Room in ts for n more attachments and links. 0 or -ENOMEM. */
+static int reserve(struct tspec *ts, size_t n)
+{
+	if (ts->natts + n > ts->cap) {
+		size_t cap = ts->cap ? ts->cap : 16;
+		struct attachment *a;
+
+		while (cap < ts->natts + n)
+			cap *= 2;
+		a = realloc(ts->atts, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		ts->atts = a;
+		ts->cap = cap;
 	}
-	ts->atts[ts->natts++] =
-		(struct attachment){ link,     idx,    w->obj,
-				     w->probe, offset, ref_ctr };
+	if (ts->nlinks + n > ts->lcap) {
+		size_t cap = ts->lcap ? ts->lcap : 16;
+		struct ulink *l;
+
+		while (cap < ts->nlinks + n)
+			cap *= 2;
+		l = realloc(ts->links, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		ts->links = l;
+		ts->lcap = cap;
+	}
+	return 0;
+}
+
+/* Record the attached location p of role (room reserved). 0 or
+ * -ENOMEM. */
+static int commit(struct walk *w, int role, const struct pending *p)
+{
+	struct tspec *ts = w->ts;
+
+	ts->atts[ts->natts++] = (struct attachment){ .site = p->site,
+						     .obj = w->obj,
+						     .probe = p->probe,
+						     .offset = p->offset,
+						     .ref_ctr = p->ref_ctr };
 	ts->info.nsites++;
 	ts->info.role_sites[role]++;
-	return 1;
+	return remember_probe(ts, p->probe);
+}
+
+/* The queued locations of the walk in one uprobe_multi link of prog.
+ * 0 and *link filled, or a negative errno. */
+static int attach_batch(const struct walk *w, struct bpf_program *prog,
+			pid_t pid, bool ret, struct ulink *link)
+{
+	size_t n = w->npend;
+	uint64_t *v = calloc(3 * n, sizeof(*v));
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = w->pend[i].offset;
+		v[n + i] = w->pend[i].ref_ctr;
+		v[2 * n + i] = w->pend[i].site;
+	}
+	err = ulink_attach_many(prog, pid, w->attach_path, v, v + n, v + 2 * n,
+				n, ret, link);
+	free(v);
+	return err;
+}
+
+/*
+ * Attach the queued locations of role (uretprobes if ret): with
+ * uprobe_multi in one link; on perf-event uprobes, or if the kernel
+ * refuses the link (one bad location), one by one, a location that
+ * fails then logged, counted in nskipped and its site freed. Empties the
+ * queue. 0 or -ENOMEM.
+ */
+static int flush(struct walk *w, int role, bool ret)
+{
+	struct tracer *tr = w->tr;
+	struct tspec *ts = w->ts;
+	struct bpf_program *prog =
+		ret ? tr->skel->progs.pt_ret : tr->skel->progs.pt_usdt;
+	pid_t pid = tr->kind == TRACER_PID ? tr->pid : -1;
+	size_t n = w->npend;
+	struct ulink link;
+	int err, first = 0;
+
+	if (!n)
+		return 0;
+	err = reserve(ts, n);
+	if (err) {
+		for (size_t i = 0; i < n; i++)
+			tr->sites.used[w->pend[i].site] = 0;
+		w->npend = 0;
+		return err;
+	}
+	if (tr->multi && !attach_batch(w, prog, pid, ret, &link)) {
+		ts->links[ts->nlinks++] = link;
+		for (size_t i = 0; i < n; i++) {
+			err = commit(w, role, &w->pend[i]);
+			first = first ? first : err;
+		}
+		w->npend = 0;
+		return first;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pending *p = &w->pend[i];
+
+		err = ulink_attach(prog, tr->multi, pid, w->attach_path,
+				   p->offset, p->ref_ctr, p->site, ret, &link);
+		if (err) {
+			tr->sites.used[p->site] = 0;
+			ts->info.nskipped++;
+			log_msg(LOG_WARN, "%s: %s: cannot attach at %#llx: %s",
+				ts->spec.text, w->obj->path,
+				(unsigned long long)p->offset, strerror(-err));
+			continue;
+		}
+		ts->links[ts->nlinks++] = link;
+		err = commit(w, role, p);
+		first = first ? first : err;
+	}
+	w->npend = 0;
+	return first;
 }
 
 static int attach_usdt(struct walk *w, int id, int role,
@@ -133,22 +251,16 @@ static int attach_usdt(struct walk *w, int id, int role,
 
 	for (size_t i = 0; i < obj->nprobes; i++) {
 		const struct cat_probe *cp = &obj->probes[i];
-		bool any = false;
+		uint64_t probe;
 
 		if (!spec_probe_matches(p, cp->provider, cp->name))
 			continue;
-		w->probe = probe_id(obj, cp->provider, cp->name);
+		probe = probe_id(obj, cp->provider, cp->name);
 		for (size_t l = 0; l < cp->nlocs; l++) {
 			const struct site_argsrc src = { .loc = &cp->locs[l] };
 
-			err = attach_site(w, id, role, cp->locs[l].offset,
-					  cp->locs[l].sem_offset, &src);
-			if (err < 0)
-				return err;
-			any |= err > 0;
-		}
-		if (any) {
-			err = remember_probe(w->ts, w->probe);
+			err = queue_site(w, id, role, cp->locs[l].offset,
+					 cp->locs[l].sem_offset, &src, probe);
 			if (err)
 				return err;
 		}
@@ -161,23 +273,20 @@ static int attach_fn(struct walk *w, int id, int role,
 {
 	const struct site_argsrc src = { .fn = true, .ret = p->ret };
 	uint64_t addr, offset;
-	int err;
 
 	if (!w->obj->elf || elfobj_symbol_addr(w->obj->elf, p->name, &addr) ||
 	    elfobj_vaddr_to_offset(w->obj->elf, addr, &offset))
 		return 0;
-	w->probe = probe_id(w->obj, "fn", p->name);
-	err = attach_site(w, id, role, offset, 0, &src);
-	if (err > 0)
-		err = remember_probe(w->ts, w->probe);
-	return err < 0 ? err : 0;
+	return queue_site(w, id, role, offset, 0, &src,
+			  probe_id(w->obj, "fn", p->name));
 }
 
-/* Attach spec id everywhere it matches in the walk's object. */
+/* Attach spec id everywhere it matches in the walk's object: the
+ * locations of each role queued, then flushed. */
 static int attach_spec_object(struct walk *w, int id)
 {
 	const struct spec *sp = &w->ts->spec;
-	int err = 0;
+	int err = 0, ferr;
 
 	for (int role = 0; role < sp->nprobes && !err; role++) {
 		const struct spec_probe *p = &sp->probe[role];
@@ -186,6 +295,8 @@ static int attach_spec_object(struct walk *w, int id)
 			continue;
 		err = p->fn ? attach_fn(w, id, role, p)
 			    : attach_usdt(w, id, role, p);
+		ferr = flush(w, role, p->fn && p->ret);
+		err = err ? err : ferr;
 	}
 	return err;
 }
@@ -213,17 +324,18 @@ int attach_catalog(struct tracer *tr, const struct catalog *cat, int id,
 		   struct seen_set *visited)
 {
 	char path[PATH_MAX + 64];
+	struct walk w = { .tr = tr, .attach_path = path };
 	int n = 0, err;
 
 	for (size_t i = 0; i < catalog_nobjects(cat); i++) {
 		const struct cat_object *obj = catalog_object(cat, i);
-		struct walk w = { .tr = tr, .obj = obj, .attach_path = path };
 
 		if (seen_has(visited, obj->dev, obj->inode))
 			continue;
 		err = seen_add(visited, obj->dev, obj->inode);
 		if (err)
-			return err;
+			goto out;
+		w.obj = obj;
 		attach_path(tr->pid, obj,
 			    tr->kind == TRACER_PID ? &tr->maps : NULL, path,
 			    sizeof(path));
@@ -236,9 +348,12 @@ int attach_catalog(struct tracer *tr, const struct catalog *cat, int id,
 			before = w.ts->info.nsites;
 			err = attach_spec_object(&w, s);
 			if (err)
-				return err;
+				goto out;
 			n += (int)(w.ts->info.nsites - before);
 		}
 	}
-	return n;
+	err = n;
+out:
+	free(w.pend);
+	return err;
 }

@@ -2,11 +2,15 @@
 /*
  * attach — walk a catalog's objects and attach specs there: for each
  * object and spec, every USDT location (or function entry/return) the
- * spec's probes match becomes a site (site.h) with one uprobe
- * (ulink.h), recorded in the spec's attachments; distinct probes are
- * counted in its info.nprobes. A location that cannot be used is
- * logged, counted in info.nskipped and skipped. Called by tracer.c
- * (tracer_add(), tracer_add_file()) and rescan.c.
+ * spec's probes match becomes a site (site.h), recorded in the spec's
+ * attachments; distinct probes are counted in its info.nprobes. The
+ * sites of one role of a spec in one object get their uprobes from one
+ * uprobe_multi link (ulink_attach_many()), so that removing the spec
+ * costs one kernel wait, not one per location; on perf-event uprobes,
+ * or when the kernel refuses that link, each its own (ulink_attach()).
+ * A location that cannot be used is logged, counted in info.nskipped
+ * and skipped. Called by tracer.c (tracer_add(), tracer_add_file()) and
+ * rescan.c.
  */
 #ifndef PROBETOP_ATTACH_H
 #define PROBETOP_ATTACH_H

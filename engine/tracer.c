@@ -296,10 +296,11 @@ fail:
 
 static void detach_spec(struct tracer *tr, struct tspec *ts)
 {
-	for (size_t i = 0; i < ts->natts; i++) {
-		ulink_detach(&ts->atts[i].link);
+	for (size_t i = 0; i < ts->nlinks; i++)
+		ulink_detach(&ts->links[i]);
+	for (size_t i = 0; i < ts->natts; i++)
 		tr->sites.used[ts->atts[i].site] = 0;
-	}
+	free(ts->links);
 	free(ts->atts);
 	free(ts->probe_ids);
 	memset(ts, 0, sizeof(*ts));

@@ -32,8 +32,9 @@ struct objcache;
 struct probetop_bpf;
 struct ring_buffer;
 
+/* One location a spec is attached at: its site (the cookie), and where
+ * it is, for forks_sweep(). The uprobe is in one of the spec's links. */
 struct attachment {
-	struct ulink link;
 	uint32_t site;
 	const struct cat_object *obj; /* where: for forks_sweep() */
 	uint64_t probe; /* which: a hash of obj, provider and name */
@@ -47,6 +48,9 @@ struct tspec {
 	bool info_typed; /* key signedness taken from a first site */
 	struct attachment *atts;
 	size_t natts, cap;
+	struct ulink *links; /* the uprobes of atts: one per object and role
+				(uprobe_multi), or per location (perf) */
+	size_t nlinks, lcap;
 	uint64_t *probe_ids; /* distinct probes, for info.nprobes */
 	size_t nprobe_ids;
 };

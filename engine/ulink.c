@@ -139,22 +139,35 @@ void ulink_prepare(struct bpf_program *prog)
 	bpf_program__set_expected_attach_type(prog, ULINK_TRACE_UPROBE_MULTI);
 }
 
-int ulink_attach(struct bpf_program *prog, bool multi, pid_t pid,
-		 const char *path, uint64_t offset, uint64_t ref_ctr,
-		 uint64_t cookie, bool ret, struct ulink *out)
+int ulink_attach_many(struct bpf_program *prog, pid_t pid, const char *path,
+		      const uint64_t *offsets, const uint64_t *ref_ctrs,
+		      const uint64_t *cookies, size_t n, bool ret,
+		      struct ulink *out)
 {
 	int fd;
 
 	out->fd = -1;
 	out->perf = NULL;
-	if (multi) {
-		fd = multi_link(bpf_program__fd(prog), pid, path, &offset,
-				ref_ctr ? &ref_ctr : NULL, &cookie, 1, ret);
-		if (fd < 0)
-			return fd;
-		out->fd = fd;
-		return 0;
-	}
+	if (!n || n > UINT32_MAX)
+		return -EINVAL;
+	fd = multi_link(bpf_program__fd(prog), pid, path, offsets, ref_ctrs,
+			cookies, n, ret);
+	if (fd < 0)
+		return fd;
+	out->fd = fd;
+	return 0;
+}
+
+int ulink_attach(struct bpf_program *prog, bool multi, pid_t pid,
+		 const char *path, uint64_t offset, uint64_t ref_ctr,
+		 uint64_t cookie, bool ret, struct ulink *out)
+{
+	out->fd = -1;
+	out->perf = NULL;
+	if (multi)
+		return ulink_attach_many(prog, pid, path, &offset,
+					 ref_ctr ? &ref_ctr : NULL, &cookie, 1,
+					 ret, out);
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = ref_ctr,
 		    .bpf_cookie = cookie, .retprobe = ret);
 	out->perf = bpf_program__attach_uprobe_opts(

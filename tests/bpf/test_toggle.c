@@ -5,9 +5,11 @@
  * counting exactly; a removed spec's rows disappear; a re-added spec
  * starts from zero — for counts, histograms and latencies, which for
  * specs without keys on one process live in per-spec array slots rather
- * than hash maps. And many keys, read in batches, each exact. Needs
- * root.
+ * than hash maps. A glob spec of many locations toggled the same way,
+ * its locations in one uprobe_multi link. And many keys, read in
+ * batches, each exact. Needs root.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 #include "child.h"
 #include "spec.h"
 #include "tracer.h"
+#include "ulink.h"
 
 /* A target (sdt_target) with a tracer and an agg on it. */
 struct rig {
@@ -123,6 +126,86 @@ static void test_toggle(void **state)
 	assert_int_equal(total(snap, sem2), 7);
 	assert_int_equal(tracer_remove(tr, sem2), 0);
 	assert_int_equal(tracer_remove(tr, sem2), -ENOENT);
+}
+
+/* The uprobes this process holds, from /proc/self/fdinfo: links into
+ * *nlinks, their locations into *nlocs (a perf-event link has one). */
+static void held_uprobes(int *nlinks, int *nlocs)
+{
+	DIR *d = opendir("/proc/self/fdinfo");
+	struct dirent *e;
+
+	assert_non_null(d);
+	*nlinks = *nlocs = 0;
+	while ((e = readdir(d))) {
+		char path[300], line[256];
+		int cnt = 0;
+		bool uprobe = false;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			if (!strcmp(line, "link_type:\tuprobe_multi\n") ||
+			    !strcmp(line, "link_type:\tperf\n")) {
+				uprobe = true;
+				cnt = cnt ? cnt : 1;
+			}
+			sscanf(line, "uprobe_cnt:\t%d", &cnt);
+		}
+		fclose(f);
+		*nlinks += uprobe;
+		*nlocs += uprobe ? cnt : 0;
+	}
+	closedir(d);
+}
+
+/* fixture:* is 15 locations of sdt_target (13 probes, multi at 3) that
+ * fire 17 times an iteration (enter and leave 3 times): one link for
+ * all with uprobe_multi; off and on again like one probe. */
+static void test_toggle_glob(void **state)
+{
+	struct rig *rig = *state;
+	struct tracer *tr = rig->tr;
+	struct agg *agg = rig->agg;
+	struct child *t = &rig->t;
+	const struct agg_snapshot *snap;
+	int tick, g, g2, l0, n0, l1, n1, l, n;
+
+	tick = add(tr, "fixture:tick");
+	held_uprobes(&l0, &n0);
+	g = add(tr, "fixture:*");
+	held_uprobes(&l1, &n1);
+	assert_int_equal(tracer_spec_info(tr, g)->nsites, 15);
+	assert_int_equal(n1 - n0, 15);
+	assert_int_equal(l1 - l0, ulink_multi_supported() ? 1 : 15);
+	fire(t, 4);
+	snap = agg_read(agg);
+	assert_int_equal(total(snap, tick), 4);
+	assert_int_equal(total(snap, g), 17 * 4);
+
+	assert_int_equal(tracer_remove(tr, g), 0);
+	held_uprobes(&l, &n);
+	assert_int_equal(l, l0);
+	assert_int_equal(n, n0);
+	fire(t, 2);
+	snap = agg_read(agg);
+	assert_int_equal(total(snap, tick), 6);
+	assert_int_equal(total(snap, g), -2);
+
+	g2 = add(tr, "fixture:*");
+	assert_int_equal(g2, g);
+	held_uprobes(&l, &n);
+	assert_int_equal(l, l1);
+	assert_int_equal(n, n1);
+	fire(t, 3);
+	snap = agg_read(agg);
+	assert_int_equal(total(snap, tick), 9);
+	assert_int_equal(total(snap, g2), 17 * 3);
 }
 
 /* The spec of id in snap. */
@@ -297,6 +380,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_toggle, rig_up, rig_down),
 		cmocka_unit_test_setup_teardown(test_toggle_hist, rig_up,
+						rig_down),
+		cmocka_unit_test_setup_teardown(test_toggle_glob, rig_up,
 						rig_down),
 		cmocka_unit_test_setup_teardown(test_task_stacks, rig_up,
 						rig_down),

@@ -202,6 +202,27 @@ def newest_map(name):
                key=lambda m: m["id"])
 
 
+def held_links(pid):
+    """The BPF links process pid holds open, from /proc/PID/fdinfo, as
+    dicts {type, prog_id, path, cnt}: path and cnt (its uprobe count) for
+    uprobe_multi links only. Only pid's own links, whatever else runs."""
+    links = []
+    d = "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                info = dict(l.rstrip("\n").split(":\t", 1) for l in f
+                            if ":\t" in l)
+        except OSError:
+            continue
+        if "link_id" in info:
+            links.append({"type": info.get("link_type"),
+                          "prog_id": int(info["prog_id"]),
+                          "path": info.get("path"),
+                          "cnt": int(info.get("uprobe_cnt", 1))})
+    return links
+
+
 def read_u16(pid, addr):
     """The 16-bit value at addr in pid's memory (a semaphore)."""
     with open("/proc/%d/mem" % pid, "rb") as f:

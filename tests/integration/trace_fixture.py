@@ -17,7 +17,8 @@ import sys
 import time
 
 from tap import (FIXTURE_DIR, PROBETOP, Tap, Target, Trace, agg_of, bpf_maps,
-                 load_bias, need_root, read_u16, rows_by_key, run)
+                 held_links, load_bias, need_root, read_u16, readelf_probes,
+                 rows_by_key, run)
 
 tap = Tap()
 need_root(tap)
@@ -141,6 +142,80 @@ tap.eq(fin["drops"], 0, "no drops")
 tap.eq(fin["events"], sum(r["count"] for a in A.values() for r in a["rows"]),
        "events = everything recorded")
 t.send("quit")
+t.stop()
+
+# -- globs: one link per object and role ---------------------------------------
+# (engine/ulink.h: closing a link costs the kernel one wait, so a spec's
+# locations in one object share one uprobe_multi link per role; on
+# perf-event uprobes each location has its own)
+GLOB = {
+    "all": "fixture:*",  # every location of the executable
+    "mgf": "fixture:[mgf]*=count(arg0)",  # multi (3 places), global, field
+    "nest": "fixture:enter..fixture:leave=latency()",
+    "fnret": "fn:sdtfix_call%return=sum(arg0)",  # in the library, pt_ret
+}
+nall = sum(1 for p in readelf_probes(EXE) if p[0] == "fixture")
+nmgf = sum(1 for p in readelf_probes(EXE) if p[0] == "fixture" and
+           p[1][0] in "mgf")
+t = Target([EXE])
+tr = Trace(["-p", str(t.pid), "-i", "30"] +
+           sum((["-e", s] for s in GLOB.values()), []))
+links = [l for l in held_links(tr.p.pid)
+         if l["type"] not in ("raw_tracepoint", "tracing")]
+if PERF:
+    tap.eq(sorted((l["type"], l["cnt"]) for l in links),
+           [("perf", 1)] * (nall + nmgf + 3),
+           "perf: one perf-event link per location (%d + %d + 3)" %
+           (nall, nmgf), links)
+else:
+    got = sorted((os.path.basename(l["path"] or "?"), l["cnt"], l["type"])
+                 for l in links)
+    tap.eq(got, sorted([("sdt_target", nall, "uprobe_multi"),
+                        ("sdt_target", nmgf, "uprobe_multi"),
+                        ("sdt_target", 1, "uprobe_multi"),
+                        ("sdt_target", 1, "uprobe_multi"),
+                        ("libsdtfix.so", 1, "uretprobe_multi")]),
+           "one uprobe_multi link per spec, object and role: %d locations "
+           "of fixture:* in one, %d of fixture:[mgf]* in one, a latency's "
+           "start and end in one each, a return in the library" %
+           (nall, nmgf), links)
+    progs = {os.path.basename(l["path"] or "?"): l["prog_id"] for l in links}
+    tap.ok(len(progs) == 2 and progs["sdt_target"] != progs["libsdtfix.so"],
+           "entries by pt_usdt, the return by pt_ret", links)
+tap.eq(t.send("fire %d" % N).strip(), "fired %d" % N, "fixture fired")
+tr.finish()
+fin = tr.final()
+# per iteration: 13 probes once each, enter and leave 3 times
+tap.eq(rows_by_key(agg_of(fin, GLOB["all"])), {(): 17 * N},
+       "fixture:*: every location counted exactly")
+tap.eq(agg_of(fin, GLOB["all"])["locations"], nall, "fixture:*: locations")
+tap.eq(rows_by_key(agg_of(fin, GLOB["mgf"])), {(i,): 3 for i in range(N)},
+       "fixture:[mgf]*: each location fetches its own arg0 (register, "
+       "%rip-relative, memory): its own site")
+tap.eq(rows_by_key(agg_of(fin, GLOB["nest"])), {(): 3 * N},
+       "latency: start and end in two links")
+tap.eq(agg_of(fin, GLOB["fnret"])["rows"][0]["sum"],
+       sum(2 * i for i in range(N)), "fn return in the library")
+t.stop()
+
+# a location the kernel refuses a uprobe at (an int3): the batch's link is
+# refused, its locations are attached one by one, the bad one skipped with
+# a warning and the others counted exactly
+BAD = os.path.join(FIXTURE_DIR, "badloc")
+bad = [p[2] for p in readelf_probes(BAD) if p[1] == "bad"]
+t = Target([BAD])
+tr = Trace(["-p", str(t.pid), "-i", "30", "-e", "badloc:*=count(arg0)"])
+links = [(l["type"], l["cnt"]) for l in held_links(tr.p.pid)
+         if l["type"] not in ("raw_tracepoint", "tracing")]
+tap.eq(sorted(links), [("perf" if PERF else "uprobe_multi", 1)] * 2,
+       "a refused location: the two good ones attached one by one", links)
+tap.eq(t.send("fire %d" % N).strip(), "fired %d" % N, "badloc fired")
+tr.finish()
+tap.eq(rows_by_key(agg_of(tr.final(), "badloc:*=count(arg0)")),
+       {(0,): N, (1,): N}, "a refused location: the good ones count exactly")
+tap.ok(len(bad) == 1 and "probetop: badloc:*=count(arg0): %s: cannot attach "
+       "at %#x: " % (os.path.realpath(BAD), bad[0]) in tr.stderr,
+       "a refused location: warned about, by its offset", tr.stderr)
 t.stop()
 
 # -- text output ------------------------------------------------------------
