@@ -317,6 +317,7 @@ void tracer_free(struct tracer *tr)
 	bpf_link__destroy(tr->ro_links[0]);
 	bpf_link__destroy(tr->ro_links[1]);
 	bpf_link__destroy(tr->fork_link);
+	bpf_link__destroy(tr->lat_exit_link);
 	bpf_link__destroy(tr->dl_link);
 	bpf_link__destroy(tr->exec_link);
 	if (tr->dl_ring)
@@ -390,6 +391,27 @@ static bool aslot_spec(const struct tracer *tr, const struct spec *sp)
 	       (sp->agg == SPEC_AGG_COUNT || sp->agg == SPEC_AGG_SUM);
 }
 
+/*
+ * Before the first latency spec attaches: pt_lat_exit, which frees the
+ * (thread, spec) stacks of every thread that exits (latency.bpf.h). It
+ * stays attached until the tracer is freed; a tracer without latency
+ * specs never pays for it. Attached before the spec's own sites, so that
+ * no thread makes a stack before its exit is watched. Without it (a
+ * kernel that refuses) pairs still work, but the stacks of ended threads
+ * stay until the map is full: said once.
+ */
+static void lat_exit_start(struct tracer *tr)
+{
+	if (tr->lat_exit_link)
+		return;
+	tr->lat_exit_link = bpf_program__attach(tr->skel->progs.pt_lat_exit);
+	if (!tr->lat_exit_link)
+		log_msg(LOG_WARN,
+			"cannot attach pt_lat_exit (%s): latency starts of "
+			"threads that end are not freed",
+			strerror(errno));
+}
+
 int tracer_add(struct tracer *tr, const struct spec *spec)
 {
 	struct seen_set visited = { 0 };
@@ -414,6 +436,8 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 		ts->info.aslot_pid = tr->pid;
 	if (id >= tr->nspecs)
 		tr->nspecs = id + 1;
+	if (spec->timed)
+		lat_exit_start(tr);
 	for (size_t c = 0; c < tr->ncats && err >= 0; c++)
 		err = attach_catalog(tr, tr->cats[c], id, &visited);
 	free(visited.v);

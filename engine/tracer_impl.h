@@ -98,6 +98,7 @@ struct tracer {
 	uint32_t ro_gen;
 	struct bpf_link *ro_links[2]; /* pt_ro_exec, pt_dlmark */
 	struct bpf_link *fork_link; /* pt_forked: see forks_sweep() */
+	struct bpf_link *lat_exit_link; /* pt_lat_exit, from the first latency */
 	uint32_t forks; /* its count when last swept */
 	struct touched *touched; /* literals_touch(): mappings made present */
 	size_t ntouched;

@@ -8,6 +8,15 @@
  * of the stacks hash map. Too deep, unmatched, or a key not read: counted
  * in the spec's stats.
  *
+ * A thread's entries in stacks are freed when it exits (pt_lat_exit):
+ * the thread notes each one in its task storage (owned) when the entry
+ * is made, which is off the per-event path (later starts find the entry),
+ * and the exit deletes the ones noted. So the map holds (live thread,
+ * spec) pairs only, however many threads come and go, and a start left
+ * open by a thread that died never pairs with a thread that reuses its
+ * tid. tstacks needs none of this: the kernel frees task storage with
+ * the task.
+ *
  * Part of probetop.bpf.c, included after agg.bpf.h.
  */
 
@@ -79,6 +88,23 @@ static __always_inline __u32 lat_bucket(__s64 ns, const struct pt_site *s)
 	return s->lq_nsteps ? lin_bucket(ns, s) : log2_bucket(ns, 1);
 }
 
+/* The new, empty stack sk of the current thread, noted in its owned
+ * bits first (so that its exit frees it); NULL if the map is full or
+ * the thread's storage cannot be had. */
+static __always_inline struct pt_stack *stack_new(const struct pt_stack_key *sk)
+{
+	struct pt_owned *o =
+		bpf_task_storage_get(&owned, bpf_get_current_task_btf(), 0,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u32 spec = sk->spec & (PT_MAX_SPECS - 1);
+
+	if (!o)
+		return NULL;
+	o->spec[spec / 64] |= 1ULL << (spec % 64);
+	bpf_map_update_elem(&stacks, sk, &zero_stack, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&stacks, sk);
+}
+
 /* Push a start on the (thread, spec) stack of the hash map. */
 static __always_inline void lat_push(const struct pt_regs *ctx,
 				     const struct pt_site *s)
@@ -87,10 +113,12 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 		.tid = (__u32)bpf_get_current_pid_tgid(),
 		.spec = s->spec,
 	};
-	struct pt_stack *st = lookup_or_init(&stacks, &sk, &zero_stack);
+	struct pt_stack *st = bpf_map_lookup_elem(&stacks, &sk);
 	struct pt_frame *f;
 	__u32 d;
 
+	if (!st)
+		st = stack_new(&sk);
 	if (!st) {
 		stat_inc(s->spec, STAT_FULL);
 		return;
@@ -167,4 +195,31 @@ static __always_inline void lat_end(const struct pt_site *s)
 		return; /* counted as deep when it started */
 	ns = (__s64)(now - t0);
 	solo_hist_add(s->spec, ns, lat_bucket(ns, s));
+}
+
+/*
+ * Every task's exit: delete the entries of stacks that the exiting
+ * thread noted in its owned bits (none for a thread that never made one:
+ * then this is one task-storage lookup). Attached with the first latency
+ * spec (tracer.c), kept until the tracer is freed.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(pt_lat_exit, struct task_struct *p)
+{
+	struct pt_owned *o = bpf_task_storage_get(&owned, p, 0, 0);
+	struct pt_stack_key sk = { .tid = p->pid };
+
+	if (!o)
+		return 0;
+	for (int w = 0; w < PT_MAX_SPECS / 64; w++) {
+		__u64 bits = o->spec[w];
+
+		for (int b = 0; b < 64 && bits; b++, bits >>= 1) {
+			if (!(bits & 1))
+				continue;
+			sk.spec = w * 64 + b;
+			bpf_map_delete_elem(&stacks, &sk);
+		}
+	}
+	return 0;
 }

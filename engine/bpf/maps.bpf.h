@@ -127,6 +127,13 @@ struct {
 } tstacks SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pt_owned);
+} owned SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, PT_MAX_SPECS);
 	__type(key, __u32);

@@ -24,7 +24,7 @@
 #define PT_STACK_DEPTH 32 /* latency starts kept per thread and spec */
 #define PT_COUNT_ENTRIES 65536 /* keys of count and sum specs */
 #define PT_HIST_ENTRIES 16384 /* keys of quantize, lquantize, latency */
-#define PT_STACK_ENTRIES 8192 /* (thread, latency spec) pairs */
+#define PT_STACK_ENTRIES 8192 /* (live thread, latency spec) pairs */
 #define PT_TASK_STACKS 4 /* solo latency stacks in a thread's own storage */
 #define PT_ASLOTS 16 /* address slots per spec, a power of two */
 #define PT_ASLOT_PROBES 4 /* slots an address may take, from its hash on */
@@ -207,6 +207,19 @@ struct pt_tstack {
 	__u32 tag[PT_TASK_STACKS];
 	__u32 depth[PT_TASK_STACKS]; /* may exceed PT_STACK_DEPTH */
 	__u64 ts[PT_TASK_STACKS][PT_STACK_DEPTH];
+};
+
+/*
+ * owned: per thread (task-local storage), the specs whose entry
+ * (thread, spec) of stacks the thread has: bit spec % 64 of spec[spec /
+ * 64], set when the entry is made (a thread's first start of the spec
+ * outside tstacks), never on later events. When the thread exits,
+ * pt_lat_exit deletes those entries, so the hash map holds the stacks of
+ * live threads only, and a start left open by a thread that died is
+ * never popped by a later thread given the same tid.
+ */
+struct pt_owned {
+	__u64 spec[PT_MAX_SPECS / 64];
 };
 
 /* stats: per CPU array indexed by spec id */

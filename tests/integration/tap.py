@@ -255,3 +255,65 @@ def trace_wait_err(tr, fragment, timeout=60):
         if done or time.time() > deadline:
             return None
         time.sleep(0.02)
+
+
+def own_maps(pid):
+    """{name: id} of the BPF maps process pid holds open (from its
+    fdinfo): one probetop's own maps, whatever other instances run."""
+    out = {}
+    by_id = None
+    for fd in os.listdir("/proc/%d/fdinfo" % pid):
+        try:
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                info = dict(l.rstrip("\n").split(":\t", 1) for l in f
+                            if ":\t" in l)
+        except OSError:
+            continue
+        if "map_id" in info:
+            by_id = by_id if by_id is not None else bpf_maps()
+            m = by_id.get(int(info["map_id"]))
+            if m and "name" in m:
+                out[m["name"]] = m["id"]
+    return out
+
+
+def _bpf(cmd, attr):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    r = libc.syscall(321, cmd, ctypes.byref(attr), ctypes.sizeof(attr))
+    return r, ctypes.get_errno()
+
+
+def map_keys(map_id, key_size):
+    """Every key (bytes) of BPF hash map map_id, by BPF_MAP_GET_NEXT_KEY
+    (the values are not read)."""
+    import ctypes
+
+    class IdAttr(ctypes.Structure):
+        _fields_ = [("id", ctypes.c_uint32), ("next_id", ctypes.c_uint32),
+                    ("open_flags", ctypes.c_uint32)]
+
+    class KeyAttr(ctypes.Structure):
+        _fields_ = [("map_fd", ctypes.c_uint32), ("pad", ctypes.c_uint32),
+                    ("key", ctypes.c_uint64), ("next_key", ctypes.c_uint64)]
+
+    fd, err = _bpf(14, IdAttr(map_id, 0, 0))  # BPF_MAP_GET_FD_BY_ID
+    if fd < 0:
+        raise OSError(err, "map %d: %s" % (map_id, os.strerror(err)))
+    keys = []
+    try:
+        cur = ctypes.create_string_buffer(key_size)
+        nxt = ctypes.create_string_buffer(key_size)
+        prev = 0
+        while True:
+            a = KeyAttr(fd, 0, prev, ctypes.addressof(nxt))
+            r, _ = _bpf(4, a)  # BPF_MAP_GET_NEXT_KEY
+            if r < 0:
+                break
+            keys.append(nxt.raw)
+            ctypes.memmove(cur, nxt, key_size)
+            prev = ctypes.addressof(cur)
+    finally:
+        os.close(fd)
+    return keys
