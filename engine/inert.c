@@ -125,34 +125,3 @@ const char *inert_str(char *out, size_t n, const char *s)
 	inert_put(out, n, 0, s);
 	return out;
 }
-
-size_t inert_len(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s), i = 0, total = 0;
-
-	while (i < len) {
-		char esc[5];
-		size_t keep, used = next_piece(p + i, len - i, &keep, esc);
-
-		total += keep ? keep : strlen(esc);
-		i += used;
-	}
-	return total;
-}
-
-bool inert_clean(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s), i = 0;
-
-	while (i < len) {
-		char esc[5];
-		size_t keep;
-
-		i += next_piece(p + i, len - i, &keep, esc);
-		if (!keep)
-			return false;
-	}
-	return true;
-}

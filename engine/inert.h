@@ -20,7 +20,6 @@
 #ifndef PROBETOP_INERT_H
 #define PROBETOP_INERT_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 /* The longest text one byte of input becomes ("\xNN"). */
@@ -40,11 +39,5 @@ size_t inert_put(char *out, size_t n, size_t o, const char *s);
 /* The inert form of s in out[0..n) (n > 0), cut as inert_put() cuts;
  * returns out, for use as a printf argument. */
 const char *inert_str(char *out, size_t n, const char *s);
-
-/* The length of s's inert form, uncut. */
-size_t inert_len(const char *s);
-
-/* Whether s is its own inert form (nothing to escape). */
-bool inert_clean(const char *s);
 
 #endif

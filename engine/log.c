@@ -24,7 +24,7 @@ void log_set_level(enum log_level max)
 
 void log_msg(enum log_level level, const char *fmt, ...)
 {
-	char raw[512], msg[4 * sizeof(raw)];
+	char raw[512], msg[INERT_MAX_PER_BYTE * sizeof(raw)];
 	va_list ap;
 
 	if (level > max_level)

@@ -91,12 +91,13 @@ size_t tracer_mapped_probes(const struct tracer *tr)
 	return total;
 }
 
-/* Move a uprobe link of prog from the old dynamic linker to interp. */
+/* Move a uprobe link of prog from the old dynamic linker to interp, or
+ * make it there if there was none and it is wanted. */
 static void move_link(struct tracer *tr, struct bpf_link **link,
 		      struct bpf_program *prog, const char *interp,
-		      uint64_t offset)
+		      uint64_t offset, bool wanted)
 {
-	if (!*link)
+	if (!*link && !wanted)
 		return;
 	bpf_link__destroy(*link);
 	*link = bpf_program__attach_uprobe(prog, false, tr->pid, interp,
@@ -106,28 +107,34 @@ static void move_link(struct tracer *tr, struct bpf_link **link,
 			interp, strerror(errno));
 }
 
-/* After an exec: the hooks on the dynamic linker (the hold, the range
- * table's mark) follow the new image's, when that is another. */
+/*
+ * After an exec: the hooks on the dynamic linker (the hold, the range
+ * table's mark) follow the new image's, when that is another; after a
+ * static image, whose exec is held, they are made (the hold of a
+ * launched command, the mark where the range table is on).
+ */
 static void follow_interp(struct tracer *tr)
 {
+	bool held = tr->skel->bss->exec_hold;
 	char exe[64], interp[PATH_MAX];
 	uint64_t offset;
 	char *dup;
 
-	if (!tr->dl_interp)
+	if (!tr->dl_interp && !held)
 		return;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)tr->pid);
 	if (rescan_dl_hook(tr->cache, exe, interp, sizeof(interp), &offset) ||
-	    !strcmp(interp, tr->dl_interp))
+	    (tr->dl_interp && !strcmp(interp, tr->dl_interp)))
 		return; /* static (the old hooks are harmless), or the same */
 	dup = strdup(interp);
 	if (!dup)
 		return;
 	free(tr->dl_interp);
 	tr->dl_interp = dup;
-	move_link(tr, &tr->dl_link, tr->skel->progs.pt_dlstop, interp, offset);
+	move_link(tr, &tr->dl_link, tr->skel->progs.pt_dlstop, interp, offset,
+		  held);
 	move_link(tr, &tr->ro_links[1], tr->skel->progs.pt_dlmark, interp,
-		  offset);
+		  offset, tr->ro_state > 0);
 }
 
 /* The process exec()ed since the last rescan (execs is the kernel's

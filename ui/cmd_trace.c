@@ -135,11 +135,10 @@ static int rescan(struct loop *lp)
 		return 1;
 	if (exec) {
 		size_t k = tracer_mapped_probes(lp->tr);
-		char path[1024];
 
+		/* cli_error() makes the whole line inert: the path goes raw */
 		cli_error("%d exec'd %s: attached %zu probe%s", (int)lp->pid,
-			  inert_str(path, sizeof(path), exec->path), k,
-			  k == 1 ? "" : "s");
+			  exec->path, k, k == 1 ? "" : "s");
 		n = 0; /* said */
 	}
 	for (int i = lp->s->npicked - sets; i < lp->s->npicked; i++)

@@ -608,6 +608,7 @@ void session_end_command(struct session *s)
 		return; /* not ours, gone, or never released */
 	if (kill(s->l.pid, SIGTERM))
 		return;
+	kill(s->l.pid, SIGCONT); /* held at a dlopen or exec: let it end */
 	for (int i = 0; i < 100; i++) { /* 1 s to finish, then SIGKILL */
 		if (waitpid(s->l.pid, NULL, WNOHANG) == s->l.pid) {
 			s->l.pid = -1;

@@ -265,7 +265,7 @@ static void print_text(const struct trace_out *out,
 		uint64_t drops = final ? as->drops_total : as->drops;
 		uint64_t unmatched =
 			final ? as->unmatched_total : as->unmatched;
-		char text[4 * SPEC_TEXT_MAX];
+		char text[INERT_MAX_PER_BYTE * SPEC_TEXT_MAX];
 
 		fputs(inert_str(text, sizeof(text), as->spec->text), out->f);
 		print_waiting(out->f, as->info);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "inert.h"
 #include "view.h"
 
 #define ZOOM_MAX 8
@@ -458,13 +459,16 @@ static void hist_draw(void *st, const struct model *m,
 {
 	struct hist *h = st;
 	struct shown s = resolve(h, m);
-	char title[SPEC_TEXT_MAX + 16], note[96] = "";
+	char title[INERT_MAX_PER_BYTE * SPEC_TEXT_MAX + 16], note[96] = "";
 	struct rect in;
+	size_t o;
 	int lo, hi;
 
 	(void)env;
-	snprintf(title, sizeof(title), "%s%s", h->nzoom ? "zoomed: " : "",
-		 s.as ? s.as->spec->text : "Histogram");
+	/* a spec built in Probes holds the target's object and probe names */
+	o = inert_put(title, sizeof(title), 0, h->nzoom ? "zoomed: " : "");
+	inert_put(title, sizeof(title), o,
+		  s.as ? s.as->spec->text : "Histogram");
 	if (s.row)
 		pct_note(s.as, s.row, note, sizeof(note));
 	in = draw_box(r, title, note, focus);

@@ -25,8 +25,12 @@
 SEC("uprobe")
 int pt_dlstop(struct pt_regs *ctx)
 {
-	__u32 *tgid = bpf_ringbuf_reserve(&dl_events, sizeof(*tgid), 0);
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 *tgid;
 
+	if (!task->pdeath_signal)
+		return 0; /* see pt_execstop */
+	tgid = bpf_ringbuf_reserve(&dl_events, sizeof(*tgid), 0);
 	if (!tgid)
 		return 0;
 	*tgid = bpf_get_current_pid_tgid() >> 32;
@@ -51,7 +55,11 @@ int BPF_PROG(pt_execstop, struct task_struct *p, pid_t old_pid,
 	if (!exec_pid || BPF_CORE_READ(p, tgid) != exec_pid)
 		return 0;
 	__sync_fetch_and_add(&execs, 1);
-	if (!exec_hold)
+	/* launch.c asked for SIGCONT when probetop dies; the kernel clears
+	 * that at the exec of a set-user-ID (or capability) program, and
+	 * then a probetop killed during the hold would leave it stopped:
+	 * not held (the periodic rescan finds its objects) */
+	if (!exec_hold || !BPF_CORE_READ(p, pdeath_signal))
 		return 0;
 	tgid = bpf_ringbuf_reserve(&dl_events, sizeof(*tgid), 0);
 	if (!tgid)

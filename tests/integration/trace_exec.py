@@ -124,6 +124,16 @@ with tempfile.TemporaryDirectory() as tmp:
                                    os.path.realpath(nxt))],
                "the exec of %s is said" % what, tr.stderr)
 
+    # static, then dynamic: the dynamic linker's hold is made at the exec,
+    # so a library's probe is counted from its first event
+    sdt = os.path.join(FIXTURE_DIR, "sdt_target")
+    tr = traced(["-e", "fixlib:call", "--", FIXS, "fire:1", "exec:" + sdt,
+                 "fire", "2"])
+    fin = tr.final()
+    tap.eq(fin and rows_by_key(agg_of(fin, "fixlib:call")), {(): 2},
+           "a static command execs a dynamic one: its library's probe "
+           "counted 2", tr.stderr + tr.stdout)
+
     # -- -p of a process that execs: found by the rescan, and said ---------
     t = Target([FIX, "wait", "fire:2", "exec:" + FIX2, "wait", "fire:5",
                 "wait"])
