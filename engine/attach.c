@@ -164,21 +164,21 @@ static int commit(struct walk *w, int role, const struct pending *p)
 	return remember_probe(ts, p->probe);
 }
 
-/* The queued locations of the walk in one uprobe_multi link of prog.
- * 0 and *link filled, or a negative errno. */
-static int attach_batch(const struct walk *w, struct bpf_program *prog,
-			pid_t pid, bool ret, struct ulink *link)
+/* Queued locations pend[0..n) in one uprobe_multi link of prog. 0 and
+ * *link filled, or a negative errno. */
+static int attach_batch(const struct walk *w, const struct pending *pend,
+			size_t n, struct bpf_program *prog, pid_t pid, bool ret,
+			struct ulink *link)
 {
-	size_t n = w->npend;
 	uint64_t *v = calloc(3 * n, sizeof(*v));
 	int err;
 
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		v[i] = w->pend[i].offset;
-		v[n + i] = w->pend[i].ref_ctr;
-		v[2 * n + i] = w->pend[i].site;
+		v[i] = pend[i].offset;
+		v[n + i] = pend[i].ref_ctr;
+		v[2 * n + i] = pend[i].site;
 	}
 	err = ulink_attach_many(prog, pid, w->attach_path, v, v + n, v + 2 * n,
 				n, ret, link);
@@ -186,47 +186,49 @@ static int attach_batch(const struct walk *w, struct bpf_program *prog,
 	return err;
 }
 
+/* What one flush attaches with: the program, its pid filter, the role. */
+struct flush_ctx {
+	struct bpf_program *prog;
+	pid_t pid;
+	int role;
+	bool ret;
+};
+
 /*
- * Attach the queued locations of role (uretprobes if ret): with
- * uprobe_multi in one link; on perf-event uprobes, or if the kernel
- * refuses the link (one bad location), one by one, a location that
- * fails then logged, counted in nskipped and its site freed. Empties the
- * queue. 0 or -ENOMEM.
+ * Attach pend[0..n) (room reserved): with uprobe_multi in one link; if
+ * the kernel refuses it (a bad location), each half on its own, so that
+ * the good locations stay in a few links; on perf-event uprobes, and a
+ * location alone that fails, one by one, a failure logged, counted in
+ * nskipped and its site freed. 0 or -ENOMEM.
  */
-static int flush(struct walk *w, int role, bool ret)
+static int attach_pending(struct walk *w, const struct flush_ctx *f,
+			  const struct pending *pend, size_t n)
 {
 	struct tracer *tr = w->tr;
 	struct tspec *ts = w->ts;
-	struct bpf_program *prog =
-		ret ? tr->skel->progs.pt_ret : tr->skel->progs.pt_usdt;
-	pid_t pid = tr->kind == TRACER_PID ? tr->pid : -1;
-	size_t n = w->npend;
 	struct ulink link;
 	int err, first = 0;
 
-	if (!n)
-		return 0;
-	err = reserve(ts, n);
-	if (err) {
-		for (size_t i = 0; i < n; i++)
-			tr->sites.used[w->pend[i].site] = 0;
-		w->npend = 0;
-		return err;
-	}
-	if (tr->multi && !attach_batch(w, prog, pid, ret, &link)) {
+	if (tr->multi &&
+	    !attach_batch(w, pend, n, f->prog, f->pid, f->ret, &link)) {
 		ts->links[ts->nlinks++] = link;
 		for (size_t i = 0; i < n; i++) {
-			err = commit(w, role, &w->pend[i]);
+			err = commit(w, f->role, &pend[i]);
 			first = first ? first : err;
 		}
-		w->npend = 0;
 		return first;
 	}
+	if (tr->multi && n > 1) {
+		first = attach_pending(w, f, pend, n / 2);
+		err = attach_pending(w, f, pend + n / 2, n - n / 2);
+		return first ? first : err;
+	}
 	for (size_t i = 0; i < n; i++) {
-		const struct pending *p = &w->pend[i];
+		const struct pending *p = &pend[i];
 
-		err = ulink_attach(prog, tr->multi, pid, w->attach_path,
-				   p->offset, p->ref_ctr, p->site, ret, &link);
+		err = ulink_attach(f->prog, tr->multi, f->pid, w->attach_path,
+				   p->offset, p->ref_ctr, p->site, f->ret,
+				   &link);
 		if (err) {
 			tr->sites.used[p->site] = 0;
 			ts->info.nskipped++;
@@ -236,11 +238,37 @@ static int flush(struct walk *w, int role, bool ret)
 			continue;
 		}
 		ts->links[ts->nlinks++] = link;
-		err = commit(w, role, p);
+		err = commit(w, f->role, p);
 		first = first ? first : err;
 	}
-	w->npend = 0;
 	return first;
+}
+
+/* Attach the queued locations of role (uretprobes if ret), as
+ * attach_pending() does. Empties the queue. 0 or -ENOMEM. */
+static int flush(struct walk *w, int role, bool ret)
+{
+	struct tracer *tr = w->tr;
+	const struct flush_ctx f = {
+		.prog = ret ? tr->skel->progs.pt_ret : tr->skel->progs.pt_usdt,
+		.pid = tr->kind == TRACER_PID ? tr->pid : -1,
+		.role = role,
+		.ret = ret,
+	};
+	size_t n = w->npend;
+	int err;
+
+	if (!n)
+		return 0;
+	err = reserve(w->ts, n);
+	if (err) {
+		for (size_t i = 0; i < n; i++)
+			tr->sites.used[w->pend[i].site] = 0;
+	} else {
+		err = attach_pending(w, &f, w->pend, n);
+	}
+	w->npend = 0;
+	return err;
 }
 
 static int attach_usdt(struct walk *w, int id, int role,
