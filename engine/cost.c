@@ -12,6 +12,7 @@
 #include "cost.h"
 
 #include <bpf/bpf.h>
+#include <dirent.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -37,7 +38,7 @@ struct prog_seen {
 
 struct pid_cpu {
 	pid_t pid;
-	uint64_t ticks;
+	uint64_t ticks; /* CPU ns at the last look; UINT64_MAX: none */
 };
 
 struct cost {
@@ -368,21 +369,56 @@ static struct pid_cpu *find_pid(struct cost *c, pid_t pid, bool add)
 	return p;
 }
 
-/* The CPU ticks pid used since the last look, or -1 if not known (first
- * seen now, but started before the last fill; or gone). */
+/* pid's CPU time in ns, summed over its threads' schedstat (ns, where
+ * /proc/PID/stat has 10 ms ticks). 0 or -1. */
+static int pid_cpu_ns(pid_t pid, uint64_t *ns)
+{
+	char path[64], line[128];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	*ns = 0;
+	while ((e = readdir(d))) {
+		unsigned long long v;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat",
+			 (int)pid, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%llu", &v) == 1)
+			*ns += v;
+		fclose(f);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* The CPU ns pid used since the last look, or -1 if not known (first
+ * seen now, but started before the last fill; gone; a thread ended). */
 static double pid_delta(struct cost *c, pid_t pid)
 {
 	struct pid_cpu *p = find_pid(c, pid, true);
 	struct proc_usage u;
+	uint64_t ns;
 	double d = -1;
 
-	if (!p || proc_usage(pid, &u))
+	if (!p || pid_cpu_ns(pid, &ns))
 		return -1;
-	if (p->ticks != UINT64_MAX)
-		d = (double)(u.cpu_ticks - p->ticks);
-	else if (c->boot_ticks_at && u.start_ticks >= c->boot_ticks_at)
-		d = (double)u.cpu_ticks; /* started within the interval */
-	p->ticks = u.cpu_ticks;
+	if (p->ticks != UINT64_MAX && ns >= p->ticks)
+		d = (double)(ns - p->ticks);
+	else if (p->ticks == UINT64_MAX && c->boot_ticks_at &&
+		 !proc_usage(pid, &u) && u.start_ticks >= c->boot_ticks_at)
+		d = (double)ns; /* started within the interval */
+	p->ticks = ns;
 	return d;
 }
 
@@ -397,7 +433,7 @@ static int cmp_pid(const void *a, const void *b)
  * target's, or (-b) that of each process whose rows moved. */
 static double target_ns(struct cost *c, const struct agg_snapshot *snap)
 {
-	double tick_ns = 1e9 / (double)sysconf(_SC_CLK_TCK), sum = 0, d;
+	double tick_ns = 1, sum = 0, d;
 	pid_t *pids = NULL;
 	size_t n = 0, cap = 0;
 	bool known = false;

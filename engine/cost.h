@@ -21,8 +21,8 @@
  * COST_EST_PROG_NS per run, and that is said once.
  *
  * probetop's own CPU (getrusage) is reported apart, and tracing's cost
- * as a share of the target's CPU time (/proc/PID/stat; with -b, of the
- * processes whose rows moved).
+ * as a share of the target's CPU time (the schedstat of each of its
+ * threads, in ns; with -b, of the processes whose rows moved).
  *
  * Called by agg (agg_new, agg_read, agg_tick) and tracer (calibration at
  * the first load); the numbers land in struct agg_snapshot.
