@@ -22,12 +22,14 @@
 #include "aggpriv.h"
 #include "aggread.h"
 #include "aggrows.h"
+#include "cost.h"
 #include "log.h"
 #include "symbolize.h"
 
 struct agg *agg_new(struct tracer *tr)
 {
 	struct agg *agg = calloc(1, sizeof(*agg));
+	struct cost_progs progs;
 	size_t vsz;
 
 	if (!agg)
@@ -51,6 +53,13 @@ struct agg *agg_new(struct tracer *tr)
 		errno = ENOMEM;
 		return NULL;
 	}
+	tracer_cost_progs(tr, &progs);
+	agg->cost = cost_new(&progs, tracer_target_pid(tr));
+	if (!agg->cost) {
+		agg_free(agg);
+		errno = ENOMEM;
+		return NULL;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &agg->start);
 	return agg;
 }
@@ -68,10 +77,17 @@ void agg_free(struct agg *agg)
 	free(agg->io);
 	free(agg->proc);
 	symbolizer_free(agg->sym);
+	cost_free(agg->cost);
 	free(agg->keys);
 	free(agg->vals);
 	free(agg->aprev);
 	free(agg);
+}
+
+void agg_tick(struct agg *agg)
+{
+	if (agg)
+		cost_tick(agg->cost);
 }
 
 const struct agg_snapshot *agg_read(struct agg *agg)
@@ -125,6 +141,7 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	aggorder_proc(agg->proc, agg->nproc);
 	snap->proc = agg->proc;
 	snap->nproc = agg->nproc;
+	cost_fill(agg->cost, snap, agg->specs);
 	snap->interval = ++agg->interval;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	snap->elapsed_s = (double)(now.tv_sec - agg->start.tv_sec) +

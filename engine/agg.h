@@ -63,6 +63,9 @@ struct agg_spec {
 	uint32_t capacity; /* keys its map holds (shared by the specs of
 			      its kind and key width); 0: a slot of its own */
 	uint64_t unmatched, unmatched_total; /* latency ends without start */
+	double cost_pct; /* CPU its hits took from the targets this
+			    interval, % of one CPU (cost.h) */
+	double cost_pct_total; /* since attach, at this interval's price */
 };
 
 /* calls, errors, bytes, summed latency (ns) and its log2 buckets, in
@@ -83,6 +86,17 @@ struct agg_proc_row {
 	struct pt_proc_val now, total;
 };
 
+/* What tracing cost over the interval (cost.h). */
+struct agg_overhead {
+	double cpu_pct; /* % of one CPU: the specs' cost_pct and kernel_pct */
+	double kernel_pct; /* of it, the kernel-side programs' (watches) */
+	double target_pct; /* cpu_pct as a % of the targets' own CPU time
+			      over the interval; < 0: unknown */
+	double self_pct; /* probetop's own CPU, % of one CPU */
+	bool measured; /* programs timed by the kernel's statistics (else
+			  estimated, COST_EST_PROG_NS) */
+};
+
 struct agg_snapshot {
 	unsigned int interval; /* 1, 2, ... */
 	double elapsed_s; /* since agg_new */
@@ -98,11 +112,16 @@ struct agg_snapshot {
 	const struct agg_io_row *io; /* by pid, class */
 	size_t nproc;
 	const struct agg_proc_row *proc; /* by pid, event, then total desc */
+	struct agg_overhead overhead, overhead_total; /* since agg_new */
 };
 
 /* Read tr's maps; tr must outlive the agg. NULL with errno on ENOMEM. */
 struct agg *agg_new(struct tracer *tr);
 void agg_free(struct agg *agg);
+
+/* Call a few times a second between agg_read()s: the cost meter closes
+ * its window of run-time statistics (cost_tick()). */
+void agg_tick(struct agg *agg);
 
 /*
  * Read the maps now and return the snapshot of the interval since the last

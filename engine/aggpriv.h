@@ -39,6 +39,7 @@ struct layout {
 
 struct agg {
 	struct tracer *tr;
+	struct cost *cost;
 	int ncpu;
 	struct timespec start;
 	unsigned int interval;

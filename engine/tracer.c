@@ -28,6 +28,7 @@
 
 #include "attach.h"
 #include "catalog.h"
+#include "cost.h"
 #include "forks.h"
 #include "literals.h"
 #include "log.h"
@@ -197,6 +198,7 @@ static int load_programs(struct tracer *tr, uint64_t aggsize)
 	if (tr->multi) {
 		ulink_prepare(tr->skel->progs.pt_usdt);
 		ulink_prepare(tr->skel->progs.pt_ret);
+		ulink_prepare(tr->skel->progs.pt_calib);
 	}
 	held.on = true;
 	err = probetop_bpf__load(tr->skel);
@@ -271,6 +273,7 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		if (err)
 			goto fail;
 	}
+	cost_calibrate(tr->skel->progs.pt_calib, tr->multi);
 	if (kind == TRACER_PID && tr->multi)
 		forks_start(tr);
 	if (kind == TRACER_PID)
@@ -637,4 +640,28 @@ int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n)
 const struct mapsize *tracer_mapsize(const struct tracer *tr)
 {
 	return &tr->sizes;
+}
+
+void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
+{
+	const struct bpf_program *usdt = tr->skel->progs.pt_usdt,
+				 *ret = tr->skel->progs.pt_ret,
+				 *calib = tr->skel->progs.pt_calib;
+	struct bpf_program *p;
+
+	out->site[0] = bpf_program__fd(usdt);
+	out->site[1] = bpf_program__fd(ret);
+	out->nkernel = 0;
+	bpf_object__for_each_program(p, tr->skel->obj)
+	{
+		if (p == usdt || p == ret || p == calib ||
+		    out->nkernel >= COST_PROGS_MAX)
+			continue;
+		out->kernel[out->nkernel++] = bpf_program__fd(p);
+	}
+}
+
+pid_t tracer_target_pid(const struct tracer *tr)
+{
+	return tr->kind == TRACER_PID ? tr->pid : 0;
 }

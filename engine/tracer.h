@@ -224,6 +224,14 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out);
  */
 int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n);
 
+/* The programs the cost meter times (cost.h): pt_usdt and pt_ret, which
+ * every hit runs, and the others (watches, the target's hooks). */
+struct cost_progs;
+void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out);
+
+/* TRACER_PID: the process traced; TRACER_FILE: 0. */
+pid_t tracer_target_pid(const struct tracer *tr);
+
 /* The cache of parsed ELF objects the tracer uses; lives as long as tr. */
 struct objcache *tracer_objcache(const struct tracer *tr);
 

@@ -167,13 +167,14 @@ static int wait_interval(struct loop *lp, double until, double deadline)
 			wake = deadline;
 		if (now >= wake)
 			return deadline > 0 && now >= deadline ? 1 : 0;
-		if (lp->pid && wake - now > RESCAN_S)
-			wake = now + RESCAN_S;
+		if (wake - now > RESCAN_S)
+			wake = now + RESCAN_S; /* rescans, the cost meter */
 		ms = (int)((wake - now) * 1000.0 + 0.999);
 		if (poll(pfd, 3, ms) < 0 && errno != EINTR)
 			return 1;
 		if (pfd[0].revents || pfd[1].revents)
 			return 1; /* signal, or the target exited */
+		agg_tick(lp->agg);
 		if (lp->pid && rescan(lp))
 			return 1;
 	}

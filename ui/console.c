@@ -196,10 +196,55 @@ static void env_draw(const struct view_env *env, const char *view,
 
 /* The two header lines ------------------------------------------------ */
 
+/* Columns s takes on the screen (UTF-8: one per character). */
+static int text_cols(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* "  · overhead ≈ 3.1% cpu (12% of target)", or the longest shorter
+ * form that fits in w columns ("" before the first interval). */
+static void overhead_text(const struct model *m, int w, char *buf, size_t n)
+{
+	const struct agg_overhead *o = m->snap ? &m->snap->overhead : NULL;
+	const char *sep = m->utf8 ? "\u00b7" : "-";
+	const char *approx = m->utf8 ? "\u2248" : "~";
+	char forms[4][96];
+	int k = 0;
+
+	buf[0] = 0;
+	if (!o)
+		return;
+	if (o->target_pct >= 0) {
+		snprintf(forms[k++], sizeof(forms[0]),
+			 " %s overhead %s %.1f%% cpu (%.0f%% of target)", sep,
+			 approx, o->cpu_pct, o->target_pct);
+		snprintf(forms[k++], sizeof(forms[0]),
+			 " %s overhead %s %.1f%% (%.0f%% of target)", sep,
+			 approx, o->cpu_pct, o->target_pct);
+	}
+	snprintf(forms[k++], sizeof(forms[0]), " %s overhead %s %.1f%%", sep,
+		 approx, o->cpu_pct);
+	snprintf(forms[k++], sizeof(forms[0]), " %s %.1f%%", approx,
+		 o->cpu_pct);
+	for (int i = 0; i < k; i++) {
+		if (text_cols(forms[i]) <= w) {
+			snprintf(buf, n, "%s", forms[i]);
+			return;
+		}
+	}
+}
+
 static void draw_header(struct console *c)
 {
 	const struct model *m = &c->m;
+	const char *sep = m->utf8 ? "\u00b7" : "-";
 	char rss[32], ev[32], cpu[32] = "", up[32] = "";
+	char line[160], over[400];
 	const char *state = m->exited	? "exited"
 			    : m->paused ? "paused"
 					: "live";
@@ -221,11 +266,14 @@ static void draw_header(struct console *c)
 			 "%gs",
 			 m->target, dot, state, m->interval_s);
 	}
-	draw_fmt(1, 0, COLS - 9, m->drops_total ? STYLE_WARN : STYLE_NORMAL,
+	snprintf(line, sizeof(line),
 		 " %zu probes (%zu on) %s %s ev/s %s drops %llu",
-		 m->probes_total, m->probes_on, m->utf8 ? "\u00b7" : "-",
-		 fmt_rate(m->events_s, ev, sizeof(ev)),
-		 m->utf8 ? "\u00b7" : "-", (unsigned long long)m->drops_total);
+		 m->probes_total, m->probes_on, sep,
+		 fmt_rate(m->events_s, ev, sizeof(ev)), sep,
+		 (unsigned long long)m->drops_total);
+	overhead_text(m, COLS - 9 - text_cols(line), over, sizeof(over));
+	draw_fmt(1, 0, COLS - 9, m->drops_total ? STYLE_WARN : STYLE_NORMAL,
+		 "%s%s", line, over);
 	draw_text(1, COLS - 9, 9, STYLE_DIM, " F1 help");
 }
 
@@ -746,8 +794,8 @@ static void run_loop(struct console *c)
 		};
 		double now = cli_now_s(), wake = c->next_tick;
 
-		if (c->m.pid && !c->m.exited && next_rescan < wake)
-			wake = next_rescan;
+		if (!c->m.exited && next_rescan < wake)
+			wake = next_rescan; /* rescans, the cost meter */
 		if (c->deadline > 0 && now >= c->deadline)
 			return; /* -d: the lunch-break fail-safe */
 		if (c->deadline > 0 && c->deadline < wake)
@@ -764,6 +812,7 @@ static void run_loop(struct console *c)
 			read_keys(c);
 		now = cli_now_s();
 		if (now >= next_rescan || pfd[3].revents) {
+			agg_tick(c->agg);
 			rescan(c);
 			next_rescan = now + RESCAN_S;
 		}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * probes — every probe of the target, grouped by object and provider,
- * with arguments, semaphore, locations, state and live hits/s.
+ * with arguments, semaphore, locations, state, live hits/s and what its
+ * spec costs the target (COST, % of one CPU: engine/cost.h).
  *
  * Space switches a probe off (every spec on it, which the console keeps)
  * or on (what it kept, else count()); `a` opens a menu that
@@ -301,7 +302,8 @@ static const char *state_of(const struct model_probe *pr)
 static void draw_probe(const struct model *m, const struct model_probe *pr,
 		       int y, struct rect in, bool sel)
 {
-	char name[160], hits[32] = "", obj[17], args[512];
+	char name[160], hits[32] = "", cost[16] = "", obj[17], args[512];
+	const struct agg_spec *as = NULL;
 	size_t o;
 	enum draw_style st = sel	       ? STYLE_SELECTED
 			     : pr->spec_id < 0 ? STYLE_NORMAL
@@ -311,12 +313,16 @@ static void draw_probe(const struct model *m, const struct model_probe *pr,
 	o = inert_put(name, sizeof(name), 0, pr->provider);
 	o = fmt_put(name, sizeof(name), o, ":");
 	inert_put(name, sizeof(name), o, pr->name);
-	if (pr->spec_id >= 0)
+	if (pr->spec_id >= 0) {
 		fmt_rate(m->snap_s > 0 ? (double)pr->hits / m->snap_s : 0, hits,
 			 sizeof(hits));
-	draw_fmt(y, in.x, in.w, st, " %-6s %-34s %3s %4zu %9s  %-16s %s",
+		as = model_spec(m, pr->spec_id);
+	}
+	if (as) /* its spec's: % of one CPU taken from the target */
+		snprintf(cost, sizeof(cost), "%.1f%%", as->cost_pct);
+	draw_fmt(y, in.x, in.w, st, " %-6s %-34s %3s %4zu %9s %6s  %-16s %s",
 		 state_of(pr), name, pr->semaphore ? "sem" : "-", pr->nlocs,
-		 hits, inert_str(obj, sizeof(obj), base(pr->object)),
+		 hits, cost, inert_str(obj, sizeof(obj), base(pr->object)),
 		 inert_str(args, sizeof(args), pr->args));
 }
 
@@ -408,7 +414,7 @@ static void probes_draw(void *st, const struct model *m,
 			? " STATE  FUNCTION                                    "
 			  "  HITS/s  OBJECT"
 			: " STATE  PROVIDER:NAME                      SEM "
-			  "LOCS    HITS/s  OBJECT           ARGS");
+			  "LOCS    HITS/s   COST  OBJECT           ARGS");
 	lines = in.h - 2;
 	if (!p->n) {
 		draw_text(in.y + 1, in.x, in.w, STYLE_DIM,

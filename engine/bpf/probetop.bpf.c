@@ -99,3 +99,6 @@ int pt_ret(struct pt_regs *ctx)
 /* the kernel's IO and process events of the processes watched */
 #include "io.bpf.h"
 #include "procevents.bpf.h"
+
+/* the uprobe trap's calibration (engine/cost.c) */
+#include "calib.bpf.h"

@@ -79,6 +79,13 @@ def test_fixture(tap):
         tap.ok(re.search(r"(ON|silent) +fixture:tick", s) is not None,
                "Space switches it on", s)
         tap.eq(t.send("fire 1234").strip(), "fired 1234", "target fired")
+        cost_row = r"ON +fixture:tick +- +1 +\S+ +\d+\.\d%"
+        s = wait_screen(cost_row, 5)
+        tap.ok(re.search(r"HITS/s +COST", s) and re.search(cost_row, s),
+               "Probes has a COST column: the % of one CPU tick took", s)
+        tap.ok(re.search(r"overhead ≈ \d+\.\d% cpu \(\d+% of target\)",
+                         s) is not None,
+               "the header says overhead ≈ N% cpu (M% of target)", s)
         keys("3")
         tick_row = r"\s1,234\s+(-\s+)?fixture:tick"
         s = wait_screen(tick_row, 5)

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cost — the cost meter; see cost.h.
+ *
+ * The calibration's loop calls cost_probe_site(), a noinline function of
+ * probetop, CALIB_CALLS times, bare and with pt_calib attached there (and
+ * attached again with the statistics on), timed with
+ * CLOCK_THREAD_CPUTIME_ID: the trap is system time of the thread that
+ * hits it, as it is of a target. The best of CALIB_ROUNDS rounds of each
+ * is kept (the least disturbed by the other work of the machine).
+ */
+#include "cost.h"
+
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proc.h"
+#include "ulink.h"
+
+#define CALIB_CALLS 1000
+#define CALIB_ROUNDS 5
+#define MIN_RUNS 32 /* runs in a window to take its average */
+#define MAX_PIDS 4096 /* -b: processes whose CPU time is followed */
+
+/* One program's statistics at the last look. */
+struct prog_seen {
+	uint64_t run_ns, runs;
+};
+
+struct pid_cpu {
+	pid_t pid;
+	uint64_t ticks; /* CPU ns at the last look; UINT64_MAX: none */
+};
+
+struct cost {
+	struct cost_progs progs;
+	pid_t target;
+	int stats_fd; /* BPF_ENABLE_STATS while the window is open; -1 */
+	bool window; /* open: the statistics are being counted */
+	bool continuous; /* kernel.bpf_stats_enabled was 1: no window */
+	bool unavailable; /* no statistics at all (said once) */
+	double window_t0, window_s; /* the last window's start, length */
+	struct prog_seen site_at[2], kernel_at[COST_PROGS_MAX];
+	double site_ns; /* smoothed ns per run of pt_usdt/pt_ret; 0: none */
+	double kernel_ns_per_s; /* the kernel programs' run time per second */
+	uint64_t kernel_runs_window; /* their runs in the last window */
+	double last_t; /* monotonic time of the last cost_fill */
+	struct rusage self_at;
+	struct pid_cpu *pids; /* target's (one) or -b's processes, by pid */
+	size_t npids;
+	uint64_t boot_ticks_at; /* clock ticks since boot at the last fill */
+	double start_t; /* cost_new() */
+	double sum_ns, sum_kern_ns, sum_self_ns; /* since cost_new() */
+	double sum_target_ns, sum_known_ns; /* of intervals with tns known */
+	bool all_measured;
+};
+
+static double trap_ns = -1, stats_ns;
+
+static double pid_delta(struct cost *c, pid_t pid);
+static uint64_t boot_ticks(void);
+
+static double now_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The place the calibration probes: a nop, as at a USDT site (the kernel
+ * emulates it; an instruction it must single-step out of line would
+ * cost a second trap that no USDT hit pays). */
+extern const char cost_probe_nop[];
+__attribute__((noinline)) void cost_probe_site(void)
+{
+	__asm__ volatile(".globl cost_probe_nop\n"
+			 "cost_probe_nop: nop\n" ::
+				 : "memory");
+}
+
+/* CPU ns of the best of CALIB_ROUNDS loops of CALIB_CALLS calls. */
+static double best_loop_ns(void)
+{
+	double best = -1;
+
+	for (int r = 0; r < CALIB_ROUNDS; r++) {
+		double t0 = now_s(CLOCK_THREAD_CPUTIME_ID), t;
+
+		for (int i = 0; i < CALIB_CALLS; i++)
+			cost_probe_site();
+		t = (now_s(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e9;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* The file and file offset of cost_probe_nop in probetop's mappings. */
+static int probe_site_place(char *path, size_t n, uint64_t *offset)
+{
+	struct proc_maps maps = { 0 };
+	uint64_t addr = (uint64_t)(uintptr_t)cost_probe_nop;
+	int err = proc_maps_read(getpid(), &maps);
+
+	if (err)
+		return err;
+	err = -ENOENT;
+	for (size_t i = 0; i < maps.n; i++) {
+		const struct proc_map *m = &maps.maps[i];
+
+		if (addr >= m->start && addr < m->end) {
+			snprintf(path, n, "%s", m->path);
+			*offset = addr - m->start + m->offset;
+			err = 0;
+			break;
+		}
+	}
+	proc_maps_free(&maps);
+	return err;
+}
+
+int cost_calibrate(struct bpf_program *prog, bool multi)
+{
+	struct ulink l = { -1, NULL };
+	char path[4096];
+	uint64_t offset;
+	double bare, probed, with_stats = -1;
+	int err, fd;
+
+	if (trap_ns >= 0)
+		return 0;
+	trap_ns = COST_EST_TRAP_NS;
+	err = probe_site_place(path, sizeof(path), &offset);
+	if (!err)
+		err = ulink_attach(prog, multi, getpid(), path, offset, 0, 0,
+				   false, &l);
+	if (err) {
+		log_msg(LOG_WARN,
+			"cost: cannot calibrate the uprobe trap (%s); "
+			"taking %.0f ns a hit",
+			strerror(-err), COST_EST_TRAP_NS);
+		return err;
+	}
+	bare = best_loop_ns();
+	probed = best_loop_ns();
+	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (fd >= 0) {
+		with_stats = best_loop_ns();
+		close(fd);
+	}
+	ulink_detach(&l);
+	bare = best_loop_ns() < bare ? best_loop_ns() : bare;
+	trap_ns = probed > bare ? (probed - bare) / CALIB_CALLS : 0;
+	if (with_stats > probed)
+		stats_ns = (with_stats - probed) / CALIB_CALLS;
+	return 0;
+}
+
+double cost_trap_ns(void)
+{
+	return trap_ns >= 0 ? trap_ns : COST_EST_TRAP_NS;
+}
+
+double cost_stats_ns(void)
+{
+	return stats_ns;
+}
+
+uint64_t cost_hits(const struct agg_spec *as, bool total)
+{
+	uint64_t events = total ? as->events_total : as->events;
+	uint64_t drops = total ? as->drops_total : as->drops;
+	uint64_t recorded = events > drops ? events - drops : 0;
+
+	if (!as->spec || as->spec->agg != SPEC_AGG_LATENCY)
+		return events;
+	return 2 * recorded + drops +
+	       (total ? as->unmatched_total : as->unmatched);
+}
+
+double cost_pct(double ns, double seconds)
+{
+	return seconds > 0 ? ns / (seconds * 1e9) * 100.0 : 0;
+}
+
+double cost_share(double cost_ns, double target_ns)
+{
+	return target_ns > 0 ? cost_ns / target_ns * 100.0 : -1;
+}
+
+double cost_spec_ns(uint64_t hits, double trap, double prog_ns)
+{
+	return (double)hits * (trap + prog_ns);
+}
+
+static int prog_stats(int fd, struct prog_seen *out)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -1;
+	out->run_ns = info.run_time_ns;
+	out->runs = info.run_cnt;
+	return 0;
+}
+
+static bool sysctl_stats_on(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int v = 0;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%d", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v == 1;
+}
+
+/* Take every program's statistics as the start of a window. */
+static void mark_all(struct cost *c)
+{
+	for (int i = 0; i < 2; i++)
+		if (prog_stats(c->progs.site[i], &c->site_at[i]))
+			c->site_at[i] = (struct prog_seen){ 0 };
+	for (size_t i = 0; i < c->progs.nkernel; i++)
+		if (prog_stats(c->progs.kernel[i], &c->kernel_at[i]))
+			c->kernel_at[i] = (struct prog_seen){ 0 };
+}
+
+static void open_window(struct cost *c)
+{
+	c->continuous = sysctl_stats_on();
+	if (!c->continuous && !c->unavailable) {
+		c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (c->stats_fd < 0) {
+			c->unavailable = true;
+			log_msg(LOG_WARN,
+				"cost: no BPF run-time statistics (%s): "
+				"taking %.0f ns a program run",
+				strerror(errno), COST_EST_PROG_NS);
+		}
+	}
+	if (c->continuous || c->stats_fd >= 0) {
+		mark_all(c);
+		c->window = true;
+		c->window_t0 = now_s(CLOCK_MONOTONIC);
+	}
+}
+
+/* Read the statistics since the window opened and close it. */
+static void close_window(struct cost *c)
+{
+	uint64_t site_ns = 0, site_runs = 0, kern_ns = 0, kern_runs = 0;
+	struct prog_seen now;
+
+	if (!c->window)
+		return;
+	c->window_s = now_s(CLOCK_MONOTONIC) - c->window_t0;
+	for (int i = 0; i < 2; i++) {
+		if (prog_stats(c->progs.site[i], &now))
+			continue;
+		site_ns += now.run_ns - c->site_at[i].run_ns;
+		site_runs += now.runs - c->site_at[i].runs;
+	}
+	for (size_t i = 0; i < c->progs.nkernel; i++) {
+		if (prog_stats(c->progs.kernel[i], &now))
+			continue;
+		kern_ns += now.run_ns - c->kernel_at[i].run_ns;
+		kern_runs += now.runs - c->kernel_at[i].runs;
+	}
+	if (c->stats_fd >= 0)
+		close(c->stats_fd);
+	c->stats_fd = -1;
+	c->window = false;
+	if (site_runs >= MIN_RUNS) {
+		double avg = (double)site_ns / (double)site_runs;
+
+		c->site_ns = c->site_ns > 0 ? (c->site_ns + avg) / 2 : avg;
+	}
+	c->kernel_ns_per_s =
+		c->window_s > 0 ? (double)kern_ns / c->window_s : 0;
+	c->kernel_runs_window = c->continuous ? 0 : kern_runs;
+}
+
+struct cost *cost_new(const struct cost_progs *progs, pid_t target)
+{
+	struct cost *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->progs = *progs;
+	c->target = target;
+	c->stats_fd = -1;
+	c->last_t = c->start_t = now_s(CLOCK_MONOTONIC);
+	c->all_measured = true;
+	getrusage(RUSAGE_SELF, &c->self_at);
+	if (target > 0)
+		pid_delta(c, target); /* the base of the first interval */
+	c->boot_ticks_at = boot_ticks();
+	open_window(c);
+	return c;
+}
+
+void cost_free(struct cost *c)
+{
+	if (!c)
+		return;
+	if (c->stats_fd >= 0)
+		close(c->stats_fd);
+	free(c->pids);
+	free(c);
+}
+
+void cost_tick(struct cost *c)
+{
+	if (c && c->window && !c->continuous &&
+	    now_s(CLOCK_MONOTONIC) - c->window_t0 >= COST_WINDOW_S)
+		close_window(c);
+}
+
+static double tv_ns(const struct timeval *tv)
+{
+	return (double)tv->tv_sec * 1e9 + (double)tv->tv_usec * 1e3;
+}
+
+/* probetop's CPU ns since the last call. */
+static double self_ns(struct cost *c)
+{
+	struct rusage ru;
+	double ns;
+
+	getrusage(RUSAGE_SELF, &ru);
+	ns = tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime) -
+	     tv_ns(&c->self_at.ru_utime) - tv_ns(&c->self_at.ru_stime);
+	c->self_at = ru;
+	return ns;
+}
+
+static struct pid_cpu *find_pid(struct cost *c, pid_t pid, bool add)
+{
+	struct pid_cpu *p;
+
+	for (size_t i = 0; i < c->npids; i++)
+		if (c->pids[i].pid == pid)
+			return &c->pids[i];
+	if (!add || c->npids >= MAX_PIDS)
+		return NULL;
+	p = realloc(c->pids, (c->npids + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	c->pids = p;
+	p = &c->pids[c->npids++];
+	*p = (struct pid_cpu){ .pid = pid, .ticks = UINT64_MAX };
+	return p;
+}
+
+/* pid's CPU time in ns, summed over its threads' schedstat (ns, where
+ * /proc/PID/stat has 10 ms ticks). 0 or -1. */
+static int pid_cpu_ns(pid_t pid, uint64_t *ns)
+{
+	char path[64], line[128];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	*ns = 0;
+	while ((e = readdir(d))) {
+		unsigned long long v;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat",
+			 (int)pid, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%llu", &v) == 1)
+			*ns += v;
+		fclose(f);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* The CPU ns pid used since the last look, or -1 if not known (first
+ * seen now, but started before the last fill; gone; a thread ended). */
+static double pid_delta(struct cost *c, pid_t pid)
+{
+	struct pid_cpu *p = find_pid(c, pid, true);
+	struct proc_usage u;
+	uint64_t ns;
+	double d = -1;
+
+	if (!p || pid_cpu_ns(pid, &ns))
+		return -1;
+	if (p->ticks != UINT64_MAX && ns >= p->ticks)
+		d = (double)(ns - p->ticks);
+	else if (p->ticks == UINT64_MAX && c->boot_ticks_at &&
+		 !proc_usage(pid, &u) && u.start_ticks >= c->boot_ticks_at)
+		d = (double)ns; /* started within the interval */
+	p->ticks = ns;
+	return d;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The targets' CPU ns over the interval, or -1 if not known: the
+ * target's, or (-b) that of each process whose rows moved. */
+static double target_ns(struct cost *c, const struct agg_snapshot *snap)
+{
+	double tick_ns = 1, sum = 0, d;
+	pid_t *pids = NULL;
+	size_t n = 0, cap = 0;
+	bool known = false;
+
+	if (c->target > 0) {
+		d = pid_delta(c, c->target);
+		return d >= 0 ? d * tick_ns : -1;
+	}
+	for (size_t s = 0; s < snap->nspecs; s++) {
+		const struct agg_spec *as = &snap->specs[s];
+
+		for (size_t r = 0; r < as->nrows && as->rows[r]->count; r++) {
+			if (n == cap) {
+				pid_t *p = realloc(pids,
+						   (cap * 2 + 64) * sizeof(*p));
+
+				if (!p)
+					break;
+				pids = p;
+				cap = cap * 2 + 64;
+			}
+			pids[n++] = (pid_t)as->rows[r]->pid;
+		}
+	}
+	if (n)
+		qsort(pids, n, sizeof(*pids), cmp_pid);
+	for (size_t i = 0; i < n; i++) {
+		if (i && pids[i] == pids[i - 1])
+			continue;
+		d = pid_delta(c, pids[i]);
+		if (d >= 0) {
+			sum += d;
+			known = true;
+		}
+	}
+	free(pids);
+	return known ? sum * tick_ns : -1;
+}
+
+/* Clock ticks since boot (for "started within the interval"). */
+static uint64_t boot_ticks(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * (uint64_t)sysconf(_SC_CLK_TCK) +
+	       (uint64_t)ts.tv_nsec /
+		       (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+void cost_fill(struct cost *c, struct agg_snapshot *snap,
+	       struct agg_spec *specs)
+{
+	double t = now_s(CLOCK_MONOTONIC), secs = t - c->last_t;
+	double all = t - c->start_t;
+	double prog_ns, per_hit, specs_ns = 0, kern_ns, tns, sns, frac = 0;
+
+	if (c->window)
+		close_window(c);
+	prog_ns = c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS;
+	if (!c->continuous && secs > 0 && c->window_s > 0)
+		frac = c->window_s < secs ? c->window_s / secs : 1;
+	per_hit = cost_trap_ns() + prog_ns + frac * cost_stats_ns();
+	for (size_t s = 0; s < snap->nspecs; s++) {
+		double ns =
+			cost_spec_ns(cost_hits(&specs[s], false), per_hit, 0);
+
+		specs[s].cost_pct = cost_pct(ns, secs);
+		specs[s].cost_pct_total = cost_pct(
+			cost_spec_ns(cost_hits(&specs[s], true), per_hit, 0),
+			all);
+		specs_ns += ns;
+	}
+	kern_ns = c->kernel_ns_per_s * secs +
+		  (double)c->kernel_runs_window * cost_stats_ns();
+	tns = target_ns(c, snap);
+	sns = self_ns(c);
+	snap->overhead = (struct agg_overhead){
+		.cpu_pct = cost_pct(specs_ns + kern_ns, secs),
+		.kernel_pct = cost_pct(kern_ns, secs),
+		.target_pct = cost_share(specs_ns + kern_ns, tns),
+		.self_pct = cost_pct(sns, secs),
+		.measured = !c->unavailable,
+	};
+	c->sum_ns += specs_ns + kern_ns;
+	c->sum_kern_ns += kern_ns;
+	c->sum_self_ns += sns;
+	if (tns >= 0) {
+		c->sum_target_ns += tns;
+		c->sum_known_ns += specs_ns + kern_ns;
+	}
+	c->all_measured &= snap->overhead.measured;
+	snap->overhead_total = (struct agg_overhead){
+		.cpu_pct = cost_pct(c->sum_ns, all),
+		.kernel_pct = cost_pct(c->sum_kern_ns, all),
+		.target_pct = cost_share(c->sum_known_ns, c->sum_target_ns),
+		.self_pct = cost_pct(c->sum_self_ns, all),
+		.measured = c->all_measured,
+	};
+	c->last_t = t;
+	c->boot_ticks_at = boot_ticks();
+	open_window(c);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cost — what tracing costs, estimated every interval (the cost meter).
+ *
+ * A spec's hit runs in the target: the uprobe trap (breakpoint, the
+ * kernel's uprobe dispatch, the return) and then pt_usdt or pt_ret. The
+ * trap is measured once per process (cost_calibrate(): pt_calib, an
+ * empty program, attached the way the specs are to a function of
+ * probetop itself, timed in CPU time over a loop against the same loop
+ * without it, best of a few rounds). The programs' own time per run comes
+ * from the kernel's BPF run-time statistics (bpf_prog_info run_time_ns,
+ * run_cnt). Those cost every run of every program some 50 ns while on, so
+ * they are switched on (BPF_ENABLE_STATS) only for the first
+ * COST_WINDOW_S of each interval, unless kernel.bpf_stats_enabled is 1
+ * already (then every interval is read whole); the price of that window
+ * is measured at calibration and counted too. One program serves every
+ * spec, so a spec is charged the programs' average time per run: its
+ * hits times (trap + average). The kernel-side programs (IO and process
+ * watches, the target's hooks) have no trap: their run time is taken as
+ * it is. Without statistics (an old kernel) the programs are charged
+ * COST_EST_PROG_NS per run, and that is said once.
+ *
+ * probetop's own CPU (getrusage) is reported apart, and tracing's cost
+ * as a share of the target's CPU time (the schedstat of each of its
+ * threads, in ns; with -b, of the processes whose rows moved).
+ *
+ * Called by agg (agg_new, agg_read, agg_tick) and tracer (calibration at
+ * the first load); the numbers land in struct agg_snapshot.
+ */
+#ifndef PROBETOP_COST_H
+#define PROBETOP_COST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "agg.h"
+
+#define COST_WINDOW_S 0.1 /* run-time statistics on per interval */
+#define COST_EST_PROG_NS 120.0 /* a program run, without statistics */
+#define COST_EST_TRAP_NS 500.0 /* a uprobe trap, if calibration failed */
+#define COST_PROGS_MAX 32
+
+struct bpf_program;
+
+/* The programs whose time is counted: their fds, owned by the tracer. */
+struct cost_progs {
+	int site[2]; /* pt_usdt, pt_ret (-1: none): run once per hit */
+	int kernel[COST_PROGS_MAX]; /* every other program: run time only */
+	size_t nkernel;
+};
+
+/*
+ * Measure the uprobe trap on this machine, once per process (later calls
+ * return at once): attach prog (an empty uprobe program, prepared for
+ * uprobe_multi if multi) to a function of probetop and time it. A few
+ * ms. 0 or a negative errno (cost_trap_ns() then gives COST_EST_TRAP_NS;
+ * logged).
+ */
+int cost_calibrate(struct bpf_program *prog, bool multi);
+
+/* ns of CPU per uprobe hit of an empty program, as calibrated. */
+double cost_trap_ns(void);
+
+/* ns each program run costs more while the statistics are on. */
+double cost_stats_ns(void);
+
+struct cost;
+
+/*
+ * Start measuring progs (copied) for target (a pid whose CPU time is the
+ * reference; 0: the pids of the snapshot's rows, as with -b). Opens the
+ * first statistics window. NULL with errno ENOMEM.
+ */
+struct cost *cost_new(const struct cost_progs *progs, pid_t target);
+void cost_free(struct cost *c);
+
+/* Close the statistics window once it has been open COST_WINDOW_S; call
+ * it a few times a second (cheap otherwise). */
+void cost_tick(struct cost *c);
+
+/*
+ * At the end of an interval, from the events in snap (its specs are
+ * specs, writable): set each spec's cost_pct and cost_pct_total,
+ * snap->overhead and overhead_total, then open the next window.
+ */
+void cost_fill(struct cost *c, struct agg_snapshot *snap,
+	       struct agg_spec *specs);
+
+/* The pure arithmetic (unit-tested). */
+
+/* Uprobe hits an interval's events stand for: one per event, but two per
+ * latency pair recorded (its start and its end), plus ends without a
+ * start. Starts still open at the end are not known, and not counted.
+ * total: since attach, else this interval. */
+uint64_t cost_hits(const struct agg_spec *as, bool total);
+
+/* ns of CPU over seconds as a % of one CPU; 0 if seconds <= 0. */
+double cost_pct(double ns, double seconds);
+
+/* cost_ns as a % of target_ns, or -1 if target_ns <= 0 (unknown). */
+double cost_share(double cost_ns, double target_ns);
+
+/* ns of CPU that hits of a spec took: hits x (trap + program per run). */
+double cost_spec_ns(uint64_t hits, double trap_ns, double prog_ns);
+
+#endif
