@@ -4,54 +4,60 @@
  * target true: pt_dlstop stops the target at each change of its loaded
  * objects (dl_events) so that new libraries are attached before they
  * run, pt_execstop counts its exec()s and (a launched command) stops it
- * there the same way, pt_dlmark and pt_ro_exec bump ro_epoch when its read-only ranges
- * may have changed, pt_forked counts its forks for ulink_sweep().
+ * there the same way, pt_dlmark and pt_ro_exec bump ro_epoch when its
+ * read-only ranges may have changed, pt_forked counts its forks for
+ * ulink_sweep().
  *
  * Part of probetop.bpf.c, included after the per-event programs.
  */
 
 /*
+ * Stop the current process (tgid) and tell user space through
+ * dl_events, which attaches to what it maps now and sends SIGCONT. The
+ * SIGSTOP is raised before user space can see the event: the other
+ * order let a fast SIGCONT (this program preempted by the woken reader)
+ * come first, and the late SIGSTOP then stopped the target for good. If
+ * the ring is full the process is not stopped (the periodic rescan
+ * still finds what it mapped, later).
+ */
+static __always_inline void hold(__u32 tgid)
+{
+	__u32 *ev = bpf_ringbuf_reserve(&dl_events, sizeof(*ev), 0);
+
+	if (!ev)
+		return;
+	*ev = tgid;
+	bpf_send_signal(PT_SIGSTOP);
+	bpf_ringbuf_submit(ev, 0);
+}
+
+/*
  * Attached at the dynamic linker's _dl_debug_state, which it calls before
  * and after each change to the list of loaded objects (dlopen, dlclose,
- * start-up): stop the process and tell user space, which attaches to the
- * new mappings and sends SIGCONT. The stop happens before the process
- * runs another user instruction, so nothing in a new library is missed.
- * The SIGSTOP is raised before user space can see the event: the other
- * order let a fast SIGCONT (this program preempted by the woken reader)
- * come first, and the late SIGSTOP then stopped the target for good.
- * If the ring is full the process is not stopped (the periodic rescan
- * still finds the library, later).
+ * start-up): hold the process, before it runs another user instruction,
+ * so nothing in a new library is missed.
  */
 SEC("uprobe")
 int pt_dlstop(struct pt_regs *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 *tgid;
 
-	if (!task->pdeath_signal)
-		return 0; /* see pt_execstop */
-	tgid = bpf_ringbuf_reserve(&dl_events, sizeof(*tgid), 0);
-	if (!tgid)
-		return 0;
-	*tgid = bpf_get_current_pid_tgid() >> 32;
-	bpf_send_signal(PT_SIGSTOP);
-	bpf_ringbuf_submit(tgid, 0);
+	if (task->pdeath_signal) /* see pt_execstop */
+		hold(bpf_get_current_pid_tgid() >> 32);
 	return 0;
 }
 
 /*
  * The target exec()ed: count it, and for a launched command (exec_hold)
- * stop it before the new image's first instruction and tell user space
- * through dl_events, as pt_dlstop does, so that the new executable's
- * probes are attached before it runs. Current is the exec()ing task,
- * which has the target's tgid by now (de_thread() is done).
+ * hold it before the new image's first instruction, as pt_dlstop does,
+ * so that the new executable's probes are attached before it runs.
+ * Current is the exec()ing task, which has the target's tgid by now
+ * (de_thread() is done).
  */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(pt_execstop, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
-	__u32 *tgid;
-
 	if (!exec_pid || BPF_CORE_READ(p, tgid) != exec_pid)
 		return 0;
 	__sync_fetch_and_add(&execs, 1);
@@ -59,14 +65,8 @@ int BPF_PROG(pt_execstop, struct task_struct *p, pid_t old_pid,
 	 * that at the exec of a set-user-ID (or capability) program, and
 	 * then a probetop killed during the hold would leave it stopped:
 	 * not held (the periodic rescan finds its objects) */
-	if (!exec_hold || !BPF_CORE_READ(p, pdeath_signal))
-		return 0;
-	tgid = bpf_ringbuf_reserve(&dl_events, sizeof(*tgid), 0);
-	if (!tgid)
-		return 0;
-	*tgid = exec_pid;
-	bpf_send_signal(PT_SIGSTOP);
-	bpf_ringbuf_submit(tgid, 0);
+	if (exec_hold && BPF_CORE_READ(p, pdeath_signal))
+		hold(exec_pid);
 	return 0;
 }
 

@@ -16,23 +16,16 @@ WAIT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 SPEC = "hotspot*:*"
 ROUNDS = 5
 PERF = sys.argv[2:] == ["perf"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "../integration"))
+import tap  # noqa: E402  (held_links: the links a process holds)
 
 
-def held_links(pid):
+def uprobe_links(pid):
     """(links, locations) of the uprobe links process pid holds."""
-    links = locs = 0
-    d = "/proc/%d/fdinfo" % pid
-    for fd in os.listdir(d):
-        try:
-            with open(os.path.join(d, fd)) as f:
-                info = dict(l.rstrip("\n").split(":\t", 1) for l in f
-                            if ":\t" in l)
-        except OSError:
-            continue
-        if info.get("link_type") in ("uprobe_multi", "perf"):
-            links += 1
-            locs += int(info.get("uprobe_cnt", 1))
-    return links, locs
+    links = [l for l in tap.held_links(pid)
+             if l["type"] in ("uprobe_multi", "perf")]
+    return len(links), sum(l["cnt"] for l in links)
 
 
 def one_round(pid, env):
@@ -46,7 +39,7 @@ def one_round(pid, env):
         if "probetop: attached" in line:
             break
     t1 = time.monotonic()
-    links = held_links(p.pid)
+    links = uprobe_links(p.pid)
     t2 = time.monotonic()
     p.send_signal(signal.SIGINT)
     p.communicate(timeout=600)

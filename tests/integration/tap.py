@@ -202,25 +202,28 @@ def newest_map(name):
                key=lambda m: m["id"])
 
 
-def held_links(pid):
-    """The BPF links process pid holds open, from /proc/PID/fdinfo, as
-    dicts {type, prog_id, path, cnt}: path and cnt (its uprobe count) for
-    uprobe_multi links only. Only pid's own links, whatever else runs."""
-    links = []
+def fd_infos(pid):
+    """The /proc/PID/fdinfo entries of process pid, each as a dict of its
+    "key:\tvalue" lines (fds closed meanwhile are left out)."""
     d = "/proc/%d/fdinfo" % pid
     for fd in os.listdir(d):
         try:
             with open(os.path.join(d, fd)) as f:
-                info = dict(l.rstrip("\n").split(":\t", 1) for l in f
-                            if ":\t" in l)
+                yield dict(l.rstrip("\n").split(":\t", 1) for l in f
+                           if ":\t" in l)
         except OSError:
             continue
-        if "link_id" in info:
-            links.append({"type": info.get("link_type"),
-                          "prog_id": int(info["prog_id"]),
-                          "path": info.get("path"),
-                          "cnt": int(info.get("uprobe_cnt", 1))})
-    return links
+
+
+def held_links(pid):
+    """The BPF links process pid holds open, from /proc/PID/fdinfo, as
+    dicts {type, prog_id, path, cnt}: path and cnt (its uprobe count) for
+    uprobe_multi links only. Only pid's own links, whatever else runs."""
+    return [{"type": info.get("link_type"),
+             "prog_id": int(info["prog_id"]),
+             "path": info.get("path"),
+             "cnt": int(info.get("uprobe_cnt", 1))}
+            for info in fd_infos(pid) if "link_id" in info]
 
 
 def read_u16(pid, addr):
@@ -262,13 +265,7 @@ def own_maps(pid):
     fdinfo): one probetop's own maps, whatever other instances run."""
     out = {}
     by_id = None
-    for fd in os.listdir("/proc/%d/fdinfo" % pid):
-        try:
-            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
-                info = dict(l.rstrip("\n").split(":\t", 1) for l in f
-                            if ":\t" in l)
-        except OSError:
-            continue
+    for info in fd_infos(pid):
         if "map_id" in info:
             by_id = by_id if by_id is not None else bpf_maps()
             m = by_id.get(int(info["map_id"]))
