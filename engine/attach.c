@@ -66,6 +66,25 @@ static uint64_t probe_id(const struct cat_object *obj, const char *a,
 	return h;
 }
 
+/* Room in the array *v (*cap elements of size bytes) for need
+ * elements, doubling from 16. 0 or -ENOMEM (*v unchanged). */
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*v, n * size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = n;
+	return 0;
+}
+
 /* Build the site of one location at offset of the walk's object (of
  * probe) and queue it for flush(). 0 (also when the location cannot
  * serve the spec: logged and skipped) or a negative errno. */
@@ -93,15 +112,9 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 			err == -ERANGE ? "skipped" : "skipped (see list -v)");
 		return 0;
 	}
-	if (w->npend == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct pending *p = realloc(w->pend, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		w->pend = p;
-		w->cap = cap;
-	}
+	err = grow((void **)&w->pend, &w->cap, w->npend + 1, sizeof(*w->pend));
+	if (err)
+		return err;
 	err = site_alloc(&tr->sites, &idx);
 	if (err) {
 		log_msg(LOG_ERROR, "%s: more than %d attachments",
@@ -121,31 +134,12 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 /* Room in ts for n more attachments and links. 0 or -ENOMEM. */
 static int reserve(struct tspec *ts, size_t n)
 {
-	if (ts->natts + n > ts->cap) {
-		size_t cap = ts->cap ? ts->cap : 16;
-		struct attachment *a;
+	int err = grow((void **)&ts->atts, &ts->cap, ts->natts + n,
+		       sizeof(*ts->atts));
 
-		while (cap < ts->natts + n)
-			cap *= 2;
-		a = realloc(ts->atts, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		ts->atts = a;
-		ts->cap = cap;
-	}
-	if (ts->nlinks + n > ts->lcap) {
-		size_t cap = ts->lcap ? ts->lcap : 16;
-		struct ulink *l;
-
-		while (cap < ts->nlinks + n)
-			cap *= 2;
-		l = realloc(ts->links, cap * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		ts->links = l;
-		ts->lcap = cap;
-	}
-	return 0;
+	return err ? err
+		   : grow((void **)&ts->links, &ts->lcap, ts->nlinks + n,
+			  sizeof(*ts->links));
 }
 
 /* Record the attached location p of role (room reserved). 0 or
