@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * cli — what the subcommands share: the one way to report an error, the
- * clock their loops run on, -i/-d parsing, and the signalfd that turns
- * SIGINT/SIGTERM/SIGHUP into a readable fd for their poll loops.
+ * clock their loops run on, -i/-d parsing, a target's string as JSON,
+ * and the signalfd that turns SIGINT/SIGTERM/SIGHUP into a readable fd
+ * for their poll loops.
  */
 #include <getopt.h>
+#include <json-c/json.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -27,6 +29,13 @@ void cli_error(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "probetop: %s\n", inert_str(shown, sizeof(shown), msg));
+}
+
+struct json_object *cli_json_inert(const char *s)
+{
+	char buf[4096];
+
+	return json_object_new_string(inert_str(buf, sizeof(buf), s));
 }
 
 void cli_bad_option(const char *cmd, int c, char *const argv[])

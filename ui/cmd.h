@@ -31,6 +31,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void cli_bad_option(const char *cmd, int c, char *const argv[]);
 
+/* A new JSON string of a target's s: its inert form, as in text (valid
+ * UTF-8 always, and inert when printed raw, jq -r). The caller owns it. */
+struct json_object *cli_json_inert(const char *s);
+
 /* cli_error(): not allowed to read pid's maps, and how to run instead. */
 void cli_maps_denied(int pid);
 

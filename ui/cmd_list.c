@@ -171,15 +171,6 @@ static const char *arg_kind_name(enum usdt_arg_kind kind)
 	}
 }
 
-/* A JSON string of a target's s: its inert form, as in text (valid
- * UTF-8 always, and inert when printed raw). */
-static json_object *json_inert(const char *s)
-{
-	char buf[4096];
-
-	return json_object_new_string(inert_str(buf, sizeof(buf), s));
-}
-
 static json_object *json_hex(uint64_t v)
 {
 	char buf[24];
@@ -199,7 +190,7 @@ static json_object *json_location(const struct cat_loc *loc)
 	json_object_object_add(o, "semaphore_offset",
 			       loc->sem_addr ? json_hex(loc->sem_offset)
 					     : NULL);
-	json_object_object_add(o, "args", json_inert(loc->args));
+	json_object_object_add(o, "args", cli_json_inert(loc->args));
 	for (int a = 0; a < loc->nargs; a++) {
 		const struct usdt_arg *arg = &loc->argv[a];
 		json_object *ja = json_object_new_object();
@@ -211,9 +202,9 @@ static json_object *json_location(const struct cat_loc *loc)
 				       json_object_new_int(arg->size));
 		json_object_object_add(ja, "signed",
 				       json_object_new_boolean(arg->is_signed));
-		json_object_object_add(
-			ja, "desc",
-			json_inert(usdtarg_describe(arg, desc, sizeof(desc))));
+		json_object_object_add(ja, "desc",
+				       cli_json_inert(usdtarg_describe(
+					       arg, desc, sizeof(desc))));
 		json_object_array_add(argv, ja);
 	}
 	json_object_object_add(o, "decoded", argv);
@@ -226,14 +217,14 @@ static json_object *json_probe(const struct cat_object *obj,
 	json_object *o = json_object_new_object();
 	json_object *locs = json_object_new_array();
 
-	json_object_object_add(o, "provider", json_inert(p->provider));
-	json_object_object_add(o, "name", json_inert(p->name));
-	json_object_object_add(o, "object", json_inert(obj->path));
+	json_object_object_add(o, "provider", cli_json_inert(p->provider));
+	json_object_object_add(o, "name", cli_json_inert(p->name));
+	json_object_object_add(o, "object", cli_json_inert(obj->path));
 	json_object_object_add(o, "address", json_hex(p->locs[0].addr));
 	json_object_object_add(
 		o, "semaphore",
 		p->locs[0].sem_addr ? json_hex(p->locs[0].sem_addr) : NULL);
-	json_object_object_add(o, "args", json_inert(p->locs[0].args));
+	json_object_object_add(o, "args", cli_json_inert(p->locs[0].args));
 	for (size_t l = 0; l < p->nlocs; l++)
 		json_object_array_add(locs, json_location(&p->locs[l]));
 	json_object_object_add(o, "locations", locs);
@@ -391,9 +382,9 @@ static long list_functions(const struct catalog *cat, const struct list_opts *o)
 			json_object *jo = json_object_new_object();
 
 			json_object_object_add(jo, "object",
-					       json_inert(r->object));
+					       cli_json_inert(r->object));
 			json_object_object_add(jo, "name",
-					       json_inert(r->fn.name));
+					       cli_json_inert(r->fn.name));
 			json_object_object_add(jo, "address",
 					       json_hex(r->fn.addr));
 			json_object_object_add(

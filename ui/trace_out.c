@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "inert.h"
 #include "session.h"
 
@@ -322,15 +323,6 @@ static void print_text(const struct trace_out *out,
 
 /* JSON ---------------------------------------------------------------- */
 
-/* A JSON string of a target's s: its inert form, so that the JSON stays
- * valid UTF-8 and a value printed raw (jq -r) stays inert too. */
-static json_object *json_inert(const char *s)
-{
-	char buf[4096];
-
-	return json_object_new_string(inert_str(buf, sizeof(buf), s));
-}
-
 static json_object *json_key(const struct agg_row *r)
 {
 	json_object *key = json_object_new_array();
@@ -339,7 +331,7 @@ static json_object *json_key(const struct agg_row *r)
 		const struct agg_key_part *k = &r->key[i];
 
 		json_object_array_add(
-			key, k->is_str	    ? json_inert(k->str)
+			key, k->is_str	    ? cli_json_inert(k->str)
 			     : k->is_signed ? json_object_new_int64(k->num)
 					    : json_object_new_uint64(
 						      (uint64_t)k->num));
@@ -396,7 +388,7 @@ static json_object *json_row(const struct trace_out *out, const struct spec *sp,
 				       json_object_new_int64(r->pid));
 		json_object_object_add(
 			row, "command",
-			json_inert(session_pid_command(out->s, r->pid)));
+			cli_json_inert(session_pid_command(out->s, r->pid)));
 	}
 	json_object_object_add(
 		row, "count",
@@ -469,7 +461,7 @@ static json_object *json_agg(const struct trace_out *out,
 {
 	json_object *o = json_object_new_object(), *rows;
 
-	json_object_object_add(o, "spec", json_inert(as->spec->text));
+	json_object_object_add(o, "spec", cli_json_inert(as->spec->text));
 	json_object_object_add(
 		o, "kind",
 		json_object_new_string(spec_agg_name(as->spec->agg)));
@@ -551,7 +543,7 @@ static json_object *json_proc(const struct agg_proc_row *r, bool final)
 	json_object_object_add(
 		o, "event",
 		json_object_new_string(agg_proc_event_name(r->event)));
-	json_object_object_add(o, "name", json_inert(r->name));
+	json_object_object_add(o, "name", cli_json_inert(r->name));
 	json_object_object_add(o, "count", json_object_new_uint64(v->count));
 	json_object_object_add(o, "total",
 			       json_object_new_uint64(r->total.count));
