@@ -12,7 +12,6 @@
 #include "cost.h"
 
 #include <bpf/bpf.h>
-#include <dirent.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -369,39 +368,6 @@ static struct pid_cpu *find_pid(struct cost *c, pid_t pid, bool add)
 	return p;
 }
 
-/* pid's CPU time in ns, summed over its threads' schedstat (ns, where
- * /proc/PID/stat has 10 ms ticks). 0 or -1. */
-static int pid_cpu_ns(pid_t pid, uint64_t *ns)
-{
-	char path[64], line[128];
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	*ns = 0;
-	while ((e = readdir(d))) {
-		unsigned long long v;
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat",
-			 (int)pid, e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f) &&
-		    sscanf(line, "%llu", &v) == 1)
-			*ns += v;
-		fclose(f);
-	}
-	closedir(d);
-	return 0;
-}
-
 /* The CPU ns pid used since the last look, or -1 if not known (first
  * seen now, but started before the last fill; gone; a thread ended). */
 static double pid_delta(struct cost *c, pid_t pid)
@@ -411,7 +377,7 @@ static double pid_delta(struct cost *c, pid_t pid)
 	uint64_t ns;
 	double d = -1;
 
-	if (!p || pid_cpu_ns(pid, &ns))
+	if (!p || proc_cpu_ns(pid, &ns))
 		return -1;
 	if (p->ticks != UINT64_MAX && ns >= p->ticks)
 		d = (double)(ns - p->ticks);

@@ -426,3 +426,34 @@ size_t proc_descendants(pid_t pid, pid_t *out, size_t max)
 	free(par);
 	return found;
 }
+
+int proc_cpu_ns(pid_t pid, uint64_t *ns)
+{
+	char path[64], line[128];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	*ns = 0;
+	while ((e = readdir(d))) {
+		unsigned long long v;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat",
+			 (int)pid, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%llu", &v) == 1)
+			*ns += v;
+		fclose(f);
+	}
+	closedir(d);
+	return 0;
+}

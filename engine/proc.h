@@ -90,6 +90,10 @@ struct proc_usage {
 /* Read /proc/PID/stat. 0, -ESRCH once gone, or another negative errno. */
 int proc_usage(pid_t pid, struct proc_usage *out);
 
+/* pid's CPU time in ns into *ns, summed over its threads' schedstat
+ * (nanoseconds, where /proc/PID/stat counts 10 ms ticks). 0 or -1. */
+int proc_cpu_ns(pid_t pid, uint64_t *ns);
+
 /*
  * The processes that descend from pid now (children, their children...),
  * at most max into out, from the parent pid in every /proc/N/stat.
