@@ -74,8 +74,12 @@
 	"later\n"                                                              \
 	"  -- COMMAND           start COMMAND, held until every probe is on "  \
 	"(also\n"                                                              \
-	"                       in each library it loads); the console ends "  \
-	"it on q\n"                                                            \
+	"                       in each library it loads, and at each exec; "  \
+	"a "                                                                   \
+	"script\n"                                                             \
+	"                       is followed to its #! interpreter); the "      \
+	"console\n"                                                            \
+	"                       ends it on q\n"                                \
 	"  -e, --spec SPEC      trace: what to aggregate (repeatable, at "     \
 	"most 64)\n"                                                           \
 	"  -P, --probeset SET   a probeset (python, ruby, java, php, io...; "  \
@@ -109,8 +113,9 @@
 	"and\n"                                                                \
 	"735), 16384 IO calls under way, strings of 63 bytes, latency "        \
 	"nesting\n"                                                            \
-	"32 deep per thread; what does not fit is counted as drops, with "     \
-	"the\n"                                                                \
+	"32 deep per thread, 8192 threads at once in keyed latency pairs "     \
+	"(freed\n"                                                             \
+	"as threads end); what does not fit is counted as drops, with the\n"   \
 	"reason, never lost silently. The other maps take about 5 MB, and "    \
 	"0.6 MB\n"                                                             \
 	"more per CPU.\n"                                                      \
