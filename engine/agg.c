@@ -14,6 +14,7 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,6 +23,7 @@
 #include "aggpriv.h"
 #include "aggread.h"
 #include "aggrows.h"
+#include "budget.h"
 #include "cost.h"
 #include "log.h"
 #include "symbolize.h"
@@ -55,7 +57,8 @@ struct agg *agg_new(struct tracer *tr)
 	}
 	tracer_cost_progs(tr, &progs);
 	agg->cost = cost_new(&progs, tracer_target_pid(tr));
-	if (!agg->cost) {
+	agg->budget = agg->cost ? budget_new(tr, agg->cost, -1) : NULL;
+	if (!agg->budget) {
 		agg_free(agg);
 		errno = ENOMEM;
 		return NULL;
@@ -77,6 +80,7 @@ void agg_free(struct agg *agg)
 	free(agg->io);
 	free(agg->proc);
 	symbolizer_free(agg->sym);
+	budget_free(agg->budget);
 	cost_free(agg->cost);
 	free(agg->keys);
 	free(agg->vals);
@@ -86,8 +90,78 @@ void agg_free(struct agg *agg)
 
 void agg_tick(struct agg *agg)
 {
-	if (agg)
-		cost_tick(agg->cost);
+	if (!agg)
+		return;
+	cost_tick(agg->cost);
+	budget_tick(agg->budget);
+}
+
+double agg_wake_s(const struct agg *agg)
+{
+	return budget_wake_s(agg->budget);
+}
+
+void agg_set_budget(struct agg *agg, double pct)
+{
+	budget_set(agg->budget, pct);
+}
+
+double agg_budget(const struct agg *agg)
+{
+	return budget_pct(agg->budget);
+}
+
+size_t agg_sampled(const struct agg *agg, int *costliest)
+{
+	return budget_sampled(agg->budget, costliest);
+}
+
+/* Make the rows of each spec the budget sampled this interval estimates
+ * (their events too), and say which specs are estimated. */
+static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
+{
+	struct budget_est est[PT_MAX_SPECS];
+
+	budget_interval(agg->budget, est, PT_MAX_SPECS);
+	snap->budget_pct = budget_pct(agg->budget);
+	snap->sampled = 0;
+	for (size_t s = 0; s < snap->nspecs; s++) {
+		struct agg_spec *as = &agg->specs[s];
+		const struct budget_est *e = &est[as->id];
+		int id = as->id;
+
+		if (agg->est_gen[id] != as->info->gen) {
+			agg->est_gen[id] = as->info->gen;
+			agg->est_total[id] = false;
+			agg->on_s[id] = agg->live_s[id] = 0;
+		}
+		as->duty = e->duty;
+		as->estimated = e->estimated;
+		agg->est_total[id] |= e->estimated;
+		as->estimated_total = agg->est_total[id];
+		agg->on_s[id] += e->duty * secs;
+		agg->live_s[id] += secs;
+		as->duty_total =
+			agg->live_s[id] > 0 ? agg->on_s[id] / agg->live_s[id] : 1;
+		snap->sampled += e->estimated;
+		if (!e->estimated)
+			continue;
+		snap->events -= as->events;
+		snap->events_total -= as->events_total;
+		as->events = as->drops;
+		as->events_total = as->drops_total;
+		for (size_t i = 0; i < as->nrows; i++) {
+			struct arow *r = (struct arow *)((char *)as->rows[i] -
+							 offsetof(struct arow,
+								  row));
+
+			aggrows_scale(r, e->factor);
+			as->events += r->row.count;
+			as->events_total += r->row.total;
+		}
+		snap->events += as->events;
+		snap->events_total += as->events_total;
+	}
 }
 
 const struct agg_snapshot *agg_read(struct agg *agg)
@@ -95,6 +169,7 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	struct agg_snapshot *snap = &agg->snap;
 	struct tracer_maps maps;
 	struct timespec now;
+	double was;
 	int err;
 
 	tracer_maps(agg->tr, &maps);
@@ -144,7 +219,10 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	cost_fill(agg->cost, snap, agg->specs);
 	snap->interval = ++agg->interval;
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	was = snap->elapsed_s;
 	snap->elapsed_s = (double)(now.tv_sec - agg->start.tv_sec) +
 			  (double)(now.tv_nsec - agg->start.tv_nsec) / 1e9;
+	/* after the cost, which counts the hits there were */
+	estimate(agg, snap, snap->elapsed_s - was);
 	return snap;
 }

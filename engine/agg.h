@@ -66,6 +66,11 @@ struct agg_spec {
 	double cost_pct; /* CPU its hits took from the targets this
 			    interval, % of one CPU (cost.h) */
 	double cost_pct_total; /* since attach, at this interval's price */
+	bool estimated; /* the budget sampled it: its rows (and events) this
+			   interval are estimates (budget.h) */
+	bool estimated_total; /* its totals hold estimates */
+	double duty; /* share of the interval it was attached (1: all) */
+	double duty_total; /* since attach */
 };
 
 /* calls, errors, bytes, summed latency (ns) and its log2 buckets, in
@@ -113,15 +118,33 @@ struct agg_snapshot {
 	size_t nproc;
 	const struct agg_proc_row *proc; /* by pid, event, then total desc */
 	struct agg_overhead overhead, overhead_total; /* since agg_new */
+	double budget_pct; /* the budget, % of one CPU; < 0: none */
+	size_t sampled; /* specs the budget sampled in the interval */
 };
 
 /* Read tr's maps; tr must outlive the agg. NULL with errno on ENOMEM. */
 struct agg *agg_new(struct tracer *tr);
 void agg_free(struct agg *agg);
 
-/* Call a few times a second between agg_read()s: the cost meter closes
- * its window of run-time statistics (cost_tick()). */
+/* Call a few times a second between agg_read()s, and at agg_wake_s():
+ * the cost meter closes its window of run-time statistics
+ * (cost_tick()), the budget parks and attaches specs (budget_tick()). */
 void agg_tick(struct agg *agg);
+
+/* The CLOCK_MONOTONIC second agg_tick() is due at, or < 0 if only "a few
+ * times a second" (no budget). */
+double agg_wake_s(const struct agg *agg);
+
+/* Keep tracing's cost under pct % of one CPU (< 0: no budget, counts
+ * exact; the default after agg_new()). See budget.h. */
+void agg_set_budget(struct agg *agg, double pct);
+
+/* The budget (% of one CPU) or < 0 for none. */
+double agg_budget(const struct agg *agg);
+
+/* Specs sampled now to stay under the budget, and the id of the
+ * costliest of them into *costliest (-1: none). */
+size_t agg_sampled(const struct agg *agg, int *costliest);
 
 /*
  * Read the maps now and return the snapshot of the interval since the last

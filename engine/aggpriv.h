@@ -24,10 +24,12 @@ struct arow {
 	int spec;
 	unsigned int gen;
 	unsigned int stamp; /* the read that last added to row.count */
-	uint64_t map_total; /* count rows: what the hash map (or solo */
-	int64_t map_sum; /* slot) held, of row.total and row.sum_total */
+	uint64_t map_total; /* what the map (or solo slot) held at the last */
+	int64_t map_sum; /* read: the count and sum behind row.total (which
+			    holds estimates where the budget sampled) */
 	struct agg_row row;
-	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total */
+	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total,
+			      [2N..3N) the map's at the last read */
 };
 
 /* Where each spec's rows sit in agg->order, as of the last sort. */
@@ -62,6 +64,11 @@ struct agg {
 	void *keys, *vals; /* batch buffers */
 	bool changed, prev_changed; /* a row came or moved, now / before */
 	struct layout layout[PT_MAX_SPECS];
+	struct budget *budget;
+	bool est_total[PT_MAX_SPECS]; /* a spec's totals hold estimates */
+	double on_s[PT_MAX_SPECS], live_s[PT_MAX_SPECS]; /* attached, and
+							    live, since */
+	unsigned int est_gen[PT_MAX_SPECS];
 	size_t nlayout;
 	struct agg_snapshot snap;
 };

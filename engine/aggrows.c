@@ -129,7 +129,7 @@ static struct arow *add_row(struct agg *agg, const struct pt_key *k,
 	if (!r)
 		return NULL;
 	if (hist) {
-		r->buckets = calloc(2 * PT_NBUCKETS, sizeof(*r->buckets));
+		r->buckets = calloc(3 * PT_NBUCKETS, sizeof(*r->buckets));
 		if (!r->buckets) {
 			free(r);
 			return NULL;
@@ -155,7 +155,7 @@ static void reset_row(struct agg *agg, struct arow *r,
 	struct pt_key key = r->key;
 
 	if (hist && !buckets)
-		buckets = malloc(2 * PT_NBUCKETS * sizeof(*buckets));
+		buckets = malloc(3 * PT_NBUCKETS * sizeof(*buckets));
 
 	memset(r, 0, sizeof(*r));
 	r->key = key;
@@ -163,7 +163,7 @@ static void reset_row(struct agg *agg, struct arow *r,
 	r->gen = info->gen;
 	r->buckets = buckets;
 	if (buckets) {
-		memset(buckets, 0, 2 * PT_NBUCKETS * sizeof(*buckets));
+		memset(buckets, 0, 3 * PT_NBUCKETS * sizeof(*buckets));
 		r->row.b = buckets;
 		r->row.b_total = buckets + PT_NBUCKETS;
 	}
@@ -255,16 +255,21 @@ void aggrows_hist_entry(struct agg *agg, const void *key, const void *vals)
 		for (int i = 0; i < PT_NBUCKETS; i++)
 			b[i] += v->b[i];
 	}
-	r->row.count = count - r->row.total;
-	r->row.sum = sum - r->row.sum_total;
-	r->row.total = count;
-	r->row.sum_total = sum;
+	r->row.count = count - r->map_total;
+	r->row.sum = sum - r->map_sum;
+	r->row.total += r->row.count;
+	r->row.sum_total += r->row.sum;
+	r->map_total = count;
+	r->map_sum = sum;
 	agg->changed |= r->row.count != 0;
 	r->row.min = count ? min : 0;
 	r->row.max = count ? max : 0;
 	for (int i = 0; i < PT_NBUCKETS; i++) {
-		r->buckets[i] = b[i] - r->buckets[PT_NBUCKETS + i];
-		r->buckets[PT_NBUCKETS + i] = b[i];
+		uint64_t *map = &r->buckets[2 * PT_NBUCKETS + i];
+
+		r->buckets[i] = b[i] - *map;
+		r->buckets[PT_NBUCKETS + i] += r->buckets[i];
+		*map = b[i];
 	}
 }
 
@@ -361,4 +366,34 @@ void aggrows_proc_entry(struct agg *agg, const void *key, const void *vals)
 
 	if (r)
 		counters_delta(agg, vals, sizeof(r->now), &r->now, &r->total);
+}
+
+/* round(v * f) for a count, f >= 1 */
+static uint64_t scale_u(uint64_t v, double f)
+{
+	return (uint64_t)((double)v * f + 0.5);
+}
+
+void aggrows_scale(struct arow *r, double f)
+{
+	uint64_t was = r->row.count;
+	int64_t sum = (int64_t)((double)r->row.sum * f +
+				(r->row.sum < 0 ? -0.5 : 0.5));
+
+	r->row.sum_total += sum - r->row.sum;
+	r->row.sum = sum;
+	if (!r->buckets) {
+		r->row.count = scale_u(was, f);
+		r->row.total += r->row.count - was;
+		return;
+	}
+	r->row.count = 0; /* the sum of the scaled buckets: they add up */
+	for (int i = 0; i < PT_NBUCKETS; i++) {
+		uint64_t b = scale_u(r->buckets[i], f);
+
+		r->buckets[PT_NBUCKETS + i] += b - r->buckets[i];
+		r->buckets[i] = b;
+		r->row.count += b;
+	}
+	r->row.total += r->row.count - was;
 }

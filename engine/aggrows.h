@@ -53,6 +53,11 @@ void aggrows_proc_entry(struct agg *agg, const void *key, const void *vals);
  */
 int aggrows_rehash(struct agg *agg, size_t nslots);
 
+/* Make r's interval values estimates: each count, sum and bucket times f
+ * (rounded; a histogram's count is then the sum of its buckets), and its
+ * totals grow by what was added. */
+void aggrows_scale(struct arow *r, double f);
+
 /* Free a row taken out of agg->rows; NULL is a no-op. */
 void aggrows_free_row(struct arow *r);
 

@@ -158,6 +158,17 @@ static int commit(struct walk *w, int role, const struct pending *p)
 	return remember_probe(ts, p->probe);
 }
 
+/* Keep link (room reserved), which holds the n attachments about to be
+ * committed. */
+static void add_link(struct tspec *ts, const struct ulink *link, size_t n,
+		     bool ret)
+{
+	ts->links[ts->nlinks++] = (struct tlink){ .l = *link,
+						  .first = ts->natts,
+						  .n = n,
+						  .ret = ret };
+}
+
 /* Queued locations pend[0..n) in one uprobe_multi link of prog. 0 and
  * *link filled, or a negative errno. */
 static int attach_batch(const struct walk *w, const struct pending *pend,
@@ -205,7 +216,7 @@ static int attach_pending(struct walk *w, const struct flush_ctx *f,
 
 	if (tr->multi &&
 	    !attach_batch(w, pend, n, f->prog, f->pid, f->ret, &link)) {
-		ts->links[ts->nlinks++] = link;
+		add_link(ts, &link, n, f->ret);
 		for (size_t i = 0; i < n; i++) {
 			err = commit(w, f->role, &pend[i]);
 			first = first ? first : err;
@@ -231,7 +242,7 @@ static int attach_pending(struct walk *w, const struct flush_ctx *f,
 				(unsigned long long)p->offset, strerror(-err));
 			continue;
 		}
-		ts->links[ts->nlinks++] = link;
+		add_link(ts, &link, 1, f->ret);
 		err = commit(w, f->role, p);
 		first = first ? first : err;
 	}

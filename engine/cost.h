@@ -76,6 +76,10 @@ struct cost;
 struct cost *cost_new(const struct cost_progs *progs, pid_t target);
 void cost_free(struct cost *c);
 
+/* ns of CPU one hit costs the target, as last measured: the trap and
+ * the programs' average run. */
+double cost_hit_ns(const struct cost *c);
+
 /* Close the statistics window once it has been open COST_WINDOW_S; call
  * it a few times a second (cheap otherwise). */
 void cost_tick(struct cost *c);

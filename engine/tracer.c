@@ -34,6 +34,7 @@
 #include "log.h"
 #include "mapsize.h"
 #include "needed.h"
+#include "park.h"
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "proc.h"
@@ -299,8 +300,9 @@ fail:
 
 static void detach_spec(struct tracer *tr, struct tspec *ts)
 {
+	park_forget(tr, ts);
 	for (size_t i = 0; i < ts->nlinks; i++)
-		ulink_detach(&ts->links[i]);
+		ulink_detach(&ts->links[i].l);
 	for (size_t i = 0; i < ts->natts; i++)
 		tr->sites.used[ts->atts[i].site] = 0;
 	free(ts->links);
@@ -316,6 +318,7 @@ void tracer_free(struct tracer *tr)
 	for (int i = 0; i < tr->nspecs; i++)
 		if (tr->specs[i].used)
 			detach_spec(tr, &tr->specs[i]);
+	park_free(tr); /* every link closed before the programs go */
 	watch_free(&tr->watch);
 	bpf_link__destroy(tr->ro_links[0]);
 	bpf_link__destroy(tr->ro_links[1]);
@@ -664,4 +667,34 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
 pid_t tracer_target_pid(const struct tracer *tr)
 {
 	return tr->kind == TRACER_PID ? tr->pid : 0;
+}
+
+int tracer_park(struct tracer *tr, int id, bool park)
+{
+	struct tspec *ts;
+
+	if (id < 0 || id >= tr->nspecs || !tr->specs[id].used)
+		return -ENOENT;
+	ts = &tr->specs[id];
+	if (park)
+		return park_spec(tr, ts);
+	park_unpark(tr, ts);
+	return 0;
+}
+
+void tracer_keep_exact(struct tracer *tr, int id)
+{
+	if (id >= 0 && id < tr->nspecs && tr->specs[id].used)
+		tr->specs[id].info.exact = true;
+}
+
+bool tracer_parked(const struct tracer *tr, int id)
+{
+	return id >= 0 && id < tr->nspecs && tr->specs[id].used &&
+	       tr->specs[id].parked;
+}
+
+void tracer_count_hits(struct tracer *tr, bool on)
+{
+	tr->skel->bss->pt_count_hits = on;
 }

@@ -54,6 +54,7 @@ struct tracer_spec_info {
 	int key_slot[SPEC_MAX_KEYS]; /* index into pt_key num[] or str[] */
 	int width; /* enum pt_key_width: which hash maps hold its rows */
 	bool val_signed;
+	bool exact; /* never sampled by the budget (tracer_keep_exact()) */
 	pid_t solo_pid; /* a spec without keys on a one-process target: its
 			 * one row, (spec, this pid), is slot id of the
 			 * solo maps; 0: rows are in the hash maps */
@@ -228,6 +229,25 @@ int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n);
  * every hit runs, and the others (watches, the target's hooks). */
 struct cost_progs;
 void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out);
+
+/*
+ * Park spec id (park.h): its uprobes out, the semaphores they held put
+ * back, its rows kept; or, park false, attach it again. 0, -ENOENT for
+ * no such spec, or a negative errno (logged).
+ */
+int tracer_park(struct tracer *tr, int id, bool park);
+
+/* Never sample spec id under a budget: another spec needs it whole (a
+ * semaphore it raises). Latency pairs are never sampled either. */
+void tracer_keep_exact(struct tracer *tr, int id);
+
+/* Whether spec id is parked now. */
+bool tracer_parked(const struct tracer *tr, int id);
+
+/* Count every hit of every spec in the stats map (struct pt_stat hits),
+ * for the budget's governor; off by default (it costs each hit a few
+ * ns). */
+void tracer_count_hits(struct tracer *tr, bool on);
 
 /* TRACER_PID: the process traced; TRACER_FILE: 0. */
 pid_t tracer_target_pid(const struct tracer *tr);

@@ -31,6 +31,7 @@ struct cat_object;
 struct objcache;
 struct probetop_bpf;
 struct ring_buffer;
+struct park_closer;
 
 /* One location a spec is attached at: its site (the cookie), and where
  * it is, for forks_sweep(). The uprobe is in one of the spec's links. */
@@ -41,14 +42,25 @@ struct attachment {
 	uint64_t offset, ref_ctr;
 };
 
+/* A link of a spec and the attachments its uprobes are at:
+ * atts[first..first + n), uretprobes if ret. A parked spec's links have
+ * l empty and keep the rest, to be attached again (park.h). */
+struct tlink {
+	struct ulink l;
+	size_t first, n;
+	bool ret;
+	bool gone; /* could not be attached again (park_unpark()) */
+};
+
 struct tspec {
 	bool used;
+	bool parked; /* its uprobes out for now (park.h) */
 	struct spec spec;
 	struct tracer_spec_info info;
 	bool info_typed; /* key signedness taken from a first site */
 	struct attachment *atts;
 	size_t natts, cap;
-	struct ulink *links; /* the uprobes of atts: one per object and role
+	struct tlink *links; /* the uprobes of atts: one per object and role
 				(uprobe_multi), or per location (perf) */
 	size_t nlinks, lcap;
 	uint64_t *probe_ids; /* distinct probes, for info.nprobes */
@@ -100,6 +112,7 @@ struct tracer {
 	struct bpf_link *fork_link; /* pt_forked: see forks_sweep() */
 	struct bpf_link *lat_exit_link; /* pt_lat_exit, from the first latency */
 	uint32_t forks; /* its count when last swept */
+	struct park_closer *closer; /* park.h: closes parked links */
 	struct touched *touched; /* literals_touch(): mappings made present */
 	size_t ntouched;
 };

@@ -33,6 +33,7 @@ int cmd_console(int argc, char **argv)
 		{ "spec", required_argument, NULL, 'e' },
 		{ "probeset", required_argument, NULL, 'P' },
 		{ "aggsize", required_argument, NULL, SESSION_OPT_AGGSIZE },
+		{ "budget", required_argument, NULL, SESSION_OPT_BUDGET },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "demo", no_argument, NULL, 'D' },

@@ -46,6 +46,7 @@ struct loop {
 	struct trace_out out;
 	pid_t pid; /* 0 for -b */
 	int sigfd, pidfd;
+	double rescanned; /* when the target was last rescanned */
 };
 
 static int parse_args(int argc, char **argv, struct trace_args *a)
@@ -56,6 +57,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "spec", required_argument, NULL, 'e' },
 		{ "probeset", required_argument, NULL, 'P' },
 		{ "aggsize", required_argument, NULL, SESSION_OPT_AGGSIZE },
+		{ "budget", required_argument, NULL, SESSION_OPT_BUDGET },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -169,12 +171,17 @@ static int wait_interval(struct loop *lp, double until, double deadline)
 			return deadline > 0 && now >= deadline ? 1 : 0;
 		if (wake - now > RESCAN_S)
 			wake = now + RESCAN_S; /* rescans, the cost meter */
+		if (agg_wake_s(lp->agg) > 0 && agg_wake_s(lp->agg) < wake)
+			wake = agg_wake_s(lp->agg); /* the budget's slots */
 		ms = (int)((wake - now) * 1000.0 + 0.999);
 		if (poll(pfd, 3, ms) < 0 && errno != EINTR)
 			return 1;
 		if (pfd[0].revents || pfd[1].revents)
 			return 1; /* signal, or the target exited */
 		agg_tick(lp->agg);
+		if (!pfd[2].revents && cli_now_s() - lp->rescanned < RESCAN_S)
+			continue; /* woken for the budget only */
+		lp->rescanned = cli_now_s();
 		if (lp->pid && rescan(lp))
 			return 1;
 	}
@@ -244,6 +251,7 @@ int cmd_trace(int argc, char **argv)
 	lp.agg = agg_new(lp.tr);
 	if (!lp.agg)
 		goto out;
+	agg_set_budget(lp.agg, session_budget(&a.target));
 	if (lp.pid)
 		lp.pidfd = pidfd_open(lp.pid, 0);
 	if (s.binary[0])

@@ -206,27 +206,34 @@ static int text_cols(const char *s)
 	return n;
 }
 
-/* "  · overhead ≈ 3.1% cpu (12% of target)", or the longest shorter
- * form that fits in w columns ("" before the first interval). */
+/* "  · overhead ≈ 3.1% cpu (12% of target) of 5%" (the budget), or the
+ * longest shorter form that fits in w columns ("" before the first
+ * interval). */
 static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 {
 	const struct agg_overhead *o = m->snap ? &m->snap->overhead : NULL;
 	const char *sep = m->utf8 ? "\u00b7" : "-";
 	const char *approx = m->utf8 ? "\u2248" : "~";
-	char forms[4][96];
+	char forms[5][80], budget[32];
 	int k = 0;
 
 	buf[0] = 0;
 	if (!o)
 		return;
+	if (m->budget_pct >= 0)
+		snprintf(budget, sizeof(budget), ", budget %g%%", m->budget_pct);
+	else
+		snprintf(budget, sizeof(budget), ", no budget");
 	if (o->target_pct >= 0) {
 		snprintf(forms[k++], sizeof(forms[0]),
-			 " %s overhead %s %.1f%% cpu (%.0f%% of target)", sep,
-			 approx, o->cpu_pct, o->target_pct);
+			 " %s overhead %s %.1f%% cpu (%.0f%% of target)%s",
+			 sep, approx, o->cpu_pct, o->target_pct, budget);
 		snprintf(forms[k++], sizeof(forms[0]),
 			 " %s overhead %s %.1f%% (%.0f%% of target)", sep,
 			 approx, o->cpu_pct, o->target_pct);
 	}
+	snprintf(forms[k++], sizeof(forms[0]), " %s overhead %s %.1f%%%s", sep,
+		 approx, o->cpu_pct, budget);
 	snprintf(forms[k++], sizeof(forms[0]), " %s overhead %s %.1f%%", sep,
 		 approx, o->cpu_pct);
 	snprintf(forms[k++], sizeof(forms[0]), " %s %.1f%%", approx,
@@ -300,6 +307,8 @@ static void draw_footer(struct console *c)
 			 "quits");
 	} else if (c->status[0]) {
 		draw_fmt(y, 0, COLS, STYLE_WARN, " %s", c->status);
+	} else if (c->m.sampling[0]) {
+		draw_fmt(y, 0, COLS, STYLE_WARN, " %s", c->m.sampling);
 	} else {
 		while (k + 1 < sizeof(KEYS) / sizeof(KEYS[0]) &&
 		       (int)strlen(KEYS[k]) > COLS)
@@ -594,6 +603,58 @@ static double step_interval(double old, bool slower, double given)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* b: the next budget of BUDGETS after the one on, then off, then the
+ * first again. */
+static void next_budget(struct console *c)
+{
+	static const double BUDGETS[] = { 1, 2, 5, 10, 25 };
+	double now = agg_budget(c->agg), next = -1;
+
+	for (size_t i = 0; i < sizeof(BUDGETS) / sizeof(BUDGETS[0]); i++) {
+		if (now < 0 || BUDGETS[i] > now) {
+			next = BUDGETS[i];
+			break;
+		}
+	}
+	agg_set_budget(c->agg, next);
+	c->m.budget_pct = next;
+	c->m.sampling[0] = '\0';
+	if (next < 0)
+		say(c, "no budget: every probe counted exactly, whatever it "
+		       "costs the target");
+	else
+		say(c, "budget %g%%: tracing may take %g%% of one CPU; the "
+		       "costliest probes are sampled above it",
+		    next, next);
+}
+
+/* The footer's line on sampling: how much of the time the costliest
+ * spec the budget samples is attached, the budget, and the spec; "" if
+ * none. */
+static void fill_sampling(struct console *c)
+{
+	const struct agg_snapshot *snap = c->m.snap;
+	int costliest;
+	size_t n = agg_sampled(c->agg, &costliest);
+	char text[INERT_MAX_PER_BYTE * 96];
+
+	c->m.sampling[0] = '\0';
+	if (!snap || !n || costliest < 0)
+		return;
+	for (size_t i = 0; i < snap->nspecs; i++) {
+		const struct agg_spec *as = &snap->specs[i];
+
+		if (as->id != costliest)
+			continue;
+		inert_str(text, sizeof(text), as->spec->text);
+		snprintf(c->m.sampling, sizeof(c->m.sampling),
+			 "~ sampled %.0f%% of the time to stay under the %g%% "
+			 "budget (b)%s: %.150s",
+			 100.0 * as->duty, c->m.budget_pct,
+			 n > 1 ? ", the costliest of them" : "", text);
+	}
+}
+
 static void global_action(struct console *c, enum action a)
 {
 	struct request r = { .kind = REQ_VIEW };
@@ -612,6 +673,9 @@ static void global_action(struct console *c, enum action a)
 		c->m.interval_s = step_interval(
 			c->m.interval_s, a == ACT_SLOWER, c->given_interval);
 		c->next_tick = cli_now_s() + c->m.interval_s;
+		return;
+	case ACT_BUDGET:
+		next_budget(c);
 		return;
 	case ACT_HELP:
 		r.view = "help";
@@ -730,6 +794,7 @@ static void tick(struct console *c)
 	c->m.snap_s = cli_now_s() - c->last_read;
 	c->last_read = cli_now_s();
 	refresh_model(c);
+	fill_sampling(c);
 	for (int i = 0; i < c->nviews; i++) {
 		struct request r = { REQ_NONE };
 
@@ -796,6 +861,9 @@ static void run_loop(struct console *c)
 
 		if (!c->m.exited && next_rescan < wake)
 			wake = next_rescan; /* rescans, the cost meter */
+		if (!c->m.exited && agg_wake_s(c->agg) > 0 &&
+		    agg_wake_s(c->agg) < wake)
+			wake = agg_wake_s(c->agg); /* the budget's slots */
 		if (c->deadline > 0 && now >= c->deadline)
 			return; /* -d: the lunch-break fail-safe */
 		if (c->deadline > 0 && c->deadline < wake)
@@ -811,8 +879,11 @@ static void run_loop(struct console *c)
 		if (pfd[0].revents)
 			read_keys(c);
 		now = cli_now_s();
+		agg_tick(c->agg); /* the budget's slots: cheap when not due */
+		if (!pfd[0].revents && !pfd[2].revents && !pfd[3].revents &&
+		    now < next_rescan && now < c->next_tick)
+			continue; /* woken for the budget only: nothing to draw */
 		if (now >= next_rescan || pfd[3].revents) {
-			agg_tick(c->agg);
 			rescan(c);
 			next_rescan = now + RESCAN_S;
 		}
@@ -962,6 +1033,8 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	c->agg = agg_new(c->s.tr);
 	if (!c->agg)
 		goto out;
+	agg_set_budget(c->agg, session_budget(a));
+	c->m.budget_pct = session_budget(a);
 	if (c->s.pid)
 		c->pidfd = pidfd_open(c->s.pid, 0);
 	if (session_release(&c->s) || conmodel_probes(c->cm, &c->s, &c->m))

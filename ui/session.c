@@ -483,6 +483,35 @@ static int parse_aggsize(const char *arg, uint64_t *out)
 	return err ? -1 : 0;
 }
 
+/* --budget's value into *out (< 0: off): 0, or -1 said on stderr. */
+static int parse_budget(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	if (!strcmp(arg, "off")) {
+		*out = -1;
+		return 0;
+	}
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || !(v > 0) || v > 10000) {
+		cli_error("--budget: '%s' is not a percentage of one CPU "
+			  "(e.g. 5, 0.5, 200) or off",
+			  arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+double session_budget(const struct session_args *a)
+{
+	return a->budget_given ? a->budget : SESSION_BUDGET;
+}
+
 int session_arg(struct session_args *a, int opt, const char *arg)
 {
 	switch (opt) {
@@ -513,6 +542,9 @@ int session_arg(struct session_args *a, int opt, const char *arg)
 		return 0;
 	case SESSION_OPT_AGGSIZE:
 		return parse_aggsize(arg, &a->aggsize);
+	case SESSION_OPT_BUDGET:
+		a->budget_given = true;
+		return parse_budget(arg, &a->budget);
 	default:
 		return 1;
 	}
@@ -653,6 +685,8 @@ int session_add(struct session *s, const struct spec *spec,
 
 		if (!spec_parse(role->needs, &need, err, sizeof(err)))
 			hid = tracer_add(s->tr, &need);
+		if (hid >= 0)
+			tracer_keep_exact(s->tr, hid); /* its semaphore */
 		if (hid >= 0)
 			s->specs[hid] =
 				(struct session_spec){ .used = true,

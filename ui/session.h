@@ -44,15 +44,26 @@ struct session_args {
 			     else is picked */
 	bool quiet_command; /* the command's stdio to /dev/null */
 	uint64_t aggsize; /* --aggsize; 0: the default */
+	bool budget_given; /* --budget, else SESSION_BUDGET */
+	double budget; /* % of one CPU; < 0: off */
 };
 
-/* getopt's code for --aggsize SIZE, which has no short form */
+/* --budget's default: % of one CPU tracing may take from the targets */
+#define SESSION_BUDGET 5.0
+
+/* The budget a asks for: --budget's, or SESSION_BUDGET; < 0: off. */
+double session_budget(const struct session_args *a);
+
+/* getopt's codes for --aggsize SIZE and --budget PCT|off, which have no
+ * short form */
 #define SESSION_OPT_AGGSIZE 0x100
+#define SESSION_OPT_BUDGET 0x101
 
 /*
  * One command-line option of the target and what to trace, as trace and
  * the console share them: -p PID, -b BINARY, -e SPEC, -P PROBESET,
- * --aggsize SIZE (SESSION_OPT_AGGSIZE; arg is its argument). 0 when
+ * --aggsize SIZE (SESSION_OPT_AGGSIZE; arg is its argument), --budget
+ * PCT|off (SESSION_OPT_BUDGET). 0 when
  * taken, 1 when opt is not one of them, -1 on
  * a bad argument (said on stderr).
  */

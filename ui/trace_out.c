@@ -59,13 +59,27 @@ static bool any_shown(const struct agg_spec *as, bool final)
 	return false;
 }
 
+/* v, with "~" before it if est (an estimate of the budget's). */
+static const char *est_u(uint64_t v, bool est, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%" PRIu64, est ? "~" : "", v);
+	return buf;
+}
+
+static const char *est_i(int64_t v, bool est, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%" PRId64, est ? "~" : "", v);
+	return buf;
+}
+
 static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			bool final)
 {
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
 	bool keyed = as->spec->nkeys > 0;
+	bool est_now = as->estimated, est_total = as->estimated_total;
 	int width = 3;
-	char key[2048], cmd[256];
+	char key[2048], cmd[256], a[32], b[32];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		int len;
@@ -95,13 +109,17 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 		if (keyed)
 			fprintf(out->f, "  %-*s", width, key);
 		if (final)
-			fprintf(out->f, "  %12s  %12" PRIu64, "", r->total);
+			fprintf(out->f, "  %12s  %12s", "",
+				est_u(r->total, est_total, a, sizeof(a)));
 		else
-			fprintf(out->f, "  %12" PRIu64 "  %12" PRIu64, r->count,
-				r->total);
+			fprintf(out->f, "  %12s  %12s",
+				est_u(r->count, est_now, a, sizeof(a)),
+				est_u(r->total, est_total, b, sizeof(b)));
 		if (sum)
-			fprintf(out->f, "  %12" PRId64,
-				final ? r->sum_total : r->sum);
+			fprintf(out->f, "  %12s",
+				est_i(final ? r->sum_total : r->sum,
+				      final ? est_total : est_now, a,
+				      sizeof(a)));
 		fputc('\n', out->f);
 	}
 }
@@ -155,7 +173,7 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		       bool final)
 {
 	const struct spec *sp = as->spec;
-	char key[2048], cmd[256];
+	char key[2048], cmd[256], a[32], t[32];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		const struct agg_row *r = as->rows[i];
@@ -174,10 +192,12 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		} else if (key[0])
 			fprintf(out->f, "  %s\n", key);
 		fprintf(out->f,
-			"  count %" PRIu64 "  avg %.1f  min %" PRId64
-			"  max %" PRId64 "  total %" PRIu64 "\n",
-			count, count ? (double)sum / (double)count : 0.0,
-			r->min, r->max, r->total);
+			"  count %s  avg %.1f  min %" PRId64 "  max %" PRId64
+			"  total %s\n",
+			est_u(count, final ? as->estimated_total : as->estimated,
+			      a, sizeof(a)),
+			count ? (double)sum / (double)count : 0.0, r->min,
+			r->max, est_u(r->total, as->estimated_total, t, sizeof(t)));
 		text_bars(out, sp, r, b, count);
 	}
 }
@@ -250,14 +270,33 @@ static void print_waiting(FILE *f, const struct tracer_spec_info *info)
 
 /* "overhead ≈ 3.1% of one CPU (12% of the target's), probetop 0.4%" */
 static void text_overhead(const struct trace_out *out,
-			  const struct agg_overhead *o)
+			  const struct agg_overhead *o, double budget)
 {
 	fprintf(out->f, "overhead ≈ %.1f%% of one CPU", o->cpu_pct);
 	if (o->target_pct >= 0)
 		fprintf(out->f, " (%.0f%% of the %s)", o->target_pct,
 			out->pid ? "target's" : "targets'");
+	if (budget >= 0)
+		fprintf(out->f, ", budget %g%%", budget);
+	else
+		fprintf(out->f, ", no budget");
 	fprintf(out->f, ", probetop %.1f%%%s\n", o->self_pct,
 		o->measured ? "" : " (estimated: no BPF statistics)");
+}
+
+/* "  (sampled: attached 6% of the time to stay under the 5% budget; ~:
+ * estimates)" after the spec line of a spec the budget sampled */
+static void text_sampled(const struct trace_out *out,
+			 const struct agg_snapshot *snap,
+			 const struct agg_spec *as, bool final)
+{
+	if (!(final ? as->estimated_total : as->estimated))
+		return;
+	fprintf(out->f,
+		"  (sampled: attached %.0f%% of the time to stay under the "
+		"%g%% budget; ~: estimates)",
+		100.0 * (final ? as->duty_total : as->duty),
+		snap->budget_pct);
 }
 
 static void print_text(const struct trace_out *out,
@@ -283,6 +322,7 @@ static void print_text(const struct trace_out *out,
 
 		fputs(inert_str(text, sizeof(text), as->spec->text), out->f);
 		print_waiting(out->f, as->info);
+		text_sampled(out, snap, as, final);
 		if (drops) {
 			char why[256];
 
@@ -317,7 +357,8 @@ static void print_text(const struct trace_out *out,
 	}
 	text_proc(out, snap, final);
 	text_kdrops(out, snap, final);
-	text_overhead(out, final ? &snap->overhead_total : &snap->overhead);
+	text_overhead(out, final ? &snap->overhead_total : &snap->overhead,
+		      snap->budget_pct);
 	fflush(out->f);
 }
 
@@ -377,9 +418,11 @@ static void json_percentiles(json_object *row, const struct spec *sp,
 	}
 }
 
-static json_object *json_row(const struct trace_out *out, const struct spec *sp,
-			     const struct agg_row *r, bool final)
+static json_object *json_row(const struct trace_out *out,
+			     const struct agg_spec *as, const struct agg_row *r,
+			     bool final)
 {
+	const struct spec *sp = as->spec;
 	json_object *row = json_object_new_object();
 
 	json_object_object_add(row, "key", json_key(r));
@@ -414,6 +457,9 @@ static json_object *json_row(const struct trace_out *out, const struct spec *sp,
 		json_percentiles(row, sp, r, b);
 		json_object_object_add(row, "buckets", json_buckets(sp, r, b));
 	}
+	if (final ? as->estimated_total : as->estimated)
+		json_object_object_add(row, "estimated",
+				       json_object_new_boolean(true));
 	return row;
 }
 
@@ -481,6 +527,14 @@ static json_object *json_agg(const struct trace_out *out,
 	json_object_object_add(
 		o, "cost_pct",
 		json_pct(final ? as->cost_pct_total : as->cost_pct));
+	if (final ? as->estimated_total : as->estimated) {
+		json_object_object_add(
+			o, "duty", json_object_new_double(round(
+					   (final ? as->duty_total : as->duty) *
+					   1e4) / 1e4));
+		json_object_object_add(o, "estimated",
+				       json_object_new_boolean(true));
+	}
 	if (as->spec->timed)
 		json_object_object_add(
 			o, "unmatched",
@@ -491,7 +545,7 @@ static json_object *json_agg(const struct trace_out *out,
 		if (row_shown(as->rows[i], final))
 			json_object_array_add(
 				rows,
-				json_row(out, as->spec, as->rows[i], final));
+				json_row(out, as, as->rows[i], final));
 	json_object_object_add(o, "rows", rows);
 	return o;
 }
@@ -599,6 +653,10 @@ static void print_json(const struct trace_out *out,
 	json_object_object_add(
 		o, "overhead",
 		json_overhead(final ? &snap->overhead_total : &snap->overhead));
+	json_object_object_add(o, "budget_pct",
+			       snap->budget_pct >= 0
+				       ? json_object_new_double(snap->budget_pct)
+				       : NULL);
 	aggs = json_object_new_array();
 	for (size_t s = 0; s < snap->nspecs; s++)
 		json_object_array_add(aggs,

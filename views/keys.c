@@ -46,6 +46,7 @@ static const struct binding BINDINGS[] = {
 	{ '-', ACT_FASTER },
 	{ '+', ACT_SLOWER },
 	{ '=', ACT_SLOWER },
+	{ 'b', ACT_BUDGET },
 	{ '?', ACT_HELP },
 	{ KEY_F(1), ACT_HELP },
 	{ 'L', ACT_LOG },
@@ -77,6 +78,9 @@ static const struct key_help HELP[] = {
 	{ "z", "Top: zero the totals" },
 	{ "p", "pause / resume the refresh" },
 	{ "+ -", "longer / shorter refresh interval" },
+	{ "b", "budget: what tracing may take, 1 2 5 10 25% of one CPU, or "
+	       "off (exact, at any cost); above it the costliest probes are "
+	       "sampled (~ numbers)" },
 	{ "L", "messages (libbpf and probetop)" },
 	{ "? F1", "this help" },
 	{ "q F10", "quit: detach every probe and exit" },

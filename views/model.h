@@ -109,6 +109,8 @@ struct model {
 				  and why; "" if nothing */
 	struct model_log log;
 	const char *status; /* last message worth showing, or NULL */
+	double budget_pct; /* what tracing may take, % of one CPU; < 0: none */
+	char sampling[256]; /* which specs the budget samples, and why; "" */
 
 	/* the row the Top view has selected, for Histogram and Dashboard */
 	int sel_spec; /* -1: none */

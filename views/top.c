@@ -51,6 +51,7 @@ struct top_row {
 		AVG_VALUE
 	} avg_kind;
 	uint64_t total;
+	bool est, est_total; /* rate, total: the budget's estimates */
 	int band; /* band() of the sort column's value */
 };
 
@@ -274,6 +275,8 @@ static int add_row(struct top *t, const struct model *m,
 	r->rank = keyed_find(t->ranks, t->nranks, r->hash, UINT64_MAX);
 	r->rate = m->snap_s > 0 ? (double)row->count / m->snap_s : 0;
 	r->total = row->total - keyed_find(t->zeros, t->nzeros, r->hash, 0);
+	r->est = as->estimated;
+	r->est_total = as->estimated_total;
 	avg_of(m, as, row, t->frames, r);
 	r->band = band(sort_value(r, t->sort));
 	len = (int)strlen(r->name);
@@ -495,6 +498,13 @@ static const char *tail(const char *s, int w, char *buf, size_t n)
 	return buf;
 }
 
+/* num, with "~" before it when est (sampled by the budget) */
+static const char *approx(char *buf, size_t n, bool est, const char *num)
+{
+	snprintf(buf, n, "%s%s", est ? "~" : "", num);
+	return buf;
+}
+
 static void top_draw(void *st, const struct model *m,
 		     const struct view_env *env, struct rect r, bool focus)
 {
@@ -532,6 +542,7 @@ static void top_draw(void *st, const struct model *m,
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
 		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[40] = "";
+		char erate[34], etot[34];
 		char wh[200], cmd[17];
 
 		if (row->avg_kind == AVG_NS)
@@ -550,8 +561,12 @@ static void top_draw(void *st, const struct model *m,
 				 ? STYLE_SELECTED
 				 : STYLE_NORMAL,
 			 "%s%10s %11s%s  %-*.*s %s", pid,
-			 fmt_rate(row->rate, rate, sizeof(rate)),
-			 fmt_count(row->total, tot, sizeof(tot)), avg, namew,
+			 approx(erate, sizeof(erate), row->est && row->rate > 0,
+				fmt_rate(row->rate, rate, sizeof(rate))),
+			 approx(etot, sizeof(etot),
+				row->est_total && row->total > 0,
+				fmt_count(row->total, tot, sizeof(tot))),
+			 avg, namew,
 			 row->where[0] ? namew : in.w, row->name,
 			 t->frames ? tail(row->where, avail - namew - 1, wh,
 					  sizeof(wh))

@@ -46,6 +46,7 @@ enum action {
 	ACT_PAUSE, /* p */
 	ACT_FASTER, /* - : shorter interval */
 	ACT_SLOWER, /* + */
+	ACT_BUDGET, /* b: the next budget */
 	ACT_HELP, /* ?, F1 */
 	ACT_LOG, /* l */
 	ACT_QUIT, /* q, F10 */

@@ -110,6 +110,10 @@ __u32 forks;
 __u32 exec_pid; /* the target whose exec()s pt_execstop counts */
 __u32 exec_hold; /* and stops (a launched command) */
 __u32 execs;
+__u32 pt_count_hits; /* count every hit in stats (a budget is on) */
+/* specs parked by the budget (bit id): their uprobes are on their way
+ * out (engine/park.c); a hit in between is neither counted nor kept */
+__u64 pt_parked[PT_MAX_SPECS / 64];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -207,7 +211,8 @@ enum stat_field {
 	STAT_FULL,
 	STAT_STR,
 	STAT_DEEP,
-	STAT_UNMATCHED
+	STAT_UNMATCHED,
+	STAT_HIT
 };
 
 static __always_inline void stat_inc(__u32 spec, enum stat_field f)
@@ -222,6 +227,8 @@ static __always_inline void stat_inc(__u32 spec, enum stat_field f)
 		st->drop_str++;
 	else if (f == STAT_DEEP)
 		st->drop_deep++;
+	else if (f == STAT_HIT)
+		st->hits++;
 	else
 		st->unmatched++;
 }

@@ -54,6 +54,14 @@ static __always_inline int handle(struct pt_regs *ctx)
 
 	if (!s)
 		return 0;
+	if (pt_count_hits) {
+		__u32 sp = s->spec;
+
+		if (sp >= PT_MAX_SPECS ||
+		    (pt_parked[sp / 64] & (1ULL << (sp % 64))))
+			return 0;
+		stat_inc(sp, STAT_HIT);
+	}
 	if (s->action == PT_ACT_LAT_START) {
 		lat_start(ctx, s);
 		return 0;

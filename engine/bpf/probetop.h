@@ -228,6 +228,8 @@ struct pt_stat {
 	__u64 drop_str; /* a string could not be read */
 	__u64 drop_deep; /* latency nesting deeper than PT_STACK_DEPTH */
 	__u64 unmatched; /* a latency end without its start */
+	__u64 hits; /* program runs for the spec, while pt_count_hits is
+		       set (the governor's rate; engine/budget.c) */
 };
 
 /* IO: syscall classes; user space fills io_nr (syscall nr -> class + 1) */

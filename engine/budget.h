@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * budget — keep what tracing takes from the targets under --budget PCT
+ * (% of one CPU), by duty-cycling the costliest specs (governor.h).
+ *
+ * Time is cut in slots of GOV_SLOT_S. At the start of each, every spec
+ * is attached; the governor, from each spec's hits in the slot that
+ * ended (the stats map's hit counters, on while a budget is) and the
+ * price of a hit (cost_hit_ns()), gives each a duty, and a spec with a
+ * duty d < 1 is parked (park.h: no breakpoint, semaphore back to zero)
+ * after d of the slot: its windows are spread over every interval, ten
+ * a second. A burst is cut in the slot after the one it started in.
+ *
+ * Estimates. A sampled spec saw only what its target did while it was
+ * attached, and the target ran slower then (each hit costs it a trap):
+ * scaling by the share of wall time would count a hot probe many times
+ * too low. The share of the target's work is what counts: the target's
+ * CPU time (schedstat) over the interval, less what its hits cost, over
+ * the same during the spec's windows. With -b (no one process) the
+ * share of wall time is taken instead. budget_interval() gives each
+ * spec that factor; agg scales its rows by it.
+ *
+ * Called by agg (agg_tick(), agg_read(), agg_set_budget()).
+ */
+#ifndef PROBETOP_BUDGET_H
+#define PROBETOP_BUDGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cost;
+struct tracer;
+struct budget;
+
+/* Per spec id, what an interval's rows stand for. */
+struct budget_est {
+	bool estimated; /* sampled in the interval: rows are estimates */
+	double duty; /* share of the interval it was attached (1: all) */
+	double factor; /* what its counts are multiplied by (>= 1) */
+};
+
+/* Follow tr's specs; c prices a hit. pct: % of one CPU, < 0 for none.
+ * NULL with errno ENOMEM. */
+struct budget *budget_new(struct tracer *tr, const struct cost *c,
+			  double pct);
+
+/* Attach every parked spec again and free. NULL is a no-op. */
+void budget_free(struct budget *b);
+
+/* Change the budget (< 0: none; every spec is attached again at once). */
+void budget_set(struct budget *b, double pct);
+
+/* The budget, % of one CPU, or < 0 for none. */
+double budget_pct(const struct budget *b);
+
+/* The CLOCK_MONOTONIC second at which budget_tick() is due next, or a
+ * negative number when nothing is (no budget). */
+double budget_wake_s(const struct budget *b);
+
+/* Start the slots and park the specs that are due (call at least at
+ * budget_wake_s(); early calls are cheap). */
+void budget_tick(struct budget *b);
+
+/* Specs sampled in the current slot, and, if costliest is not NULL, the id of
+ * the costliest of them (or -1). */
+size_t budget_sampled(const struct budget *b, int *costliest);
+
+/* End the interval (since the last call, or budget_new()): what each of
+ * the n spec ids' rows stand for, into out[0..n). */
+void budget_interval(struct budget *b, struct budget_est *out, size_t n);
+
+#endif

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * park — a spec's uprobes out and back in; see park.h.
+ *
+ * The closers are PARK_CLOSERS threads reading struct ulink records from
+ * one pipe (each record is written whole: it is smaller than PIPE_BUF).
+ * Several, because a close waits out a grace period and grace periods of
+ * concurrent closes overlap: a duty cycle parks a spec several times a
+ * second.
+ */
+#include "park.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "catalog.h"
+#include "log.h"
+#include "probetop.h"
+#include "probetop.skel.h"
+#include "tracer_impl.h"
+
+#define PARK_CLOSERS 4
+
+struct park_closer {
+	int wfd; /* write end; the threads read the other */
+	int rfd;
+	pthread_t threads[PARK_CLOSERS];
+	int nthreads;
+};
+
+static void *closer_main(void *arg)
+{
+	struct park_closer *c = arg;
+	struct ulink l;
+
+	while (read(c->rfd, &l, sizeof(l)) == (ssize_t)sizeof(l)) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		ulink_detach(&l);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		if (getenv("PT_BUDGET_DEBUG"))
+			fprintf(stderr, "close %.1f ms at %ld.%03ld\n", (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6, (long)(a.tv_sec % 10000), a.tv_nsec / 1000000);
+	}
+	return NULL;
+}
+
+/* tr's closers, started on first use; NULL if they cannot be. */
+static struct park_closer *closer(struct tracer *tr)
+{
+	struct park_closer *c = tr->closer;
+	int fds[2];
+
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c || pipe2(fds, O_CLOEXEC)) {
+		free(c);
+		return NULL;
+	}
+	c->rfd = fds[0];
+	c->wfd = fds[1];
+	for (int i = 0; i < PARK_CLOSERS; i++)
+		if (!pthread_create(&c->threads[c->nthreads], NULL, closer_main,
+				    c))
+			c->nthreads++;
+	if (!c->nthreads) {
+		close(fds[0]);
+		close(fds[1]);
+		free(c);
+		return NULL;
+	}
+	tr->closer = c;
+	return c;
+}
+
+/* Mark ts parked (or not) for the BPF programs, which then drop its hits
+ * until its uprobes are out (or count them again). */
+static void set_bit(struct tracer *tr, const struct tspec *ts, bool on)
+{
+	size_t id = (size_t)(ts - tr->specs);
+	__u64 bit = 1ULL << (id % 64);
+
+	if (on)
+		tr->skel->bss->pt_parked[id / 64] |= bit;
+	else
+		tr->skel->bss->pt_parked[id / 64] &= ~bit;
+}
+
+int park_spec(struct tracer *tr, struct tspec *ts)
+{
+	struct park_closer *c;
+	int err = 0;
+
+	if (ts->parked)
+		return 0;
+	set_bit(tr, ts, true); /* from now on its hits are not kept */
+	c = closer(tr);
+	for (size_t i = 0; i < ts->nlinks; i++) {
+		struct ulink *l = &ts->links[i].l;
+
+		if (l->fd < 0 && !l->perf)
+			continue;
+		if (!c || write(c->wfd, l, sizeof(*l)) != (ssize_t)sizeof(*l)) {
+			ulink_detach(l); /* here, waiting */
+			err = -ENOMEM;
+		}
+		*l = (struct ulink){ -1, NULL };
+	}
+	ts->parked = true;
+	return err;
+}
+
+/* Attach link tl of ts again, at atts[first..first+n). 0 or -errno. */
+static int relink(struct tracer *tr, struct tspec *ts, struct tlink *tl)
+{
+	struct bpf_program *prog =
+		tl->ret ? tr->skel->progs.pt_ret : tr->skel->progs.pt_usdt;
+	const struct attachment *a = &ts->atts[tl->first];
+	pid_t pid = tr->kind == TRACER_PID ? tr->pid : -1;
+	char path[PATH_MAX + 64];
+	uint64_t *v;
+	int err;
+
+	attach_path(tr->pid, a->obj, tr->kind == TRACER_PID ? &tr->maps : NULL,
+		    path, sizeof(path));
+	if (!tr->multi)
+		return ulink_attach(prog, false, pid, path, a->offset,
+				    a->ref_ctr, a->site, tl->ret, &tl->l);
+	v = calloc(3 * tl->n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < tl->n; i++) {
+		v[i] = a[i].offset;
+		v[tl->n + i] = a[i].ref_ctr;
+		v[2 * tl->n + i] = a[i].site;
+	}
+	err = ulink_attach_many(prog, pid, path, v, v + tl->n, v + 2 * tl->n,
+				tl->n, tl->ret, &tl->l);
+	free(v);
+	return err;
+}
+
+int park_unpark(struct tracer *tr, struct tspec *ts)
+{
+	int n = 0;
+
+	if (!ts->parked)
+		return 0;
+	ts->parked = false;
+	for (size_t i = 0; i < ts->nlinks; i++) {
+		struct tlink *tl = &ts->links[i];
+		int err;
+
+		if (tl->l.fd >= 0 || tl->l.perf || tl->gone)
+			continue; /* attached while parked (a rescan) */
+		err = relink(tr, ts, tl);
+		tl->gone = err != 0;
+		if (err)
+			log_msg(LOG_WARN, "%s: %s: cannot attach again: %s",
+				ts->spec.text, ts->atts[tl->first].obj->path,
+				strerror(-err));
+		else
+			n++;
+	}
+	set_bit(tr, ts, false); /* its uprobes are in: count again */
+	return n;
+}
+
+void park_forget(struct tracer *tr, struct tspec *ts)
+{
+	set_bit(tr, ts, false);
+	ts->parked = false;
+}
+
+void park_free(struct tracer *tr)
+{
+	struct park_closer *c = tr->closer;
+
+	if (!c)
+		return;
+	close(c->wfd); /* the threads read to the end, then stop */
+	for (int i = 0; i < c->nthreads; i++)
+		pthread_join(c->threads[i], NULL);
+	close(c->rfd);
+	free(c);
+	tr->closer = NULL;
+}

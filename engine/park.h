@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * park — take a spec's uprobes out for a while and put them back: the
+ * off and on of the budget's duty cycle (budget.h).
+ *
+ * Parked, a spec costs the target nothing: no breakpoint is left at its
+ * locations, and the kernel has put their USDT semaphores back (to zero
+ * when nothing else holds them), so a runtime that tests its semaphore
+ * (CPython) skips the probe site entirely. Its sites, attachments, keys
+ * and rows stay: unparking attaches the same locations again, one link
+ * per former link (uprobe_multi: one per object and role).
+ *
+ * From the moment a spec is parked its hits are dropped by the BPF
+ * programs (a bit in pt_parked), and from the moment it is attached again
+ * counted, so what it counts matches the times the budget took, whatever
+ * the kernel's attach and detach take.
+ *
+ * Closing a link has the kernel wait out a grace period (some 50 ms,
+ * ulink.h), so parked links are closed by background threads: parking
+ * returns at once, the breakpoints are gone before close() waits, and
+ * the tracer's thread never blocks on it.
+ *
+ * Called by tracer.c (tracer_park(), tracer_free()); uses tracer_impl.h.
+ */
+#ifndef PROBETOP_PARK_H
+#define PROBETOP_PARK_H
+
+#include <stdbool.h>
+
+struct tracer;
+struct tspec;
+
+/* Park ts (a no-op if it is parked): its links handed to the closers.
+ * 0 or a negative errno (-ENOMEM: then closed here, still parked). */
+int park_spec(struct tracer *tr, struct tspec *ts);
+
+/* Attach parked ts again (a no-op if it is not). A link that cannot be
+ * attached again (its mapping gone) stays out for good, logged once.
+ * Returns the number
+ * of links attached. */
+int park_unpark(struct tracer *tr, struct tspec *ts);
+
+/* ts is being removed (its links closed by the caller): its id may
+ * serve another spec, which must not start parked. */
+void park_forget(struct tracer *tr, struct tspec *ts);
+
+/* Wait for the closers to close what they were given, and end them. */
+void park_free(struct tracer *tr);
+
+#endif
