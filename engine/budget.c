@@ -4,10 +4,16 @@
  * see budget.h.
  *
  * A "mark" is a moment the budget looks: a slot's start, a park, the end
- * of an interval. At each it reads the target's CPU time and every live
- * spec's hit counter once; a spec's work while attached is the CPU time
- * between the mark it was attached at and the next, less the price of
- * every hit (of all specs) in between.
+ * of an interval. At each it reads every live spec's hit counter (and at
+ * slots' and intervals' marks the target's CPU time). all_hits counts the
+ * hits of every spec since budget_new(), so the price of the hits between
+ * two marks is their difference times the price of one.
+ *
+ * A slot is either whole (every spec's duty 1: what it counts is exact)
+ * or sampled for a spec (duty < 1). An interval's estimate for a spec
+ * scales only what it counted in its sampled slots: the hits of its
+ * whole slots are exact, so a burst counted before the spec was cut
+ * stays exact.
  */
 #include "budget.h"
 
@@ -15,7 +21,6 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/types.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,24 +35,31 @@
 /* What a mark saw. */
 struct mark {
 	double t; /* CLOCK_MONOTONIC s */
-	double cpu_ns; /* the target's CPU time (intervals' marks); < 0:
-			  unknown */
-	uint64_t hits[PT_MAX_SPECS]; /* each spec's hit counter */
+	double cpu_ns; /* the target's CPU time; < 0: not read, unknown */
+	double cpu_t; /* when it was read, if not at t (the target gone) */
+	uint64_t all_hits; /* every spec's hits so far */
 };
 
 struct bspec {
 	unsigned int gen;
 	bool live;
 	bool on; /* attached now */
-	double duty; /* of the current slot */
+	double duty; /* of the slot under way */
 	double off_at; /* when it parks in this slot (on, duty < 1) */
-	struct mark since; /* the mark it was last attached (or looked) at */
-	uint64_t slot_hits; /* hits counter at the slot's start */
-	double slot_on_s; /* attached in the current slot */
+	struct mark since; /* when it was attached, or last accounted */
+	uint64_t hits; /* its hit counter at the last mark */
+	uint64_t slot_hits; /* ... at the start of the slot */
+	double slot_on_s; /* attached in the slot */
+	uint64_t part_hits; /* ... at the start of the part of the slot in
+			       this interval */
 	/* this interval */
-	bool cut; /* sampled at some point */
-	double on_s; /* attached */
-	double hits_on_ns; /* the price of the hits (of all specs) then */
+	uint64_t iv_hits; /* its hit counter at the interval's start */
+	bool sampled; /* a slot of it was sampled */
+	double samp_s; /* the time of its sampled slots */
+	uint64_t samp_all; /* every spec's hits in them */
+	uint64_t samp_own; /* its own hits in them */
+	double on_s; /* attached in its sampled slots */
+	uint64_t on_all; /* every spec's hits then */
 };
 
 struct budget {
@@ -57,11 +69,13 @@ struct budget {
 	pid_t pid; /* whose CPU time is the target's work; 0: none */
 	int ncpu;
 	struct gov gov;
-	double slot_t0;
 	size_t sampled;
 	int costliest;
+	uint64_t all_hits;
+	struct mark slot; /* the slot's start */
+	struct mark part; /* the later of the slot's and the interval's */
 	struct mark iv; /* the interval's start */
-	struct mark after; /* start_slot()'s, once the specs are attached */
+	struct mark last; /* the last mark that read the target's CPU */
 	struct bspec s[PT_MAX_SPECS];
 };
 
@@ -87,8 +101,24 @@ static uint64_t read_hits(const struct budget *b, int fd, int id)
 	return n;
 }
 
+/* A spec seen for the first time in slot id (or its slot reused): its
+ * counters start now, at mark m. */
+static void new_spec(struct budget *b, int id, unsigned int gen,
+		     uint64_t hits, const struct mark *m)
+{
+	struct bspec *s = &b->s[id];
+
+	memset(s, 0, sizeof(*s));
+	s->live = true;
+	s->gen = gen;
+	s->on = !tracer_parked(b->tr, id);
+	s->duty = 1;
+	s->since = *m;
+	s->hits = s->slot_hits = s->part_hits = s->iv_hits = hits;
+}
+
 /* Look now: every live spec's hits (and, if cpu, the target's CPU time)
- * into m; specs whose slot was reused are reset. */
+ * into m and the specs' hits. */
 static void take_mark(struct budget *b, struct mark *m, bool cpu)
 {
 	struct tracer_maps maps;
@@ -96,54 +126,77 @@ static void take_mark(struct budget *b, struct mark *m, bool cpu)
 
 	tracer_maps(b->tr, &maps);
 	m->t = now_s();
-	m->cpu_ns = cpu && b->pid && !proc_cpu_ns(b->pid, &ns) ? (double)ns
-								: -1;
+	m->cpu_ns = -1;
+	m->cpu_t = 0;
+	if (cpu && b->pid && !proc_cpu_ns(b->pid, &ns)) {
+		m->cpu_ns = (double)ns;
+		b->last = *m;
+	} else if (cpu && b->last.cpu_ns >= 0) {
+		m->cpu_ns = b->last.cpu_ns; /* gone: as last seen, */
+		m->cpu_t = b->last.t; /* then */
+	}
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		const struct tracer_spec_info *info =
 			id < tracer_nspecs(b->tr) ? tracer_spec_info(b->tr, id)
 						  : NULL;
 		struct bspec *s = &b->s[id];
+		uint64_t h;
 
 		if (!info) {
 			s->live = false;
-			m->hits[id] = 0;
 			continue;
 		}
-		m->hits[id] = read_hits(b, maps.stats, id);
+		h = read_hits(b, maps.stats, id);
 		if (!s->live || s->gen != info->gen) {
-			memset(s, 0, sizeof(*s));
-			s->live = true;
-			s->gen = info->gen;
-			s->on = !tracer_parked(b->tr, id);
-			s->duty = 1;
-			s->since = *m;
-			s->slot_hits = m->hits[id];
+			m->all_hits = b->all_hits;
+			new_spec(b, id, info->gen, h, m);
+			continue;
 		}
+		b->all_hits += h > s->hits ? h - s->hits : 0;
+		s->hits = h;
 	}
+	m->all_hits = b->all_hits;
 }
 
-/* CPU of every spec's hits between marks a and z, ns. */
-static double hits_ns(const struct budget *b, const struct mark *a,
-		      const struct mark *z)
+/* The price of hits hits, ns. */
+static double price(const struct budget *b, uint64_t hits)
 {
-	uint64_t n = 0;
-
-	for (int id = 0; id < PT_MAX_SPECS; id++)
-		if (b->s[id].live && z->hits[id] >= a->hits[id])
-			n += z->hits[id] - a->hits[id];
-	return (double)n * cost_hit_ns(b->cost);
+	return (double)hits * cost_hit_ns(b->cost);
 }
 
-/* Spec s was attached from s->since to m: count that time, and the
- * price of every hit in it. */
-static void account(struct budget *b, struct bspec *s, const struct mark *m)
+/* Spec s was attached from s->since to m: count that time (and, in a
+ * sampled slot, the hits in it). */
+static void account(struct bspec *s, const struct mark *m)
 {
 	double dt = m->t - s->since.t;
 
-	s->on_s += dt;
 	s->slot_on_s += dt;
-	s->hits_on_ns += hits_ns(b, &s->since, m);
+	if (s->duty < 1) {
+		s->on_s += dt;
+		s->on_all += m->all_hits - s->since.all_hits;
+	}
 	s->since = *m;
+}
+
+/* The part of the slot under way that is in this interval ends at m. */
+static void end_part(struct budget *b, const struct mark *m)
+{
+	for (int id = 0; id < PT_MAX_SPECS; id++) {
+		struct bspec *s = &b->s[id];
+
+		if (!s->live)
+			continue;
+		if (s->on)
+			account(s, m);
+		if (s->duty < 1) {
+			s->sampled = true;
+			s->samp_s += m->t - b->part.t;
+			s->samp_all += m->all_hits - b->part.all_hits;
+			s->samp_own += s->hits - s->part_hits;
+		}
+		s->part_hits = s->hits;
+	}
+	b->part = *m;
 }
 
 static bool is_fixed(const struct tracer_spec_info *info)
@@ -157,43 +210,39 @@ static void start_slot(struct budget *b, const struct mark *m)
 {
 	struct gov_in in[PT_MAX_SPECS];
 	double duty[PT_MAX_SPECS], best = -1;
+	struct mark after = *m;
 	bool attached = false;
 	int n = tracer_nspecs(b->tr);
 
+	end_part(b, m);
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
 		const struct tracer_spec_info *info =
 			tracer_spec_info(b->tr, id);
 
-		if (s->on)
-			account(b, s, m);
 		in[id] = (struct gov_in){
 			.live = s->live && info,
 			.fixed = info && is_fixed(info),
-			.hits = m->hits[id] - s->slot_hits,
+			.hits = s->hits - s->slot_hits,
 			.on_s = s->slot_on_s,
 			.hit_ns = cost_hit_ns(b->cost),
 		};
 	}
-	b->sampled = gov_slot(&b->gov, in, (size_t)n, 0,
+	b->sampled = gov_slot(&b->gov, in, (size_t)n,
+			      cost_kernel_ns_per_s(b->cost),
 			      b->pct * 1e9 / 100.0, duty);
-	if (getenv("PT_BUDGET_DEBUG"))
-		fprintf(stderr, "slot %.3f: sampled %zu duty0 %.3f price0 %.0f hits0 %llu on0 %.4f\n", m->t, b->sampled, duty[0], b->gov.spec[0].price, (unsigned long long)in[0].hits, in[0].on_s);
 	b->costliest = -1;
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
 
 		if (!s->live)
 			continue;
-		s->slot_hits = m->hits[id];
+		s->slot_hits = s->hits;
 		s->slot_on_s = 0;
 		s->duty = duty[id];
-		if (duty[id] < 1) {
-			s->cut = true;
-			if (b->gov.spec[id].price > best) {
-				best = b->gov.spec[id].price;
-				b->costliest = id;
-			}
+		if (duty[id] < 1 && b->gov.spec[id].price > best) {
+			best = b->gov.spec[id].price;
+			b->costliest = id;
 		}
 		if (!s->on) {
 			tracer_park(b->tr, id, false);
@@ -203,7 +252,7 @@ static void start_slot(struct budget *b, const struct mark *m)
 	/* attaching takes the kernel a grace period or so (ms): the
 	 * windows start when it is done, as the hits counted do (park.h) */
 	if (attached)
-		take_mark(b, &b->after, false);
+		take_mark(b, &after, false);
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
 
@@ -211,11 +260,11 @@ static void start_slot(struct budget *b, const struct mark *m)
 			continue;
 		if (!s->on) {
 			s->on = true;
-			s->since = b->after;
+			s->since = after;
 		}
 		s->off_at = s->since.t + s->duty * GOV_SLOT_S;
 	}
-	b->slot_t0 = m->t;
+	b->slot = *m;
 }
 
 struct budget *budget_new(struct tracer *tr, const struct cost *c, double pct)
@@ -232,28 +281,21 @@ struct budget *budget_new(struct tracer *tr, const struct cost *c, double pct)
 	b->ncpu = libbpf_num_possible_cpus();
 	b->ncpu = b->ncpu < 1 ? 1 : b->ncpu;
 	b->costliest = -1;
-	gov_init(&b->gov);
+	b->last.cpu_ns = -1;
 	b->pct = -1;
 	budget_set(b, pct);
 	take_mark(b, &b->iv, true);
+	b->part = b->iv;
 	return b;
-}
-
-/* Attach every parked spec. */
-static void unpark_all(struct budget *b)
-{
-	for (int id = 0; id < tracer_nspecs(b->tr); id++)
-		if (tracer_parked(b->tr, id))
-			tracer_park(b->tr, id, false);
 }
 
 void budget_free(struct budget *b)
 {
 	if (!b)
 		return;
-	if (getenv("PT_BUDGET_DEBUG"))
-		fprintf(stderr, "hit %.0f trap %.0f\n", cost_hit_ns(b->cost), cost_trap_ns());
-	unpark_all(b);
+	for (int id = 0; id < tracer_nspecs(b->tr); id++)
+		if (tracer_parked(b->tr, id))
+			tracer_park(b->tr, id, false);
 	tracer_count_hits(b->tr, false);
 	free(b);
 }
@@ -267,7 +309,8 @@ void budget_set(struct budget *b, double pct)
 	gov_init(&b->gov);
 	b->sampled = 0;
 	b->costliest = -1;
-	take_mark(b, &m, false);
+	take_mark(b, &m, true);
+	end_part(b, &m);
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
 
@@ -279,10 +322,12 @@ void budget_set(struct budget *b, double pct)
 			s->since = m;
 		}
 		s->duty = 1;
-		s->slot_hits = m.hits[id];
+		s->slot_hits = s->hits;
 		s->slot_on_s = 0;
 	}
-	b->slot_t0 = m.t;
+	/* the first slot is short: a costly spec is cut in GOV_FIRST_S */
+	b->slot = m;
+	b->slot.t = m.t - GOV_SLOT_S + GOV_FIRST_S;
 }
 
 double budget_pct(const struct budget *b)
@@ -296,7 +341,7 @@ double budget_wake_s(const struct budget *b)
 
 	if (b->pct < 0)
 		return -1;
-	t = b->slot_t0 + GOV_SLOT_S;
+	t = b->slot.t + GOV_SLOT_S;
 	for (int id = 0; id < PT_MAX_SPECS; id++)
 		if (b->s[id].live && b->s[id].on && b->s[id].duty < 1 &&
 		    b->s[id].off_at < t)
@@ -308,17 +353,17 @@ void budget_tick(struct budget *b)
 {
 	struct mark m;
 	double t = now_s();
-	bool due = false;
+	bool due = false, slot = t >= b->slot.t + GOV_SLOT_S;
 
 	if (b->pct < 0)
 		return;
 	for (int id = 0; id < PT_MAX_SPECS && !due; id++)
 		due = b->s[id].live && b->s[id].on && b->s[id].duty < 1 &&
 		      t >= b->s[id].off_at;
-	if (!due && t < b->slot_t0 + GOV_SLOT_S)
+	if (!due && !slot)
 		return;
-	take_mark(b, &m, false);
-	if (m.t >= b->slot_t0 + GOV_SLOT_S) {
+	take_mark(b, &m, slot);
+	if (slot) {
 		start_slot(b, &m);
 		return;
 	}
@@ -327,7 +372,7 @@ void budget_tick(struct budget *b)
 
 		if (!s->live || !s->on || s->duty >= 1 || m.t < s->off_at)
 			continue;
-		account(b, s, &m);
+		account(s, &m);
 		tracer_park(b->tr, id, true);
 		s->on = false;
 	}
@@ -341,31 +386,37 @@ size_t budget_sampled(const struct budget *b, int *costliest)
 }
 
 /*
- * What spec s's counts over the interval [b->iv, m] are multiplied by:
- * the target's work over the interval over its work while s was
- * attached. The target's CPU time is read at the ends of intervals only
- * (another process's is as of its last tick: windows of a few ms cannot
- * be timed by it), so the target is taken to use CPU at the interval's
- * mean rate u throughout: work is u times the wall time, less the price
- * of the hits in it. Without the target's CPU time (-b), u is 1: for a
- * target that takes a small share of a CPU, the share of wall time.
+ * What spec s's counts over the interval [b->iv, m] are multiplied by.
+ * Its hits in whole slots count as they are; those in its sampled slots
+ * stand for the target's work over those slots, over its work while s
+ * was attached in them. The target's CPU time is read at slots and
+ * intervals only (another process's is as of its last tick: windows of
+ * a few ms cannot be timed by it), so the target is taken to use CPU at
+ * the interval's mean rate u throughout: work is u times the wall time,
+ * less the price of the hits in it. Without the target's CPU time (-b),
+ * u is 1: for a target that takes a small share of a CPU, the share of
+ * wall time.
  */
 static double factor(const struct budget *b, const struct bspec *s,
 		     const struct mark *m)
 {
-	double secs = m->t - b->iv.t, u = 1, all, on, f;
+	double end = m->cpu_t > 0 ? m->cpu_t : m->t; /* the target gone */
+	double u = 1, work, on, f;
+	uint64_t own = s->hits - s->iv_hits;
 
-	if (s->on_s <= 0 || secs <= 0)
+	if (!own || !s->samp_own || s->samp_s <= 0)
 		return 1;
-	if (m->cpu_ns >= 0 && b->iv.cpu_ns >= 0 && m->cpu_ns > b->iv.cpu_ns)
-		u = (m->cpu_ns - b->iv.cpu_ns) / 1e9 / secs;
-	all = u * secs * 1e9 - hits_ns(b, &b->iv, m);
-	on = u * s->on_s * 1e9 - s->hits_on_ns;
+	if (m->cpu_ns >= 0 && b->iv.cpu_ns >= 0 && m->cpu_ns > b->iv.cpu_ns &&
+	    end > b->iv.t)
+		u = (m->cpu_ns - b->iv.cpu_ns) / 1e9 / (end - b->iv.t);
+	work = u * s->samp_s * 1e9 - price(b, s->samp_all);
+	on = u * s->on_s * 1e9 - price(b, s->on_all);
 	/* a hit priced too high leaves no work: keep a floor */
 	if (on < 0.02 * u * s->on_s * 1e9)
 		on = 0.02 * u * s->on_s * 1e9;
-	f = on > 0 ? all / on : secs / s->on_s;
-	return f < 1 ? 1 : f;
+	f = on > 0 && work > on ? work / on : 1;
+	return ((double)(own - s->samp_own) + (double)s->samp_own * f) /
+	       (double)own;
 }
 
 void budget_interval(struct budget *b, struct budget_est *out, size_t n)
@@ -374,6 +425,7 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 	double secs;
 
 	take_mark(b, &m, true);
+	end_part(b, &m);
 	secs = m.t - b->iv.t;
 	for (size_t id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
@@ -381,17 +433,15 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 		out[id] = (struct budget_est){ .duty = 1, .factor = 1 };
 		if (!s->live)
 			continue;
-		if (s->on)
-			account(b, s, &m);
-		if (s->cut && b->pct >= 0) {
+		if (s->sampled && b->pct >= 0 && secs > 0) {
 			out[id].estimated = true;
-			out[id].duty = secs > 0 ? s->on_s / secs : 1;
+			out[id].duty = (secs - s->samp_s + s->on_s) / secs;
 			out[id].factor = factor(b, s, &m);
-			if (getenv("PT_BUDGET_DEBUG"))
-				fprintf(stderr, "budget: spec %zu on %.3f of %.3f s, hits_on_ns %.0f all_cpu %.0f hits_ns %.0f hit %.0f (trap %.0f) f %.2f\n", id, s->on_s, secs, s->hits_on_ns, m.cpu_ns - b->iv.cpu_ns, hits_ns(b, &b->iv, &m), cost_hit_ns(b->cost), cost_trap_ns(), out[id].factor);
 		}
-		s->cut = s->duty < 1; /* sampled in the slot under way */
-		s->on_s = s->hits_on_ns = 0;
+		s->iv_hits = s->hits;
+		s->sampled = false;
+		s->samp_s = s->on_s = 0;
+		s->samp_all = s->samp_own = s->on_all = 0;
 	}
 	b->iv = m;
 }

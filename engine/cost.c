@@ -180,6 +180,11 @@ double cost_hit_ns(const struct cost *c)
 	return cost_trap_ns() + (c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS);
 }
 
+double cost_kernel_ns_per_s(const struct cost *c)
+{
+	return c->kernel_ns_per_s;
+}
+
 uint64_t cost_hits(const struct agg_spec *as, bool total)
 {
 	uint64_t events = total ? as->events_total : as->events;

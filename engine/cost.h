@@ -80,6 +80,10 @@ void cost_free(struct cost *c);
  * the programs' average run. */
 double cost_hit_ns(const struct cost *c);
 
+/* ns of CPU a second the kernel-side programs (watches) took, as last
+ * measured. */
+double cost_kernel_ns_per_s(const struct cost *c);
+
 /* Close the statistics window once it has been open COST_WINDOW_S; call
  * it a few times a second (cheap otherwise). */
 void cost_tick(struct cost *c);

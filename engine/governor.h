@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #define GOV_SLOT_S 0.1 /* duty-cycle period: ten windows a second */
+#define GOV_FIRST_S 0.02 /* the first slot, every spec attached */
 #define GOV_MIN_DUTY 0.02 /* 2 ms of a slot: a rate is still measured */
 #define GOV_DECAY 0.8 /* a price's fall per slot, at most */
 #define GOV_FULL 0.9 /* a duty above it is taken as 1 (no flapping) */

@@ -15,9 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,14 +40,8 @@ static void *closer_main(void *arg)
 	struct park_closer *c = arg;
 	struct ulink l;
 
-	while (read(c->rfd, &l, sizeof(l)) == (ssize_t)sizeof(l)) {
-		struct timespec a, b;
-		clock_gettime(CLOCK_MONOTONIC, &a);
+	while (read(c->rfd, &l, sizeof(l)) == (ssize_t)sizeof(l))
 		ulink_detach(&l);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		if (getenv("PT_BUDGET_DEBUG"))
-			fprintf(stderr, "close %.1f ms at %ld.%03ld\n", (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6, (long)(a.tv_sec % 10000), a.tv_nsec / 1000000);
-	}
 	return NULL;
 }
 

@@ -577,6 +577,64 @@ def test_inert(tap):
             t.stop()
 
 
+BUSY = """\
+def tick(x):
+    return x + 1
+s = 0
+while True:
+    s = tick(s)
+"""
+
+
+def test_budget(tap):
+    """A Python calling a function as fast as it can, launched: under the
+    default budget Top's numbers for it carry ~, the footer says it is
+    sampled and why, the header the budget; b steps the budget up to 10%,
+    25% and off, after which its rate is exact again."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "busy.py")
+        with open(script, "w") as f:
+            f.write(BUSY)
+        try:
+            start("%s -- /usr/bin/python3.11 %s" % (PROBETOP, script))
+            wait_screen(r"probes \(\d+ on\)")
+            keys("3")
+            row = r"│ *~[\d,.]+[KM]? +~[\d,]+ .* tick "
+            s = wait_screen(row, 10)
+            tap.ok(re.search(row, s) is not None,
+                   "budget: Top's rate and total of tick carry ~", s)
+            tap.ok(re.search(r"~ sampled \d+% of the time to stay under "
+                             r"the 5% budget \(b\): "
+                             r"python:function__return", s) is not None,
+                   "budget: the footer says what is sampled and why", s)
+            tap.ok(re.search(r"overhead ≈ \d+\.\d% cpu \(\d+% of target\), "
+                             r"budget 5%", s) is not None,
+                   "budget: the header shows the budget", s)
+            keys("b")
+            s = wait_screen(r"budget 10%: tracing may take 10% of one CPU",
+                            3)
+            tap.ok("budget 10%: tracing may take 10% of one CPU" in s,
+                   "budget: b steps it to 10%", s)
+            s = wait_screen(r"\), budget 10%", 3)
+            tap.ok(re.search(r"\), budget 10%", s) is not None,
+                   "budget: the header follows", s)
+            keys("b", "b")
+            s = wait_screen(r"no budget: every probe counted exactly", 3)
+            tap.ok("no budget: every probe counted exactly" in s,
+                   "budget: b, b: 25%, then off", s)
+            exact = r"│ *[\d,.]+[KM]? +~[\d,]+ .* tick "
+            s = wait_screen(exact, 5)
+            tap.ok(re.search(exact, s) is not None and
+                   "~ sampled" not in s,
+                   "budget off: the rate exact again (the total holds "
+                   "estimates), nothing sampled", s)
+            keys("q")
+            s = wait_screen(r"EXITED 0", 5)
+            tap.ok("EXITED 0" in s, "budget: q quits", s)
+        finally:
+            tmux("kill-session", "-t", SESSION)
+
+
 def main():
     tap = Tap()
     need_root(tap)
@@ -594,6 +652,7 @@ def main():
     test_process(tap)
     test_binary(tap)
     test_inert(tap)
+    test_budget(tap)
     test_demo(tap)
     tap.done()
 

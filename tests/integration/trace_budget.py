@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: MIT
+"""The budget (engine/budget.h) under probetop trace -P python --json, on
+Debian's /usr/bin/python3.11 by -p: a call-heavy script (a function of
+some 10 us, 100,000 calls a second) is sampled under the default budget
+of 5%: its spec has "estimated": true (and on its rows) and a duty below
+1, and its estimated calls come within 10% of the true count; the
+collections beside it stay exact and unestimated. --budget off counts
+every call exactly. A burst (a function called 1,000 times a second,
+then as fast as it can) is cut within the interval it starts in: the
+intervals before it are exact, and in the one it starts in the spec's
+duty is below 1. --budget rejects what is not a percentage."""
+
+import os
+import tempfile
+import time
+
+from tap import Tap, Target, Trace, agg_of, need_root, run
+
+tap = Tap()
+need_root(tap)
+PY = "/usr/bin/python3.11"
+CALLS = "python:function__return=count(str(arg1),str(arg0),arg2)"
+GC = "python:gc__start..python:gc__done=latency(arg0)"
+COLLECTED = "python:gc__done=sum(arg0)"
+
+WORKLOAD = """\
+import gc, sys, time
+def work(x):
+    for j in range(500):
+        x += j
+    return x
+def tick(x):
+    return x + 1
+print("ready", flush=True)
+for line in sys.stdin:
+    cmd, n = line.split()
+    n = int(n)
+    if cmd == "work":
+        s = 0
+        for i in range(n):
+            s = work(s)
+    elif cmd == "gc":
+        for i in range(n):
+            gc.collect()
+    elif cmd == "slow":  # n calls of tick, 1,000 a second
+        t0 = time.monotonic()
+        for i in range(n):
+            tick(i)
+            time.sleep(max(0, t0 + (i + 1) / 1000 - time.monotonic()))
+    elif cmd == "burst":  # n calls of tick, as fast as it goes
+        for i in range(n):
+            tick(i)
+    print("done", flush=True)
+"""
+
+
+def calls(obj, fn, final=False):
+    """(calls of fn, its aggregation) in one trace --json object."""
+    a = agg_of(obj, CALLS)
+    for r in a["rows"]:
+        if r["key"][0] == fn:
+            return (r["total"] if final else r["count"]), a
+    return 0, a
+
+
+def collections(obj):
+    """(full collections timed, every collection summed) and the two
+    aggregations, of the final object."""
+    a, b = agg_of(obj, GC), agg_of(obj, COLLECTED)
+    return (sum(r["total"] for r in a["rows"] if r["key"] == [2]),
+            sum(r["total"] for r in b["rows"])), a, b
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    script = os.path.join(tmp, "budget.py")
+    with open(script, "w") as f:
+        f.write(WORKLOAD)
+
+    # -- the default budget: sampled, estimated within 10% ---------------
+    N = 300000  # some 3 s of work
+    t = Target([PY, script])
+    tr = Trace(["-p", str(t.pid), "-P", "python", "-i", "0.5"])
+    t.send("gc 5")
+    t.send("work %d" % N)
+    t.send("gc 5")
+    time.sleep(0.6)
+    tr.finish()
+    t.stop()
+    fin = tr.final()
+    est, a = calls(fin, "work", final=True)
+    tap.ok(a.get("estimated") is True and 0 < a.get("duty", 1) < 1,
+           "default budget: the call-heavy spec is sampled (estimated, "
+           "duty below 1)", {k: a.get(k) for k in ("estimated", "duty")})
+    tap.ok(all(r.get("estimated") is True for r in a["rows"]),
+           "default budget: its rows say estimated")
+    tap.ok(abs(est - N) <= 0.1 * N,
+           "default budget: estimated calls within 10%% of %d" % N, est)
+    sampled = [o for o in tr.objs if "interval" in o and
+               agg_of(o, CALLS).get("estimated")]
+    tap.ok(sampled and all(agg_of(o, CALLS)["duty"] < 1 for o in sampled),
+           "default budget: duty below 1 in the intervals it was sampled",
+           [agg_of(o, CALLS).get("duty") for o in tr.objs])
+    n, g, c = collections(fin)
+    tap.eq((n, g.get("estimated"), c.get("estimated")), ((10, 10), None,
+                                                         None),
+           "default budget: the 10 collections, timed and counted exactly, "
+           "not estimated")
+    tap.eq(fin.get("budget_pct"), 5, "default budget: 5% of one CPU")
+
+    # -- --budget off: exact ---------------------------------------------
+    t = Target([PY, script])
+    tr = Trace(["-p", str(t.pid), "-P", "python", "-i", "0.5", "--budget",
+                "off"])
+    t.send("work %d" % N)
+    time.sleep(0.6)
+    tr.finish()
+    t.stop()
+    fin = tr.final()
+    n, a = calls(fin, "work", final=True)
+    tap.eq((n, a.get("estimated"), fin.get("budget_pct")), (N, None, None),
+           "--budget off: exactly %d calls, no estimate, no budget" % N)
+
+    # -- a burst is cut in the interval it starts in ---------------------
+    t = Target([PY, script])
+    tr = Trace(["-p", str(t.pid), "-P", "python", "-i", "1"])
+    t.send("slow 2500")  # 2.5 s at 1,000 a second: 0.2% of a CPU
+    seen = len(tr.out)
+    end = time.time() + 5
+    while len(tr.out) == seen and time.time() < end:
+        time.sleep(0.005)  # the next interval begins
+    t.send("burst 2000000")  # 100x and more, some 2 s
+    time.sleep(0.5)
+    tr.finish()
+    t.stop()
+    ivs = [o for o in tr.objs if "interval" in o]
+    first = next((i for i, o in enumerate(ivs)
+                  if calls(o, "tick")[0] > 5000), None)
+    tap.ok(first is not None and first >= 2,
+           "burst: intervals before it, then the burst",
+           [calls(o, "tick")[0] for o in ivs])
+    if first is not None:
+        before = ivs[:first]
+        tap.ok(all(not agg_of(o, CALLS).get("estimated") for o in before) and
+               sum(calls(o, "tick")[0] for o in before) <= 2500 and
+               sum(calls(o, "tick")[0] for o in before) >= 1500,
+               "burst: the slow calls before it counted exactly, 1,000 a "
+               "second", [(calls(o, "tick")[0],
+                           agg_of(o, CALLS).get("estimated"))
+                          for o in before])
+        a = agg_of(ivs[first], CALLS)
+        tap.ok(a.get("estimated") is True and a.get("duty", 1) < 0.5,
+               "burst: cut within the interval it started in (duty "
+               "below 0.5)", {k: a.get(k) for k in ("estimated", "duty")})
+
+    # -- bad budgets ---------------------------------------------------
+    for bad in ("0", "-5", "abc", "5x", "100000"):
+        r = run(["trace", "--budget", bad, "-e", "fixture:tick", "-p", "1"])
+        tap.ok(r.returncode == 2 and r.stderr.count("\n") == 1 and
+               "--budget" in r.stderr,
+               "--budget %s: one line, usage error" % bad, r.stderr)
+
+tap.done()

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the budget's governor (engine/governor.h) on a simulated
+ * clock: each spec fires at a known rate while attached, at a known price
+ * per hit; every slot the test feeds the governor the hits the duty it
+ * gave last would have seen, as budget.c does. Steady, a burst, many
+ * cheap specs, one costly among cheap ones, fixed specs, no budget.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "governor.h"
+
+#define MAXS 32
+#define HIT_NS 1000.0 /* every hit costs 1 us */
+#define PCT(p) ((p) * 1e9 / 100.0) /* % of one CPU in ns per second */
+
+struct sim {
+	struct gov g;
+	size_t n;
+	double rate[MAXS]; /* hits per second while attached */
+	bool fixed[MAXS];
+	double duty[MAXS]; /* of the slot under way */
+};
+
+static void sim_init(struct sim *s, size_t n)
+{
+	gov_init(&s->g);
+	s->n = n;
+	for (size_t i = 0; i < n; i++) {
+		s->rate[i] = 0;
+		s->fixed[i] = false;
+		s->duty[i] = 1; /* everything starts attached */
+	}
+}
+
+/* End the slot under way and start the next under budget (% of one CPU,
+ * < 0: none). Returns how many specs the governor cut. */
+static size_t sim_slot(struct sim *s, double budget)
+{
+	struct gov_in in[MAXS];
+
+	for (size_t i = 0; i < s->n; i++) {
+		double on = s->duty[i] * GOV_SLOT_S;
+
+		in[i] = (struct gov_in){
+			.live = true,
+			.fixed = s->fixed[i],
+			.hits = (uint64_t)(s->rate[i] * on + 0.5),
+			.on_s = on,
+			.hit_ns = HIT_NS,
+		};
+	}
+	return gov_slot(&s->g, in, s->n, 0, budget < 0 ? -1 : PCT(budget),
+			s->duty);
+}
+
+/* What the specs cost in the slot under way, % of one CPU. */
+static double sim_cost(const struct sim *s)
+{
+	double ns = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		ns += s->rate[i] * s->duty[i] * HIT_NS;
+	return ns / 1e9 * 100.0;
+}
+
+/* One spec at 50% of a CPU, budget 5%: cut to 10% of each slot at once
+ * and kept there, the cost at the budget. */
+static void test_steady(void **state)
+{
+	struct sim s;
+
+	(void)state;
+	sim_init(&s, 1);
+	s.rate[0] = 500000; /* x 1 us = 50% */
+	for (int slot = 0; slot < 50; slot++) {
+		assert_int_equal(sim_slot(&s, 5), 1);
+		assert_true(s.duty[0] > 0.099 && s.duty[0] < 0.101);
+		assert_true(sim_cost(&s) <= 5.0 * 1.01);
+	}
+}
+
+/* A cheap spec (1%) stays exact; a burst to 100x (100%) is cut in the
+ * slot after the one it began in, to the budget; when it ends, the spec
+ * is exact again after the price has decayed (GOV_DECAY a slot). */
+static void test_burst(void **state)
+{
+	struct sim s;
+	int back = -1;
+
+	(void)state;
+	sim_init(&s, 1);
+	s.rate[0] = 10000; /* 1% */
+	for (int slot = 0; slot < 10; slot++) {
+		assert_int_equal(sim_slot(&s, 5), 0);
+		assert_true(s.duty[0] == 1);
+	}
+	s.rate[0] = 1000000; /* the burst: 100% while attached */
+	assert_int_equal(sim_slot(&s, 5), 1); /* the slot it began in ends */
+	assert_true(s.duty[0] > 0.049 && s.duty[0] < 0.051);
+	assert_true(sim_cost(&s) <= 5.0 * 1.01);
+	for (int slot = 0; slot < 10; slot++) {
+		sim_slot(&s, 5);
+		assert_true(sim_cost(&s) <= 5.0 * 1.01);
+	}
+	s.rate[0] = 10000; /* over */
+	for (int slot = 0; slot < 30 && back < 0; slot++)
+		if (!sim_slot(&s, 5))
+			back = slot;
+	assert_true(back >= 5); /* not let free at the first quiet slot */
+	assert_true(back <= 15); /* GOV_DECAY^15 * 100% < 5% */
+	assert_true(s.duty[0] == 1);
+}
+
+/* Twenty specs at 0.1% each (2% together) under 5%: none is cut. */
+static void test_many_cheap(void **state)
+{
+	struct sim s;
+
+	(void)state;
+	sim_init(&s, 20);
+	for (size_t i = 0; i < s.n; i++)
+		s.rate[i] = 1000;
+	for (int slot = 0; slot < 20; slot++) {
+		assert_int_equal(sim_slot(&s, 5), 0);
+		for (size_t i = 0; i < s.n; i++)
+			assert_true(s.duty[i] == 1);
+	}
+}
+
+/* Ten cheap specs (0.2% each) and one at 50%, budget 5%: the cheap stay
+ * exact, the costly one gets the 3% left: 6% of each slot. */
+static void test_one_costly(void **state)
+{
+	struct sim s;
+
+	(void)state;
+	sim_init(&s, 11);
+	for (size_t i = 0; i < 10; i++)
+		s.rate[i] = 2000;
+	s.rate[10] = 500000;
+	for (int slot = 0; slot < 20; slot++) {
+		assert_int_equal(sim_slot(&s, 5), 1);
+		for (size_t i = 0; i < 10; i++)
+			assert_true(s.duty[i] == 1);
+		assert_true(s.duty[10] > 0.0599 && s.duty[10] < 0.0601);
+		assert_true(sim_cost(&s) <= 5.0 * 1.01);
+	}
+}
+
+/* Two costly specs (20% and 40%) share 10%: each gets 5%, the level. */
+static void test_two_costly(void **state)
+{
+	struct sim s;
+
+	(void)state;
+	sim_init(&s, 2);
+	s.rate[0] = 200000;
+	s.rate[1] = 400000;
+	for (int slot = 0; slot < 5; slot++) {
+		assert_int_equal(sim_slot(&s, 10), 2);
+		assert_true(s.duty[0] > 0.249 && s.duty[0] < 0.251);
+		assert_true(s.duty[1] > 0.1249 && s.duty[1] < 0.1251);
+	}
+}
+
+/* A fixed spec (a latency pair) at 4% is spent regardless: the costly
+ * one gets what is left, at least GOV_MIN_DUTY; over the budget alone, a
+ * fixed spec is never cut. */
+static void test_fixed(void **state)
+{
+	struct sim s;
+
+	(void)state;
+	sim_init(&s, 2);
+	s.fixed[0] = true;
+	s.rate[0] = 40000; /* 4% */
+	s.rate[1] = 500000; /* 50% */
+	sim_slot(&s, 5);
+	assert_true(s.duty[0] == 1);
+	assert_true(s.duty[1] > 0.0199 && s.duty[1] < 0.0201);
+	s.rate[0] = 300000; /* 30%: over the budget alone */
+	sim_slot(&s, 5);
+	sim_slot(&s, 5);
+	assert_true(s.duty[0] == 1);
+	assert_true(s.duty[1] == GOV_MIN_DUTY);
+}
+
+/* No budget: everything attached all the time, whatever it costs. */
+static void test_no_budget(void **state)
+{
+	struct sim s;
+
+	(void)state;
+	sim_init(&s, 3);
+	s.rate[0] = 1000000;
+	s.rate[1] = 500000;
+	for (int slot = 0; slot < 5; slot++) {
+		assert_int_equal(sim_slot(&s, -1), 0);
+		for (size_t i = 0; i < s.n; i++)
+			assert_true(s.duty[i] == 1);
+	}
+}
+
+/* A spec that goes away and comes back in the same id starts unknown. */
+static void test_gone(void **state)
+{
+	struct gov g;
+	struct gov_in in = { .live = true, .hits = 50000, .on_s = 0.1,
+			     .hit_ns = HIT_NS };
+	double duty;
+
+	(void)state;
+	gov_init(&g);
+	gov_slot(&g, &in, 1, 0, PCT(5), &duty);
+	assert_true(duty < 1);
+	in.live = false;
+	gov_slot(&g, &in, 1, 0, PCT(5), &duty);
+	assert_false(g.spec[0].known);
+	in = (struct gov_in){ .live = true, .hits = 100, .on_s = 0.1,
+			      .hit_ns = HIT_NS };
+	gov_slot(&g, &in, 1, 0, PCT(5), &duty);
+	assert_true(duty == 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_steady),
+		cmocka_unit_test(test_burst),
+		cmocka_unit_test(test_many_cheap),
+		cmocka_unit_test(test_one_costly),
+		cmocka_unit_test(test_two_costly),
+		cmocka_unit_test(test_fixed),
+		cmocka_unit_test(test_no_budget),
+		cmocka_unit_test(test_gone),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
