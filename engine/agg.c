@@ -116,6 +116,20 @@ size_t agg_sampled(const struct agg *agg, int *costliest)
 	return budget_sampled(agg->budget, costliest);
 }
 
+/* The cost meter prices the hits there were: events_total as counted,
+ * without what estimate() added in earlier intervals. */
+static void counted_totals(struct agg *agg, struct agg_snapshot *snap)
+{
+	for (size_t s = 0; s < snap->nspecs; s++) {
+		struct agg_spec *as = &agg->specs[s];
+
+		if (agg->est_gen[as->id] != as->info->gen)
+			continue; /* new: nothing added */
+		as->events_total -= agg->est_extra[as->id];
+		snap->events_total -= agg->est_extra[as->id];
+	}
+}
+
 /* Make the rows of each spec the budget sampled this interval estimates
  * (their events too), and say which specs are estimated. */
 static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
@@ -133,32 +147,39 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 		if (agg->est_gen[id] != as->info->gen) {
 			agg->est_gen[id] = as->info->gen;
 			agg->est_total[id] = false;
+			agg->est_extra[id] = 0;
 			agg->on_s[id] = agg->live_s[id] = 0;
 		}
+		/* back to the rows' totals (counted_totals() took it out) */
+		as->events_total += agg->est_extra[id];
+		snap->events_total += agg->est_extra[id];
 		as->duty = e->duty;
 		as->estimated = e->estimated;
 		agg->est_total[id] |= e->estimated;
 		as->estimated_total = agg->est_total[id];
 		agg->on_s[id] += e->duty * secs;
 		agg->live_s[id] += secs;
-		as->duty_total =
-			agg->live_s[id] > 0 ? agg->on_s[id] / agg->live_s[id] : 1;
+		as->duty_total = agg->live_s[id] > 0
+					 ? agg->on_s[id] / agg->live_s[id]
+					 : 1;
 		snap->sampled += e->estimated;
 		if (!e->estimated)
 			continue;
 		snap->events -= as->events;
 		snap->events_total -= as->events_total;
+		agg->est_extra[id] -= as->events; /* less the counted ones */
 		as->events = as->drops;
 		as->events_total = as->drops_total;
 		for (size_t i = 0; i < as->nrows; i++) {
-			struct arow *r = (struct arow *)((char *)as->rows[i] -
-							 offsetof(struct arow,
-								  row));
+			struct arow *r =
+				(struct arow *)((char *)as->rows[i] -
+						offsetof(struct arow, row));
 
 			aggrows_scale(r, e->factor);
 			as->events += r->row.count;
 			as->events_total += r->row.total;
 		}
+		agg->est_extra[id] += as->events;
 		snap->events += as->events;
 		snap->events_total += as->events_total;
 	}
@@ -209,6 +230,7 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 		snap->drops_total += as->drops_total;
 	}
 	aggread_kdrops(agg, maps.kdrops, snap);
+	counted_totals(agg, snap);
 	aggorder_io(agg->io, agg->nio);
 	snap->specs = agg->specs;
 	snap->io = agg->io;

@@ -66,6 +66,7 @@ struct agg {
 	struct layout layout[PT_MAX_SPECS];
 	struct budget *budget;
 	bool est_total[PT_MAX_SPECS]; /* a spec's totals hold estimates */
+	uint64_t est_extra[PT_MAX_SPECS]; /* events they added, since */
 	double on_s[PT_MAX_SPECS], live_s[PT_MAX_SPECS]; /* attached, and
 							    live, since */
 	unsigned int est_gen[PT_MAX_SPECS];

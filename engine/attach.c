@@ -163,10 +163,9 @@ static int commit(struct walk *w, int role, const struct pending *p)
 static void add_link(struct tspec *ts, const struct ulink *link, size_t n,
 		     bool ret)
 {
-	ts->links[ts->nlinks++] = (struct tlink){ .l = *link,
-						  .first = ts->natts,
-						  .n = n,
-						  .ret = ret };
+	ts->links[ts->nlinks++] = (struct tlink){
+		.l = *link, .first = ts->natts, .n = n, .ret = ret
+	};
 }
 
 /* Queued locations pend[0..n) in one uprobe_multi link of prog. 0 and

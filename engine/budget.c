@@ -32,12 +32,14 @@
 #include "spec.h"
 #include "tracer.h"
 
+#define BUDGET_PRICE_ERR 0.15 /* how far off a hit's price may be */
+
 /* What a mark saw. */
 struct mark {
 	double t; /* CLOCK_MONOTONIC s */
 	double cpu_ns; /* the target's CPU time; < 0: not read, unknown */
 	double cpu_t; /* when it was read, if not at t (the target gone) */
-	uint64_t all_hits; /* every spec's hits so far */
+	uint64_t all_hits; /* every spec's hits so far, parked or not */
 };
 
 struct bspec {
@@ -48,18 +50,23 @@ struct bspec {
 	double off_at; /* when it parks in this slot (on, duty < 1) */
 	struct mark since; /* when it was attached, or last accounted */
 	uint64_t hits; /* its hit counter at the last mark */
+	uint64_t parked; /* its hits while parked, then */
 	uint64_t slot_hits; /* ... at the start of the slot */
 	double slot_on_s; /* attached in the slot */
 	uint64_t part_hits; /* ... at the start of the part of the slot in
 			       this interval */
+	double part_on_s; /* attached in the part, if sampled */
+	uint64_t part_on_all; /* every spec's hits then */
 	/* this interval */
 	uint64_t iv_hits; /* its hit counter at the interval's start */
 	bool sampled; /* a slot of it was sampled */
 	double samp_s; /* the time of its sampled slots */
-	uint64_t samp_all; /* every spec's hits in them */
 	uint64_t samp_own; /* its own hits in them */
-	double on_s; /* attached in its sampled slots */
-	uint64_t on_all; /* every spec's hits then */
+	double samp_work; /* the target's work in them, ns */
+	double on_s; /* attached in them */
+	double on_cpu; /* the target's CPU time then, ns */
+	double on_work; /* ... and its work */
+	double on_price; /* the price of the hits then, ns */
 };
 
 struct budget {
@@ -76,6 +83,8 @@ struct budget {
 	struct mark part; /* the later of the slot's and the interval's */
 	struct mark iv; /* the interval's start */
 	struct mark last; /* the last mark that read the target's CPU */
+	double checked; /* when check_burst() last looked */
+	double u; /* the target's CPU rate in the last part it was known */
 	struct bspec s[PT_MAX_SPECS];
 };
 
@@ -87,24 +96,29 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Spec id's hit counter, summed over CPUs (0 if it cannot be read). */
-static uint64_t read_hits(const struct budget *b, int fd, int id)
+/* Spec id's hits counted, summed over CPUs, and into *parked those
+ * dropped while it was parked (0 if they cannot be read). */
+static uint64_t read_hits(const struct budget *b, int fd, int id,
+			  uint64_t *parked)
 {
 	struct pt_stat v[b->ncpu];
 	uint32_t key = (uint32_t)id;
 	uint64_t n = 0;
 
+	*parked = 0;
 	if (bpf_map_lookup_elem(fd, &key, v))
 		return 0;
-	for (int c = 0; c < b->ncpu; c++)
+	for (int c = 0; c < b->ncpu; c++) {
 		n += v[c].hits;
+		*parked += v[c].parked;
+	}
 	return n;
 }
 
 /* A spec seen for the first time in slot id (or its slot reused): its
  * counters start now, at mark m. */
-static void new_spec(struct budget *b, int id, unsigned int gen,
-		     uint64_t hits, const struct mark *m)
+static void new_spec(struct budget *b, int id, unsigned int gen, uint64_t hits,
+		     const struct mark *m)
 {
 	struct bspec *s = &b->s[id];
 
@@ -140,20 +154,24 @@ static void take_mark(struct budget *b, struct mark *m, bool cpu)
 			id < tracer_nspecs(b->tr) ? tracer_spec_info(b->tr, id)
 						  : NULL;
 		struct bspec *s = &b->s[id];
-		uint64_t h;
+		uint64_t h, p;
 
 		if (!info) {
 			s->live = false;
 			continue;
 		}
-		h = read_hits(b, maps.stats, id);
+		h = read_hits(b, maps.stats, id, &p);
 		if (!s->live || s->gen != info->gen) {
 			m->all_hits = b->all_hits;
 			new_spec(b, id, info->gen, h, m);
+			s->parked = p;
 			continue;
 		}
-		b->all_hits += h > s->hits ? h - s->hits : 0;
+		/* the hits dropped while parked cost the target too */
+		b->all_hits += (h > s->hits ? h - s->hits : 0) +
+			       (p > s->parked ? p - s->parked : 0);
 		s->hits = h;
+		s->parked = p;
 	}
 	m->all_hits = b->all_hits;
 }
@@ -172,15 +190,37 @@ static void account(struct bspec *s, const struct mark *m)
 
 	s->slot_on_s += dt;
 	if (s->duty < 1) {
-		s->on_s += dt;
-		s->on_all += m->all_hits - s->since.all_hits;
+		s->part_on_s += dt;
+		s->part_on_all += m->all_hits - s->since.all_hits;
 	}
 	s->since = *m;
 }
 
-/* The part of the slot under way that is in this interval ends at m. */
+/* The target's CPU rate (CPUs) from b->part to m: its CPU time over the
+ * wall time; where it is not known (-b, or the target gone before the
+ * part began) that of the last part it was, or 1. The CPU time of
+ * another process is only as fine as its last tick: fine over a slot
+ * (0.1 s), too coarse for windows of a few ms, so a window is taken to
+ * run at its slot's rate. */
+static double cpu_rate(struct budget *b, const struct mark *m)
+{
+	double end = m->cpu_t > 0 ? m->cpu_t : m->t; /* gone: last seen */
+
+	if (m->cpu_ns >= 0 && b->part.cpu_ns >= 0 &&
+	    m->cpu_ns >= b->part.cpu_ns && end > b->part.t + 0.01)
+		b->u = (m->cpu_ns - b->part.cpu_ns) / 1e9 / (end - b->part.t);
+	return b->u;
+}
+
+/* The part of the slot under way that is in this interval ends at m:
+ * for each spec sampled in it, the target's work over the part and in
+ * the spec's windows (u times the time, less the price of every hit in
+ * it). */
 static void end_part(struct budget *b, const struct mark *m)
 {
+	double u = cpu_rate(b, m), dt = m->t - b->part.t;
+	double hits = price(b, m->all_hits - b->part.all_hits);
+
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
 
@@ -189,12 +229,20 @@ static void end_part(struct budget *b, const struct mark *m)
 		if (s->on)
 			account(s, m);
 		if (s->duty < 1) {
-			s->sampled = true;
-			s->samp_s += m->t - b->part.t;
-			s->samp_all += m->all_hits - b->part.all_hits;
+			/* estimated if it was off for a while in the part */
+			s->sampled |= s->part_on_s < dt - 1e-3;
+			s->samp_s += dt;
 			s->samp_own += s->hits - s->part_hits;
+			s->samp_work += u * dt * 1e9 - hits;
+			s->on_s += s->part_on_s;
+			s->on_cpu += u * s->part_on_s * 1e9;
+			s->on_price += price(b, s->part_on_all);
+			s->on_work += u * s->part_on_s * 1e9 -
+				      price(b, s->part_on_all);
 		}
 		s->part_hits = s->hits;
+		s->part_on_s = 0;
+		s->part_on_all = 0;
 	}
 	b->part = *m;
 }
@@ -228,7 +276,7 @@ static void start_slot(struct budget *b, const struct mark *m)
 			.hit_ns = cost_hit_ns(b->cost),
 		};
 	}
-	b->sampled = gov_slot(&b->gov, in, (size_t)n,
+	b->sampled = gov_slot(&b->gov, in, (size_t)n, m->t - b->slot.t,
 			      cost_kernel_ns_per_s(b->cost),
 			      b->pct * 1e9 / 100.0, duty);
 	b->costliest = -1;
@@ -282,6 +330,8 @@ struct budget *budget_new(struct tracer *tr, const struct cost *c, double pct)
 	b->ncpu = b->ncpu < 1 ? 1 : b->ncpu;
 	b->costliest = -1;
 	b->last.cpu_ns = -1;
+	b->u = 1;
+	b->checked = now_s();
 	b->pct = -1;
 	budget_set(b, pct);
 	take_mark(b, &b->iv, true);
@@ -342,6 +392,8 @@ double budget_wake_s(const struct budget *b)
 	if (b->pct < 0)
 		return -1;
 	t = b->slot.t + GOV_SLOT_S;
+	if (b->checked + GOV_CHECK_S < t)
+		t = b->checked + GOV_CHECK_S;
 	for (int id = 0; id < PT_MAX_SPECS; id++)
 		if (b->s[id].live && b->s[id].on && b->s[id].duty < 1 &&
 		    b->s[id].off_at < t)
@@ -349,24 +401,68 @@ double budget_wake_s(const struct budget *b)
 	return t;
 }
 
+/*
+ * Within a slot, at mark m: if every spec's hits have cost more of it
+ * than the governor allows the whole slot (gov_room_ns()), a burst is
+ * under way: the spec attached whole that hit most in the slot (but one
+ * that cannot be sampled) is parked now, its duty what of the slot has
+ * gone. The next look, GOV_CHECK_S later, cuts the next if need be; the
+ * cheap stay exact.
+ */
+static void check_burst(struct budget *b, const struct mark *m)
+{
+	double room = gov_room_ns(&b->gov);
+	double gone = (m->t - b->slot.t) / GOV_SLOT_S;
+	uint64_t most = 0;
+	int id = -1;
+
+	if (room < 0 || price(b, m->all_hits - b->slot.all_hits) <= room)
+		return;
+	for (int i = 0; i < tracer_nspecs(b->tr); i++) {
+		const struct tracer_spec_info *info =
+			tracer_spec_info(b->tr, i);
+		struct bspec *s = &b->s[i];
+
+		if (info && s->live && s->on && s->duty >= 1 &&
+		    !is_fixed(info) && s->hits - s->slot_hits > most) {
+			most = s->hits - s->slot_hits;
+			id = i;
+		}
+	}
+	if (id < 0)
+		return;
+	b->s[id].duty = gone < GOV_MIN_DUTY ? GOV_MIN_DUTY
+			: gone < 1	    ? gone
+					    : 0.99;
+	account(&b->s[id], m);
+	tracer_park(b->tr, id, true);
+	b->s[id].on = false;
+	b->sampled++;
+	if (b->costliest < 0)
+		b->costliest = id;
+}
+
 void budget_tick(struct budget *b)
 {
 	struct mark m;
 	double t = now_s();
 	bool due = false, slot = t >= b->slot.t + GOV_SLOT_S;
+	bool check = t >= b->checked + GOV_CHECK_S;
 
 	if (b->pct < 0)
 		return;
 	for (int id = 0; id < PT_MAX_SPECS && !due; id++)
 		due = b->s[id].live && b->s[id].on && b->s[id].duty < 1 &&
 		      t >= b->s[id].off_at;
-	if (!due && !slot)
+	if (!due && !slot && !check)
 		return;
 	take_mark(b, &m, slot);
+	b->checked = m.t;
 	if (slot) {
 		start_slot(b, &m);
 		return;
 	}
+	check_burst(b, &m);
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
 
@@ -386,35 +482,28 @@ size_t budget_sampled(const struct budget *b, int *costliest)
 }
 
 /*
- * What spec s's counts over the interval [b->iv, m] are multiplied by.
- * Its hits in whole slots count as they are; those in its sampled slots
- * stand for the target's work over those slots, over its work while s
- * was attached in them. The target's CPU time is read at slots and
- * intervals only (another process's is as of its last tick: windows of
- * a few ms cannot be timed by it), so the target is taken to use CPU at
- * the interval's mean rate u throughout: work is u times the wall time,
- * less the price of the hits in it. Without the target's CPU time (-b),
- * u is 1: for a target that takes a small share of a CPU, the share of
- * wall time.
+ * What spec s's counts over the interval are multiplied by. Its hits in
+ * whole slots count as they are; those in its sampled slots stand for
+ * the target's work over those slots, over its work in the spec's
+ * windows (end_part()). Where the hits took nearly all of the windows'
+ * CPU time, what is left for work is within the error of their price
+ * (cost_hit_ns() misses what a runtime does to prepare a probe's
+ * arguments, and the caches the trap evicts): the work there is taken
+ * as at least BUDGET_PRICE_ERR of their price, so the estimate errs low,
+ * not without bound high.
  */
-static double factor(const struct budget *b, const struct bspec *s,
-		     const struct mark *m)
+static double factor(const struct bspec *s)
 {
-	double end = m->cpu_t > 0 ? m->cpu_t : m->t; /* the target gone */
-	double u = 1, work, on, f;
 	uint64_t own = s->hits - s->iv_hits;
+	double on = s->on_work, f;
 
-	if (!own || !s->samp_own || s->samp_s <= 0)
+	if (!own || !s->samp_own || s->on_s <= 0)
 		return 1;
-	if (m->cpu_ns >= 0 && b->iv.cpu_ns >= 0 && m->cpu_ns > b->iv.cpu_ns &&
-	    end > b->iv.t)
-		u = (m->cpu_ns - b->iv.cpu_ns) / 1e9 / (end - b->iv.t);
-	work = u * s->samp_s * 1e9 - price(b, s->samp_all);
-	on = u * s->on_s * 1e9 - price(b, s->on_all);
-	/* a hit priced too high leaves no work: keep a floor */
-	if (on < 0.02 * u * s->on_s * 1e9)
-		on = 0.02 * u * s->on_s * 1e9;
-	f = on > 0 && work > on ? work / on : 1;
+	if (on < BUDGET_PRICE_ERR * s->on_price)
+		on = BUDGET_PRICE_ERR * s->on_price;
+	if (on < 0.01 * s->on_cpu)
+		on = 0.01 * s->on_cpu;
+	f = s->samp_work > on ? s->samp_work / on : 1;
 	return ((double)(own - s->samp_own) + (double)s->samp_own * f) /
 	       (double)own;
 }
@@ -436,12 +525,13 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 		if (s->sampled && b->pct >= 0 && secs > 0) {
 			out[id].estimated = true;
 			out[id].duty = (secs - s->samp_s + s->on_s) / secs;
-			out[id].factor = factor(b, s, &m);
+			out[id].factor = factor(s);
 		}
 		s->iv_hits = s->hits;
 		s->sampled = false;
-		s->samp_s = s->on_s = 0;
-		s->samp_all = s->samp_own = s->on_all = 0;
+		s->samp_s = s->samp_work = 0;
+		s->on_s = s->on_cpu = s->on_work = s->on_price = 0;
+		s->samp_own = 0;
 	}
 	b->iv = m;
 }

@@ -41,8 +41,7 @@ struct budget_est {
 
 /* Follow tr's specs; c prices a hit. pct: % of one CPU, < 0 for none.
  * NULL with errno ENOMEM. */
-struct budget *budget_new(struct tracer *tr, const struct cost *c,
-			  double pct);
+struct budget *budget_new(struct tracer *tr, const struct cost *c, double pct);
 
 /* Attach every parked spec again and free. NULL is a no-op. */
 void budget_free(struct budget *b);

@@ -177,7 +177,8 @@ double cost_stats_ns(void)
 
 double cost_hit_ns(const struct cost *c)
 {
-	return cost_trap_ns() + (c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS);
+	return cost_trap_ns() +
+	       (c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS);
 }
 
 double cost_kernel_ns_per_s(const struct cost *c)

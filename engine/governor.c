@@ -6,26 +6,29 @@
 
 #include <string.h>
 
+double gov_room_ns(const struct gov *g)
+{
+	return g->room_ns;
+}
+
 void gov_init(struct gov *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->level = -1;
+	g->room_ns = -1;
+	g->reserve = -1e300; /* full at the first slot_s */
 }
 
 /* Update spec s's price from what it measured in the slot. */
 static void price(struct gov_spec *s, const struct gov_in *in)
 {
-	double now;
-
 	if (!in->live) {
 		memset(s, 0, sizeof(*s));
 		return;
 	}
 	if (in->on_s <= 0)
 		return; /* not attached: nothing learnt */
-	now = (double)in->hits / in->on_s * in->hit_ns;
-	s->price = s->known && s->price * GOV_DECAY > now ? s->price * GOV_DECAY
-							  : now;
+	s->price = (double)in->hits / in->on_s * in->hit_ns;
 	s->known = true;
 }
 
@@ -63,22 +66,52 @@ static double level(const struct gov *g, const struct gov_in *in, size_t n,
 	return lo;
 }
 
-size_t gov_slot(struct gov *g, const struct gov_in *in, size_t n,
+/* Keep what the slot that ended (slot_s long) spent under the budget,
+ * up to GOV_BURST_S of it, or owe what it spent over (as much at most). */
+static void fill_reserve(struct gov *g, const struct gov_in *in, size_t n,
+			 double slot_s, double kernel_ns, double budget_ns)
+{
+	double spent = kernel_ns * slot_s, cap = budget_ns * GOV_BURST_S;
+
+	for (size_t i = 0; i < n; i++)
+		if (in[i].live)
+			spent += (double)in[i].hits * in[i].hit_ns;
+	if (g->reserve < -1e299)
+		g->reserve = cap; /* the first slot */
+	g->reserve += budget_ns * slot_s - spent;
+	if (g->reserve > cap)
+		g->reserve = cap;
+	if (g->reserve < -cap)
+		g->reserve = -cap; /* what fixed specs spend is not owed */
+}
+
+size_t gov_slot(struct gov *g, const struct gov_in *in, size_t n, double slot_s,
 		double kernel_ns, double budget_ns, double *duty)
 {
-	double room = budget_ns - kernel_ns;
+	double room;
 	size_t cut = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		price(&g->spec[i], &in[i]);
-		if (in[i].live && in[i].fixed)
-			room -= g->spec[i].price;
 		duty[i] = 1;
 	}
 	if (budget_ns < 0) {
 		g->level = -1;
+		g->room_ns = -1;
 		return 0;
 	}
+	fill_reserve(g, in, n, slot_s, kernel_ns, budget_ns);
+	/* what the next slot may spend, a second */
+	room = budget_ns - kernel_ns +
+	       (g->reserve > 0 ? g->reserve / GOV_SLOT_S
+			       : g->reserve / GOV_BURST_S); /* paid back */
+	g->room_ns = room > 0 ? room * GOV_SLOT_S : 0;
+	for (size_t i = 0; i < n; i++)
+		if (in[i].live && in[i].fixed)
+			room -= g->spec[i].price;
+	/* in debt, the costly pay it back: the cheap keep a tenth */
+	if (room < budget_ns * GOV_FLOOR)
+		room = budget_ns * GOV_FLOOR;
 	g->level = level(g, in, n, room);
 	if (g->level < 0)
 		return 0;

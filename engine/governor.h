@@ -8,16 +8,22 @@
  * and carries out the duties it returns.
  *
  * A spec's price is what it would cost if it were attached all the time:
- * its hits per second while it was attached times what one hit costs
- * (cost.h), in ns of CPU per second. The estimate rises at once (a
- * burst is cut in the next slot) and falls by GOV_DECAY a slot (a spec
- * that went quiet for a moment is not let free at once).
+ * its hits per second while it was attached in the last slot times what
+ * one hit costs (cost.h), in ns of CPU per second.
  *
- * Water-filling: the budget, less what cannot be sampled (latency pairs,
- * a spec another needs, the kernel-side programs), is shared so that
- * every spec whose price is under a common level L is attached all the
- * time (exact), and each costlier one for L / price of the slot (at
- * least GOV_MIN_DUTY): the cheap stay exact, the costliest are cut most.
+ * The budget is a rate with a reserve (a token bucket): what tracing
+ * spent below the budget is kept, up to GOV_BURST_S seconds' worth, and a
+ * slot may spend it, so a short burst (an interpreter's start-up, a
+ * collection) is counted whole while a lasting one is cut in the slot
+ * after it began (or sooner: gov_room_ns()); what a slot spent over
+ * its share is paid back by the next ones.
+ *
+ * Water-filling: the room of the next slot, less what cannot be sampled
+ * (latency pairs, a spec another needs, the kernel-side programs), is
+ * shared so that every spec whose price is under a common level L is
+ * attached all the time (exact), and each costlier one for L / price of
+ * the slot (at least GOV_MIN_DUTY): the cheap stay exact, the costliest
+ * are cut most.
  */
 #ifndef PROBETOP_GOVERNOR_H
 #define PROBETOP_GOVERNOR_H
@@ -26,11 +32,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GOV_SLOT_S 0.1 /* duty-cycle period: ten windows a second */
+#define GOV_SLOT_S 0.2 /* duty-cycle period: five windows a second */
+#define GOV_CHECK_S 0.02 /* a whole slot's spending looked at this often */
 #define GOV_FIRST_S 0.02 /* the first slot, every spec attached */
 #define GOV_MIN_DUTY 0.02 /* 2 ms of a slot: a rate is still measured */
-#define GOV_DECAY 0.8 /* a price's fall per slot, at most */
+#define GOV_BURST_S 1.0 /* the reserve: the budget of this long */
 #define GOV_FULL 0.9 /* a duty above it is taken as 1 (no flapping) */
+#define GOV_FLOOR 0.1 /* of the budget, for the cheap whatever is owed */
 
 /* One spec in the slot that ended, by spec id. */
 struct gov_in {
@@ -50,20 +58,28 @@ struct gov_spec {
 struct gov {
 	struct gov_spec spec[256]; /* PT_MAX_SPECS */
 	double level; /* the last slot's L, ns/s; < 0: nothing was cut */
+	double reserve; /* ns of CPU kept for bursts (< 0: owed) */
+	double room_ns; /* what the slot under way may spend (gov_room_ns) */
 };
 
-/* A fresh governor: every price unknown. */
+/* A fresh governor: every price unknown, the reserve full when the
+ * first slot ends. */
 void gov_init(struct gov *g);
 
 /*
- * The slot that ended measured in[0..n) (index: spec id; n <= 256) and
- * the kernel-side programs took kernel_ns/s; budget_ns: ns of CPU per
- * second tracing may take (< 0: no budget). Into duty[0..n): the share
- * of the next slot each spec is to be attached, in [GOV_MIN_DUTY, 1] (1
- * for the fixed, and for every spec without a budget). Returns how many
- * specs got less than 1.
+ * The slot that ended, slot_s long, measured in[0..n) (index: spec id;
+ * n <= 256), and the kernel-side programs took kernel_ns a second;
+ * budget_ns: ns of CPU a second tracing may take (< 0: no budget). Into
+ * duty[0..n): the share of the next slot (GOV_SLOT_S) each spec is to be
+ * attached, in [GOV_MIN_DUTY, 1] (1 for the fixed, and for every spec
+ * without a budget). Returns how many specs got less than 1.
  */
-size_t gov_slot(struct gov *g, const struct gov_in *in, size_t n,
+size_t gov_slot(struct gov *g, const struct gov_in *in, size_t n, double slot_s,
 		double kernel_ns, double budget_ns, double *duty);
+
+/* What the slot gov_slot() began may spend (ns of CPU, every spec's
+ * hits; < 0: no budget): when the specs attached whole spend more before
+ * the slot ends, the caller cuts them there and then (a burst). */
+double gov_room_ns(const struct gov *g);
 
 #endif

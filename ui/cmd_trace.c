@@ -173,7 +173,7 @@ static int wait_interval(struct loop *lp, double until, double deadline)
 			wake = now + RESCAN_S; /* rescans, the cost meter */
 		if (agg_wake_s(lp->agg) > 0 && agg_wake_s(lp->agg) < wake)
 			wake = agg_wake_s(lp->agg); /* the budget's slots */
-		ms = (int)((wake - now) * 1000.0 + 0.999);
+		ms = wake > now ? (int)((wake - now) * 1000.0 + 0.999) : 0;
 		if (poll(pfd, 3, ms) < 0 && errno != EINTR)
 			return 1;
 		if (pfd[0].revents || pfd[1].revents)

@@ -221,13 +221,14 @@ static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 	if (!o)
 		return;
 	if (m->budget_pct >= 0)
-		snprintf(budget, sizeof(budget), ", budget %g%%", m->budget_pct);
+		snprintf(budget, sizeof(budget), ", budget %g%%",
+			 m->budget_pct);
 	else
 		snprintf(budget, sizeof(budget), ", no budget");
 	if (o->target_pct >= 0) {
 		snprintf(forms[k++], sizeof(forms[0]),
-			 " %s overhead %s %.1f%% cpu (%.0f%% of target)%s",
-			 sep, approx, o->cpu_pct, o->target_pct, budget);
+			 " %s overhead %s %.1f%% cpu (%.0f%% of target)%s", sep,
+			 approx, o->cpu_pct, o->target_pct, budget);
 		snprintf(forms[k++], sizeof(forms[0]),
 			 " %s overhead %s %.1f%% (%.0f%% of target)", sep,
 			 approx, o->cpu_pct, o->target_pct);
@@ -623,8 +624,9 @@ static void next_budget(struct console *c)
 		say(c, "no budget: every probe counted exactly, whatever it "
 		       "costs the target");
 	else
-		say(c, "budget %g%%: tracing may take %g%% of one CPU; the "
-		       "costliest probes are sampled above it",
+		say(c,
+		    "budget %g%%: tracing may take %g%% of one CPU; the "
+		    "costliest probes are sampled above it",
 		    next, next);
 }
 

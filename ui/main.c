@@ -15,7 +15,7 @@
 	"Usage:\n"                                                             \
 	"  probetop [-p PID | -b BINARY | -- COMMAND [ARGS...]] [-P SET]... "  \
 	"[-e SPEC]...\n"                                                       \
-	"           [-i SECS] [-d SECS] [--aggsize SIZE]\n"                    \
+	"           [-i SECS] [-d SECS] [--aggsize SIZE] [--budget PCT|off]\n" \
 	"                        the console (no target: pick a process "      \
 	"first)\n"                                                             \
 	"  probetop --demo       the console on the bundled Python 3.11 "      \
@@ -35,6 +35,7 @@
 	"[-P SET]...\n"                                                        \
 	"                 [-i SECS] [-n COUNT] [-d SECS] [--aggsize SIZE] "    \
 	"[--json]\n"                                                           \
+	"                 [--budget PCT|off]\n"                                \
 	"                        aggregate probes in the kernel, print every " \
 	"interval\n"                                                           \
 	"\n"                                                                   \
@@ -92,6 +93,16 @@
 	"IO under\n"                                                           \
 	"                       way (default 128m; k, m, g, t); more CPUs, "   \
 	"fewer keys\n"                                                         \
+	"      --budget PCT|off what tracing may take from the targets, % of " \
+	"one CPU\n"                                                            \
+	"                       (default 5): above it the costliest specs "    \
+	"are "                                                                 \
+	"attached\n"                                                           \
+	"                       part of each 0.1 s and their numbers are "     \
+	"estimates\n"                                                          \
+	"                       (~ on screen, \"estimated\" in JSON); off: "   \
+	"every hit\n"                                                          \
+	"                       counted exactly, whatever it costs\n"          \
 	"  -i, --interval SECS  refresh or print every SECS (default 1, at "   \
 	"least 0.01)\n"                                                        \
 	"  -n, --count COUNT    trace: stop after COUNT intervals\n"           \
@@ -130,8 +141,8 @@
 	"back,\n"                                                              \
 	"/ filter, s F6 < > sort, Space toggle a probe, a build a spec, f "    \
 	"functions,\n"                                                         \
-	"z zero, p pause, + - interval, c compare, L messages, ? F1 help, q "  \
-	"quit.\n"
+	"z zero, p pause, + - interval, b budget, c compare, L messages, ? "   \
+	"F1 help,\nq quit.\n"
 
 int main(int argc, char **argv)
 {

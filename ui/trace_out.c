@@ -194,10 +194,12 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		fprintf(out->f,
 			"  count %s  avg %.1f  min %" PRId64 "  max %" PRId64
 			"  total %s\n",
-			est_u(count, final ? as->estimated_total : as->estimated,
-			      a, sizeof(a)),
+			est_u(count,
+			      final ? as->estimated_total : as->estimated, a,
+			      sizeof(a)),
 			count ? (double)sum / (double)count : 0.0, r->min,
-			r->max, est_u(r->total, as->estimated_total, t, sizeof(t)));
+			r->max,
+			est_u(r->total, as->estimated_total, t, sizeof(t)));
 		text_bars(out, sp, r, b, count);
 	}
 }
@@ -295,8 +297,7 @@ static void text_sampled(const struct trace_out *out,
 	fprintf(out->f,
 		"  (sampled: attached %.0f%% of the time to stay under the "
 		"%g%% budget; ~: estimates)",
-		100.0 * (final ? as->duty_total : as->duty),
-		snap->budget_pct);
+		100.0 * (final ? as->duty_total : as->duty), snap->budget_pct);
 }
 
 static void print_text(const struct trace_out *out,
@@ -528,10 +529,13 @@ static json_object *json_agg(const struct trace_out *out,
 		o, "cost_pct",
 		json_pct(final ? as->cost_pct_total : as->cost_pct));
 	if (final ? as->estimated_total : as->estimated) {
+		/* down: a duty under 1 never shows as 1 */
 		json_object_object_add(
-			o, "duty", json_object_new_double(round(
-					   (final ? as->duty_total : as->duty) *
-					   1e4) / 1e4));
+			o, "duty",
+			json_object_new_double(
+				floor((final ? as->duty_total : as->duty) *
+				      1e4) /
+				1e4));
 		json_object_object_add(o, "estimated",
 				       json_object_new_boolean(true));
 	}
@@ -544,8 +548,7 @@ static json_object *json_agg(const struct trace_out *out,
 	for (size_t i = 0; i < as->nrows; i++)
 		if (row_shown(as->rows[i], final))
 			json_object_array_add(
-				rows,
-				json_row(out, as, as->rows[i], final));
+				rows, json_row(out, as, as->rows[i], final));
 	json_object_object_add(o, "rows", rows);
 	return o;
 }
@@ -653,10 +656,10 @@ static void print_json(const struct trace_out *out,
 	json_object_object_add(
 		o, "overhead",
 		json_overhead(final ? &snap->overhead_total : &snap->overhead));
-	json_object_object_add(o, "budget_pct",
-			       snap->budget_pct >= 0
-				       ? json_object_new_double(snap->budget_pct)
-				       : NULL);
+	json_object_object_add(
+		o, "budget_pct",
+		snap->budget_pct >= 0 ? json_object_new_double(snap->budget_pct)
+				      : NULL);
 	aggs = json_object_new_array();
 	for (size_t s = 0; s < snap->nspecs; s++)
 		json_object_array_add(aggs,

@@ -78,9 +78,7 @@ static const struct key_help HELP[] = {
 	{ "z", "Top: zero the totals" },
 	{ "p", "pause / resume the refresh" },
 	{ "+ -", "longer / shorter refresh interval" },
-	{ "b", "budget: what tracing may take, 1 2 5 10 25% of one CPU, or "
-	       "off (exact, at any cost); above it the costliest probes are "
-	       "sampled (~ numbers)" },
+	{ "b", "budget 1 2 5 10 25% of one CPU, off; ~: sampled, estimated" },
 	{ "L", "messages (libbpf and probetop)" },
 	{ "? F1", "this help" },
 	{ "q F10", "quit: detach every probe and exit" },

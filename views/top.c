@@ -566,8 +566,7 @@ static void top_draw(void *st, const struct model *m,
 			 approx(etot, sizeof(etot),
 				row->est_total && row->total > 0,
 				fmt_count(row->total, tot, sizeof(tot))),
-			 avg, namew,
-			 row->where[0] ? namew : in.w, row->name,
+			 avg, namew, row->where[0] ? namew : in.w, row->name,
 			 t->frames ? tail(row->where, avail - namew - 1, wh,
 					  sizeof(wh))
 				   : row->where);

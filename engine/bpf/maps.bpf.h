@@ -212,7 +212,8 @@ enum stat_field {
 	STAT_STR,
 	STAT_DEEP,
 	STAT_UNMATCHED,
-	STAT_HIT
+	STAT_HIT,
+	STAT_PARKED
 };
 
 static __always_inline void stat_inc(__u32 spec, enum stat_field f)
@@ -229,6 +230,8 @@ static __always_inline void stat_inc(__u32 spec, enum stat_field f)
 		st->drop_deep++;
 	else if (f == STAT_HIT)
 		st->hits++;
+	else if (f == STAT_PARKED)
+		st->parked++;
 	else
 		st->unmatched++;
 }

@@ -57,9 +57,12 @@ static __always_inline int handle(struct pt_regs *ctx)
 	if (pt_count_hits) {
 		__u32 sp = s->spec;
 
-		if (sp >= PT_MAX_SPECS ||
-		    (pt_parked[sp / 64] & (1ULL << (sp % 64))))
+		if (sp >= PT_MAX_SPECS)
 			return 0;
+		if (pt_parked[sp / 64] & (1ULL << (sp % 64))) {
+			stat_inc(sp, STAT_PARKED);
+			return 0;
+		}
 		stat_inc(sp, STAT_HIT);
 	}
 	if (s->action == PT_ACT_LAT_START) {

@@ -230,6 +230,8 @@ struct pt_stat {
 	__u64 unmatched; /* a latency end without its start */
 	__u64 hits; /* program runs for the spec, while pt_count_hits is
 		       set (the governor's rate; engine/budget.c) */
+	__u64 parked; /* ... while it was parked (pt_parked): dropped,
+			 but they cost the target all the same */
 };
 
 /* IO: syscall classes; user space fills io_nr (syscall nr -> class + 1) */

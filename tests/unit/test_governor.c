@@ -3,8 +3,9 @@
  * Unit tests of the budget's governor (engine/governor.h) on a simulated
  * clock: each spec fires at a known rate while attached, at a known price
  * per hit; every slot the test feeds the governor the hits the duty it
- * gave last would have seen, as budget.c does. Steady, a burst, many
- * cheap specs, one costly among cheap ones, fixed specs, no budget.
+ * gave last would have seen, as budget.c does. Steady, a burst, a short
+ * burst the reserve absorbs, many cheap specs, one costly among cheap
+ * ones, fixed specs, no budget.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +18,7 @@
 
 #define MAXS 32
 #define HIT_NS 1000.0 /* every hit costs 1 us */
-#define PCT(p) ((p) * 1e9 / 100.0) /* % of one CPU in ns per second */
+#define PCT(p) ((p)*1e9 / 100.0) /* % of one CPU in ns per second */
 
 struct sim {
 	struct gov g;
@@ -55,8 +56,8 @@ static size_t sim_slot(struct sim *s, double budget)
 			.hit_ns = HIT_NS,
 		};
 	}
-	return gov_slot(&s->g, in, s->n, 0, budget < 0 ? -1 : PCT(budget),
-			s->duty);
+	return gov_slot(&s->g, in, s->n, GOV_SLOT_S, 0,
+			budget < 0 ? -1 : PCT(budget), s->duty);
 }
 
 /* What the specs cost in the slot under way, % of one CPU. */
@@ -69,29 +70,45 @@ static double sim_cost(const struct sim *s)
 	return ns / 1e9 * 100.0;
 }
 
-/* One spec at 50% of a CPU, budget 5%: cut to 10% of each slot at once
- * and kept there, the cost at the budget. */
+/* Run slots until the reserve is spent (GOV_BURST_S of the budget). */
+static void spend_reserve(struct sim *s, double budget)
+{
+	for (int slot = 0; slot < 80; slot++) /* a debt: paid 20% a slot */
+		sim_slot(s, budget);
+}
+
+/* One spec at 50% of a CPU, budget 5%: attached whole in the first slot,
+ * the reserve spent in the next ones, then cut to 10% of each slot and
+ * kept there; over the whole run tracing took the budget plus the
+ * reserve. */
 static void test_steady(void **state)
 {
 	struct sim s;
+	double spent = 0;
 
 	(void)state;
 	sim_init(&s, 1);
 	s.rate[0] = 500000; /* x 1 us = 50% */
-	for (int slot = 0; slot < 50; slot++) {
+	for (int slot = 0; slot < 60; slot++) {
+		spent += sim_cost(&s) * GOV_SLOT_S;
 		assert_int_equal(sim_slot(&s, 5), 1);
-		assert_true(s.duty[0] > 0.099 && s.duty[0] < 0.101);
-		assert_true(sim_cost(&s) <= 5.0 * 1.01);
+		if (slot >= 40) {
+			assert_true(s.duty[0] > 0.099 && s.duty[0] < 0.101);
+			assert_true(sim_cost(&s) <= 5.0 * 1.01);
+		}
 	}
+	spent += sim_cost(&s) * GOV_SLOT_S;
+	/* % of a CPU x s: 61 slots of 5%, and the reserve's 1 s of 5% */
+	assert_true(spent <= 5.0 * (61 * GOV_SLOT_S + GOV_BURST_S) * 1.01);
 }
 
 /* A cheap spec (1%) stays exact; a burst to 100x (100%) is cut in the
- * slot after the one it began in, to the budget; when it ends, the spec
- * is exact again after the price has decayed (GOV_DECAY a slot). */
+ * slot after the one it began in, and what that slot spent over the
+ * reserve is paid back; once the burst is over, the next slot is exact
+ * again. */
 static void test_burst(void **state)
 {
 	struct sim s;
-	int back = -1;
 
 	(void)state;
 	sim_init(&s, 1);
@@ -102,19 +119,35 @@ static void test_burst(void **state)
 	}
 	s.rate[0] = 1000000; /* the burst: 100% while attached */
 	assert_int_equal(sim_slot(&s, 5), 1); /* the slot it began in ends */
-	assert_true(s.duty[0] > 0.049 && s.duty[0] < 0.051);
-	assert_true(sim_cost(&s) <= 5.0 * 1.01);
-	for (int slot = 0; slot < 10; slot++) {
+	assert_true(s.duty[0] == GOV_MIN_DUTY); /* 100 ms spent of 50 + 5 */
+	for (int slot = 0; slot < 40; slot++) {
 		sim_slot(&s, 5);
 		assert_true(sim_cost(&s) <= 5.0 * 1.01);
 	}
+	assert_true(s.duty[0] > 0.049 && s.duty[0] < 0.051); /* paid back */
 	s.rate[0] = 10000; /* over */
-	for (int slot = 0; slot < 30 && back < 0; slot++)
-		if (!sim_slot(&s, 5))
-			back = slot;
-	assert_true(back >= 5); /* not let free at the first quiet slot */
-	assert_true(back <= 15); /* GOV_DECAY^15 * 100% < 5% */
+	assert_int_equal(sim_slot(&s, 5), 0);
 	assert_true(s.duty[0] == 1);
+}
+
+/* A burst of 30 ms of CPU in one slot (an interpreter's start-up) is
+ * within the reserve: the spec is never cut. */
+static void test_short_burst(void **state)
+{
+	struct sim s;
+
+	(void)state;
+	sim_init(&s, 1);
+	s.rate[0] = 1000; /* 0.1% */
+	for (int slot = 0; slot < 20; slot++)
+		assert_int_equal(sim_slot(&s, 5), 0);
+	s.rate[0] = 0.030 / GOV_SLOT_S * 1e6; /* 30 ms in one slot */
+	assert_int_equal(sim_slot(&s, 5), 0);
+	s.rate[0] = 1000;
+	for (int slot = 0; slot < 20; slot++) {
+		assert_int_equal(sim_slot(&s, 5), 0);
+		assert_true(s.duty[0] == 1);
+	}
 }
 
 /* Twenty specs at 0.1% each (2% together) under 5%: none is cut. */
@@ -133,8 +166,9 @@ static void test_many_cheap(void **state)
 	}
 }
 
-/* Ten cheap specs (0.2% each) and one at 50%, budget 5%: the cheap stay
- * exact, the costly one gets the 3% left: 6% of each slot. */
+/* Ten cheap specs (0.2% each) and one at 50%, budget 5%: once the
+ * reserve is spent, the cheap stay exact, the costly one gets the 3%
+ * left: 6% of each slot. */
 static void test_one_costly(void **state)
 {
 	struct sim s;
@@ -144,6 +178,7 @@ static void test_one_costly(void **state)
 	for (size_t i = 0; i < 10; i++)
 		s.rate[i] = 2000;
 	s.rate[10] = 500000;
+	spend_reserve(&s, 5);
 	for (int slot = 0; slot < 20; slot++) {
 		assert_int_equal(sim_slot(&s, 5), 1);
 		for (size_t i = 0; i < 10; i++)
@@ -162,6 +197,7 @@ static void test_two_costly(void **state)
 	sim_init(&s, 2);
 	s.rate[0] = 200000;
 	s.rate[1] = 400000;
+	spend_reserve(&s, 10);
 	for (int slot = 0; slot < 5; slot++) {
 		assert_int_equal(sim_slot(&s, 10), 2);
 		assert_true(s.duty[0] > 0.249 && s.duty[0] < 0.251);
@@ -181,11 +217,10 @@ static void test_fixed(void **state)
 	s.fixed[0] = true;
 	s.rate[0] = 40000; /* 4% */
 	s.rate[1] = 500000; /* 50% */
-	sim_slot(&s, 5);
+	spend_reserve(&s, 5);
 	assert_true(s.duty[0] == 1);
 	assert_true(s.duty[1] > 0.0199 && s.duty[1] < 0.0201);
 	s.rate[0] = 300000; /* 30%: over the budget alone */
-	sim_slot(&s, 5);
 	sim_slot(&s, 5);
 	assert_true(s.duty[0] == 1);
 	assert_true(s.duty[1] == GOV_MIN_DUTY);
@@ -211,20 +246,23 @@ static void test_no_budget(void **state)
 static void test_gone(void **state)
 {
 	struct gov g;
-	struct gov_in in = { .live = true, .hits = 50000, .on_s = 0.1,
-			     .hit_ns = HIT_NS };
+	struct gov_in in = {
+		.live = true, .hits = 50000, .on_s = 0.1, .hit_ns = HIT_NS
+	};
 	double duty;
 
 	(void)state;
 	gov_init(&g);
-	gov_slot(&g, &in, 1, 0, PCT(5), &duty);
+	for (int slot = 0; slot < 30; slot++)
+		gov_slot(&g, &in, 1, GOV_SLOT_S, 0, PCT(5), &duty);
 	assert_true(duty < 1);
 	in.live = false;
-	gov_slot(&g, &in, 1, 0, PCT(5), &duty);
+	gov_slot(&g, &in, 1, GOV_SLOT_S, 0, PCT(5), &duty);
 	assert_false(g.spec[0].known);
-	in = (struct gov_in){ .live = true, .hits = 100, .on_s = 0.1,
-			      .hit_ns = HIT_NS };
-	gov_slot(&g, &in, 1, 0, PCT(5), &duty);
+	in = (struct gov_in){
+		.live = true, .hits = 100, .on_s = 0.1, .hit_ns = HIT_NS
+	};
+	gov_slot(&g, &in, 1, GOV_SLOT_S, 0, PCT(5), &duty);
 	assert_true(duty == 1);
 }
 
@@ -233,6 +271,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_steady),
 		cmocka_unit_test(test_burst),
+		cmocka_unit_test(test_short_burst),
 		cmocka_unit_test(test_many_cheap),
 		cmocka_unit_test(test_one_costly),
 		cmocka_unit_test(test_two_costly),
