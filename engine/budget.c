@@ -405,9 +405,10 @@ double budget_wake_s(const struct budget *b)
  * Within a slot, at mark m: if every spec's hits have cost more of it
  * than the governor allows the whole slot (gov_room_ns()), a burst is
  * under way: the spec attached whole that hit most in the slot (but one
- * that cannot be sampled) is parked now, its duty what of the slot has
- * gone. The next look, GOV_CHECK_S later, cuts the next if need be; the
- * cheap stay exact.
+ * that cannot be sampled, or one whose hits cost under GOV_FLOOR of the
+ * room) is parked now, its duty what of the slot has gone. The next
+ * look, GOV_CHECK_S later, cuts the next if need be; the cheap stay
+ * exact.
  */
 static void check_burst(struct budget *b, const struct mark *m)
 {
@@ -429,8 +430,8 @@ static void check_burst(struct budget *b, const struct mark *m)
 			id = i;
 		}
 	}
-	if (id < 0)
-		return;
+	if (id < 0 || price(b, most) <= GOV_FLOOR * room)
+		return; /* the cheap are not what spent it */
 	b->s[id].duty = gone < GOV_MIN_DUTY ? GOV_MIN_DUTY
 			: gone < 1	    ? gone
 					    : 0.99;

@@ -156,8 +156,12 @@ int park_unpark(struct tracer *tr, struct tspec *ts)
 			continue; /* attached while parked (a rescan) */
 		err = relink(tr, ts, tl);
 		tl->gone = err != 0;
+		/* the process gone (ESRCH, or its map_files link: ENOENT)
+		 * is said by the loop that notices it */
 		if (err)
-			log_msg(LOG_WARN, "%s: %s: cannot attach again: %s",
+			log_msg(err == -ESRCH || err == -ENOENT ? LOG_DEBUG
+								: LOG_WARN,
+				"%s: %s: cannot attach again: %s",
 				ts->spec.text, ts->atts[tl->first].obj->path,
 				strerror(-err));
 		else

@@ -92,8 +92,8 @@ def main():
         print("estimates by the work a call does (default budget):")
         print("  %8s %10s %12s %10s %6s" % ("adds", "calls", "estimated",
                                            "ratio", "duty"))
-        for k in (10, 50, 200, 1000):
-            calls = max(20000, 20000000 // (4 * (k + 1)))
+        for k in (10, 50, 200, 500, 1000):
+            calls = int(3e9 / (100 + 22 * k))  # some 3 s of work
             _, fin = run(f.name, calls, k, "default")
             est, duty = calls_of_f(fin)
             print("  %8d %10d %12d %9.3fx %6.3f" % (k, calls, est,

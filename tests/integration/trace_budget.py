@@ -8,18 +8,24 @@ collections beside it stay exact and unestimated. --budget off counts
 every call exactly. A burst (a function called 1,000 times a second,
 then as fast as it can) is cut within the interval it starts in: the
 intervals before it are exact, and in the one it starts in the spec's
-duty is below 1. --budget rejects what is not a percentage."""
+duty is below 1. A sampled histogram's buckets add up to its count.
+While a spec is parked its USDT semaphore is back at zero (sampled from
+the target's memory), and with --budget off it stays raised. --budget
+rejects what is not a percentage."""
 
+import json
 import os
+import struct
 import tempfile
 import time
 
-from tap import Tap, Target, Trace, agg_of, need_root, run
+from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root, run
 
 tap = Tap()
 need_root(tap)
 PY = "/usr/bin/python3.11"
 CALLS = "python:function__return=count(str(arg1),str(arg0),arg2)"
+LINES = "python:function__return=quantize(arg2)"  # a histogram, sampled
 GC = "python:gc__start..python:gc__done=latency(arg0)"
 COLLECTED = "python:gc__done=sum(arg0)"
 
@@ -79,7 +85,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # -- the default budget: sampled, estimated within 10% ---------------
     N = 300000  # some 3 s of work
     t = Target([PY, script])
-    tr = Trace(["-p", str(t.pid), "-P", "python", "-i", "0.5"])
+    tr = Trace(["-p", str(t.pid), "-P", "python", "-e", LINES, "-i", "0.5"])
     t.send("gc 5")
     t.send("work %d" % N)
     t.send("gc 5")
@@ -107,6 +113,16 @@ with tempfile.TemporaryDirectory() as tmp:
            "default budget: the 10 collections, timed and counted exactly, "
            "not estimated")
     tap.eq(fin.get("budget_pct"), 5, "default budget: 5% of one CPU")
+    bad = []
+    for o in tr.objs:
+        h = agg_of(o, LINES)
+        for r in h["rows"] if h.get("estimated") else []:
+            if sum(n for _, n in r["buckets"]) != r["count"]:
+                bad.append((o.get("interval"), r["count"], r["buckets"]))
+    hist = agg_of(fin, LINES)
+    tap.ok(hist.get("estimated") is True and not bad,
+           "default budget: a sampled histogram's buckets add up to its "
+           "count, every interval and the final", bad[:3])
 
     # -- --budget off: exact ---------------------------------------------
     t = Target([PY, script])
@@ -157,6 +173,57 @@ with tempfile.TemporaryDirectory() as tmp:
                "burst: cut within the interval it started in (attached "
                "under 30% of it)", {k: a.get(k) for k in ("estimated",
                                                          "duty")})
+
+    # -- parked: the semaphore back at zero -------------------------------
+    def semaphore(pid):
+        """The address of fixture:sem's semaphore in process pid."""
+        r = run(["list", "-p", str(pid), "--json", "fixture:sem"])
+        probe = json.loads(r.stdout)[0]
+        off = int(probe["locations"][0]["semaphore_offset"], 16)
+        with open("/proc/%d/maps" % pid) as f:
+            for line in f:
+                part = line.split()
+                lo, hi = (int(x, 16) for x in part[0].split("-"))
+                foff = int(part[2], 16)
+                if (len(part) > 5 and part[5] == probe["object"] and
+                        foff <= off < foff + hi - lo):
+                    return lo + off - foff
+        return None
+
+    def sample(pid, addr, secs):
+        """The semaphore's values, read every ms for secs."""
+        vals = []
+        with open("/proc/%d/mem" % pid, "rb", buffering=0) as mem:
+            end = time.time() + secs
+            while time.time() < end:
+                mem.seek(addr)
+                vals.append(struct.unpack("<H", mem.read(2))[0])
+                time.sleep(0.001)
+        return vals
+
+    EXE = os.path.join(FIXTURE_DIR, "sdt_target")
+    for budget, what in ((None, "default budget"), ("off", "--budget off")):
+        t = Target([EXE])
+        addr = semaphore(t.pid)
+        tr = Trace(["-p", str(t.pid), "-i", "0.5", "-e", "fixture:sem"] +
+                   (["--budget", budget] if budget else []))
+        t.p.stdin.write("fire 1000000000\n")  # for longer than we look
+        t.p.stdin.flush()
+        time.sleep(0.5)
+        vals = sample(t.pid, addr, 1.5) if addr else []
+        tr.finish()
+        t.stop()
+        zeros = sum(v == 0 for v in vals) / max(len(vals), 1)
+        est = agg_of(tr.final(), "fixture:sem").get("estimated")
+        if budget is None:
+            tap.ok(vals and zeros > 0.5 and max(vals) >= 1 and est,
+                   "%s: parked, fixture:sem's semaphore is 0 (%.0f%% of "
+                   "the time), raised in its windows; estimated"
+                   % (what, 100 * zeros), (addr, vals[:20], est))
+        else:
+            tap.ok(vals and min(vals) >= 1 and not est,
+                   "%s: the semaphore stays raised, counts exact" % what,
+                   (addr, sorted(set(vals)), est))
 
     # -- bad budgets ---------------------------------------------------
     for bad in ("0", "-5", "abc", "5x", "100000"):
