@@ -320,6 +320,9 @@ static int attach_spec_object(struct walk *w, int id)
 	const struct spec *sp = &w->ts->spec;
 	int err = 0, ferr;
 
+	if (sp->probe[0].hz)
+		return 0; /* profile:HZ has no locations (profile.c) */
+
 	for (int role = 0; role < sp->nprobes && !err; role++) {
 		const struct spec_probe *p = &sp->probe[role];
 

@@ -126,6 +126,7 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 	s->solo = info->solo_pid != 0;
 	s->aslot = info->aslot_pid != 0;
 	s->tag = (uint32_t)id | info->gen << 8;
+	s->profile = src->profile;
 	s->width = (uint8_t)info->width; /* the end pops keys of it */
 	if (sp->agg == SPEC_AGG_LQUANTIZE) {
 		s->lq_low = sp->lq_low;
@@ -147,10 +148,16 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 	for (int i = 0; i < sp->nkeys; i++) {
 		const struct spec_key *k = &sp->keys[i];
 
+		s->key_slot[i] = (uint8_t)info->key_slot[i];
+		if (spec_key_is_py(k)) { /* read from CPython, not an arg */
+			s->key_kind[i] = k->kind == SPEC_KEY_PYFRAME
+						 ? PT_KEY_PYFRAME
+						 : PT_KEY_PYSTACK;
+			continue;
+		}
 		s->key_kind[i] = !spec_key_is_str(k)	   ? PT_KEY_NUM
 				 : k->kind == SPEC_KEY_STR ? PT_KEY_STR
 							   : PT_KEY_STRN;
-		s->key_slot[i] = (uint8_t)info->key_slot[i];
 		err = fetch_arg(src, k->arg, &s->key[i]);
 		if (!err && k->kind == SPEC_KEY_STRN)
 			err = fetch_arg(src, k->len_arg, &s->len[i]);

@@ -30,6 +30,7 @@ struct site_slots {
 
 /* Where argN of a site comes from. */
 struct site_argsrc {
+	bool profile; /* profile:HZ: no arguments */
 	bool fn; /* function entry: System V registers */
 	bool ret; /* function return: arg0 = %rax */
 	const struct cat_loc *loc; /* USDT */

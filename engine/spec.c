@@ -197,6 +197,28 @@ static int parse_usdt_probe(struct cursor *c, size_t pos, const char *s,
 			      "a probe name");
 }
 
+/* profile:HZ, s..s+n the HZ after "profile:". */
+static int parse_profile(struct cursor *c, size_t pos, const char *s,
+			 size_t n, struct spec_probe *p)
+{
+	long hz = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return fail(c, pos + i,
+				    "expected a rate in Hz after profile:");
+		if (hz <= SPEC_PROFILE_MAX_HZ)
+			hz = hz * 10 + (s[i] - '0');
+	}
+	if (hz < 1 || hz > SPEC_PROFILE_MAX_HZ)
+		return fail(c, pos, "profile: rate out of range 1..%d Hz",
+			    SPEC_PROFILE_MAX_HZ);
+	p->hz = (int)hz;
+	strcpy(p->provider, "profile");
+	snprintf(p->name, sizeof(p->name), "%ld", hz);
+	return 0;
+}
+
 static int parse_probe(struct cursor *c, struct spec_probe *p)
 {
 	const char *s;
@@ -214,6 +236,8 @@ static int parse_probe(struct cursor *c, struct spec_probe *p)
 		return fail(c, pos, "expected a probe");
 	if (n > 3 && !memcmp(s, "fn:", 3))
 		return parse_fn_probe(c, pos + 3, s + 3, n - 3, p);
+	if (n > 8 && !memcmp(s, "profile:", 8))
+		return parse_profile(c, pos + 8, s + 8, n - 8, p);
 	return parse_usdt_probe(c, pos, s, n, p);
 }
 
@@ -296,8 +320,23 @@ static int close_call(struct cursor *c, const char *name)
 			   : fail(c, c->pos, "expected ')' to close %s(", name);
 }
 
-/* argN | str(argN) | str(argN, argM) | sym(argN), appended to the spec's
- * keys. */
+/* Whether the word w is next (not a prefix of a longer name); if so,
+ * past it. */
+static bool eat_word(struct cursor *c, const char *w)
+{
+	size_t n = strlen(w);
+	char after = c->text[c->pos + n];
+
+	if (strncmp(c->text + c->pos, w, n) ||
+	    (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
+	    (after >= '0' && after <= '9') || after == '_')
+		return false;
+	c->pos += n;
+	return true;
+}
+
+/* argN | str(argN) | str(argN, argM) | sym(argN) | pyframe | pystack,
+ * appended to the spec's keys. */
 static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 {
 	struct spec_key k = { .kind = SPEC_KEY_NUM, .len_arg = -1 };
@@ -337,6 +376,10 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 			return k.arg;
 		if ((call = close_call(c, "sym")))
 			return call;
+	} else if (eat_word(c, "pyframe") || eat_word(c, "pystack")) {
+		k.kind = c->text[pos + 2] == 'f' ? SPEC_KEY_PYFRAME
+						 : SPEC_KEY_PYSTACK;
+		k.arg = -1;
 	} else {
 		k.arg = parse_argn(c);
 		if (k.arg < 0)
@@ -351,6 +394,11 @@ static const char *const AGG_NAMES[] = {
 	[SPEC_AGG_QUANTIZE] = "quantize", [SPEC_AGG_LQUANTIZE] = "lquantize",
 	[SPEC_AGG_LATENCY] = "latency",
 };
+
+bool spec_key_is_py(const struct spec_key *k)
+{
+	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PYSTACK;
+}
 
 bool spec_key_is_str(const struct spec_key *k)
 {
@@ -459,6 +507,25 @@ done:
 	return 0;
 }
 
+/* profile:HZ fires on a timer: no arguments, no pair. */
+static int check_profile(struct cursor *c, const struct spec *sp,
+			 size_t agg_pos)
+{
+	if (sp->nprobes == 2 || sp->timed)
+		return fail(c, agg_pos,
+			    "profile:HZ is a sample, not a pair: no latency");
+	if (sp->val_arg >= 0)
+		return fail(c, agg_pos,
+			    "profile:HZ has no arguments: count() by "
+			    "pyframe or pystack");
+	for (int i = 0; i < sp->nkeys; i++)
+		if (!spec_key_is_py(&sp->keys[i]))
+			return fail(c, agg_pos,
+				    "profile:HZ has no arguments: its keys "
+				    "are pyframe and pystack");
+	return 0;
+}
+
 /* Whole-spec rules that no single token shows. */
 static int check_spec(struct cursor *c, struct spec *sp, size_t agg_pos)
 {
@@ -466,6 +533,8 @@ static int check_spec(struct cursor *c, struct spec *sp, size_t agg_pos)
 
 	if (sp->nprobes == 2 && !sp->timed)
 		return fail(c, agg_pos, "a probe pair A..B needs latency()");
+	if (a->hz || (sp->nprobes == 2 && sp->probe[1].hz))
+		return check_profile(c, sp, agg_pos);
 	if (sp->timed && sp->nprobes == 1) {
 		if (!a->fn || a->ret)
 			return fail(c, agg_pos,

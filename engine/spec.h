@@ -5,8 +5,11 @@
  *   SPEC  := PROBE [ '..' PROBE ] [ '=' AGG '(' [ARG {',' ARG}] ')' ]
  *   PROBE := [OBJECT ':'] PROVIDER ':' NAME       USDT probe, globs allowed
  *          | fn:[OBJECT ':'] SYMBOL ['%return']   function entry / return
+ *          | profile:HZ                           CPU-clock samples, HZ a
+ *                                                 second per CPU
  *   AGG   := count | sum | quantize | lquantize | latency
- *   ARG   := argN | str(argN) | str(argN, argM) | an integer (lquantize)
+ *   ARG   := argN | str(argN) | str(argN, argM) | sym(argN) | pyframe
+ *          | pystack | an integer (lquantize)
  *
  * lquantize(latency, LOW, HIGH, STEP, KEYS) on a pair A..B (or fn:SYM)
  * is latency() with linear buckets: what the console's zoom attaches.
@@ -50,6 +53,11 @@ enum spec_key_kind {
 	SPEC_KEY_STRN, /* str(argN, argM): argM bytes at argN */
 	SPEC_KEY_SYM, /* sym(argN): an address, named in user space by the
 		       * symbol there (a number in the kernel) */
+	SPEC_KEY_PYFRAME, /* pyframe: the innermost Python frame of the
+			   * thread (its code object, in the kernel; its
+			   * function, file and first line in user space) */
+	SPEC_KEY_PYSTACK, /* pystack: the thread's Python stack (an id in
+			   * the kernel, named once in user space) */
 };
 
 struct spec_key {
@@ -58,7 +66,10 @@ struct spec_key {
 	int len_arg; /* M for SPEC_KEY_STRN, else -1 */
 };
 
+#define SPEC_PROFILE_MAX_HZ 10000
+
 struct spec_probe {
+	int hz; /* profile:HZ (> 0): CPU-clock samples, no arguments */
 	bool fn; /* fn: probe (uprobe on a symbol) */
 	bool ret; /* fn: ...%return */
 	char object[SPEC_NAME_MAX]; /* "" = any object of the target */
@@ -86,6 +97,9 @@ struct spec {
  * (columns count from 1). *out is unspecified after an error.
  */
 int spec_parse(const char *text, struct spec *out, char *err, size_t errlen);
+
+/* Whether k is pyframe or pystack (read from CPython's memory). */
+bool spec_key_is_py(const struct spec_key *k);
 
 /* Whether the kernel reads a string for k (str(...)), not a number. */
 bool spec_key_is_str(const struct spec_key *k);

@@ -35,6 +35,7 @@
 #include "mapsize.h"
 #include "needed.h"
 #include "park.h"
+#include "profile.h"
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "proc.h"
@@ -444,7 +445,9 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 		tr->nspecs = id + 1;
 	if (spec->timed)
 		lat_exit_start(tr);
-	for (size_t c = 0; c < tr->ncats && err >= 0; c++)
+	if (spec->probe[0].hz)
+		err = profile_attach(tr, ts, id);
+	for (size_t c = 0; c < tr->ncats && err >= 0 && !spec->probe[0].hz; c++)
 		err = attach_catalog(tr, tr->cats[c], id, &visited);
 	free(visited.v);
 	if (err < 0) {

@@ -6,7 +6,7 @@
  * signedness; fill_key() builds a struct pt_key from the site's key
  * fetches (numbers, NUL-terminated strings, strings with a length).
  *
- * Part of probetop.bpf.c, included after maps.bpf.h.
+ * Part of probetop.bpf.c, included after maps.bpf.h and pyframe.bpf.h.
  */
 
 /*
@@ -112,11 +112,14 @@ static __always_inline int fetch(const struct pt_regs *ctx,
 	return 0;
 }
 
-/* Fill key from the site's key fetches; false if a string failed. */
-static __always_inline bool
-fill_key(const struct pt_regs *ctx, const struct pt_site *s, struct pt_key *key)
+/* Fill key from the site's key fetches. 0, or 1 + the stat that says
+ * why not: STAT_STR (a string or argument unreadable), STAT_PY (no
+ * Python frame to read), STAT_FULL (pystacks full). */
+static __always_inline int fill_key(const struct pt_regs *ctx,
+				    const struct pt_site *s, struct pt_key *key)
 {
 	__s64 v, len;
+	int err;
 
 	key->spec = s->spec;
 	key->pid = s->pid ? s->pid : bpf_get_current_pid_tgid() >> 32;
@@ -126,18 +129,28 @@ fill_key(const struct pt_regs *ctx, const struct pt_site *s, struct pt_key *key)
 
 		if (i >= s->nkeys)
 			break;
+		if (s->key_kind[i] == PT_KEY_PYFRAME ||
+		    s->key_kind[i] == PT_KEY_PYSTACK) {
+			err = s->key_kind[i] == PT_KEY_PYFRAME
+				      ? py_frame_key(&v)
+				      : py_stack_key(&v);
+			if (err)
+				return (err == -2 ? STAT_FULL : STAT_PY) + 1;
+			key->num[slot & (PT_MAX_KEYS - 1)] = v;
+			continue;
+		}
 		if (fetch(ctx, &s->key[i], &v))
-			return false;
+			return STAT_STR + 1;
 		if (s->key_kind[i] == PT_KEY_NUM) {
 			key->num[slot & (PT_MAX_KEYS - 1)] = v;
 		} else if (s->key_kind[i] == PT_KEY_STR) {
 			if (bpf_probe_read_user_str(
 				    key->str[slot & (PT_MAX_STRS - 1)],
 				    PT_STR_LEN, (void *)v) < 0)
-				return false;
+				return STAT_STR + 1;
 		} else {
 			if (fetch(ctx, &s->len[i], &len))
-				return false;
+				return STAT_STR + 1;
 			if (len < 0)
 				len = 0;
 			if (len > PT_STR_LEN - 1)
@@ -145,8 +158,8 @@ fill_key(const struct pt_regs *ctx, const struct pt_site *s, struct pt_key *key)
 			if (bpf_probe_read_user(
 				    key->str[slot & (PT_MAX_STRS - 1)],
 				    len & (PT_STR_LEN - 1), (void *)v))
-				return false;
+				return STAT_STR + 1;
 		}
 	}
-	return true;
+	return 0;
 }

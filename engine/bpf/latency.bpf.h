@@ -116,6 +116,7 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 	struct pt_stack *st = bpf_map_lookup_elem(&stacks, &sk);
 	struct pt_frame *f;
 	__u32 d;
+	int err;
 
 	if (!st)
 		st = stack_new(&sk);
@@ -135,10 +136,11 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 		return;
 	}
 	key_zero(&f->key, s->width);
-	if (!fill_key(ctx, s, &f->key)) {
+	err = fill_key(ctx, s, &f->key);
+	if (err) {
 		/* keep the frame so the end still pairs; mark it unusable */
 		f->ts = 0;
-		stat_inc(s->spec, STAT_STR);
+		stat_inc(s->spec, err - 1);
 		return;
 	}
 	f->ts = bpf_ktime_get_ns();

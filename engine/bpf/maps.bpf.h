@@ -213,7 +213,8 @@ enum stat_field {
 	STAT_DEEP,
 	STAT_UNMATCHED,
 	STAT_HIT,
-	STAT_PARKED
+	STAT_PARKED,
+	STAT_PY
 };
 
 static __always_inline void stat_inc(__u32 spec, enum stat_field f)
@@ -232,6 +233,8 @@ static __always_inline void stat_inc(__u32 spec, enum stat_field f)
 		st->hits++;
 	else if (f == STAT_PARKED)
 		st->parked++;
+	else if (f == STAT_PY)
+		st->drop_py++;
 	else
 		st->unmatched++;
 }

@@ -37,6 +37,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* the per-event path of pt_usdt and pt_ret */
 #include "bucket.bpf.h"
+#include "pyframe.bpf.h"
 #include "fetch.bpf.h"
 #include "pidname.bpf.h"
 #include "agg.bpf.h"
@@ -51,9 +52,13 @@ static __always_inline int handle(struct pt_regs *ctx)
 	const struct pt_site *s = bpf_map_lookup_elem(&sites, &idx);
 	struct pt_key key;
 	__s64 v = 0;
+	int err;
 
 	if (!s)
 		return 0;
+	if (s->profile && s->pid &&
+	    s->pid != bpf_get_current_pid_tgid() >> 32)
+		return 0; /* a sample of another process */
 	if (pt_count_hits) {
 		__u32 sp = s->spec;
 
@@ -80,9 +85,13 @@ static __always_inline int handle(struct pt_regs *ctx)
 	if (s->aslot && aslot_count(ctx, s))
 		return 0;
 	key_zero(&key, s->width);
-	if ((s->has_val && fetch(ctx, &s->val, &v)) ||
-	    !fill_key(ctx, s, &key)) {
+	if (s->has_val && fetch(ctx, &s->val, &v)) {
 		stat_inc(s->spec, STAT_STR);
+		return 0;
+	}
+	err = fill_key(ctx, s, &key);
+	if (err) {
+		stat_inc(s->spec, err - 1);
 		return 0;
 	}
 	if (s->action == PT_ACT_COUNT)
@@ -102,6 +111,14 @@ SEC("uretprobe")
 int pt_ret(struct pt_regs *ctx)
 {
 	return handle(ctx);
+}
+
+/* profile:HZ: a CPU-clock sample, on every CPU, of whatever runs there;
+ * the site keeps the target's. Its registers are not an argument's. */
+SEC("perf_event")
+int pt_profile(struct bpf_perf_event_data *ctx)
+{
+	return handle((struct pt_regs *)ctx);
 }
 
 /* the one-process target's dynamic linker, exec and fork */

@@ -22,6 +22,11 @@
 #define PT_STR_LEN 64 /* string key bytes, NUL included */
 #define PT_NBUCKETS 66 /* log2: [0] < 0, [1] == 0, [2+k] in [2^k, 2^k+1) */
 #define PT_STACK_DEPTH 32 /* latency starts kept per thread and spec */
+#define PT_PYSTACK_DEPTH 32 /* Python frames of a pystack key, innermost */
+#define PT_PYSTACK_ENTRIES 16384 /* distinct Python stacks kept */
+#define PT_PY_PROCS 1024 /* CPython processes whose frames are read */
+#define PT_PY_THREADS 64 /* thread states walked to find a thread's */
+#define PT_PY_NONE 0xffffffffu /* a layout field the version lacks */
 #define PT_COUNT_ENTRIES 65536 /* keys of count and sum specs */
 #define PT_HIST_ENTRIES 16384 /* keys of quantize, lquantize, latency */
 #define PT_STACK_ENTRIES 8192 /* (live thread, latency spec) pairs */
@@ -74,6 +79,33 @@ enum pt_key_kind {
 	PT_KEY_NUM,
 	PT_KEY_STR, /* NUL-terminated string at the fetched address */
 	PT_KEY_STRN, /* len bytes at the fetched address */
+	PT_KEY_PYFRAME, /* the innermost Python frame's code object */
+	PT_KEY_PYSTACK, /* the id of the thread's Python stack (pystacks) */
+};
+
+/* pyprocs: where a CPython process keeps its frames, by tgid; written by
+ * engine/pyframe.c from the version's layout (engine/pylayout.h). */
+struct pt_pyproc {
+	__u64 runtime; /* the address of _PyRuntime */
+	__u32 runtime_interp_head; /* offsets, as in struct pylayout */
+	__u32 interp_tstate_head;
+	__u32 tstate_next;
+	__u32 tstate_native_id;
+	__u32 tstate_frame;
+	__u32 cframe_current_frame; /* PT_PY_NONE: the frame is tstate's */
+	__u32 frame_back;
+	__u32 frame_code;
+	__u32 frame_owner; /* PT_PY_NONE: no owner (3.8-3.10) */
+	__u8 owner_cstack; /* an owner that is no function's frame */
+	__u8 pad[3];
+};
+
+/* pystacks: a Python stack by its id (a hash of it), innermost frame
+ * first: the code objects, 0 for a frame that could not be read. */
+struct pt_pystack {
+	__u32 depth;
+	__u32 truncated; /* deeper than PT_PYSTACK_DEPTH */
+	__u64 code[PT_PYSTACK_DEPTH];
 };
 
 struct pt_site {
@@ -90,7 +122,8 @@ struct pt_site {
 	__u32 pid; /* the uprobe is filtered to this tgid; 0: any process */
 	__u8 solo; /* no key, one process: solo_counts/solo_hists[spec] */
 	__u8 aslot; /* count of one str() key, one process: try aslots */
-	__u8 pad2[2];
+	__u8 profile; /* a profile:HZ sample: filter by pid here */
+	__u8 pad2;
 	__u32 tag; /* spec | generation << 8: tells a reused spec id apart */
 	struct pt_fetch val;
 	struct pt_fetch key[PT_MAX_KEYS];
@@ -228,6 +261,7 @@ struct pt_stat {
 	__u64 drop_str; /* a string could not be read */
 	__u64 drop_deep; /* latency nesting deeper than PT_STACK_DEPTH */
 	__u64 unmatched; /* a latency end without its start */
+	__u64 drop_py; /* a Python frame (or thread state) unreadable */
 	__u64 hits; /* program runs for the spec, while pt_count_hits is
 		       set (the governor's rate; engine/budget.c) */
 	__u64 parked; /* ... while it was parked (pt_parked): dropped,
