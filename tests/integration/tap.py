@@ -36,6 +36,12 @@ class Tap:
         return self.ok(got == want, what,
                        "got:  %r\nwant: %r\n%s" % (got, want, detail))
 
+    def skip(self, what, why):
+        """One check not made: an `ok ... # SKIP why` line."""
+        self.n += 1
+        print("ok %d - %s # SKIP %s" % (self.n, what, why))
+        sys.stdout.flush()
+
     def skip_all(self, why):
         print("1..0 # SKIP " + why)
         sys.exit(0)
