@@ -30,12 +30,18 @@ struct agg_key_part {
 	bool is_signed; /* numeric: print num as signed */
 	int64_t num;
 	char str[PT_STR_LEN];
+	const char *text; /* a longer string (a Python stack), kept by its
+			     namer; NULL: str (agg_key_text()) */
 };
+
+/* A row's key parts: its spec's keys, a pyframe key shown as three
+ * (function, file, first line). */
+#define AGG_MAX_PARTS (SPEC_MAX_KEYS + 2)
 
 struct agg_row {
 	uint32_t pid;
-	int nkeys;
-	struct agg_key_part key[SPEC_MAX_KEYS];
+	int nkeys; /* parts in key[] */
+	struct agg_key_part key[AGG_MAX_PARTS];
 	uint64_t count, total; /* this interval, since attach */
 	int64_t sum, sum_total;
 	int64_t min, max; /* since attach (quantize kinds) */
@@ -48,6 +54,7 @@ enum agg_drop {
 	AGG_DROP_FULL, /* its key map was full */
 	AGG_DROP_STR, /* a string key could not be read */
 	AGG_DROP_DEEP, /* latency starts nested over PT_STACK_DEPTH deep */
+	AGG_DROP_PY, /* no Python frame could be read (pyframe, pystack) */
 	AGG_NDROPS,
 };
 
@@ -153,6 +160,9 @@ size_t agg_sampled(const struct agg *agg, int *costliest);
  * NULL with errno if a map cannot be read (logged).
  */
 const struct agg_snapshot *agg_read(struct agg *agg);
+
+/* The string of a string key part. */
+const char *agg_key_text(const struct agg_key_part *k);
 
 /* Name of an IO class ("read", "block-write", ...). */
 const char *agg_io_class_name(int cls);

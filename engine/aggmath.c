@@ -85,3 +85,8 @@ int agg_percentile_bucket(const uint64_t *b, int n, double p)
 	}
 	return n - 1;
 }
+
+const char *agg_key_text(const struct agg_key_part *k)
+{
+	return k->text ? k->text : k->str;
+}

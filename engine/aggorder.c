@@ -54,7 +54,8 @@ static int cmp_rows(const void *a, const void *b)
 		return x->total > y->total ? -1 : 1;
 	for (int i = 0; i < x->nkeys; i++) {
 		int c = x->key[i].is_str
-				? strcmp(x->key[i].str, y->key[i].str)
+				? strcmp(agg_key_text(&x->key[i]),
+					 agg_key_text(&y->key[i]))
 				: (x->key[i].num > y->key[i].num) -
 					  (x->key[i].num < y->key[i].num);
 

@@ -183,9 +183,9 @@ static void set_drops(struct agg_spec *as, const struct pt_stat *now,
 		      const struct pt_stat *was)
 {
 	const uint64_t n[AGG_NDROPS] = { now->drop_full, now->drop_str,
-					 now->drop_deep };
+					 now->drop_deep, now->drop_py };
 	const uint64_t w[AGG_NDROPS] = { was->drop_full, was->drop_str,
-					 was->drop_deep };
+					 was->drop_deep, was->drop_py };
 
 	as->drops = as->drops_total = 0;
 	for (int r = 0; r < AGG_NDROPS; r++) {
@@ -212,6 +212,7 @@ void aggread_stats(struct agg *agg, int fd, struct agg_spec *as)
 		t.drop_full += v[c].drop_full;
 		t.drop_str += v[c].drop_str;
 		t.drop_deep += v[c].drop_deep;
+		t.drop_py += v[c].drop_py;
 		t.unmatched += v[c].unmatched;
 	}
 	set_drops(as, &t, prev);

@@ -14,10 +14,12 @@
 #include "aggrows.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggpriv.h"
+#include "pyframe.h"
 #include "symbolize.h"
 
 /* A multiply-xorshift hash over the key's 64-bit words. */
@@ -75,20 +77,47 @@ static struct arow *find_row(struct agg *agg, const struct pt_key *k)
 	return NULL;
 }
 
-/* The row's key parts from its BPF key; sym() keys are named here, once
- * per row. */
+/* A pyframe key (a code object's address) as three parts at kp:
+ * function, file, first line. */
+static void pyframe_parts(struct agg *agg, pid_t pid, uint64_t code,
+			  struct agg_key_part *kp)
+{
+	struct pyname n;
+
+	pyframe_name(tracer_pyframe(agg->tr), pid, code, &n);
+	kp[0] = (struct agg_key_part){ .is_str = true, .num = (int64_t)code };
+	snprintf(kp[0].str, sizeof(kp[0].str), "%s", n.func);
+	kp[1] = (struct agg_key_part){ .is_str = true };
+	snprintf(kp[1].str, sizeof(kp[1].str), "%s", n.file);
+	kp[2] = (struct agg_key_part){ .num = n.line };
+}
+
+/* The row's key parts from its BPF key; sym(), pyframe and pystack keys
+ * are named here, once per row. */
 static void row_keys(struct agg *agg, struct arow *r,
 		     const struct tracer_spec_info *info)
 {
 	const struct spec *sp = info->spec;
+	int part = 0;
 
 	r->row.pid = r->key.pid;
-	r->row.nkeys = sp->nkeys;
 	for (int i = 0; i < sp->nkeys; i++) {
-		struct agg_key_part *kp = &r->row.key[i];
+		struct agg_key_part *kp = &r->row.key[part++];
 		int slot = info->key_slot[i];
 
-		if (sp->keys[i].kind == SPEC_KEY_SYM) {
+		if (sp->keys[i].kind == SPEC_KEY_PYFRAME) {
+			pyframe_parts(agg, (pid_t)r->key.pid,
+				      r->key.num[slot], kp);
+			part += 2;
+		} else if (sp->keys[i].kind == SPEC_KEY_PYSTACK) {
+			kp->is_str = true;
+			kp->num = (int64_t)r->key.num[slot];
+			kp->text = pyframe_stack(tracer_pyframe(agg->tr),
+						 (pid_t)r->key.pid,
+						 r->key.num[slot]);
+			if (!kp->text)
+				strcpy(kp->str, "?");
+		} else if (sp->keys[i].kind == SPEC_KEY_SYM) {
 			kp->num = (int64_t)r->key.num[slot];
 			kp->is_str = true;
 			symbolizer_name(
@@ -104,6 +133,7 @@ static void row_keys(struct agg *agg, struct arow *r,
 			kp->str[PT_STR_LEN - 1] = '\0';
 		}
 	}
+	r->row.nkeys = part;
 }
 
 /* A new, zeroed row of key k in agg->rows and the index (buckets if hist);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* rescan — new objects of a traced process, and its dynamic linker's
  * hold; see rescan.h. */
+#include "pyframe.h"
 #include "rescan.h"
 
 #include <bpf/libbpf.h>
@@ -175,10 +176,13 @@ static int rescan_maps(struct tracer *tr)
 		literals_install(tr, epoch, &tr->maps);
 	literals_touch(tr);
 	forks_sweep(tr);
+	if (n >= 0 && execs != tr->exec.count) {
+		note_exec(tr, execs);
+		pyframe_forget(tr->py, tr->pid); /* another program now */
+	}
 	if (fresh)
 		n = attach_new(tr);
-	if (n >= 0 && execs != tr->exec.count)
-		note_exec(tr, execs);
+	tracer_py_setup(tr);
 	return n;
 }
 

@@ -380,6 +380,9 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 		k.kind = c->text[pos + 2] == 'f' ? SPEC_KEY_PYFRAME
 						 : SPEC_KEY_PYSTACK;
 		k.arg = -1;
+		for (int i = 0; i < sp->nkeys; i++)
+			if (sp->keys[i].kind == k.kind)
+				return fail(c, pos, "%.7s twice", c->text + pos);
 	} else {
 		k.arg = parse_argn(c);
 		if (k.arg < 0)

@@ -36,6 +36,7 @@
 #include "needed.h"
 #include "park.h"
 #include "profile.h"
+#include "pyframe.h"
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "proc.h"
@@ -275,6 +276,12 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		if (err)
 			goto fail;
 	}
+	tr->py = pyframe_new(bpf_map__fd(tr->skel->maps.pyprocs),
+			     bpf_map__fd(tr->skel->maps.pystacks));
+	if (!tr->py) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	cost_calibrate(tr->skel->progs.pt_calib, tr->multi);
 	if (kind == TRACER_PID && tr->multi)
 		forks_start(tr);
@@ -332,6 +339,7 @@ void tracer_free(struct tracer *tr)
 	ring_buffer__free(tr->dl_ring);
 	free(tr->dl_interp);
 	probetop_bpf__destroy(tr->skel);
+	pyframe_free(tr->py);
 	for (size_t i = 0; i < tr->ncats; i++)
 		catalog_free(tr->cats[i]);
 	free(tr->cats);
@@ -419,6 +427,47 @@ static void lat_exit_start(struct tracer *tr)
 			strerror(errno));
 }
 
+/* Whether a key of spec is read from CPython (pyframe, pystack). */
+static bool spec_reads_python(const struct spec *spec)
+{
+	for (int i = 0; i < spec->nkeys; i++)
+		if (spec_key_is_py(&spec->keys[i]))
+			return true;
+	return false;
+}
+
+/* ts reads Python frames: set up the process's CPython, now or when it
+ * appears. 0 or -EINVAL (-b: no one process). */
+static int python_wanted(struct tracer *tr, struct tspec *ts)
+{
+	if (tr->kind != TRACER_PID) {
+		log_msg(LOG_ERROR,
+			"%s: pyframe and pystack read one process's Python: "
+			"give -p PID or a command, not -b",
+			ts->spec.text);
+		return -EINVAL;
+	}
+	tr->py_wanted = true;
+	tracer_py_setup(tr);
+	return 0;
+}
+
+void tracer_py_setup(struct tracer *tr)
+{
+	const struct cat_object *objs[512];
+	size_t n;
+
+	if (!tr->py_wanted || pyframe_ready(tr->py, tr->pid))
+		return;
+	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
+	pyframe_setup(tr->py, tr->pid, objs, n, &tr->maps);
+}
+
+struct pyframe *tracer_pyframe(const struct tracer *tr)
+{
+	return tr->py;
+}
+
 int tracer_add(struct tracer *tr, const struct spec *spec)
 {
 	struct seen_set visited = { 0 };
@@ -447,6 +496,8 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 		lat_exit_start(tr);
 	if (spec->probe[0].hz)
 		err = profile_attach(tr, ts, id);
+	if (err >= 0 && spec_reads_python(spec))
+		err = python_wanted(tr, ts);
 	for (size_t c = 0; c < tr->ncats && err >= 0 && !spec->probe[0].hz; c++)
 		err = attach_catalog(tr, tr->cats[c], id, &visited);
 	free(visited.v);

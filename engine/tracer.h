@@ -249,6 +249,10 @@ bool tracer_parked(const struct tracer *tr, int id);
  * ns). */
 void tracer_count_hits(struct tracer *tr, bool on);
 
+/* The namer of the traced process's Python frames (pyframe.h). */
+struct pyframe;
+struct pyframe *tracer_pyframe(const struct tracer *tr);
+
 /* TRACER_PID: the process traced; TRACER_FILE: 0. */
 pid_t tracer_target_pid(const struct tracer *tr);
 

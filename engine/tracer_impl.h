@@ -113,6 +113,8 @@ struct tracer {
 	struct bpf_link *lat_exit_link; /* pt_lat_exit, from the first latency */
 	uint32_t forks; /* its count when last swept */
 	struct park_closer *closer; /* park.h: closes parked links */
+	struct pyframe *py; /* pyframe.h */
+	bool py_wanted; /* a spec reads Python frames: set up its CPython */
 	struct touched *touched; /* literals_touch(): mappings made present */
 	size_t ntouched;
 };
@@ -122,6 +124,10 @@ bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode);
 
 /* Add (dev, inode) to set. 0 or -ENOMEM. */
 int seen_add(struct seen_set *set, uint64_t dev, uint64_t inode);
+
+/* Set up the traced process's CPython when a spec reads Python frames
+ * and its objects show it (pyframe.h); a no-op once done. */
+void tracer_py_setup(struct tracer *tr);
 
 /* Keep cat among tr's catalogs, which now owns it (freed on failure).
  * 0 or -ENOMEM. */

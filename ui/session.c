@@ -275,6 +275,10 @@ void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)
 			n += snprintf(out + n, len - n,
 				      "%s%llu unreadable string%s", sep, k,
 				      k == 1 ? "" : "s");
+		else if (r == AGG_DROP_PY)
+			n += snprintf(out + n, len - n,
+				      "%s%llu without a Python frame to read",
+				      sep, k);
 		else
 			n += snprintf(out + n, len - n,
 				      "%s%llu nested over %d deep", sep, k,

@@ -36,7 +36,7 @@ static void format_key(const struct agg_row *r, char *buf, size_t n)
 
 		if (k->is_str)
 			at = inert_put(buf, n, inert_put(buf, n, at, sep),
-				       k->str);
+				       agg_key_text(k));
 		else if (k->is_signed)
 			at += (size_t)snprintf(buf + at, n - at, "%s%" PRId64,
 					       sep, k->num);
@@ -373,7 +373,7 @@ static json_object *json_key(const struct agg_row *r)
 		const struct agg_key_part *k = &r->key[i];
 
 		json_object_array_add(
-			key, k->is_str	    ? cli_json_inert(k->str)
+			key, k->is_str	    ? cli_json_inert(agg_key_text(k))
 			     : k->is_signed ? json_object_new_int64(k->num)
 					    : json_object_new_uint64(
 						      (uint64_t)k->num));
@@ -471,6 +471,7 @@ static json_object *json_drops_by(const struct agg_spec *as, bool final)
 		[AGG_DROP_FULL] = "map_full",
 		[AGG_DROP_STR] = "string",
 		[AGG_DROP_DEEP] = "depth",
+		[AGG_DROP_PY] = "python",
 	};
 	json_object *o = json_object_new_object();
 

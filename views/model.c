@@ -34,7 +34,7 @@ void model_key_text(const struct model *m, const struct agg_row *row,
 		if (o)
 			o = fmt_put(out, n, o, sep);
 		if (k->is_str)
-			o = inert_put(out, n, o, k->str);
+			o = inert_put(out, n, o, agg_key_text(k));
 		else
 			o = fmt_put_num(out, n, o,
 					neg ? -(uint64_t)k->num

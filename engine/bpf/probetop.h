@@ -90,7 +90,7 @@ struct pt_pyproc {
 	__u32 runtime_interp_head; /* offsets, as in struct pylayout */
 	__u32 interp_tstate_head;
 	__u32 tstate_next;
-	__u32 tstate_native_id;
+	__u32 tstate_thread_id; /* pthread_self(): the thread's fs base */
 	__u32 tstate_frame;
 	__u32 cframe_current_frame; /* PT_PY_NONE: the frame is tstate's */
 	__u32 frame_back;

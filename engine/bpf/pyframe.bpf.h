@@ -5,9 +5,10 @@
  *
  * engine/pyframe.c writes, per CPython process, where its _PyRuntime is
  * and the offsets of its version (struct pt_pyproc). The thread's
- * PyThreadState is found by walking the interpreter's list for its
- * native thread id, then kept per thread (pytids) and checked at each
- * use. Its innermost frame: tstate->frame (3.8-3.10), its cframe's
+ * PyThreadState is found by walking the interpreter's list for the one
+ * whose thread_id (pthread_self(), on x86-64 the thread's fs base) is
+ * the current task's fs base, then kept per thread (pytids) and checked
+ * at each use. Its innermost frame: tstate->frame (3.8-3.10), its cframe's
  * current_frame (3.11-3.12), tstate->current_frame (3.13); frames that
  * belong to no function (3.12+: the C stack's shims) are skipped. A
  * frame is named by its code object's address, which user space turns
@@ -59,16 +60,18 @@ static __always_inline __u64 py_ptr(__u64 addr)
 static __always_inline __u64 py_tstate(const struct pt_pyproc *pp, __u32 tid)
 {
 	__u64 *known = bpf_map_lookup_elem(&pytids, &tid), ts, interp;
+	__u64 self = bpf_get_current_task_btf()->thread.fsbase;
 
-	if (known && *known &&
-	    py_ptr(*known + pp->tstate_native_id) == (__u64)tid)
+	if (!self)
+		return 0;
+	if (known && *known && py_ptr(*known + pp->tstate_thread_id) == self)
 		return *known;
 	interp = py_ptr(pp->runtime + pp->runtime_interp_head);
 	if (!interp)
 		return 0;
 	ts = py_ptr(interp + pp->interp_tstate_head);
 	for (int i = 0; i < PT_PY_THREADS && ts; i++) {
-		if (py_ptr(ts + pp->tstate_native_id) == (__u64)tid) {
+		if (py_ptr(ts + pp->tstate_thread_id) == self) {
 			bpf_map_update_elem(&pytids, &tid, &ts, BPF_ANY);
 			return ts;
 		}
