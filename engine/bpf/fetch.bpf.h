@@ -133,7 +133,7 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 		    s->key_kind[i] == PT_KEY_PYSTACK) {
 			err = s->key_kind[i] == PT_KEY_PYFRAME
 				      ? py_frame_key(&v)
-				      : py_stack_key(&v);
+				      : py_stack_key(&v, s->profile);
 			if (err)
 				return (err == -2 ? STAT_FULL : STAT_PY) + 1;
 			key->num[slot & (PT_MAX_KEYS - 1)] = v;

@@ -39,9 +39,11 @@ struct {
 	__type(value, struct pt_pystack);
 } pystacks SEC(".maps");
 
+/* A stack being read, per CPU: one for uprobes, one for profile samples,
+ * which may interrupt a uprobe's program on the same CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct pt_pystack);
 } pyscratch SEC(".maps");
@@ -151,11 +153,11 @@ static __always_inline __u64 py_stack_id(const struct pt_pystack *st)
 }
 
 /* The id of the thread's Python stack into *out, the stack kept in
- * pystacks. 0, -1 (no Python frames), or -2 (pystacks full). */
-static __always_inline int py_stack_key(__s64 *out)
+ * pystacks; sample: at a profile sample (its own scratch). 0, -1 (no
+ * Python frames), or -2 (pystacks full). */
+static __always_inline int py_stack_key(__s64 *out, __u32 sample)
 {
-	__u32 zero = 0;
-	struct pt_pystack *st = bpf_map_lookup_elem(&pyscratch, &zero);
+	struct pt_pystack *st = bpf_map_lookup_elem(&pyscratch, &sample);
 	__u64 f = 0, code, id;
 	const struct pt_pyproc *pp = py_begin(&f);
 

@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: MIT
+"""pyframe and pystack keys, and profile:HZ, on every CPython 3.8 to 3.13
+pyenv has here and Debian's /usr/bin/python3.11 (with USDT probes or
+without, static or with libpython3.X.so), by -p:
+
+- fn:libc.so.6:getpid=count(pyframe) and =count(pystack): a function
+  that calls os.getpid() exactly N times is counted exactly N, named by
+  its name, file and first line, and by its stack, root first;
+- the same for functions named in Latin-1 (naïve) and in CJK (関数), so
+  names of one and two bytes a character come out as UTF-8;
+- a script whose path is longer than a key holds: the path's end kept
+  behind "...";
+- profile:99=count(pyframe) on a loop that spends 3/4 of its time in
+  heavy() and 1/4 in light(), under one spin(): every sample in spin,
+  about 99 a second; =count(pystack): the two paths 3:1 (within 30%);
+- CPython 3.7 is refused in one sentence naming it, and a spec without
+  Python keys still counts exactly."""
+
+import os
+import re
+import tempfile
+import time
+
+from tap import Tap, Target, Trace, agg_of, need_root
+
+tap = Tap()
+need_root(tap)
+
+WORKLOAD = """\
+import os, sys, time
+def spin(t):
+    end = time.perf_counter() + t
+    while time.perf_counter() < end:
+        pass
+def heavy():
+    spin(0.03)
+def light():
+    spin(0.01)
+def caller(n):
+    for i in range(n):
+        os.getpid()
+def naïve(n):
+    caller(n)
+def 関数(n):
+    caller(n)
+def run(cmd, n):
+    if cmd == "calls":
+        caller(n)
+    elif cmd == "latin":
+        naïve(n)
+    elif cmd == "cjk":
+        関数(n)
+    elif cmd == "spin":
+        end = time.time() + n
+        while time.time() < end:
+            heavy()
+            light()
+print("ready", flush=True)
+for line in sys.stdin:
+    cmd, n = line.split()
+    run(cmd, int(n))
+    print("done", flush=True)
+"""
+LINE = {name: i + 1 for i, l in enumerate(WORKLOAD.splitlines())
+        for name in re.findall(r"^def (\w+)\(", l)}
+FRAME = "fn:libc.so.6:getpid=count(pyframe)"
+STACK = "fn:libc.so.6:getpid=count(pystack)"
+PFRAME = "profile:99=count(pyframe)"
+PSTACK = "profile:99=count(pystack)"
+N = 1234
+
+
+def pythons():
+    """(label, path) of every CPython to try: pyenv's 3.8..3.13 and
+    Debian's 3.11."""
+    out = []
+    root = "/root/.pyenv/versions"
+    for v in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        m = re.match(r"3\.(\d+)\.\d+$", v)
+        if m and 8 <= int(m.group(1)) <= 13:
+            out.append((v, os.path.join(root, v, "bin",
+                                        "python3." + m.group(1))))
+    out.append(("debian 3.11", "/usr/bin/python3.11"))
+    return out
+
+
+def rows(obj, spec):
+    a = agg_of(obj, spec)
+    return {tuple(r["key"]): r["total"] for r in a["rows"]} if a else {}
+
+
+def check(label, py, script, short):
+    t = Target([py, script])
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME, "-e", STACK,
+                "-e", PFRAME, "-e", PSTACK])
+    for cmd, n in (("calls", N), ("latin", 7), ("cjk", 5), ("spin", 2)):
+        tap.eq(t.send("%s %d" % (cmd, n)).strip(), "done",
+               "%s: %s ran" % (label, cmd))
+    time.sleep(0.3)
+    tr.finish()
+    t.stop()
+    fin = tr.final()
+    f, s = rows(fin, FRAME), rows(fin, STACK)
+    tap.eq((f.get(("caller", short, LINE["caller"])),
+            s.get(("<module>;run;caller",)),
+            s.get(("<module>;run;naïve;caller",)),
+            s.get(("<module>;run;関数;caller",))),
+           (N + 7 + 5, N, 7, 5),
+           "%s: os.getpid() counted exactly by the frame that called it "
+           "(name, file, first line) and by stack, UTF-8 names" % label,
+           (f, s))
+    pf, ps = rows(fin, PFRAME), rows(fin, PSTACK)
+    spin = pf.get(("spin", short, LINE["spin"]), 0)
+    tap.ok(150 <= spin <= 220 and sum(pf.values()) - spin <= 5,
+           "%s: profile:99 for 2 s: about 198 samples, in spin" % label, pf)
+    hv = ps.get(("<module>;run;heavy;spin",), 0)
+    lt = ps.get(("<module>;run;light;spin",), 0)
+    tap.ok(lt and 2.1 <= hv / lt <= 3.9,
+           "%s: the two paths sampled 3:1 (%d:%d)" % (label, hv, lt), ps)
+    drops = agg_of(fin, FRAME)["drops"] + agg_of(fin, STACK)["drops"]
+    tap.eq(drops, 0, "%s: nothing dropped by the exact specs" % label)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    deep = os.path.join(tmp, "a-directory-name-long-enough-to-be-cut-" * 2)
+    os.makedirs(deep)
+    script = os.path.join(deep, "work.py")
+    with open(script, "w") as f:
+        f.write(WORKLOAD)
+    short = "..." + script[-(63 - 3):]
+    found = pythons()
+    tap.ok(len(found) >= 7, "every CPython 3.8 to 3.13 found, and "
+           "Debian's 3.11", found)
+    for label, py in found:
+        check(label, py, script, short)
+
+    old = "/root/.pyenv/versions/3.7.16/bin/python3.7"
+    if os.path.exists(old):
+        t = Target([old, script])
+        tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME, "-e",
+                    "fn:libc.so.6:getpid"])
+        t.send("calls 9")
+        time.sleep(0.2)
+        tr.finish()
+        t.stop()
+        said = [l for l in tr.stderr.splitlines() if "3.7" in l]
+        tap.ok(len(said) == 1 and "CPython 3.7" in said[0] and
+               "3.8 to 3.13" in said[0],
+               "3.7: one sentence naming it and what is read", tr.stderr)
+        tap.eq(sum(rows(tr.final(), "fn:libc.so.6:getpid").values()), 9,
+               "3.7: a spec without Python keys still exact")
+
+tap.done()
