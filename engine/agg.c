@@ -24,6 +24,7 @@
 #include "aggread.h"
 #include "aggrows.h"
 #include "budget.h"
+#include "pyframe.h"
 #include "cost.h"
 #include "log.h"
 #include "symbolize.h"
@@ -94,6 +95,7 @@ void agg_tick(struct agg *agg)
 		return;
 	cost_tick(agg->cost);
 	budget_tick(agg->budget);
+	pyframe_drain(tracer_pyframe(agg->tr));
 }
 
 double agg_wake_s(const struct agg *agg)
@@ -194,6 +196,7 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	int err;
 
 	tracer_maps(agg->tr, &maps);
+	pyframe_drain(tracer_pyframe(agg->tr)); /* name what is new first */
 	err = aggread_rows(agg, &maps);
 	if (err) {
 		log_msg(LOG_ERROR, "cannot read the BPF maps: %s",

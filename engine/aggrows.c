@@ -106,8 +106,8 @@ static void row_keys(struct agg *agg, struct arow *r,
 		int slot = info->key_slot[i];
 
 		if (sp->keys[i].kind == SPEC_KEY_PYFRAME) {
-			pyframe_parts(agg, (pid_t)r->key.pid,
-				      r->key.num[slot], kp);
+			pyframe_parts(agg, (pid_t)r->key.pid, r->key.num[slot],
+				      kp);
 			part += 2;
 		} else if (sp->keys[i].kind == SPEC_KEY_PYSTACK) {
 			kp->is_str = true;

@@ -81,8 +81,8 @@ int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 			err = fd; /* an offline CPU */
 			continue;
 		}
-		l = bpf_program__attach_perf_event_opts(tr->skel->progs.pt_profile,
-							fd, &opts);
+		l = bpf_program__attach_perf_event_opts(
+			tr->skel->progs.pt_profile, fd, &opts);
 		if (!l) {
 			err = -errno;
 			close(fd);

@@ -5,6 +5,7 @@
 #include "pyframe.h"
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/types.h>
 #include <stdbool.h>
@@ -21,7 +22,8 @@
 #include "proc.h"
 #include "pylayout.h"
 
-#define NAMES 4096 /* code objects named, a direct-mapped cache */
+#define NAMES 16384 /* code objects named, a direct-mapped cache */
+#define STACKS 16384 /* the index of the stacks named */
 #define STR_MAX 1024 /* characters of a name or path read at most */
 
 struct pyproc {
@@ -47,14 +49,18 @@ struct stack_text {
 
 struct pyframe {
 	int procs_fd, stacks_fd;
+	struct ring_buffer *news; /* pynew: what to name now */
 	struct pyproc procs[PT_PY_PROCS];
 	size_t nprocs;
 	struct name_slot names[NAMES];
 	struct stack_text *stacks; /* every stack named, kept to the end */
 	size_t nstacks, capstacks;
+	uint32_t stack_index[STACKS]; /* by (pid, id): 1 + index, or 0 */
 };
 
-struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd)
+static int on_new(void *ctx, void *data, size_t size);
+
+struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd, int pynew_fd)
 {
 	struct pyframe *pf = calloc(1, sizeof(*pf));
 
@@ -64,6 +70,12 @@ struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd)
 	}
 	pf->procs_fd = pyprocs_fd;
 	pf->stacks_fd = pystacks_fd;
+	pf->news = ring_buffer__new(pynew_fd, on_new, pf, NULL);
+	if (!pf->news) {
+		free(pf);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return pf;
 }
 
@@ -74,6 +86,7 @@ void pyframe_free(struct pyframe *pf)
 	for (size_t i = 0; i < pf->nstacks; i++)
 		free(pf->stacks[i].text);
 	free(pf->stacks);
+	ring_buffer__free(pf->news);
 	free(pf);
 }
 
@@ -126,8 +139,8 @@ static int name_minor(const char *path, bool *threaded)
 /* The CPython of obj (which holds _PyRuntime at link-time runtime): its
  * minor version, from Py_Version if the object has it, else its name;
  * -1 if neither tells. */
-static int object_minor(pid_t pid, const struct cat_object *obj,
-			uint64_t bias, bool *threaded)
+static int object_minor(pid_t pid, const struct cat_object *obj, uint64_t bias,
+			bool *threaded)
 {
 	uint64_t addr, hex;
 	int minor = name_minor(obj->path, threaded);
@@ -164,14 +177,14 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 	uint32_t key = (uint32_t)pid;
 
 	return bpf_map_update_elem(pf->procs_fd, &key, &pp, BPF_ANY) ? -errno
-								    : 0;
+								     : 0;
 }
 
 /* obj's load bias in the process whose maps are maps: its own if the
  * catalog knew it, else from its lowest mapping (a file named before the
  * process mapped it). 0 or -ENOENT (not mapped). */
-static int load_bias(const struct cat_object *obj,
-		     const struct proc_maps *maps, uint64_t *bias)
+static int load_bias(const struct cat_object *obj, const struct proc_maps *maps,
+		     uint64_t *bias)
 {
 	if (obj->has_bias) {
 		*bias = obj->bias;
@@ -307,26 +320,28 @@ static int read_str(pid_t pid, const struct pylayout *l, uint64_t obj,
 	utf8 = peek_ptr(pid, obj + l->unicode_utf8);
 	if (kind != 1 && kind != 2 && kind != 4)
 		return -1;
-	if (!utf8 && peek(pid, obj + l->unicode_compact_data, raw,
-			  (size_t)len * kind))
+	if (!utf8 &&
+	    peek(pid, obj + l->unicode_compact_data, raw, (size_t)len * kind))
 		return -1;
 	if (utf8) {
 		int64_t n = 0;
 
 		if (peek(pid, obj + l->unicode_utf8_length, &n, sizeof(n)) ||
-		    n < 0 || peek(pid, utf8, buf, (size_t)(n > STR_MAX ? STR_MAX : n)))
+		    n < 0 ||
+		    peek(pid, utf8, buf, (size_t)(n > STR_MAX ? STR_MAX : n)))
 			return -1;
 		n = n > STR_MAX ? STR_MAX : n;
 		buf[n] = '\0';
 		return (int)n;
 	}
 	for (int64_t i = 0; i < len; i++) {
-		uint32_t c = kind == 1 ? raw[i]
-			     : kind == 2
-				     ? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
-				     : (uint32_t)(raw[4 * i] | raw[4 * i + 1] << 8 |
-						  raw[4 * i + 2] << 16 |
-						  (uint32_t)raw[4 * i + 3] << 24);
+		uint32_t c =
+			kind == 1 ? raw[i]
+			: kind == 2
+				? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
+				: (uint32_t)(raw[4 * i] | raw[4 * i + 1] << 8 |
+					     raw[4 * i + 2] << 16 |
+					     (uint32_t)raw[4 * i + 3] << 24);
 
 		at += put_utf8(buf + at, c > 0x10ffff ? 0xfffd : c);
 	}
@@ -389,7 +404,9 @@ int pyframe_name(struct pyframe *pf, pid_t pid, uint64_t code,
 	const struct pyproc *p = find_proc(pf, pid, false);
 
 	if (!s->used || s->pid != pid || s->code != code) {
-		*s = (struct name_slot){ .pid = pid, .code = code, .used = true };
+		*s = (struct name_slot){ .pid = pid,
+					 .code = code,
+					 .used = true };
 		s->ok = p && p->lay && !read_code(p, code, &s->name);
 		if (!s->ok) {
 			strcpy(s->name.func, "?");
@@ -421,7 +438,8 @@ static const char *keep_stack(struct pyframe *pf, pid_t pid, uint64_t id,
 		return NULL;
 	v->pid = pid;
 	v->id = id;
-	pf->nstacks++;
+	pf->stack_index[(id ^ (uint64_t)pid) % STACKS] =
+		(uint32_t)++pf->nstacks;
 	return v->text;
 }
 
@@ -431,6 +449,10 @@ const char *pyframe_stack(struct pyframe *pf, pid_t pid, uint64_t id)
 	char text[PT_PYSTACK_DEPTH * (PYFRAME_FUNC_MAX + 1) + 8];
 	size_t at = 0;
 
+	uint32_t k = pf->stack_index[(id ^ (uint64_t)pid) % STACKS];
+
+	if (k && pf->stacks[k - 1].id == id && pf->stacks[k - 1].pid == pid)
+		return pf->stacks[k - 1].text;
 	for (size_t i = 0; i < pf->nstacks; i++)
 		if (pf->stacks[i].id == id && pf->stacks[i].pid == pid)
 			return pf->stacks[i].text;
@@ -446,4 +468,26 @@ const char *pyframe_stack(struct pyframe *pf, pid_t pid, uint64_t id)
 				       n.func, i ? ";" : "");
 	}
 	return keep_stack(pf, pid, id, text);
+}
+
+/* A pynew record: name it while the process lives. */
+static int on_new(void *ctx, void *data, size_t size)
+{
+	const struct pt_pynew *n = data;
+	struct pyframe *pf = ctx;
+	struct pyname name;
+
+	if (size < sizeof(*n))
+		return 0;
+	if (n->stack)
+		pyframe_stack(pf, (pid_t)n->pid, n->value);
+	else
+		pyframe_name(pf, (pid_t)n->pid, n->value, &name);
+	return 0;
+}
+
+void pyframe_drain(struct pyframe *pf)
+{
+	if (pf)
+		ring_buffer__consume(pf->news);
 }

@@ -36,9 +36,14 @@ struct pyname {
 	int line; /* the function's first line; 0 if unknown */
 };
 
-/* A namer over the tracer's pyprocs and pystacks maps (fds). NULL with
- * errno ENOMEM. */
-struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd);
+/* A namer over the tracer's pyprocs, pystacks and pynew maps (fds).
+ * NULL with errno ENOMEM. */
+struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd, int pynew_fd);
+
+/* Name what the kernel saw for the first time since the last call (code
+ * objects, stacks: pynew) while its process lives; later lookups find
+ * the names kept. Call it a few times a second. */
+void pyframe_drain(struct pyframe *pf);
 void pyframe_free(struct pyframe *pf);
 
 /*

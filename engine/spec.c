@@ -198,8 +198,8 @@ static int parse_usdt_probe(struct cursor *c, size_t pos, const char *s,
 }
 
 /* profile:HZ, s..s+n the HZ after "profile:". */
-static int parse_profile(struct cursor *c, size_t pos, const char *s,
-			 size_t n, struct spec_probe *p)
+static int parse_profile(struct cursor *c, size_t pos, const char *s, size_t n,
+			 struct spec_probe *p)
 {
 	long hz = 0;
 
@@ -327,9 +327,9 @@ static bool eat_word(struct cursor *c, const char *w)
 	size_t n = strlen(w);
 	char after = c->text[c->pos + n];
 
-	if (strncmp(c->text + c->pos, w, n) ||
-	    (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
-	    (after >= '0' && after <= '9') || after == '_')
+	if (strncmp(c->text + c->pos, w, n) || (after >= 'a' && after <= 'z') ||
+	    (after >= 'A' && after <= 'Z') || (after >= '0' && after <= '9') ||
+	    after == '_')
 		return false;
 	c->pos += n;
 	return true;
@@ -382,7 +382,8 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 		k.arg = -1;
 		for (int i = 0; i < sp->nkeys; i++)
 			if (sp->keys[i].kind == k.kind)
-				return fail(c, pos, "%.7s twice", c->text + pos);
+				return fail(c, pos, "%.7s twice",
+					    c->text + pos);
 	} else {
 		k.arg = parse_argn(c);
 		if (k.arg < 0)

@@ -277,7 +277,8 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 			goto fail;
 	}
 	tr->py = pyframe_new(bpf_map__fd(tr->skel->maps.pyprocs),
-			     bpf_map__fd(tr->skel->maps.pystacks));
+			     bpf_map__fd(tr->skel->maps.pystacks),
+			     bpf_map__fd(tr->skel->maps.pynew));
 	if (!tr->py) {
 		err = -ENOMEM;
 		goto fail;

@@ -100,6 +100,14 @@ struct pt_pyproc {
 	__u8 pad[3];
 };
 
+/* pynew: a code object (or stack) seen for the first time, for user
+ * space to name while the process lives */
+struct pt_pynew {
+	__u32 pid;
+	__u32 stack; /* value is a pystacks id, else a code object */
+	__u64 value;
+};
+
 /* pystacks: a Python stack by its id (a hash of it), innermost frame
  * first: the code objects, 0 for a frame that could not be read. */
 struct pt_pystack {

@@ -39,6 +39,33 @@ struct {
 	__type(value, struct pt_pystack);
 } pystacks SEC(".maps");
 
+/* The code objects a pyframe key has seen (first sight: pynew). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PT_PYSTACK_ENTRIES);
+	__type(key, __u64);
+	__type(value, __u8);
+} pycodes SEC(".maps");
+
+/* What was seen for the first time, for user space to name now. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} pynew SEC(".maps");
+
+/* Tell user space about value (a code object, or a stack id) now:
+ * names are read from the process, which may not live long. */
+static __always_inline void py_announce(__u64 value, __u32 stack)
+{
+	struct pt_pynew n = {
+		.pid = bpf_get_current_pid_tgid() >> 32,
+		.stack = stack,
+		.value = value,
+	};
+
+	bpf_ringbuf_output(&pynew, &n, sizeof(n), 0);
+}
+
 /* A stack being read, per CPU: one for uprobes, one for profile samples,
  * which may interrupt a uprobe's program on the same CPU. */
 struct {
@@ -121,7 +148,7 @@ static __always_inline const struct pt_pyproc *py_begin(__u64 *frame)
 
 /* The innermost function frame's code object into *out. 0, or -1 when
  * the thread runs no Python or its frames cannot be read. */
-static __always_inline int py_frame_key(__s64 *out)
+static __noinline int py_frame_key(__s64 *out)
 {
 	__u64 f = 0, code = 0;
 	const struct pt_pyproc *pp = py_begin(&f);
@@ -135,6 +162,12 @@ static __always_inline int py_frame_key(__s64 *out)
 	}
 	if (!code)
 		return -1;
+	if (!bpf_map_lookup_elem(&pycodes, &code)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&pycodes, &code, &one, BPF_ANY);
+		py_announce(code, 0);
+	}
 	*out = (__s64)code;
 	return 0;
 }
@@ -155,7 +188,7 @@ static __always_inline __u64 py_stack_id(const struct pt_pystack *st)
 /* The id of the thread's Python stack into *out, the stack kept in
  * pystacks; sample: at a profile sample (its own scratch). 0, -1 (no
  * Python frames), or -2 (pystacks full). */
-static __always_inline int py_stack_key(__s64 *out, __u32 sample)
+static __noinline int py_stack_key(__s64 *out, __u32 sample)
 {
 	struct pt_pystack *st = bpf_map_lookup_elem(&pyscratch, &sample);
 	__u64 f = 0, code, id;
@@ -180,10 +213,12 @@ static __always_inline int py_stack_key(__s64 *out, __u32 sample)
 	if (!st->depth)
 		return -1;
 	id = py_stack_id(st);
-	if (!bpf_map_lookup_elem(&pystacks, &id) &&
-	    bpf_map_update_elem(&pystacks, &id, st, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&pystacks, &id))
-		return -2;
+	if (!bpf_map_lookup_elem(&pystacks, &id)) {
+		if (!bpf_map_update_elem(&pystacks, &id, st, BPF_NOEXIST))
+			py_announce(id, 1);
+		else if (!bpf_map_lookup_elem(&pystacks, &id))
+			return -2;
+	}
 	*out = (__s64)id;
 	return 0;
 }

@@ -293,16 +293,17 @@ for k, name in (("q", "nhists"), ("c", "ncounts")):
     tap.eq((len(A[k]["rows"]), A[k]["capacity"], A[k]["drops"],
             A[k]["drops_by"]),
            (cap, cap, ND - cap, {"map_full": ND - cap, "string": 0,
-                                 "depth": 0}),
+                                 "depth": 0, "python": 0}),
            "%s: %d keys fit %s, the rest dropped as map_full" %
            (DROP_SPECS[k], cap, name))
 tap.eq((A["s"]["rows"], A["s"]["drops"], A["s"]["drops_by"]),
-       ([], ND, {"map_full": 0, "string": ND, "depth": 0}),
+       ([], ND, {"map_full": 0, "string": ND, "depth": 0, "python": 0}),
        "a string key at an address with no memory: dropped as string")
 rec, unm, deep = deep_pairs(ND)
 tap.eq((rows_by_key(A["d"]), A["d"]["unmatched"], A["d"]["drops"],
         A["d"]["drops_by"], A["d"]["capacity"]),
-       ({(): rec}, unm, deep, {"map_full": 0, "string": 0, "depth": deep}, 0),
+       ({(): rec}, unm, deep, {"map_full": 0, "string": 0, "depth": deep,
+                               "python": 0}, 0),
        "latency starts nested over 32 deep: dropped as depth")
 t.stop()
 

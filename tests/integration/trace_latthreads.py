@@ -24,7 +24,7 @@ N = 9000
 KEYED = "thr:start..thr:done=latency(arg0)"
 KEYLESS = "thr:start..thr:done=latency()"
 SPLIT = {(k,): N // 3 for k in range(3)}
-NODROPS = {"map_full": 0, "string": 0, "depth": 0}
+NODROPS = {"map_full": 0, "string": 0, "depth": 0, "python": 0}
 
 
 def stack_tids(tr):
