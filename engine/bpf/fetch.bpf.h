@@ -119,7 +119,6 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 				    const struct pt_site *s, struct pt_key *key)
 {
 	__s64 v, len;
-	int err;
 
 	key->spec = s->spec;
 	key->pid = s->pid ? s->pid : bpf_get_current_pid_tgid() >> 32;
@@ -131,12 +130,15 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 			break;
 		if (s->key_kind[i] == PT_KEY_PYFRAME ||
 		    s->key_kind[i] == PT_KEY_PYSTACK) {
-			err = s->key_kind[i] == PT_KEY_PYFRAME
-				      ? py_frame_key(&v)
-				      : py_stack_key(&v, s->profile);
-			if (err)
-				return (err == -2 ? STAT_FULL : STAT_PY) + 1;
-			key->num[slot & (PT_MAX_KEYS - 1)] = v;
+			__u64 py = s->key_kind[i] == PT_KEY_PYFRAME
+					   ? py_frame_key()
+					   : py_stack_key(s->profile);
+
+			if (!py)
+				return STAT_PY + 1;
+			if (py == 1 && s->key_kind[i] == PT_KEY_PYSTACK)
+				return STAT_FULL + 1;
+			key->num[slot & (PT_MAX_KEYS - 1)] = py;
 			continue;
 		}
 		if (fetch(ctx, &s->key[i], &v))

@@ -23,7 +23,7 @@
 #define PT_NBUCKETS 66 /* log2: [0] < 0, [1] == 0, [2+k] in [2^k, 2^k+1) */
 #define PT_STACK_DEPTH 32 /* latency starts kept per thread and spec */
 #define PT_PYSTACK_DEPTH 32 /* Python frames of a pystack key, innermost */
-#define PT_PYSTACK_ENTRIES 16384 /* distinct Python stacks kept */
+#define PT_PYSTACK_ENTRIES 4096 /* distinct Python stacks kept */
 #define PT_PY_PROCS 1024 /* CPython processes whose frames are read */
 #define PT_PY_THREADS 64 /* thread states walked to find a thread's */
 #define PT_PY_NONE 0xffffffffu /* a layout field the version lacks */

@@ -27,7 +27,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
+	__uint(max_entries, 4096);
 	__type(key, __u32); /* tid */
 	__type(value, __u64); /* its PyThreadState */
 } pytids SEC(".maps");
@@ -50,7 +50,7 @@ struct {
 /* What was seen for the first time, for user space to name now. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, 64 * 1024);
 } pynew SEC(".maps");
 
 /* Tell user space about value (a code object, or a stack id) now:
@@ -85,28 +85,51 @@ static __always_inline __u64 py_ptr(__u64 addr)
 	return v;
 }
 
+/* A walk of the interpreter's thread states, for bpf_loop(): the
+ * verifier checks one step, not PT_PY_THREADS of them. */
+struct py_threads {
+	__u32 id_off, next_off;
+	__u64 ts; /* the state to look at next */
+	__u64 self; /* the thread's fs base */
+	__u64 found;
+};
+
+static long py_thread_step(__u32 i, void *data)
+{
+	struct py_threads *t = data;
+
+	if (!t->ts)
+		return 1;
+	if (py_ptr(t->ts + t->id_off) == t->self) {
+		t->found = t->ts;
+		return 1;
+	}
+	t->ts = py_ptr(t->ts + t->next_off);
+	return 0;
+}
+
 /* The current thread's PyThreadState, or 0. */
 static __always_inline __u64 py_tstate(const struct pt_pyproc *pp, __u32 tid)
 {
-	__u64 *known = bpf_map_lookup_elem(&pytids, &tid), ts, interp;
-	__u64 self = bpf_get_current_task_btf()->thread.fsbase;
+	__u64 *known = bpf_map_lookup_elem(&pytids, &tid), interp;
+	struct py_threads t = {
+		.id_off = pp->tstate_thread_id,
+		.next_off = pp->tstate_next,
+		.self = bpf_get_current_task_btf()->thread.fsbase,
+	};
 
-	if (!self)
+	if (!t.self)
 		return 0;
-	if (known && *known && py_ptr(*known + pp->tstate_thread_id) == self)
+	if (known && *known && py_ptr(*known + t.id_off) == t.self)
 		return *known;
 	interp = py_ptr(pp->runtime + pp->runtime_interp_head);
 	if (!interp)
 		return 0;
-	ts = py_ptr(interp + pp->interp_tstate_head);
-	for (int i = 0; i < PT_PY_THREADS && ts; i++) {
-		if (py_ptr(ts + pp->tstate_thread_id) == self) {
-			bpf_map_update_elem(&pytids, &tid, &ts, BPF_ANY);
-			return ts;
-		}
-		ts = py_ptr(ts + pp->tstate_next);
-	}
-	return 0;
+	t.ts = py_ptr(interp + pp->interp_tstate_head);
+	bpf_loop(PT_PY_THREADS, py_thread_step, &t, 0);
+	if (t.found)
+		bpf_map_update_elem(&pytids, &tid, &t.found, BPF_ANY);
+	return t.found;
 }
 
 /* The innermost frame of the thread whose state is ts, or 0. */
@@ -146,33 +169,31 @@ static __always_inline const struct pt_pyproc *py_begin(__u64 *frame)
 	return *frame ? pp : NULL;
 }
 
-/* The innermost function frame's code object into *out. 0, or -1 when
- * the thread runs no Python or its frames cannot be read. */
-static __noinline int py_frame_key(__s64 *out)
+/* The innermost function frame's code object, or 0 when the thread
+ * runs no Python or its frames cannot be read. A global function: the
+ * verifier checks it once, not at each program that keys by it. */
+__noinline __u64 py_frame_key(void)
 {
 	__u64 f = 0, code = 0;
 	const struct pt_pyproc *pp = py_begin(&f);
 
 	if (!pp)
-		return -1;
+		return 0;
 	for (int i = 0; i < 4 && f && !code; i++) { /* past shims */
 		code = py_code(pp, f);
 		if (!code)
 			f = py_ptr(f + pp->frame_back);
 	}
-	if (!code)
-		return -1;
-	if (!bpf_map_lookup_elem(&pycodes, &code)) {
+	if (code && !bpf_map_lookup_elem(&pycodes, &code)) {
 		__u8 one = 1;
 
 		bpf_map_update_elem(&pycodes, &code, &one, BPF_ANY);
 		py_announce(code, 0);
 	}
-	*out = (__s64)code;
-	return 0;
+	return code;
 }
 
-/* FNV-1a of a stack's code objects: its id (never 0). */
+/* FNV-1a of a stack's code objects: its id (never 0 or 1). */
 static __always_inline __u64 py_stack_id(const struct pt_pystack *st)
 {
 	__u64 h = 0xcbf29ce484222325ULL ^ st->depth;
@@ -182,43 +203,63 @@ static __always_inline __u64 py_stack_id(const struct pt_pystack *st)
 			break;
 		h = (h ^ st->code[i]) * 0x100000001b3ULL;
 	}
-	return h ? h : 1;
+	return h > 1 ? h : h + 2;
 }
 
-/* The id of the thread's Python stack into *out, the stack kept in
- * pystacks; sample: at a profile sample (its own scratch). 0, -1 (no
- * Python frames), or -2 (pystacks full). */
-static __noinline int py_stack_key(__s64 *out, __u32 sample)
+/* A walk of a thread's frames into a stack, for bpf_loop(). */
+struct py_walk {
+	struct pt_pyproc pp; /* a copy: the callback reads it */
+	__u64 f; /* the frame to look at next */
+	struct pt_pystack *st;
+};
+
+static long py_walk_step(__u32 i, void *data)
+{
+	struct py_walk *w = data;
+	struct pt_pystack *st = w->st;
+	__u64 code;
+
+	if (!w->f || !st)
+		return 1;
+	code = py_code(&w->pp, w->f);
+	if (code) {
+		if (st->depth >= PT_PYSTACK_DEPTH) {
+			st->truncated = 1;
+			return 1;
+		}
+		st->code[st->depth & (PT_PYSTACK_DEPTH - 1)] = code;
+		st->depth++;
+	}
+	w->f = py_ptr(w->f + w->pp.frame_back);
+	return 0;
+}
+
+/* The id of the thread's Python stack, the stack kept in pystacks;
+ * sample: at a profile sample (its own scratch). 0: no Python frames;
+ * 1: pystacks full. A global function, as py_frame_key(). */
+__noinline __u64 py_stack_key(__u32 sample)
 {
 	struct pt_pystack *st = bpf_map_lookup_elem(&pyscratch, &sample);
-	__u64 f = 0, code, id;
+	__u64 f = 0, id;
 	const struct pt_pyproc *pp = py_begin(&f);
+	struct py_walk w;
 
 	if (!pp || !st)
-		return -1;
+		return 0;
 	st->depth = 0;
 	st->truncated = 0;
-	for (int i = 0; i < PT_PYSTACK_DEPTH + 4 && f; i++) {
-		code = py_code(pp, f);
-		if (code) {
-			if (st->depth >= PT_PYSTACK_DEPTH) {
-				st->truncated = 1;
-				break;
-			}
-			st->code[st->depth & (PT_PYSTACK_DEPTH - 1)] = code;
-			st->depth++;
-		}
-		f = py_ptr(f + pp->frame_back);
-	}
+	w.pp = *pp;
+	w.f = f;
+	w.st = st;
+	bpf_loop(PT_PYSTACK_DEPTH + 4, py_walk_step, &w, 0);
 	if (!st->depth)
-		return -1;
+		return 0;
 	id = py_stack_id(st);
 	if (!bpf_map_lookup_elem(&pystacks, &id)) {
 		if (!bpf_map_update_elem(&pystacks, &id, st, BPF_NOEXIST))
 			py_announce(id, 1);
 		else if (!bpf_map_lookup_elem(&pystacks, &id))
-			return -2;
+			return 1;
 	}
-	*out = (__s64)id;
-	return 0;
+	return id;
 }
