@@ -189,6 +189,51 @@ static void test_fn(void **state)
 	assert_string_equal(sp.probe[0].object, "");
 }
 
+/* profile:HZ and the Python keys: pyframe, pystack on any probe. */
+static void test_profile_and_python(void **state)
+{
+	struct spec sp = parse_ok("profile:99=count(pyframe)");
+	char text[64];
+
+	(void)state;
+	assert_int_equal(sp.probe[0].hz, 99);
+	assert_int_equal(sp.nkeys, 1);
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PYFRAME);
+	assert_true(spec_key_is_py(&sp.keys[0]));
+	assert_false(spec_key_is_str(&sp.keys[0]));
+	spec_probe_text(&sp.probe[0], text, sizeof(text));
+	assert_string_equal(text, "profile:99");
+	sp = parse_ok("profile:10000");
+	assert_int_equal(sp.probe[0].hz, 10000);
+	assert_int_equal(sp.nkeys, 0);
+	sp = parse_ok("fn:libc.so.6:write=sum(arg2, pystack)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PYSTACK);
+	assert_int_equal(sp.val_arg, 2);
+	sp = parse_ok("python:gc__start..python:gc__done=latency(pyframe, arg0)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PYFRAME);
+	assert_int_equal(sp.keys[1].kind, SPEC_KEY_NUM);
+	sp = parse_ok("profile:49=count(pystack, pyframe)");
+	assert_int_equal(sp.nkeys, 2);
+	expect_error("profile:0", "profile: rate out of range 1..10000 Hz at "
+				  "column 9");
+	expect_error("profile:10001", "profile: rate out of range 1..10000 Hz "
+				      "at column 9");
+	expect_error("profile:x", "expected a rate in Hz after profile: at "
+				  "column 9");
+	expect_error("profile:99=count(arg0)",
+		     "profile:HZ has no arguments: its keys are pyframe and "
+		     "pystack at column 12");
+	expect_error("profile:99=quantize(arg0)",
+		     "profile:HZ has no arguments: count() by pyframe or "
+		     "pystack at column 12");
+	expect_error("profile:99..a:b=latency()",
+		     "profile:HZ is a sample, not a pair: no latency at "
+		     "column 17");
+	expect_error("a:b=count(pyframe, pyframe)",
+		     "pyframe twice at column 20");
+	expect_error("a:b=count(pyframes)", "expected argN at column 11");
+}
+
 static void test_errors(void **state)
 {
 	expect_error("a:b=lquantize(latency, 0, 10, 1)",
@@ -242,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_fn),
+		cmocka_unit_test(test_profile_and_python),
 		cmocka_unit_test(test_errors),
 	};
 
