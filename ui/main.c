@@ -55,10 +55,21 @@
 	"arguments)\n"                                                         \
 	"         fn:[OBJECT:]SYMBOL%return   its return (arg0: the return "   \
 	"value)\n"                                                             \
+	"         profile:HZ                  HZ CPU-clock samples a second, " \
+	"per CPU,\n"                                                           \
+	"                                     of the process (-p, a "          \
+	"command); "                                                           \
+	"no args\n"                                                            \
 	"  AGG    count(KEYS)  sum(argN, KEYS)  quantize(argN, KEYS)\n"        \
 	"         lquantize(argN, LOW, HIGH, STEP, KEYS)  latency(KEYS)\n"     \
 	"  KEYS   argN | str(argN) | str(argN, argM: length) | sym(argN: an\n" \
-	"         address, named by its symbol), at most 4 (2 strings)\n"      \
+	"         address, named by its symbol) | pyframe (the thread's "      \
+	"innermost\n"                                                          \
+	"         Python frame: function, file, first line) | pystack (its "   \
+	"Python\n"                                                             \
+	"         stack, 32 frames), CPython 3.8-3.13, with or without USDT; " \
+	"at\n"                                                                 \
+	"         most 4 (2 strings)\n"                                        \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \
@@ -66,6 +77,8 @@
 	"  means count().\n"                                                   \
 	"  e.g. 'python:function__return=count(str(arg1),str(arg0),arg2)'\n"   \
 	"       'fn:libc.so.6:malloc=quantize(arg0)'\n"                        \
+	"       'profile:99=count(pyframe)'  "                                 \
+	"'fn:libc.so.6:write=count(pystack)'\n"                                \
 	"\n"                                                                   \
 	"Options:\n"                                                           \
 	"  -p, --pid PID        a running process (and what it maps later)\n"  \
@@ -126,10 +139,11 @@
 	"nesting\n"                                                            \
 	"32 deep per thread, 8192 threads at once in keyed latency pairs "     \
 	"(freed\n"                                                             \
-	"as threads end); what does not fit is counted as drops, with the\n"   \
-	"reason, never lost silently. The other maps take about 5 MB, and "    \
-	"0.6 MB\n"                                                             \
-	"more per CPU.\n"                                                      \
+	"as threads end), 4096 Python stacks of 32 frames; what does not fit " \
+	"is\n"                                                                 \
+	"counted as drops, with the reason, never lost silently. The other "   \
+	"maps\n"                                                               \
+	"take about 7 MB, and 0.6 MB more per CPU.\n"                          \
 	"\n"                                                                   \
 	"Exit status: 0 on success (also for a process without probes, and "   \
 	"when\n"                                                               \
