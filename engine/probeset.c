@@ -140,9 +140,11 @@ static int handle_header(struct load *ld, const char *name, const char *value)
 		memcpy(one, p, len);
 		one[len] = '\0';
 		p += len;
-		if (spec_parse(one, &sp, err, sizeof(err)) || sp.probe[0].fn ||
-		    sp.nprobes != 1)
-			return fail(ld, "detect: '%s' is not a USDT probe",
+		if (spec_parse(one, &sp, err, sizeof(err)) || sp.nprobes != 1 ||
+		    sp.probe[0].hz || (sp.probe[0].fn && sp.probe[0].ret))
+			return fail(ld,
+				    "detect: '%s' is not a USDT probe or a "
+				    "fn:SYMBOL",
 				    one);
 		ps->detect[ps->ndetect] = sp.probe[0];
 		strcpy(ps->detect_text[ps->ndetect++], one);

@@ -8,6 +8,8 @@
  *   name   = python
  *   title  = CPython
  *   detect = python:function__return        ; any of these present: picked
+ *                                           ; (USDT probes, or fn:SYMBOL:
+ *                                           ; an object has the symbol)
  *
  *   [frames]                                ; a role the views know
  *   calls    = python:function__return=count(str(arg1),str(arg0),arg2)

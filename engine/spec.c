@@ -325,11 +325,13 @@ static int close_call(struct cursor *c, const char *name)
 static bool eat_word(struct cursor *c, const char *w)
 {
 	size_t n = strlen(w);
-	char after = c->text[c->pos + n];
+	char after;
 
-	if (strncmp(c->text + c->pos, w, n) || (after >= 'a' && after <= 'z') ||
-	    (after >= 'A' && after <= 'Z') || (after >= '0' && after <= '9') ||
-	    after == '_')
+	if (strncmp(c->text + c->pos, w, n))
+		return false; /* (so the text is at least n long past here) */
+	after = c->text[c->pos + n];
+	if ((after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
+	    (after >= '0' && after <= '9') || after == '_')
 		return false;
 	c->pos += n;
 	return true;

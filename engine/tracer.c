@@ -29,6 +29,7 @@
 #include "attach.h"
 #include "catalog.h"
 #include "cost.h"
+#include "elfobj.h"
 #include "forks.h"
 #include "literals.h"
 #include "log.h"
@@ -637,8 +638,20 @@ size_t tracer_objects(const struct tracer *tr, const struct cat_object **out,
 
 bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p)
 {
-	for (size_t c = 0; c < tr->ncats; c++)
-		if (catalog_has_probe(tr->cats[c], p))
+	const struct cat_object *objs[512];
+	size_t n;
+	uint64_t addr;
+
+	if (!p->fn) {
+		for (size_t c = 0; c < tr->ncats; c++)
+			if (catalog_has_probe(tr->cats[c], p))
+				return true;
+		return false;
+	}
+	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
+	for (size_t i = 0; i < n; i++)
+		if (objs[i]->elf && spec_object_matches(p, objs[i]->path) &&
+		    !elfobj_symbol_addr(objs[i]->elf, p->name, &addr))
 			return true;
 	return false;
 }

@@ -211,7 +211,8 @@ size_t tracer_objects(const struct tracer *tr, const struct cat_object **out,
 		      size_t max);
 
 /* Whether any known object has a USDT probe matching p (object and
- * provider:name globs, as a spec would attach). */
+ * provider:name globs, as a spec would attach), or, for fn:SYMBOL, the
+ * symbol. */
 bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p);
 
 void tracer_maps(const struct tracer *tr, struct tracer_maps *out);

@@ -316,6 +316,7 @@ void conmodel_update(struct conmodel *cm, struct session *s,
 {
 	update_states(cm, s, snap, m);
 	m->frames_calls = role(s, "frames", "calls");
+	m->frames_samples = role(s, "frames", "samples");
 	m->frames_latency = role(s, "frames", "latency");
 	m->gc_pause = role(s, "gc", "pause");
 	m->gc_collected = role(s, "gc", "collected");

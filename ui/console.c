@@ -630,6 +630,23 @@ static void next_budget(struct console *c)
 		    next, next);
 }
 
+/* x: Top's frames from the exact calls or from the CPU samples, when
+ * the target has both. */
+static void switch_source(struct console *c)
+{
+	if (c->m.frames_calls.id < 0 || c->m.frames_samples.id < 0) {
+		say(c, "x: Top's frames have one source here: %s",
+		    c->m.frames_samples.id >= 0 ? "CPU samples (no USDT calls)"
+		    : c->m.frames_calls.id >= 0 ? "exact calls (no sampling)"
+						: "none");
+		return;
+	}
+	c->m.frames_by_samples = !c->m.frames_by_samples;
+	say(c, "Top frames: %s",
+	    c->m.frames_by_samples ? "CPU samples, % of one CPU"
+				   : "exact calls, from USDT probes");
+}
+
 /* The footer's line on sampling: how much of the time the costliest
  * spec the budget samples is attached, the budget, and the spec; "" if
  * none. */
@@ -678,6 +695,9 @@ static void global_action(struct console *c, enum action a)
 		return;
 	case ACT_BUDGET:
 		next_budget(c);
+		return;
+	case ACT_SOURCE:
+		switch_source(c);
 		return;
 	case ACT_HELP:
 		r.view = "help";

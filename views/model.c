@@ -80,3 +80,11 @@ const char *model_pid_cmd(const struct model *m, uint32_t pid)
 		       ? m->pidcmds[at].cmd
 		       : "";
 }
+
+const struct model_role *model_frames(const struct model *m)
+{
+	if (m->frames_calls.id >= 0 &&
+	    !(m->frames_by_samples && m->frames_samples.id >= 0))
+		return &m->frames_calls;
+	return m->frames_samples.id >= 0 ? &m->frames_samples : NULL;
+}

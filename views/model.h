@@ -101,6 +101,9 @@ struct model {
 	const struct model_proc *procs; /* picker only */
 	const struct model_pidcmd *pidcmds; /* -b: by pid, ascending */
 	size_t npidcmds;
+	struct model_role frames_samples; /* frames.samples: profile:HZ */
+	bool frames_by_samples; /* Top shows the samples though there are
+				   calls (x) */
 	struct model_role frames_calls, frames_latency, gc_pause, gc_collected,
 		alloc;
 	bool io_on;
@@ -143,6 +146,11 @@ struct request {
 
 /* Find the snapshot's spec id, or NULL. */
 const struct agg_spec *model_spec(const struct model *m, int id);
+
+/* The frames Top shows: the exact calls (frames.calls) if the target has
+ * them and x did not ask for the samples, else the CPU samples
+ * (frames.samples); NULL for none. */
+const struct model_role *model_frames(const struct model *m);
 
 /* A row's key as text: parts joined by sep, strings inert (inert.h),
  * numbers in decimal, a pid first in binary mode ("4242 leaf"). */

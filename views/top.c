@@ -48,7 +48,8 @@ struct top_row {
 	enum {
 		AVG_NONE,
 		AVG_NS,
-		AVG_VALUE
+		AVG_VALUE,
+		AVG_PCT /* of one CPU, from samples */
 	} avg_kind;
 	uint64_t total;
 	bool est, est_total; /* rate, total: the budget's estimates */
@@ -73,7 +74,8 @@ struct top {
 	struct keyed *ranks; /* place on the last refresh */
 	size_t nranks;
 	int maxn, maxw; /* longest name and where of the rows */
-	bool frames; /* rows are the frames.calls spec */
+	bool frames; /* rows are the frames spec (model_frames()) */
+	int hz; /* its samples a second, if they are samples; else 0 */
 	bool avg_col; /* draw the AVG column */
 };
 
@@ -209,6 +211,14 @@ static void avg_of(const struct model *m, const struct agg_spec *as,
 	const struct agg_row *src = NULL;
 
 	r->avg_kind = AVG_NONE;
+	if (as->spec->probe[0].hz) { /* samples: the % of one CPU */
+		r->avg = m->snap_s > 0
+				 ? 100.0 * (double)row->count / m->snap_s /
+					   as->spec->probe[0].hz
+				 : 0;
+		r->avg_kind = AVG_PCT;
+		return;
+	}
 	if (as->spec->timed || as->spec->val_arg >= 0)
 		src = row;
 	else if (frames && m->frames_latency.id >= 0)
@@ -329,15 +339,19 @@ static void rebuild(struct top *t, const struct model *m)
 {
 	t->n = 0;
 	t->maxn = t->maxw = 0;
-	t->frames = m->frames_calls.id >= 0;
+	const struct model_role *fr = model_frames(m);
+
+	t->frames = fr != NULL;
+	t->hz = 0;
 	if (!m->snap)
 		return;
 	for (size_t i = 0; i < m->snap->nspecs; i++) {
 		const struct agg_spec *as = &m->snap->specs[i];
 
-		if (t->frames ? as->id != m->frames_calls.id
-			      : !is_top_spec(m, as))
+		if (t->frames ? as->id != fr->id : !is_top_spec(m, as))
 			continue;
+		if (t->frames)
+			t->hz = as->spec->probe[0].hz;
 		for (size_t k = 0; k < as->nrows; k++)
 			if (add_row(t, m, as, as->rows[k]))
 				return;
@@ -465,8 +479,10 @@ static void heading(const struct top *t, const struct model *m, struct rect r,
 	const char *where = t->frames ? "FILE:LINE" : "KEY";
 
 	snprintf(h, sizeof(h), "%s%10s %11s%s  %-*s %s",
-		 m->binary_mode ? "    PID COMMAND          " : "", "CALLS/s",
-		 "TOTAL", t->avg_col ? "     AVG" : "", namew, name, where);
+		 m->binary_mode ? "    PID COMMAND          " : "",
+		 t->hz ? "SAMPLES/s" : "CALLS/s", "TOTAL",
+		 t->avg_col ? (t->hz ? "    %CPU" : "     AVG") : "", namew,
+		 name, where);
 	draw_text(r.y, r.x, r.w, STYLE_TITLE, h);
 }
 
@@ -514,10 +530,15 @@ static void top_draw(void *st, const struct model *m,
 	int namew, lines, avail;
 
 	(void)env;
-	snprintf(note, sizeof(note), "%s %s", COL_NAMES[t->sort],
+	snprintf(note, sizeof(note), "%s %s",
+		 t->hz && t->sort == COL_RATE ? "samples/s"
+					      : COL_NAMES[t->sort],
 		 draw_utf8() ? "\u25bc" : "v");
-	snprintf(filt, sizeof(filt), "%s%s%s",
+	snprintf(filt, sizeof(filt), "%s%s%s%s",
 		 t->frames ? "Top frames" : "Top probes",
+		 !t->frames ? ""
+		 : t->hz    ? ", CPU samples"
+			 : (m->frames_samples.id >= 0 ? ", exact calls" : ""),
 		 t->filter[0] ? " /" : "", t->filter);
 	in = draw_box(r, filt, note, focus);
 	if (in.h < 2)
@@ -545,7 +566,9 @@ static void top_draw(void *st, const struct model *m,
 		char erate[34], etot[34];
 		char wh[200], cmd[17];
 
-		if (row->avg_kind == AVG_NS)
+		if (row->avg_kind == AVG_PCT)
+			snprintf(v, sizeof(v), "%.1f%%", row->avg);
+		else if (row->avg_kind == AVG_NS)
 			fmt_ns(row->avg, v, sizeof(v));
 		else if (row->avg_kind == AVG_VALUE)
 			fmt_si(row->avg, v, sizeof(v));

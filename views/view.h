@@ -47,6 +47,7 @@ enum action {
 	ACT_FASTER, /* - : shorter interval */
 	ACT_SLOWER, /* + */
 	ACT_BUDGET, /* b: the next budget */
+	ACT_SOURCE, /* x: Top frames from calls or from CPU samples */
 	ACT_HELP, /* ?, F1 */
 	ACT_LOG, /* l */
 	ACT_QUIT, /* q, F10 */

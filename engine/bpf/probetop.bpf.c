@@ -56,8 +56,7 @@ static __always_inline int handle(struct pt_regs *ctx)
 
 	if (!s)
 		return 0;
-	if (s->profile && s->pid &&
-	    s->pid != bpf_get_current_pid_tgid() >> 32)
+	if (s->profile && s->pid && s->pid != bpf_get_current_pid_tgid() >> 32)
 		return 0; /* a sample of another process */
 	if (pt_count_hits) {
 		__u32 sp = s->spec;

@@ -148,7 +148,8 @@ static __always_inline __u64 py_code(const struct pt_pyproc *pp, __u64 f)
 	__u8 owner = 0;
 
 	if (pp->frame_owner != PT_PY_NONE &&
-	    (bpf_probe_read_user(&owner, 1, (const void *)(f + pp->frame_owner)) ||
+	    (bpf_probe_read_user(&owner, 1,
+				 (const void *)(f + pp->frame_owner)) ||
 	     owner == pp->owner_cstack))
 		return 0;
 	return py_ptr(f + pp->frame_code);

@@ -586,6 +586,58 @@ while True:
 """
 
 
+SPIN = """\
+import time
+def spin():
+    end = time.perf_counter() + 0.05
+    while time.perf_counter() < end:
+        pass
+while True:
+    spin()
+"""
+
+
+def test_pysample(tap):
+    """A CPython without USDT probes (pyenv's 3.12): the pysample
+    probeset is picked by its _PyRuntime, and Top's frames are CPU
+    samples: spin at some 99 samples a second, its % of one CPU. Debian's
+    python3.11 has USDT probes too: Top starts on the exact calls, and x
+    switches it to the samples and back."""
+    py312 = "/root/.pyenv/versions/3.12.1/bin/python3.12"
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "spin.py")
+        with open(script, "w") as f:
+            f.write(SPIN)
+        try:
+            start("%s -- %s %s" % (PROBETOP, py312, script))
+            wait_screen(r"probes \(\d+ on\)")
+            keys("3")
+            row = r"│ +(9\d|10\d|8\d) +[\d,]+ +(9\d|10\d|8\d)\.\d% +spin +spin\.py:2"
+            s = wait_screen(row, 10)
+            tap.ok("Top frames, CPU samples" in s and "SAMPLES/s" in s and
+                   "%CPU" in s and re.search(row, s) is not None,
+                   "pysample: Top shows spin by CPU samples on a CPython "
+                   "without USDT", s)
+            keys("q")
+            start("%s -- /usr/bin/python3.11 %s" % (PROBETOP, script))
+            wait_screen(r"probes \(\d+ on\)")
+            keys("3")
+            s = wait_screen(r"Top frames, exact calls", 10)
+            tap.ok("Top frames, exact calls" in s and "CALLS/s" in s,
+                   "python3.11 with USDT: Top starts on exact calls", s)
+            keys("x")
+            s = wait_screen(r"Top frames, CPU samples", 5)
+            tap.ok("Top frames: CPU samples, % of one CPU" in s and
+                   "Top frames, CPU samples" in s,
+                   "x: switched to CPU samples, said", s)
+            keys("x")
+            s = wait_screen(r"Top frames, exact calls", 5)
+            tap.ok("Top frames, exact calls" in s, "x again: exact calls", s)
+            keys("q")
+        finally:
+            tmux("kill-session", "-t", SESSION)
+
+
 def test_budget(tap):
     """A Python calling a function as fast as it can, launched: under the
     default budget Top's numbers for it carry ~, the footer says it is
@@ -653,6 +705,7 @@ def main():
     test_binary(tap)
     test_inert(tap)
     test_budget(tap)
+    test_pysample(tap)
     test_demo(tap)
     tap.done()
 

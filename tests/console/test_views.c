@@ -133,6 +133,7 @@ static void build_model(void)
 		.snap = &snap,
 		.snap_s = 1,
 		.frames_calls = { .id = 0 },
+		.frames_samples = { .id = -1 },
 		.frames_latency = { .id = -1 },
 		.gc_pause = { .id = 1 },
 		.gc_collected = { .id = -1 },

@@ -209,7 +209,8 @@ static void test_profile_and_python(void **state)
 	sp = parse_ok("fn:libc.so.6:write=sum(arg2, pystack)");
 	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PYSTACK);
 	assert_int_equal(sp.val_arg, 2);
-	sp = parse_ok("python:gc__start..python:gc__done=latency(pyframe, arg0)");
+	sp = parse_ok(
+		"python:gc__start..python:gc__done=latency(pyframe, arg0)");
 	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PYFRAME);
 	assert_int_equal(sp.keys[1].kind, SPEC_KEY_NUM);
 	sp = parse_ok("profile:49=count(pystack, pyframe)");
