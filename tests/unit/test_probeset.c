@@ -65,8 +65,8 @@ static void test_shipped_sets_load(void **state)
 {
 	static const char *const NAMES[] = { "erlang",	  "io",	     "java",
 					     "libstdcxx", "node",    "php",
-					     "pony",	  "process", "python",
-					     "ruby" };
+					     "pony",	  "process", "pysample",
+					     "python",	  "ruby" };
 	char bdir[512], errs[1024] = "";
 	struct ps_list list;
 
@@ -160,8 +160,12 @@ static void test_broken_files(void **state)
 		{ "calls = a:b\n", ":1: 'calls' before any [section]" },
 		{ "[probeset]\nname = Bad Name\n",
 		  ":2: name 'Bad Name': use a-z, 0-9, _ or -" },
-		{ "[probeset]\nname = x\ndetect = fn:main\n",
-		  ":3: detect: 'fn:main' is not a USDT probe" },
+		{ "[probeset]\nname = x\ndetect = fn:main%return\n",
+		  ":3: detect: 'fn:main%return' is not a USDT probe or a "
+		  "fn:SYMBOL" },
+		{ "[probeset]\nname = x\ndetect = profile:99\n",
+		  ":3: detect: 'profile:99' is not a USDT probe or a "
+		  "fn:SYMBOL" },
 		{ "[probeset]\nname = x\ndetect = a:b\n[f]\nc = a:b\n"
 		  "optional = d\n",
 		  ":6: optional: no spec 'd' in this section" },
@@ -260,7 +264,7 @@ static void test_user_overrides_and_bad_skipped(void **state)
 	snprintf(want, sizeof(want),
 		 "%s/zz.ini:3: not KEY = VALUE or [SECTION]\n", udir);
 	assert_string_equal(errs, want);
-	assert_int_equal(list.n, 10);
+	assert_int_equal(list.n, 11);
 	py = probesets_find(&list, "python");
 	assert_non_null(py);
 	assert_true(py->user);
