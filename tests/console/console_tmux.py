@@ -655,6 +655,8 @@ def test_budget(tap):
             s = wait_screen(row, 10)
             tap.ok(re.search(row, s) is not None,
                    "budget: Top's rate and total of tick carry ~", s)
+            keys("3")  # a key clears the last message from the footer
+            s = wait_screen(r"~ sampled \d+% of the time", 5)
             tap.ok(re.search(r"~ sampled \d+% of the time to stay under "
                              r"the 5% budget \(b\): "
                              r"python:function__return", s) is not None,

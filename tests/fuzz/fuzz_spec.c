@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* libFuzzer target: the SPEC parser on any text; a spec that parses must
  * satisfy the invariants the tracer relies on. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,10 +25,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    sp.nkeys > SPEC_MAX_KEYS || sp.val_arg > SPEC_MAX_ARG)
 			abort();
 		for (int i = 0; i < sp.nkeys; i++) {
-			if (sp.keys[i].arg < 0 || sp.keys[i].arg > SPEC_MAX_ARG)
+			bool py = spec_key_is_py(&sp.keys[i]);
+
+			/* pyframe and pystack read no argument */
+			if (py ? sp.keys[i].arg != -1
+			       : sp.keys[i].arg < 0 ||
+					    sp.keys[i].arg > SPEC_MAX_ARG)
 				abort();
 			nstrs += spec_key_is_str(&sp.keys[i]);
 		}
+		if (sp.probe[0].hz && (sp.probe[0].hz > SPEC_PROFILE_MAX_HZ ||
+				       sp.nprobes != 1 || sp.val_arg >= 0))
+			abort(); /* profile:HZ: a sample, no arguments */
 		if (nstrs > SPEC_MAX_STRS)
 			abort();
 		if (sp.agg == SPEC_AGG_LQUANTIZE &&
