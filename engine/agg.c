@@ -226,7 +226,7 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		struct agg_spec *as = &agg->specs[s];
 
-		aggread_stats(agg, maps.stats, as);
+		aggread_stats(agg, as);
 		snap->events += as->events;
 		snap->events_total += as->events_total;
 		snap->drops += as->drops;

@@ -196,25 +196,16 @@ static void set_drops(struct agg_spec *as, const struct pt_stat *now,
 	}
 }
 
-void aggread_stats(struct agg *agg, int fd, struct agg_spec *as)
+void aggread_stats(struct agg *agg, struct agg_spec *as)
 {
-	struct pt_stat v[agg->ncpu], t = { 0 };
-	struct pt_stat *prev = &agg->prev_stat[as->id];
-	uint32_t key = (uint32_t)as->id;
+	struct pt_stat *prev = &agg->prev_stat[as->id], t;
 
 	if (agg->stat_gen[as->id] != as->info->gen) {
 		memset(prev, 0, sizeof(*prev));
 		agg->stat_gen[as->id] = as->info->gen;
 	}
-	if (bpf_map_lookup_elem(fd, &key, v))
+	if (tracer_stat(agg->tr, as->id, &t))
 		return;
-	for (int c = 0; c < agg->ncpu; c++) {
-		t.drop_full += v[c].drop_full;
-		t.drop_str += v[c].drop_str;
-		t.drop_deep += v[c].drop_deep;
-		t.drop_py += v[c].drop_py;
-		t.unmatched += v[c].unmatched;
-	}
 	set_drops(as, &t, prev);
 	as->unmatched = t.unmatched - prev->unmatched;
 	as->unmatched_total = t.unmatched;

@@ -22,11 +22,11 @@ struct agg;
 int aggread_rows(struct agg *agg, const struct tracer_maps *maps);
 
 /*
- * as's drop and unmatched counters from the stats map fd, summed over
- * CPUs and diffed against the last read; its drops are added to its
+ * as's drop and unmatched counters from the stats map (tracer_stat()),
+ * diffed against the last read; its drops are added to its
  * events. A counter that cannot be read leaves as as it was.
  */
-void aggread_stats(struct agg *agg, int fd, struct agg_spec *as);
+void aggread_stats(struct agg *agg, struct agg_spec *as);
 
 /* The kernel's lost IO and process records (kdrops map fd), summed over
  * CPUs, into snap with their maps' capacities and added to its drops. */

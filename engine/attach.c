@@ -85,6 +85,23 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+int attach_site(struct tracer *tr, const struct tspec *ts,
+		const struct pt_site *site, uint32_t *idx)
+{
+	int err = site_alloc(&tr->sites, idx);
+
+	if (err) {
+		log_msg(LOG_ERROR, "%s: more than %d attachments",
+			ts->spec.text, PT_MAX_SITES);
+		return err;
+	}
+	err = bpf_map__update_elem(tr->skel->maps.sites, idx, sizeof(*idx),
+				   site, sizeof(*site), BPF_ANY);
+	if (err)
+		tr->sites.used[*idx] = 0;
+	return err;
+}
+
 /* Build the site of one location at offset of the walk's object (of
  * probe) and queue it for flush(). 0 (also when the location cannot
  * serve the spec: logged and skipped) or a negative errno. */
@@ -115,18 +132,9 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 	err = grow((void **)&w->pend, &w->cap, w->npend + 1, sizeof(*w->pend));
 	if (err)
 		return err;
-	err = site_alloc(&tr->sites, &idx);
-	if (err) {
-		log_msg(LOG_ERROR, "%s: more than %d attachments",
-			ts->spec.text, PT_MAX_SITES);
+	err = attach_site(tr, ts, &site, &idx);
+	if (err)
 		return err;
-	}
-	err = bpf_map__update_elem(tr->skel->maps.sites, &idx, sizeof(idx),
-				   &site, sizeof(site), BPF_ANY);
-	if (err) {
-		tr->sites.used[idx] = 0;
-		return err;
-	}
 	w->pend[w->npend++] = (struct pending){ idx, offset, ref_ctr, probe };
 	return 0;
 }

@@ -10,12 +10,13 @@
  * or when the kernel refuses that link, each its own (ulink_attach()).
  * A location that cannot be used is logged, counted in info.nskipped
  * and skipped. Called by tracer.c (tracer_add(), tracer_add_file()) and
- * rescan.c.
+ * rescan.c; attach_site() by profile.c too.
  */
 #ifndef PROBETOP_ATTACH_H
 #define PROBETOP_ATTACH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct catalog;
@@ -31,6 +32,16 @@ struct tracer;
  */
 int attach_catalog(struct tracer *tr, const struct catalog *cat, int id,
 		   struct seen_set *visited);
+
+/*
+ * Put site (built for spec ts) in the sites map at a free index, *idx,
+ * the BPF cookie its uprobes or perf events are to carry. 0 or a negative
+ * errno (-ENOSPC: no index left, logged).
+ */
+struct pt_site;
+struct tspec;
+int attach_site(struct tracer *tr, const struct tspec *ts,
+		const struct pt_site *site, uint32_t *idx);
 
 /* The path to attach at for an object: the file itself for TRACER_FILE
  * and launched files (maps NULL); for process pid, its map_files link,

@@ -17,8 +17,6 @@
  */
 #include "budget.h"
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/types.h>
 #include <stdlib.h>
@@ -74,7 +72,6 @@ struct budget {
 	const struct cost *cost;
 	double pct;
 	pid_t pid; /* whose CPU time is the target's work; 0: none */
-	int ncpu;
 	struct gov gov;
 	size_t sampled;
 	int costliest;
@@ -94,25 +91,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Spec id's hits counted, summed over CPUs, and into *parked those
- * dropped while it was parked (0 if they cannot be read). */
-static uint64_t read_hits(const struct budget *b, int fd, int id,
-			  uint64_t *parked)
-{
-	struct pt_stat v[b->ncpu];
-	uint32_t key = (uint32_t)id;
-	uint64_t n = 0;
-
-	*parked = 0;
-	if (bpf_map_lookup_elem(fd, &key, v))
-		return 0;
-	for (int c = 0; c < b->ncpu; c++) {
-		n += v[c].hits;
-		*parked += v[c].parked;
-	}
-	return n;
 }
 
 /* A spec seen for the first time in slot id (or its slot reused): its
@@ -135,10 +113,8 @@ static void new_spec(struct budget *b, int id, unsigned int gen, uint64_t hits,
  * into m and the specs' hits. */
 static void take_mark(struct budget *b, struct mark *m, bool cpu)
 {
-	struct tracer_maps maps;
 	uint64_t ns;
 
-	tracer_maps(b->tr, &maps);
 	m->t = now_s();
 	m->cpu_ns = -1;
 	m->cpu_t = 0;
@@ -154,24 +130,25 @@ static void take_mark(struct budget *b, struct mark *m, bool cpu)
 			id < tracer_nspecs(b->tr) ? tracer_spec_info(b->tr, id)
 						  : NULL;
 		struct bspec *s = &b->s[id];
-		uint64_t h, p;
+		struct pt_stat st;
 
 		if (!info) {
 			s->live = false;
 			continue;
 		}
-		h = read_hits(b, maps.stats, id, &p);
+		tracer_stat(b->tr, id, &st); /* zero if unreadable */
 		if (!s->live || s->gen != info->gen) {
 			m->all_hits = b->all_hits;
-			new_spec(b, id, info->gen, h, m);
-			s->parked = p;
+			new_spec(b, id, info->gen, st.hits, m);
+			s->parked = st.parked;
 			continue;
 		}
 		/* the hits dropped while parked cost the target too */
-		b->all_hits += (h > s->hits ? h - s->hits : 0) +
-			       (p > s->parked ? p - s->parked : 0);
-		s->hits = h;
-		s->parked = p;
+		b->all_hits +=
+			(st.hits > s->hits ? st.hits - s->hits : 0) +
+			(st.parked > s->parked ? st.parked - s->parked : 0);
+		s->hits = st.hits;
+		s->parked = st.parked;
 	}
 	m->all_hits = b->all_hits;
 }
@@ -326,8 +303,6 @@ struct budget *budget_new(struct tracer *tr, const struct cost *c, double pct)
 	b->tr = tr;
 	b->cost = c;
 	b->pid = tracer_target_pid(tr);
-	b->ncpu = libbpf_num_possible_cpus();
-	b->ncpu = b->ncpu < 1 ? 1 : b->ncpu;
 	b->costliest = -1;
 	b->last.cpu_ns = -1;
 	b->u = 1;

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
@@ -42,15 +43,7 @@ static int profile_site(struct tracer *tr, struct tspec *ts, int id,
 	int err = site_build(&ts->info, &ts->info_typed, (uint32_t)tr->pid, id,
 			     0, &src, &site);
 
-	if (!err)
-		err = site_alloc(&tr->sites, idx);
-	if (!err &&
-	    bpf_map__update_elem(tr->skel->maps.sites, idx, sizeof(*idx), &site,
-				 sizeof(site), BPF_ANY)) {
-		tr->sites.used[*idx] = 0;
-		err = -errno;
-	}
-	return err;
+	return err ? err : attach_site(tr, ts, &site, idx);
 }
 
 int profile_attach(struct tracer *tr, struct tspec *ts, int id)

@@ -762,6 +762,28 @@ bool tracer_parked(const struct tracer *tr, int id)
 	       tr->specs[id].parked;
 }
 
+int tracer_stat(const struct tracer *tr, int id, struct pt_stat *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct pt_stat v[ncpu > 0 ? ncpu : 1];
+	uint32_t key = (uint32_t)id;
+
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map__lookup_elem(tr->skel->maps.stats, &key, sizeof(key), v,
+				 sizeof(v), 0))
+		return -errno;
+	for (int c = 0; c < (ncpu > 0 ? ncpu : 1); c++) {
+		sum->drop_full += v[c].drop_full;
+		sum->drop_str += v[c].drop_str;
+		sum->drop_deep += v[c].drop_deep;
+		sum->drop_py += v[c].drop_py;
+		sum->unmatched += v[c].unmatched;
+		sum->hits += v[c].hits;
+		sum->parked += v[c].parked;
+	}
+	return 0;
+}
+
 void tracer_count_hits(struct tracer *tr, bool on)
 {
 	tr->skel->bss->pt_count_hits = on;

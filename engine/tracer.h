@@ -245,6 +245,11 @@ void tracer_keep_exact(struct tracer *tr, int id);
 /* Whether spec id is parked now. */
 bool tracer_parked(const struct tracer *tr, int id);
 
+/* Spec id's counters in the stats map (struct pt_stat), summed over the
+ * CPUs, into *sum. 0 or a negative errno (then *sum is zero). */
+struct pt_stat;
+int tracer_stat(const struct tracer *tr, int id, struct pt_stat *sum);
+
 /* Count every hit of every spec in the stats map (struct pt_stat hits),
  * for the budget's governor; off by default (it costs each hit a few
  * ns). */
