@@ -28,6 +28,8 @@ struct agg;
 struct agg_key_part {
 	bool is_str;
 	bool is_signed; /* numeric: print num as signed */
+	bool is_stack; /* a call stack: text is its frames, root first,
+			  joined by ';' (folded) */
 	int64_t num;
 	char str[PT_STR_LEN];
 	const char *text; /* a longer string (a Python stack), kept by its

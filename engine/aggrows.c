@@ -111,6 +111,7 @@ static void row_keys(struct agg *agg, struct arow *r,
 			part += 2;
 		} else if (sp->keys[i].kind == SPEC_KEY_PYSTACK) {
 			kp->is_str = true;
+			kp->is_stack = true;
 			kp->num = (int64_t)r->key.num[slot];
 			kp->text = pyframe_stack(tracer_pyframe(agg->tr),
 						 (pid_t)r->key.pid,
