@@ -137,8 +137,8 @@ int aggorder_rows(struct agg *agg)
 		for (size_t i = 0; i < agg->nrows; i++) {
 			struct arow *r = agg->rows[i];
 
-			if (r->spec != as->id)
-				continue;
+			if (r->spec != as->id || r->into)
+				continue; /* not this spec's, or not shown */
 			order[at++] = &r->row;
 			as->events += r->row.count;
 			as->events_total += r->row.total;

@@ -24,6 +24,9 @@ struct arow {
 	int spec;
 	unsigned int gen;
 	unsigned int stamp; /* the read that last added to row.count */
+	struct arow *into; /* a pyline row by bytecode offset: the row of its
+			      line, which shows what it counts; NULL: shown */
+	bool minmax; /* row.min and row.max hold a value */
 	uint64_t map_total; /* what the map (or solo slot) held at the last */
 	int64_t map_sum; /* read: the count and sum behind row.total (which
 			    holds estimates where the budget sampled) */

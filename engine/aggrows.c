@@ -77,15 +77,44 @@ static struct arow *find_row(struct agg *agg, const struct pt_key *k)
 	return NULL;
 }
 
+/*
+ * A pyline row shown by line: its key slot holds the code object and the
+ * line (below PT_PYLINE_OFF_BITS) with the top bit set, which no kernel
+ * key has (PT_PYLINE's code field ends below it). The kernel keys a line
+ * by bytecode offset: the rows of one line's offsets are its sources.
+ */
+#define BY_LINE (1ULL << 63)
+#define LOW_BITS ((1ULL << PT_PYLINE_OFF_BITS) - 1)
+
+/* The line a pyline key (by offset, or BY_LINE) of pid stands for, its
+ * frame's names into *n. */
+static void pyline_name(struct agg *agg, pid_t pid, uint64_t key,
+			struct pyname *n)
+{
+	uint64_t code = (key & ~BY_LINE) >> PT_PYLINE_OFF_BITS << 4;
+	struct pyframe *pf = tracer_pyframe(agg->tr);
+
+	if (key & BY_LINE) {
+		pyframe_name(pf, pid, code, n);
+		n->line = (int)(key & LOW_BITS);
+	} else {
+		pyframe_line(pf, pid, code, (uint32_t)(key & LOW_BITS), n);
+	}
+}
+
 /* A pyframe key (a code object's address) as three parts at kp:
- * function, file, first line. */
-static void pyframe_parts(struct agg *agg, pid_t pid, uint64_t code,
+ * function, file, first line; a pyline key the same with its line. */
+static void pyframe_parts(struct agg *agg, pid_t pid, uint64_t key, bool line,
 			  struct agg_key_part *kp)
 {
 	struct pyname n;
 
-	pyframe_name(tracer_pyframe(agg->tr), pid, code, &n);
-	kp[0] = (struct agg_key_part){ .is_str = true, .num = (int64_t)code };
+	if (line)
+		pyline_name(agg, pid, key, &n);
+	else
+		pyframe_name(tracer_pyframe(agg->tr), pid, key, &n);
+	kp[0] = (struct agg_key_part){ .is_str = true,
+				       .num = (int64_t)(key & ~LOW_BITS) };
 	snprintf(kp[0].str, sizeof(kp[0].str), "%s", n.func);
 	kp[1] = (struct agg_key_part){ .is_str = true };
 	snprintf(kp[1].str, sizeof(kp[1].str), "%s", n.file);
@@ -105,9 +134,10 @@ static void row_keys(struct agg *agg, struct arow *r,
 		struct agg_key_part *kp = &r->row.key[part++];
 		int slot = info->key_slot[i];
 
-		if (sp->keys[i].kind == SPEC_KEY_PYFRAME) {
+		if (sp->keys[i].kind == SPEC_KEY_PYFRAME ||
+		    sp->keys[i].kind == SPEC_KEY_PYLINE) {
 			pyframe_parts(agg, (pid_t)r->key.pid, r->key.num[slot],
-				      kp);
+				      sp->keys[i].kind == SPEC_KEY_PYLINE, kp);
 			part += 2;
 		} else if (sp->keys[i].kind == SPEC_KEY_PYSTACK) {
 			kp->is_str = true;
@@ -209,6 +239,44 @@ void aggrows_free_row(struct arow *r)
 	}
 }
 
+/*
+ * Where the row r of a spec with a pyline key adds its events: the row
+ * of r's key with each pyline slot by line (BY_LINE), added if new; r if
+ * it cannot be added (r then shows its own offset).
+ */
+static struct arow *by_line(struct agg *agg, struct arow *r,
+			    const struct tracer_spec_info *info, bool hist)
+{
+	const struct spec *sp = info->spec;
+	struct pt_key k = r->key;
+	struct arow *to;
+
+	for (int i = 0; i < sp->nkeys; i++) {
+		__u64 *v = &k.num[info->key_slot[i]];
+		struct pyname n;
+
+		if (sp->keys[i].kind != SPEC_KEY_PYLINE)
+			continue;
+		pyline_name(agg, (pid_t)k.pid, *v, &n);
+		*v = BY_LINE | (*v & ~LOW_BITS) | ((uint64_t)n.line & LOW_BITS);
+	}
+	to = find_row(agg, &k);
+	if (to && to->gen != info->gen)
+		reset_row(agg, to, info, hist);
+	else if (!to)
+		to = add_row(agg, &k, info, hist);
+	return to && (!hist || to->buckets) ? to : r;
+}
+
+/* Whether spec has a pyline key. */
+static bool has_pyline(const struct spec *sp)
+{
+	for (int i = 0; i < sp->nkeys; i++)
+		if (sp->keys[i].kind == SPEC_KEY_PYLINE)
+			return true;
+	return false;
+}
+
 struct arow *aggrows_get(struct agg *agg, const struct pt_key *k, bool hist)
 {
 	const struct tracer_spec_info *info =
@@ -218,24 +286,44 @@ struct arow *aggrows_get(struct agg *agg, const struct pt_key *k, bool hist)
 	if (!info)
 		return NULL; /* removed a moment ago */
 	r = find_row(agg, k);
-	if (r && r->gen != info->gen) {
+	if (r && r->gen == info->gen)
+		return !hist || r->buckets ? r : NULL; /* NULL: out of memory */
+	if (r) {
 		reset_row(agg, r, info, hist);
 		agg->changed = true;
+		if (hist && !r->buckets)
+			return NULL;
+	} else if (!(r = add_row(agg, k, info, hist))) {
+		return NULL;
 	}
-	if (r && hist && !r->buckets)
-		return NULL; /* out of memory */
-	return r ? r : add_row(agg, k, info, hist);
+	if (has_pyline(info->spec)) {
+		struct arow *to = by_line(agg, r, info, hist);
+
+		r->into = to != r ? to : NULL;
+	}
+	return r;
+}
+
+/* Start this read's interval values of shown row r, the first time a
+ * source adds to it in this read. */
+static void begin_read(struct agg *agg, struct arow *r)
+{
+	unsigned int stamp = agg->interval + 1; /* this read */
+
+	if (r->stamp == stamp)
+		return;
+	r->stamp = stamp;
+	r->row.count = 0;
+	r->row.sum = 0;
+	if (r->buckets)
+		memset(r->buckets, 0, PT_NBUCKETS * sizeof(*r->buckets));
 }
 
 void aggrows_gain(struct agg *agg, struct arow *r, uint64_t count, int64_t sum)
 {
-	unsigned int stamp = agg->interval + 1; /* this read */
-
-	if (r->stamp != stamp) {
-		r->stamp = stamp;
-		r->row.count = 0;
-		r->row.sum = 0;
-	}
+	if (r->into)
+		r = r->into;
+	begin_read(agg, r);
 	r->row.count += count;
 	r->row.sum += sum;
 	r->row.total += count;
@@ -266,7 +354,7 @@ void aggrows_count_entry(struct agg *agg, const void *key, const void *vals)
 
 void aggrows_hist_entry(struct agg *agg, const void *key, const void *vals)
 {
-	struct arow *r = aggrows_get(agg, key, true);
+	struct arow *r = aggrows_get(agg, key, true), *to;
 	uint64_t count = 0, b[PT_NBUCKETS] = { 0 };
 	int64_t sum = 0, min = INT64_MAX, max = INT64_MIN;
 
@@ -286,20 +374,23 @@ void aggrows_hist_entry(struct agg *agg, const void *key, const void *vals)
 		for (int i = 0; i < PT_NBUCKETS; i++)
 			b[i] += v->b[i];
 	}
-	r->row.count = count - r->map_total;
-	r->row.sum = sum - r->map_sum;
-	r->row.total += r->row.count;
-	r->row.sum_total += r->row.sum;
+	aggrows_gain(agg, r, count - r->map_total, sum - r->map_sum);
 	r->map_total = count;
 	r->map_sum = sum;
-	agg->changed |= r->row.count != 0;
-	r->row.min = count ? min : 0;
-	r->row.max = count ? max : 0;
+	to = r->into ? r->into : r;
+	if (count && !to->minmax) { /* since attach, over the sources */
+		to->row.min = min;
+		to->row.max = max;
+		to->minmax = true;
+	} else if (count) {
+		to->row.min = min < to->row.min ? min : to->row.min;
+		to->row.max = max > to->row.max ? max : to->row.max;
+	}
 	for (int i = 0; i < PT_NBUCKETS; i++) {
 		uint64_t *map = &r->buckets[2 * PT_NBUCKETS + i];
 
-		r->buckets[i] = b[i] - *map;
-		r->buckets[PT_NBUCKETS + i] += r->buckets[i];
+		to->buckets[i] += b[i] - *map;
+		to->buckets[PT_NBUCKETS + i] += b[i] - *map;
 		*map = b[i];
 	}
 }

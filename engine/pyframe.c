@@ -21,6 +21,7 @@
 #include "probetop.h"
 #include "proc.h"
 #include "pylayout.h"
+#include "pyline.h"
 
 #define NAMES 16384 /* code objects named, a direct-mapped cache */
 #define STACKS 16384 /* the index of the stacks named */
@@ -39,7 +40,12 @@ struct name_slot {
 	uint64_t code;
 	struct pyname name;
 	bool used, ok;
+	int minor;
+	uint8_t *lines; /* the code object's line table, for pyline */
+	size_t nlines;
 };
+
+#define LINES_MAX 16384 /* bytes of a line table kept */
 
 struct stack_text {
 	pid_t pid;
@@ -85,6 +91,8 @@ void pyframe_free(struct pyframe *pf)
 		return;
 	for (size_t i = 0; i < pf->nstacks; i++)
 		free(pf->stacks[i].text);
+	for (size_t i = 0; i < NAMES; i++)
+		free(pf->names[i].lines);
 	free(pf->stacks);
 	ring_buffer__free(pf->news);
 	free(pf);
@@ -172,7 +180,12 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		.frame_back = l->frame_back,
 		.frame_code = l->frame_code,
 		.frame_owner = field(l->frame_owner),
+		.frame_lasti = l->frame_lasti,
+		.code_adaptive = field(l->code_code_adaptive),
 		.owner_cstack = l->owner_cstack,
+		.lasti_kind = l->minor <= 9    ? PT_LASTI_BYTES
+			      : l->minor == 10 ? PT_LASTI_UNITS
+					       : PT_LASTI_PTR,
 	};
 	uint32_t key = (uint32_t)pid;
 
@@ -258,7 +271,9 @@ void pyframe_forget(struct pyframe *pf, pid_t pid)
 	p->said = false;
 	p->lay = NULL;
 	bpf_map_delete_elem(pf->procs_fd, &key);
-	memset(pf->names, 0, sizeof(pf->names)); /* addresses mean others */
+	for (size_t i = 0; i < NAMES; i++) /* addresses mean others now */
+		free(pf->names[i].lines);
+	memset(pf->names, 0, sizeof(pf->names));
 }
 
 int pyframe_ready(const struct pyframe *pf, pid_t pid)
@@ -373,6 +388,24 @@ static void cut(const char *s, char *out, size_t n, bool tail)
 	snprintf(out, n, "%.*s...", (int)keep, s);
 }
 
+/* The line table of the code object at code into s (malloc'd), so that
+ * lines are found after the process is gone. */
+static void read_lines(const struct pyproc *p, uint64_t code,
+		       struct name_slot *s)
+{
+	const struct pylayout *l = p->lay;
+	uint64_t tab = peek_ptr(p->pid, code + l->code_linetable);
+	int64_t n = 0;
+
+	if (!tab || peek(p->pid, tab + l->bytes_size, &n, sizeof(n)) || n <= 0)
+		return;
+	n = n > LINES_MAX ? LINES_MAX : n;
+	s->lines = malloc((size_t)n);
+	if (s->lines && !peek(p->pid, tab + l->bytes_sval, s->lines, (size_t)n))
+		s->nlines = (size_t)n;
+	s->minor = l->minor;
+}
+
 /* Read the code object at code of p into *out. 0 or -1. */
 static int read_code(const struct pyproc *p, uint64_t code, struct pyname *out)
 {
@@ -404,10 +437,13 @@ int pyframe_name(struct pyframe *pf, pid_t pid, uint64_t code,
 	const struct pyproc *p = find_proc(pf, pid, false);
 
 	if (!s->used || s->pid != pid || s->code != code) {
+		free(s->lines);
 		*s = (struct name_slot){ .pid = pid,
 					 .code = code,
 					 .used = true };
 		s->ok = p && p->lay && !read_code(p, code, &s->name);
+		if (s->ok)
+			read_lines(p, code, s);
 		if (!s->ok) {
 			strcpy(s->name.func, "?");
 			s->name.file[0] = '\0';
@@ -415,6 +451,21 @@ int pyframe_name(struct pyframe *pf, pid_t pid, uint64_t code,
 	}
 	*out = s->name;
 	return s->ok ? 0 : -1;
+}
+
+int pyframe_line(struct pyframe *pf, pid_t pid, uint64_t code, uint32_t off,
+		 struct pyname *out)
+{
+	struct name_slot *s = &pf->names[(code >> 4 ^ (uint64_t)pid) % NAMES];
+	int line;
+
+	if (pyframe_name(pf, pid, code, out))
+		return -1;
+	line = s->nlines ? pyline_addr2line(s->minor, s->lines, s->nlines,
+					    out->line, off)
+			 : -1;
+	out->line = line > 0 ? line : 0;
+	return 0;
 }
 
 /* Keep text as stack id of pid. The kept copy, or NULL. */

@@ -68,6 +68,11 @@ int pyframe_ready(const struct pyframe *pf, pid_t pid);
 int pyframe_name(struct pyframe *pf, pid_t pid, uint64_t code,
 		 struct pyname *out);
 
+/* The frame of code object code in pid into *out, its line the line of
+ * bytecode offset off (0 if the table gives none). 0, or -1 ("?"). */
+int pyframe_line(struct pyframe *pf, pid_t pid, uint64_t code, uint32_t off,
+		 struct pyname *out);
+
 /*
  * The Python stack id of pid as text, root first, frames by function
  * name, ";" between them ("main;handle;parse"), a frame that could not

@@ -150,9 +150,10 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 
 		s->key_slot[i] = (uint8_t)info->key_slot[i];
 		if (spec_key_is_py(k)) { /* read from CPython, not an arg */
-			s->key_kind[i] = k->kind == SPEC_KEY_PYFRAME
-						 ? PT_KEY_PYFRAME
-						 : PT_KEY_PYSTACK;
+			s->key_kind[i] =
+				k->kind == SPEC_KEY_PYFRAME  ? PT_KEY_PYFRAME
+				: k->kind == SPEC_KEY_PYLINE ? PT_KEY_PYLINE
+							     : PT_KEY_PYSTACK;
 			continue;
 		}
 		s->key_kind[i] = !spec_key_is_str(k)	   ? PT_KEY_NUM

@@ -378,13 +378,16 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 			return k.arg;
 		if ((call = close_call(c, "sym")))
 			return call;
-	} else if (eat_word(c, "pyframe") || eat_word(c, "pystack")) {
-		k.kind = c->text[pos + 2] == 'f' ? SPEC_KEY_PYFRAME
-						 : SPEC_KEY_PYSTACK;
+	} else if (eat_word(c, "pyframe") || eat_word(c, "pystack") ||
+		   eat_word(c, "pyline")) {
+		k.kind = c->text[pos + 2] == 'f'   ? SPEC_KEY_PYFRAME
+			 : c->text[pos + 2] == 's' ? SPEC_KEY_PYSTACK
+						   : SPEC_KEY_PYLINE;
 		k.arg = -1;
 		for (int i = 0; i < sp->nkeys; i++)
 			if (sp->keys[i].kind == k.kind)
-				return fail(c, pos, "%.7s twice",
+				return fail(c, pos, "%.*s twice",
+					    k.kind == SPEC_KEY_PYLINE ? 6 : 7,
 					    c->text + pos);
 	} else {
 		k.arg = parse_argn(c);
@@ -403,7 +406,8 @@ static const char *const AGG_NAMES[] = {
 
 bool spec_key_is_py(const struct spec_key *k)
 {
-	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PYSTACK;
+	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PYSTACK ||
+	       k->kind == SPEC_KEY_PYLINE;
 }
 
 bool spec_key_is_str(const struct spec_key *k)
@@ -528,7 +532,7 @@ static int check_profile(struct cursor *c, const struct spec *sp,
 		if (!spec_key_is_py(&sp->keys[i]))
 			return fail(c, agg_pos,
 				    "profile:HZ has no arguments: its keys "
-				    "are pyframe and pystack");
+				    "are pyframe, pyline and pystack");
 	return 0;
 }
 

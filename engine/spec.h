@@ -9,7 +9,7 @@
  *                                                 second per CPU
  *   AGG   := count | sum | quantize | lquantize | latency
  *   ARG   := argN | str(argN) | str(argN, argM) | sym(argN) | pyframe
- *          | pystack | an integer (lquantize)
+ *          | pystack | pyline | an integer (lquantize)
  *
  * lquantize(latency, LOW, HIGH, STEP, KEYS) on a pair A..B (or fn:SYM)
  * is latency() with linear buckets: what the console's zoom attaches.
@@ -58,6 +58,8 @@ enum spec_key_kind {
 			   * function, file and first line in user space) */
 	SPEC_KEY_PYSTACK, /* pystack: the thread's Python stack (an id in
 			   * the kernel, named once in user space) */
+	SPEC_KEY_PYLINE, /* pyline: that frame's current line (its code
+			  * object and bytecode offset in the kernel) */
 };
 
 struct spec_key {

@@ -65,11 +65,11 @@
 	"  KEYS   argN | str(argN) | str(argN, argM: length) | sym(argN: an\n" \
 	"         address, named by its symbol) | pyframe (the thread's "      \
 	"innermost\n"                                                          \
-	"         Python frame: function, file, first line) | pystack (its "   \
-	"Python\n"                                                             \
-	"         stack, 32 frames), CPython 3.8-3.13, with or without USDT; " \
-	"at\n"                                                                 \
-	"         most 4 (2 strings)\n"                                        \
+	"         Python frame: function, file, first line) | pyline (the "    \
+	"same,\n"                                                              \
+	"         its current line) | pystack (its Python stack, 32 frames): " \
+	"CPython\n"                                                            \
+	"         3.8-3.13, with or without USDT; at most 4 (2 strings)\n"     \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \

@@ -128,10 +128,11 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 
 		if (i >= s->nkeys)
 			break;
-		if (s->key_kind[i] == PT_KEY_PYFRAME ||
-		    s->key_kind[i] == PT_KEY_PYSTACK) {
+		if (s->key_kind[i] >= PT_KEY_PYFRAME) {
 			__u64 py = s->key_kind[i] == PT_KEY_PYFRAME
 					   ? py_frame_key()
+				   : s->key_kind[i] == PT_KEY_PYLINE
+					   ? py_line_key()
 					   : py_stack_key(s->profile);
 
 			if (!py)

@@ -81,6 +81,7 @@ enum pt_key_kind {
 	PT_KEY_STRN, /* len bytes at the fetched address */
 	PT_KEY_PYFRAME, /* the innermost Python frame's code object */
 	PT_KEY_PYSTACK, /* the id of the thread's Python stack (pystacks) */
+	PT_KEY_PYLINE, /* that frame's code object and bytecode offset */
 };
 
 /* pyprocs: where a CPython process keeps its frames, by tgid; written by
@@ -96,9 +97,25 @@ struct pt_pyproc {
 	__u32 frame_back;
 	__u32 frame_code;
 	__u32 frame_owner; /* PT_PY_NONE: no owner (3.8-3.10) */
+	__u32 frame_lasti; /* the frame's last instruction: */
+	__u32 code_adaptive; /* (pointer kind) the bytecode in the code */
 	__u8 owner_cstack; /* an owner that is no function's frame */
-	__u8 pad[3];
+	__u8 lasti_kind; /* enum pt_lasti */
+	__u8 pad[2];
 };
+
+/* How a frame says where it is in its bytecode. */
+enum pt_lasti {
+	PT_LASTI_BYTES, /* an int, bytes (3.8, 3.9) */
+	PT_LASTI_UNITS, /* an int, 2-byte code units (3.10) */
+	PT_LASTI_PTR, /* a pointer into the code object's bytecode (3.11+) */
+};
+
+/* A pyline key: the code object (16-byte aligned) and the offset. */
+#define PT_PYLINE_OFF_BITS 20
+#define PT_PYLINE(code, off)                 \
+	((code) >> 4 << PT_PYLINE_OFF_BITS | \
+	 ((off) & ((1u << PT_PYLINE_OFF_BITS) - 1)))
 
 /* pynew: a code object (or stack) seen for the first time, for user
  * space to name while the process lives */

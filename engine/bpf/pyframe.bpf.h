@@ -194,6 +194,43 @@ __noinline __u64 py_frame_key(void)
 	return code;
 }
 
+/* The innermost function frame's code object and where in its bytecode
+ * the thread is (PT_PYLINE), or 0. A global function. */
+__noinline __u64 py_line_key(void)
+{
+	__u64 f = 0, code = 0, ptr = 0;
+	const struct pt_pyproc *pp = py_begin(&f);
+	__s32 lasti = 0;
+	__u64 off;
+
+	if (!pp)
+		return 0;
+	for (int i = 0; i < 4 && f && !code; i++) { /* past shims */
+		code = py_code(pp, f);
+		if (!code)
+			f = py_ptr(f + pp->frame_back);
+	}
+	if (!code)
+		return 0;
+	if (pp->lasti_kind == PT_LASTI_PTR) {
+		ptr = py_ptr(f + pp->frame_lasti);
+		off = ptr - (code + pp->code_adaptive);
+	} else {
+		bpf_probe_read_user(&lasti, sizeof(lasti),
+				    (const void *)(f + pp->frame_lasti));
+		off = lasti < 0				 ? 0
+		      : pp->lasti_kind == PT_LASTI_UNITS ? (__u64)lasti * 2
+							 : (__u64)lasti;
+	}
+	if (code && !bpf_map_lookup_elem(&pycodes, &code)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&pycodes, &code, &one, BPF_ANY);
+		py_announce(code, 0);
+	}
+	return PT_PYLINE(code, off);
+}
+
 /* FNV-1a of a stack's code objects: its id (never 0 or 1). */
 static __always_inline __u64 py_stack_id(const struct pt_pystack *st)
 {

@@ -10,6 +10,9 @@ without, static or with libpython3.X.so), by -p:
   names of one and two bytes a character come out as UTF-8;
 - a script whose path is longer than a key holds: the path's end kept
   behind "...";
+- fn:libc.so.6:getpid=count(pyline): those calls on the line of
+  os.getpid(), exactly, and two calls on one line (two bytecode offsets)
+  as one row; profile:99=count(pyline): spin's loop lines;
 - profile:99=count(pyframe) on a loop that spends 3/4 of its time in
   heavy() and 1/4 in light(), under one spin(): every sample in spin,
   about 99 a second; =count(pystack): the two paths 3:1 (within 30%);
@@ -39,6 +42,9 @@ def light():
 def caller(n):
     for i in range(n):
         os.getpid()
+def twice(n):
+    for i in range(n):
+        os.getpid(); os.getpid()
 def naïve(n):
     caller(n)
 def 関数(n):
@@ -46,6 +52,8 @@ def 関数(n):
 def run(cmd, n):
     if cmd == "calls":
         caller(n)
+    elif cmd == "twice":
+        twice(n)
     elif cmd == "latin":
         naïve(n)
     elif cmd == "cjk":
@@ -64,6 +72,8 @@ for line in sys.stdin:
 LINE = {name: i + 1 for i, l in enumerate(WORKLOAD.splitlines())
         for name in re.findall(r"^def (\w+)\(", l)}
 FRAME = "fn:libc.so.6:getpid=count(pyframe)"
+LINEK = "fn:libc.so.6:getpid=count(pyline)"
+PLINE = "profile:99=count(pyline)"
 STACK = "fn:libc.so.6:getpid=count(pystack)"
 PFRAME = "profile:99=count(pyframe)"
 PSTACK = "profile:99=count(pystack)"
@@ -92,8 +102,9 @@ def rows(obj, spec):
 def check(label, py, script, short):
     t = Target([py, script])
     tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME, "-e", STACK,
-                "-e", PFRAME, "-e", PSTACK])
-    for cmd, n in (("calls", N), ("latin", 7), ("cjk", 5), ("spin", 2)):
+                "-e", PFRAME, "-e", PSTACK, "-e", LINEK, "-e", PLINE])
+    for cmd, n in (("calls", N), ("latin", 7), ("cjk", 5), ("twice", 50),
+                   ("spin", 2)):
         tap.eq(t.send("%s %d" % (cmd, n)).strip(), "done",
                "%s: %s ran" % (label, cmd))
     time.sleep(0.3)
@@ -109,6 +120,18 @@ def check(label, py, script, short):
            "%s: os.getpid() counted exactly by the frame that called it "
            "(name, file, first line) and by stack, UTF-8 names" % label,
            (f, s))
+    ln = rows(fin, LINEK)
+    tap.eq(ln, {("caller", short, LINE["caller"] + 2): N + 7 + 5,
+                ("twice", short, LINE["twice"] + 2): 100},
+           "%s: pyline: the getpid() calls on caller's line %d, and "
+           "twice()'s two calls on one line as one row, exactly"
+           % (label, LINE["caller"] + 2), ln)
+    pl = rows(fin, PLINE)
+    inloop = sum(n for (f, _, line), n in pl.items()
+                 if f == "spin" and line in (LINE["spin"] + 2,
+                                             LINE["spin"] + 3))
+    tap.ok(inloop >= 0.9 * sum(pl.values()) and inloop >= 150,
+           "%s: pyline samples on spin's loop lines" % label, pl)
     pf, ps = rows(fin, PFRAME), rows(fin, PSTACK)
     spin = pf.get(("spin", short, LINE["spin"]), 0)
     tap.ok(150 <= spin <= 220 and sum(pf.values()) - spin <= 5,

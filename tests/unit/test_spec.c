@@ -222,8 +222,8 @@ static void test_profile_and_python(void **state)
 	expect_error("profile:x", "expected a rate in Hz after profile: at "
 				  "column 9");
 	expect_error("profile:99=count(arg0)",
-		     "profile:HZ has no arguments: its keys are pyframe and "
-		     "pystack at column 12");
+		     "profile:HZ has no arguments: its keys are pyframe, "
+		     "pyline and pystack at column 12");
 	expect_error("profile:99=quantize(arg0)",
 		     "profile:HZ has no arguments: count() by pyframe or "
 		     "pystack at column 12");
@@ -233,6 +233,10 @@ static void test_profile_and_python(void **state)
 	expect_error("a:b=count(pyframe, pyframe)",
 		     "pyframe twice at column 20");
 	expect_error("a:b=count(pyframes)", "expected argN at column 11");
+	expect_error("a:b=count(pyline, pyline)", "pyline twice at column 19");
+	sp = parse_ok("fn:write=count(pyline)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PYLINE);
+	assert_true(spec_key_is_py(&sp.keys[0]));
 }
 
 static void test_errors(void **state)
