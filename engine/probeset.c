@@ -219,6 +219,18 @@ static int handle_note(struct load *ld, const char *probe, const char *name,
 	       fail(ld, "%s: text longer than 199 characters", name);
 }
 
+/* The first spec called name in section at or after ps->specs[from]
+ * (a name given more than once lists alternatives), or NULL. */
+static struct ps_spec *section_spec(struct probeset *ps, const char *section,
+				    const char *name, int from)
+{
+	for (int k = from; k < ps->nspecs; k++)
+		if (!strcmp(ps->sections[ps->specs[k].section].name, section) &&
+		    !strcmp(ps->specs[k].name, name))
+			return &ps->specs[k];
+	return NULL;
+}
+
 static int handle_role(struct load *ld, const char *section, const char *name,
 		       const char *value)
 {
@@ -250,6 +262,7 @@ static int handle_role(struct load *ld, const char *section, const char *name,
 	if (spec_parse(value, &s->spec, err, sizeof(err)))
 		return fail(ld, "%s: %s", name, err);
 	s->section = sec;
+	s->alt = section_spec(ps, section, name, 0) != NULL;
 	ps->nspecs++;
 	return 1;
 }
@@ -270,16 +283,6 @@ static int handle(void *user, const char *section, const char *name,
 	return handle_role(ld, section, name, value);
 }
 
-static struct ps_spec *section_spec(struct probeset *ps, const char *section,
-				    const char *name)
-{
-	for (int k = 0; k < ps->nspecs; k++)
-		if (!strcmp(ps->sections[ps->specs[k].section].name, section) &&
-		    !strcmp(ps->specs[k].name, name))
-			return &ps->specs[k];
-	return NULL;
-}
-
 /*
  * optional = a, b and needs.NAME = PROBE refer to specs by name: a second
  * pass, since inih hands keys over in file order.
@@ -296,24 +299,28 @@ static int second_pass(void *user, const char *section, const char *name,
 	if (!strcmp(section, "probeset") || !strncmp(section, "probe ", 6))
 		return 1;
 	if (!strncmp(name, "needs.", 6)) {
-		s = section_spec(ps, section, name + 6);
+		s = section_spec(ps, section, name + 6, 0);
 		if (!s)
 			return fail(ld, "%s: no spec '%s' in this section",
 				    name, name + 6);
-		if (!copy(s->needs, sizeof(s->needs), value))
-			return fail(ld, "%s: too long", name);
+		for (; s; s = section_spec(ps, section, name + 6,
+					   (int)(s - ps->specs) + 1))
+			if (!copy(s->needs, sizeof(s->needs), value))
+				return fail(ld, "%s: too long", name);
 		return 1;
 	}
 	if (strcmp(name, "optional"))
 		return 1;
 	n = split_list(value, names, PS_MAX_SPECS);
 	for (int i = 0; i < n; i++) {
-		s = section_spec(ps, section, names[i]);
+		s = section_spec(ps, section, names[i], 0);
 		if (!s)
 			return fail(ld,
 				    "optional: no spec '%s' in this section",
 				    names[i]);
-		s->optional = true;
+		for (; s; s = section_spec(ps, section, names[i],
+					   (int)(s - ps->specs) + 1))
+			s->optional = true;
 	}
 	return 1;
 }
@@ -519,6 +526,15 @@ int probeset_section(const struct probeset *ps, const char *name)
 		if (!strcmp(ps->sections[i].name, name))
 			return i;
 	return -1;
+}
+
+const struct ps_spec *probeset_next_alt(const struct probeset *ps,
+					const struct ps_spec *r)
+{
+	for (const struct ps_spec *n = r + 1; n < ps->specs + ps->nspecs; n++)
+		if (n->section == r->section && !strcmp(n->name, r->name))
+			return n;
+	return NULL;
 }
 
 const struct ps_spec *probeset_spec(const struct probeset *ps,

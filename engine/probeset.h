@@ -29,6 +29,12 @@
  *                                           ; has one of these (fnmatch
  *                                           ; on environ / argv entries)
  *
+ *   [gc]                                    ; a key given more than once
+ *   pause = fn:gc_collect_main=latency(arg1); lists alternatives: the
+ *   pause = fn:collect=latency(arg1)        ; first whose probe the
+ *                                           ; target has is attached
+ *                                           ; (none: none)
+ *
  * Every other section is a role of its own (gc, alloc, imports ...):
  * its keys other than labels/optional are named SPECs, checked with
  * spec_parse() at load time. [probeset] kernel = io or kernel = process
@@ -73,6 +79,7 @@ struct ps_spec {
 	int section; /* index into probeset.sections */
 	char name[PS_NAME_MAX]; /* "calls", "pause" ... */
 	bool optional; /* attached only when asked for */
+	bool alt; /* an alternative to an earlier spec of its name */
 	char needs[SPEC_NAME_MAX]; /* a probe to count with it, to raise its
 				      semaphore (needs.NAME = PROBE), or "" */
 	struct spec spec; /* parsed */
@@ -162,6 +169,11 @@ const char *probeset_builtin_dir(void);
 int probeset_section(const struct probeset *ps, const char *name);
 const struct ps_spec *probeset_spec(const struct probeset *ps,
 				    const char *section, const char *name);
+
+/* The next alternative to spec r (the next spec of its section and
+ * name), or NULL. */
+const struct ps_spec *probeset_next_alt(const struct probeset *ps,
+					const struct ps_spec *r);
 
 /* The note of the first [probe P] whose glob matches provider:name. */
 const struct ps_note *probeset_note(const struct probeset *ps,

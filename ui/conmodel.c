@@ -265,6 +265,10 @@ static struct model_role role(const struct session *s, const char *section,
 {
 	struct model_role r = { .id = session_role(s, section, name) };
 
+	if (r.id >= 0) { /* the one attached, of alternatives */
+		r.spec = s->specs[r.id].role;
+		r.ps = s->specs[r.id].ps;
+	}
 	for (int i = 0; i < s->npicked && !r.spec; i++) {
 		r.spec = probeset_spec(s->picked[i], section, name);
 		if (r.spec)

@@ -367,8 +367,21 @@ static int attach_kernel_set(struct session *s, const struct probeset *ps)
 	return 0;
 }
 
+/* Of spec r and its alternatives, the first whose probe the target
+ * has, or NULL. */
+static const struct ps_spec *pick_alt(const struct session *s,
+				      const struct probeset *ps,
+				      const struct ps_spec *r)
+{
+	for (; r; r = probeset_next_alt(ps, r))
+		if (tracer_has_probe(s->tr, &r->spec.probe[0]))
+			return r;
+	return NULL;
+}
+
 /* Attach one picked probeset: its specs (optional ones only with
- * asked_by_target()), or what the kernel watches.
+ * asked_by_target(); of alternatives, pick_alt()'s), or what the kernel
+ * watches.
  * 0 or -1 (said). */
 static int attach_set(struct session *s, const struct probeset *ps)
 {
@@ -378,7 +391,11 @@ static int attach_set(struct session *s, const struct probeset *ps)
 		const struct ps_spec *r = &ps->specs[k];
 		int id;
 
-		if (r->optional && !asked_by_target(s, r))
+		if (r->alt)
+			continue; /* chosen with the first of its name */
+		if (probeset_next_alt(ps, r))
+			r = pick_alt(s, ps, r);
+		if (!r || (r->optional && !asked_by_target(s, r)))
 			continue;
 		id = session_add(s, &r->spec, ps, r);
 		if (id < 0) {

@@ -16,6 +16,10 @@ without, static or with libpython3.X.so), by -p:
 - profile:99=count(pyframe) on a loop that spends 3/4 of its time in
   heavy() and 1/4 in light(), under one spin(): every sample in spin,
   about 99 a second; =count(pystack): the two paths 3:1 (within 30%);
+- the pysample probeset's GC specs: the collector's function for each
+  version (gc_collect_main, collect, collect.constprop.1), picked among
+  the alternatives by what the interpreter has: collections by
+  generation and objects collected, exactly;
 - CPython 3.7 is refused in one sentence naming it, and a spec without
   Python keys still counts exactly."""
 
@@ -30,7 +34,8 @@ tap = Tap()
 need_root(tap)
 
 WORKLOAD = """\
-import os, sys, time
+import gc, os, sys, time
+gc.disable()  # collections only when asked: counted exactly
 def spin(t):
     end = time.perf_counter() + t
     while time.perf_counter() < end:
@@ -58,6 +63,14 @@ def run(cmd, n):
         naïve(n)
     elif cmd == "cjk":
         関数(n)
+    elif cmd == "gc":
+        for g in (0, 1, 2):
+            for k in range(n * (g + 1)):
+                for m in range(3):
+                    a = []
+                    a.append(a)
+                del a
+                gc.collect(g)
     elif cmd == "spin":
         end = time.time() + n
         while time.time() < end:
@@ -99,6 +112,27 @@ def rows(obj, spec):
     return {tuple(r["key"]): r["total"] for r in a["rows"]} if a else {}
 
 
+def check_gc(label, fin):
+    """pysample's gc role on 5, 10, 15 collections of generations 0, 1,
+    2, each of 3 cycles: by the collector's function for that version;
+    none on a stripped interpreter (Debian's: its USDT probes serve the
+    python probeset's GC pane instead)."""
+    pause = [a for a in fin["aggs"] if a["spec"].startswith("fn:") and
+             (a["spec"].endswith("=latency(arg0)") or
+              a["spec"].endswith("=latency(arg1)"))]
+    coll = [a for a in fin["aggs"] if "%return=sum(arg0)" in a["spec"]]
+    if label.startswith("debian"):
+        tap.eq((pause, coll), ([], []), "%s: stripped: no collector "
+               "function, no GC spec attached" % label)
+        return
+    got = {r["key"][0]: r["total"] for r in pause[0]["rows"]} \
+        if len(pause) == 1 else pause
+    tap.eq(got, {0: 5, 1: 10, 2: 15}, "%s: GC pauses by generation, "
+           "exactly, without USDT (%s)" % (label, pause[0]["spec"]))
+    tap.eq(coll[0]["rows"][0]["sum_total"] if len(coll) == 1 else coll,
+           3 * 30, "%s: the objects collected, exactly" % label)
+
+
 def check(label, py, script, short):
     t = Target([py, script])
     tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME, "-e", STACK,
@@ -109,7 +143,12 @@ def check(label, py, script, short):
                "%s: %s ran" % (label, cmd))
     time.sleep(0.3)
     tr.finish()
+    gc = Trace(["-p", str(t.pid), "-i", "60", "-P", "pysample"])
+    tap.eq(t.send("gc 5").strip(), "done", "%s: gc ran" % label)
+    time.sleep(0.3)
+    gc.finish()
     t.stop()
+    check_gc(label, gc.final())
     fin = tr.final()
     f, s = rows(fin, FRAME), rows(fin, STACK)
     tap.eq((f.get(("caller", short, LINE["caller"])),

@@ -243,6 +243,44 @@ static void test_requires(void **state)
 	assert_true(probeset_note_met(none, NULS(""), NULS("")));
 }
 
+/* A key given more than once lists alternatives, in order; optional
+ * and needs.NAME apply to each of them. */
+static void test_alternatives(void **state)
+{
+	static const char TEXT[] =
+		"[probeset]\nname = x\ndetect = fn:a\n[gc]\n"
+		"pause = fn:a=latency(arg1)\npause = fn:b=latency(arg0)\n"
+		"other = fn:c=count()\npause = fn:d=latency(arg1)\n"
+		"optional = pause\nneeds.pause = p:q\n";
+	const struct ps_spec *first, *second, *third;
+	char err[300];
+	struct probeset ps;
+
+	(void)state;
+	assert_int_equal(probeset_parse("x.ini", TEXT, &ps, err, sizeof(err)),
+			 0);
+	first = probeset_spec(&ps, "gc", "pause");
+	assert_non_null(first);
+	assert_string_equal(first->spec.probe[0].name, "a");
+	assert_false(first->alt);
+	second = probeset_next_alt(&ps, first);
+	assert_non_null(second);
+	assert_string_equal(second->spec.probe[0].name, "b");
+	assert_true(second->alt);
+	third = probeset_next_alt(&ps, second);
+	assert_non_null(third);
+	assert_string_equal(third->spec.probe[0].name, "d");
+	assert_null(probeset_next_alt(&ps, third));
+	assert_false(probeset_spec(&ps, "gc", "other")->alt);
+	assert_null(probeset_next_alt(&ps, probeset_spec(&ps, "gc", "other")));
+	for (const struct ps_spec *r = first; r;
+	     r = probeset_next_alt(&ps, r)) {
+		assert_true(r->optional);
+		assert_string_equal(r->needs, "p:q");
+	}
+	assert_false(probeset_spec(&ps, "gc", "other")->optional);
+}
+
 static void test_user_overrides_and_bad_skipped(void **state)
 {
 	char bdir[512], udir[128], errs[1024] = "", want[1024];
@@ -282,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_ruby_unsafe_glob),
 		cmocka_unit_test(test_broken_files),
 		cmocka_unit_test(test_requires),
+		cmocka_unit_test(test_alternatives),
 		cmocka_unit_test(test_user_overrides_and_bad_skipped),
 	};
 
