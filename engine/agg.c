@@ -27,11 +27,13 @@
 #include "pyframe.h"
 #include "cost.h"
 #include "log.h"
+#include "stackname.h"
 #include "symbolize.h"
 
 struct agg *agg_new(struct tracer *tr)
 {
 	struct agg *agg = calloc(1, sizeof(*agg));
+	struct tracer_maps maps;
 	struct cost_progs progs;
 	size_t vsz;
 
@@ -48,10 +50,12 @@ struct agg *agg_new(struct tracer *tr)
 	agg->vals = malloc(AGG_BATCH * vsz * (size_t)agg->ncpu);
 	agg->specs = calloc(PT_MAX_SPECS, sizeof(*agg->specs));
 	agg->sym = symbolizer_new(tracer_objcache(tr));
+	tracer_maps(tr, &maps);
+	agg->stacks = agg->sym ? stackname_new(maps.nstacks, agg->sym) : NULL;
 	agg->aprev = calloc((size_t)PT_MAX_SPECS * PT_ASLOTS * agg->ncpu,
 			    sizeof(*agg->aprev));
 	if (!agg->keys || !agg->vals || !agg->specs || !agg->sym ||
-	    !agg->aprev) {
+	    !agg->stacks || !agg->aprev) {
 		agg_free(agg);
 		errno = ENOMEM;
 		return NULL;
@@ -80,6 +84,7 @@ void agg_free(struct agg *agg)
 	free(agg->order);
 	free(agg->io);
 	free(agg->proc);
+	stackname_free(agg->stacks);
 	symbolizer_free(agg->sym);
 	budget_free(agg->budget);
 	cost_free(agg->cost);

@@ -59,6 +59,7 @@ struct agg {
 	struct agg_proc_row *proc;
 	size_t nproc, capproc;
 	struct symbolizer *sym; /* sym() keys */
+	struct stackname *stacks; /* ustack and kstack keys */
 	struct pt_stat prev_stat[PT_MAX_SPECS];
 	uint64_t prev_kdrops[PT_KDROP_N];
 	unsigned int stat_gen[PT_MAX_SPECS];

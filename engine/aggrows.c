@@ -20,6 +20,7 @@
 
 #include "aggpriv.h"
 #include "pyframe.h"
+#include "stackname.h"
 #include "symbolize.h"
 
 /* A multiply-xorshift hash over the key's 64-bit words. */
@@ -77,29 +78,17 @@ static struct arow *find_row(struct agg *agg, const struct pt_key *k)
 	return NULL;
 }
 
-/*
- * A pyline row shown by line: its key slot holds the code object and the
- * line (below PT_PYLINE_OFF_BITS) with the top bit set, which no kernel
- * key has (PT_PYLINE's code field ends below it). The kernel keys a line
- * by bytecode offset: the rows of one line's offsets are its sources.
- */
-#define BY_LINE (1ULL << 63)
 #define LOW_BITS ((1ULL << PT_PYLINE_OFF_BITS) - 1)
 
-/* The line a pyline key (by offset, or BY_LINE) of pid stands for, its
- * frame's names into *n. */
+/* The line a pyline key (a code object and a bytecode offset) of pid is
+ * on, its frame's names into *n. */
 static void pyline_name(struct agg *agg, pid_t pid, uint64_t key,
 			struct pyname *n)
 {
-	uint64_t code = (key & ~BY_LINE) >> PT_PYLINE_OFF_BITS << 4;
-	struct pyframe *pf = tracer_pyframe(agg->tr);
+	uint64_t code = key >> PT_PYLINE_OFF_BITS << 4;
 
-	if (key & BY_LINE) {
-		pyframe_name(pf, pid, code, n);
-		n->line = (int)(key & LOW_BITS);
-	} else {
-		pyframe_line(pf, pid, code, (uint32_t)(key & LOW_BITS), n);
-	}
+	pyframe_line(tracer_pyframe(agg->tr), pid, code,
+		     (uint32_t)(key & LOW_BITS), n);
 }
 
 /* A pyframe key (a code object's address) as three parts at kp:
@@ -113,8 +102,10 @@ static void pyframe_parts(struct agg *agg, pid_t pid, uint64_t key, bool line,
 		pyline_name(agg, pid, key, &n);
 	else
 		pyframe_name(tracer_pyframe(agg->tr), pid, key, &n);
-	kp[0] = (struct agg_key_part){ .is_str = true,
-				       .num = (int64_t)(key & ~LOW_BITS) };
+	kp[0] = (struct agg_key_part){
+		.is_str = true,
+		.num = (int64_t)(line ? key & ~LOW_BITS : key),
+	};
 	snprintf(kp[0].str, sizeof(kp[0].str), "%s", n.func);
 	kp[1] = (struct agg_key_part){ .is_str = true };
 	snprintf(kp[1].str, sizeof(kp[1].str), "%s", n.file);
@@ -148,6 +139,18 @@ static void row_keys(struct agg *agg, struct arow *r,
 						 r->key.num[slot]);
 			if (!kp->text)
 				strcpy(kp->str, "?");
+		} else if (sp->keys[i].kind == SPEC_KEY_USTACK ||
+			   sp->keys[i].kind == SPEC_KEY_KSTACK) {
+			kp->is_str = true;
+			kp->is_stack = true;
+			kp->num = (int64_t)r->key.num[slot];
+			kp->text = stackname_text(
+				agg->stacks, (pid_t)r->key.pid,
+				r->key.num[slot],
+				sp->keys[i].kind == SPEC_KEY_KSTACK,
+				tracer_known_maps(agg->tr, (pid_t)r->key.pid));
+			if (!kp->text)
+				strcpy(kp->str, "?");
 		} else if (sp->keys[i].kind == SPEC_KEY_SYM) {
 			kp->num = (int64_t)r->key.num[slot];
 			kp->is_str = true;
@@ -167,10 +170,26 @@ static void row_keys(struct agg *agg, struct arow *r,
 	r->row.nkeys = part;
 }
 
-/* A new, zeroed row of key k in agg->rows and the index (buckets if hist);
- * NULL if out of memory. */
+/* Row r's key parts: like's (the row it shows, see shown_row()), or
+ * named from its key. */
+static void name_row(struct agg *agg, struct arow *r,
+		     const struct tracer_spec_info *info,
+		     const struct arow *like)
+{
+	if (!like) {
+		row_keys(agg, r, info);
+		return;
+	}
+	r->row.pid = like->row.pid;
+	r->row.nkeys = like->row.nkeys;
+	memcpy(r->row.key, like->row.key, sizeof(r->row.key));
+}
+
+/* A new, zeroed row of key k in agg->rows and the index (buckets if hist),
+ * its key parts name_row()'s; NULL if out of memory. */
 static struct arow *add_row(struct agg *agg, const struct pt_key *k,
-			    const struct tracer_spec_info *info, bool hist)
+			    const struct tracer_spec_info *info, bool hist,
+			    const struct arow *like)
 {
 	struct arow *r;
 
@@ -201,16 +220,18 @@ static struct arow *add_row(struct agg *agg, const struct pt_key *k,
 	r->key = *k;
 	r->spec = (int)k->spec;
 	r->gen = info->gen;
-	row_keys(agg, r, info);
+	name_row(agg, r, info, like);
 	agg->rows[agg->nrows++] = r;
 	slot_insert(agg, agg->nrows - 1);
 	agg->changed = true;
 	return r;
 }
 
-/* A row left by a removed spec whose slot and key bytes came back. */
+/* A row left by a removed spec whose slot and key bytes came back; its
+ * key parts name_row()'s. */
 static void reset_row(struct agg *agg, struct arow *r,
-		      const struct tracer_spec_info *info, bool hist)
+		      const struct tracer_spec_info *info, bool hist,
+		      const struct arow *like)
 {
 	uint64_t *buckets = r->buckets;
 	struct pt_key key = r->key;
@@ -228,7 +249,7 @@ static void reset_row(struct agg *agg, struct arow *r,
 		r->row.b = buckets;
 		r->row.b_total = buckets + PT_NBUCKETS;
 	}
-	row_keys(agg, r, info);
+	name_row(agg, r, info, like);
 }
 
 void aggrows_free_row(struct arow *r)
@@ -240,41 +261,82 @@ void aggrows_free_row(struct arow *r)
 }
 
 /*
- * Where the row r of a spec with a pyline key adds its events: the row
- * of r's key with each pyline slot by line (BY_LINE), added if new; r if
- * it cannot be added (r then shows its own offset).
+ * A shown row's key slot holds what it shows, with the top bit set,
+ * which no kernel key has (pointers and PT_PYLINE end below it, and a
+ * stack's id is the hash of its addresses, not of its names).
  */
-static struct arow *by_line(struct agg *agg, struct arow *r,
-			    const struct tracer_spec_info *info, bool hist)
+#define SHOWN (1ULL << 63)
+
+/* Where each key i of sp starts among a row's parts: part[i]. */
+static void key_parts(const struct spec *sp, int *part)
+{
+	for (int i = 0, p = 0; i < sp->nkeys; i++) {
+		part[i] = p;
+		p += sp->keys[i].kind == SPEC_KEY_PYFRAME ||
+				     sp->keys[i].kind == SPEC_KEY_PYLINE
+			     ? 3
+			     : 1;
+	}
+}
+
+/* FNV-1a of text, below SHOWN. */
+static uint64_t text_hash(const char *text)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *text; text++)
+		h = (h ^ (uint8_t)*text) * 0x100000001b3ULL;
+	return h & ~SHOWN;
+}
+
+/*
+ * Whether spec's rows are shown by what their keys name rather than by
+ * the kernel's keys: a pyline key (the kernel keys a line by bytecode
+ * offset: one line has several), a stack (the kernel keys one by its
+ * addresses: one call path has several, a sample anywhere in a
+ * function's loop).
+ */
+static bool merges(const struct spec *sp)
+{
+	for (int i = 0; i < sp->nkeys; i++)
+		if (sp->keys[i].kind == SPEC_KEY_PYLINE ||
+		    sp->keys[i].kind == SPEC_KEY_PYSTACK ||
+		    sp->keys[i].kind == SPEC_KEY_USTACK ||
+		    sp->keys[i].kind == SPEC_KEY_KSTACK)
+			return true;
+	return false;
+}
+
+/*
+ * The row that shows source row r of a merges() spec, where r adds its
+ * events: the row of r's key with each such key slot by what it names
+ * (SHOWN), its key parts r's, added if new; r itself if it cannot be.
+ */
+static struct arow *shown_row(struct agg *agg, struct arow *r,
+			      const struct tracer_spec_info *info, bool hist)
 {
 	const struct spec *sp = info->spec;
 	struct pt_key k = r->key;
+	int part[SPEC_MAX_KEYS];
 	struct arow *to;
 
+	key_parts(sp, part);
 	for (int i = 0; i < sp->nkeys; i++) {
+		const struct agg_key_part *kp = &r->row.key[part[i]];
 		__u64 *v = &k.num[info->key_slot[i]];
-		struct pyname n;
 
-		if (sp->keys[i].kind != SPEC_KEY_PYLINE)
-			continue;
-		pyline_name(agg, (pid_t)k.pid, *v, &n);
-		*v = BY_LINE | (*v & ~LOW_BITS) | ((uint64_t)n.line & LOW_BITS);
+		if (sp->keys[i].kind == SPEC_KEY_PYLINE)
+			*v = SHOWN | (*v & ~LOW_BITS) |
+			     ((uint64_t)kp[2].num & LOW_BITS);
+		else if (kp->is_stack)
+			*v = SHOWN | text_hash(agg_key_text(kp));
 	}
 	to = find_row(agg, &k);
 	if (to && to->gen != info->gen)
-		reset_row(agg, to, info, hist);
+		reset_row(agg, to, info, hist, r);
 	else if (!to)
-		to = add_row(agg, &k, info, hist);
+		to = add_row(agg, &k, info, hist, r);
 	return to && (!hist || to->buckets) ? to : r;
-}
-
-/* Whether spec has a pyline key. */
-static bool has_pyline(const struct spec *sp)
-{
-	for (int i = 0; i < sp->nkeys; i++)
-		if (sp->keys[i].kind == SPEC_KEY_PYLINE)
-			return true;
-	return false;
 }
 
 struct arow *aggrows_get(struct agg *agg, const struct pt_key *k, bool hist)
@@ -289,15 +351,15 @@ struct arow *aggrows_get(struct agg *agg, const struct pt_key *k, bool hist)
 	if (r && r->gen == info->gen)
 		return !hist || r->buckets ? r : NULL; /* NULL: out of memory */
 	if (r) {
-		reset_row(agg, r, info, hist);
+		reset_row(agg, r, info, hist, NULL);
 		agg->changed = true;
 		if (hist && !r->buckets)
 			return NULL;
-	} else if (!(r = add_row(agg, k, info, hist))) {
+	} else if (!(r = add_row(agg, k, info, hist, NULL))) {
 		return NULL;
 	}
-	if (has_pyline(info->spec)) {
-		struct arow *to = by_line(agg, r, info, hist);
+	if (merges(info->spec)) {
+		struct arow *to = shown_row(agg, r, info, hist);
 
 		r->into = to != r ? to : NULL;
 	}

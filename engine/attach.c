@@ -283,6 +283,18 @@ static int flush(struct walk *w, int role, bool ret)
 	return err;
 }
 
+/* Whether link-time address addr of obj is a function's first
+ * instruction: a USDT probe a compiler put before the function's frame
+ * is made, which a stack walk from there must treat as an entry. */
+static bool at_function_start(const struct cat_object *obj, uint64_t addr)
+{
+	const char *name;
+	uint64_t off;
+
+	return obj->elf && !elfobj_symbol_at(obj->elf, addr, &name, &off) &&
+	       !off;
+}
+
 static int attach_usdt(struct walk *w, int id, int role,
 		       const struct spec_probe *p)
 {
@@ -297,7 +309,11 @@ static int attach_usdt(struct walk *w, int id, int role,
 			continue;
 		probe = probe_id(obj, cp->provider, cp->name);
 		for (size_t l = 0; l < cp->nlocs; l++) {
-			const struct site_argsrc src = { .loc = &cp->locs[l] };
+			const struct site_argsrc src = {
+				.loc = &cp->locs[l],
+				.entry = at_function_start(obj,
+							   cp->locs[l].addr),
+			};
 
 			err = queue_site(w, id, role, cp->locs[l].offset,
 					 cp->locs[l].sem_offset, &src, probe);
@@ -311,7 +327,9 @@ static int attach_usdt(struct walk *w, int id, int role,
 static int attach_fn(struct walk *w, int id, int role,
 		     const struct spec_probe *p)
 {
-	const struct site_argsrc src = { .fn = true, .ret = p->ret };
+	const struct site_argsrc src = { .fn = true,
+					 .ret = p->ret,
+					 .entry = !p->ret };
 	uint64_t addr, offset;
 
 	if (!w->obj->elf || elfobj_symbol_addr(w->obj->elf, p->name, &addr) ||

@@ -21,10 +21,10 @@
 #include "probetop.h"
 #include "proc.h"
 #include "pylayout.h"
+#include "stacktext.h"
 #include "pyline.h"
 
 #define NAMES 16384 /* code objects named, a direct-mapped cache */
-#define STACKS 16384 /* the index of the stacks named */
 #define STR_MAX 1024 /* characters of a name or path read at most */
 
 struct pyproc {
@@ -47,21 +47,13 @@ struct name_slot {
 
 #define LINES_MAX 16384 /* bytes of a line table kept */
 
-struct stack_text {
-	pid_t pid;
-	uint64_t id;
-	char *text;
-};
-
 struct pyframe {
 	int procs_fd, stacks_fd;
 	struct ring_buffer *news; /* pynew: what to name now */
 	struct pyproc procs[PT_PY_PROCS];
 	size_t nprocs;
 	struct name_slot names[NAMES];
-	struct stack_text *stacks; /* every stack named, kept to the end */
-	size_t nstacks, capstacks;
-	uint32_t stack_index[STACKS]; /* by (pid, id): 1 + index, or 0 */
+	struct stacktext *stacks; /* every stack named, kept to the end */
 };
 
 static int on_new(void *ctx, void *data, size_t size);
@@ -77,7 +69,10 @@ struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd, int pynew_fd)
 	pf->procs_fd = pyprocs_fd;
 	pf->stacks_fd = pystacks_fd;
 	pf->news = ring_buffer__new(pynew_fd, on_new, pf, NULL);
-	if (!pf->news) {
+	pf->stacks = stacktext_new();
+	if (!pf->news || !pf->stacks) {
+		ring_buffer__free(pf->news);
+		stacktext_free(pf->stacks);
 		free(pf);
 		errno = ENOMEM;
 		return NULL;
@@ -89,11 +84,9 @@ void pyframe_free(struct pyframe *pf)
 {
 	if (!pf)
 		return;
-	for (size_t i = 0; i < pf->nstacks; i++)
-		free(pf->stacks[i].text);
 	for (size_t i = 0; i < NAMES; i++)
 		free(pf->names[i].lines);
-	free(pf->stacks);
+	stacktext_free(pf->stacks);
 	ring_buffer__free(pf->news);
 	free(pf);
 }
@@ -468,47 +461,18 @@ int pyframe_line(struct pyframe *pf, pid_t pid, uint64_t code, uint32_t off,
 	return 0;
 }
 
-/* Keep text as stack id of pid. The kept copy, or NULL. */
-static const char *keep_stack(struct pyframe *pf, pid_t pid, uint64_t id,
-			      const char *text)
-{
-	struct stack_text *v;
-
-	if (pf->nstacks == pf->capstacks) {
-		size_t cap = pf->capstacks ? 2 * pf->capstacks : 64;
-
-		v = realloc(pf->stacks, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		pf->stacks = v;
-		pf->capstacks = cap;
-	}
-	v = &pf->stacks[pf->nstacks];
-	v->text = strdup(text);
-	if (!v->text)
-		return NULL;
-	v->pid = pid;
-	v->id = id;
-	pf->stack_index[(id ^ (uint64_t)pid) % STACKS] =
-		(uint32_t)++pf->nstacks;
-	return v->text;
-}
-
 const char *pyframe_stack(struct pyframe *pf, pid_t pid, uint64_t id)
 {
 	struct pt_pystack st;
 	char text[PT_PYSTACK_DEPTH * (PYFRAME_FUNC_MAX + 1) + 8];
 	size_t at = 0;
 
-	uint32_t k = pf->stack_index[(id ^ (uint64_t)pid) % STACKS];
+	const char *kept = stacktext_find(pf->stacks, pid, id);
 
-	if (k && pf->stacks[k - 1].id == id && pf->stacks[k - 1].pid == pid)
-		return pf->stacks[k - 1].text;
-	for (size_t i = 0; i < pf->nstacks; i++)
-		if (pf->stacks[i].id == id && pf->stacks[i].pid == pid)
-			return pf->stacks[i].text;
+	if (kept)
+		return kept;
 	if (bpf_map_lookup_elem(pf->stacks_fd, &id, &st) || !st.depth)
-		return keep_stack(pf, pid, id, "?");
+		return stacktext_keep(pf->stacks, pid, id, "?");
 	if (st.truncated)
 		at += (size_t)snprintf(text, sizeof(text), "...;");
 	for (uint32_t i = st.depth; i-- > 0 && i < PT_PYSTACK_DEPTH;) {
@@ -518,7 +482,7 @@ const char *pyframe_stack(struct pyframe *pf, pid_t pid, uint64_t id)
 		at += (size_t)snprintf(text + at, sizeof(text) - at, "%s%s",
 				       n.func, i ? ";" : "");
 	}
-	return keep_stack(pf, pid, id, text);
+	return stacktext_keep(pf->stacks, pid, id, text);
 }
 
 /* A pynew record: name it while the process lives. */

@@ -114,6 +114,23 @@ void site_key_slots(struct tracer_spec_info *info)
 	info->width = strs;
 }
 
+/* The kernel's kind of a key read where the probe fired. */
+static uint8_t ctx_kind(enum spec_key_kind kind)
+{
+	switch (kind) {
+	case SPEC_KEY_PYFRAME:
+		return PT_KEY_PYFRAME;
+	case SPEC_KEY_PYLINE:
+		return PT_KEY_PYLINE;
+	case SPEC_KEY_PYSTACK:
+		return PT_KEY_PYSTACK;
+	case SPEC_KEY_USTACK:
+		return PT_KEY_USTACK;
+	default:
+		return PT_KEY_KSTACK;
+	}
+}
+
 int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 	       int role, const struct site_argsrc *src, struct pt_site *s)
 {
@@ -127,6 +144,7 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 	s->aslot = info->aslot_pid != 0;
 	s->tag = (uint32_t)id | info->gen << 8;
 	s->profile = src->profile;
+	s->entry = src->entry;
 	s->width = (uint8_t)info->width; /* the end pops keys of it */
 	if (sp->agg == SPEC_AGG_LQUANTIZE) {
 		s->lq_low = sp->lq_low;
@@ -149,11 +167,8 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 		const struct spec_key *k = &sp->keys[i];
 
 		s->key_slot[i] = (uint8_t)info->key_slot[i];
-		if (spec_key_is_py(k)) { /* read from CPython, not an arg */
-			s->key_kind[i] =
-				k->kind == SPEC_KEY_PYFRAME  ? PT_KEY_PYFRAME
-				: k->kind == SPEC_KEY_PYLINE ? PT_KEY_PYLINE
-							     : PT_KEY_PYSTACK;
+		if (spec_key_is_ctx(k)) { /* not an argument */
+			s->key_kind[i] = ctx_kind(k->kind);
 			continue;
 		}
 		s->key_kind[i] = !spec_key_is_str(k)	   ? PT_KEY_NUM

@@ -33,6 +33,8 @@ struct site_argsrc {
 	bool profile; /* profile:HZ: no arguments */
 	bool fn; /* function entry: System V registers */
 	bool ret; /* function return: arg0 = %rax */
+	bool entry; /* at a function's first instruction (before its frame),
+		       as every fn: entry is */
 	const struct cat_loc *loc; /* USDT */
 };
 

@@ -337,7 +337,26 @@ static bool eat_word(struct cursor *c, const char *w)
 	return true;
 }
 
-/* argN | str(argN) | str(argN, argM) | sym(argN) | pyframe | pystack,
+/* A key read where the probe fired (pyframe, pyline, pystack, ustack,
+ * kstack), eaten; SPEC_KEY_NUM (nothing eaten) if none is next. */
+static enum spec_key_kind ctx_key(struct cursor *c)
+{
+	static const struct {
+		const char *word;
+		enum spec_key_kind kind;
+	} KEYS[] = {
+		{ "pyframe", SPEC_KEY_PYFRAME }, { "pyline", SPEC_KEY_PYLINE },
+		{ "pystack", SPEC_KEY_PYSTACK }, { "ustack", SPEC_KEY_USTACK },
+		{ "kstack", SPEC_KEY_KSTACK },
+	};
+
+	for (size_t i = 0; i < sizeof(KEYS) / sizeof(KEYS[0]); i++)
+		if (eat_word(c, KEYS[i].word))
+			return KEYS[i].kind;
+	return SPEC_KEY_NUM;
+}
+
+/* argN | str(argN) | str(argN, argM) | sym(argN) | a ctx_key(),
  * appended to the spec's keys. */
 static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 {
@@ -378,17 +397,12 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 			return k.arg;
 		if ((call = close_call(c, "sym")))
 			return call;
-	} else if (eat_word(c, "pyframe") || eat_word(c, "pystack") ||
-		   eat_word(c, "pyline")) {
-		k.kind = c->text[pos + 2] == 'f'   ? SPEC_KEY_PYFRAME
-			 : c->text[pos + 2] == 's' ? SPEC_KEY_PYSTACK
-						   : SPEC_KEY_PYLINE;
+	} else if ((k.kind = ctx_key(c)) != SPEC_KEY_NUM) {
 		k.arg = -1;
 		for (int i = 0; i < sp->nkeys; i++)
 			if (sp->keys[i].kind == k.kind)
 				return fail(c, pos, "%.*s twice",
-					    k.kind == SPEC_KEY_PYLINE ? 6 : 7,
-					    c->text + pos);
+					    (int)(c->pos - pos), c->text + pos);
 	} else {
 		k.arg = parse_argn(c);
 		if (k.arg < 0)
@@ -408,6 +422,12 @@ bool spec_key_is_py(const struct spec_key *k)
 {
 	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PYSTACK ||
 	       k->kind == SPEC_KEY_PYLINE;
+}
+
+bool spec_key_is_ctx(const struct spec_key *k)
+{
+	return spec_key_is_py(k) || k->kind == SPEC_KEY_USTACK ||
+	       k->kind == SPEC_KEY_KSTACK;
 }
 
 bool spec_key_is_str(const struct spec_key *k)
@@ -527,12 +547,13 @@ static int check_profile(struct cursor *c, const struct spec *sp,
 	if (sp->val_arg >= 0)
 		return fail(c, agg_pos,
 			    "profile:HZ has no arguments: count() by "
-			    "pyframe or pystack");
+			    "pyframe, pystack or ustack");
 	for (int i = 0; i < sp->nkeys; i++)
-		if (!spec_key_is_py(&sp->keys[i]))
+		if (!spec_key_is_ctx(&sp->keys[i]))
 			return fail(c, agg_pos,
 				    "profile:HZ has no arguments: its keys "
-				    "are pyframe, pyline and pystack");
+				    "are pyframe, pyline, pystack, ustack and "
+				    "kstack");
 	return 0;
 }
 

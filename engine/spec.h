@@ -60,6 +60,9 @@ enum spec_key_kind {
 			   * the kernel, named once in user space) */
 	SPEC_KEY_PYLINE, /* pyline: that frame's current line (its code
 			  * object and bytecode offset in the kernel) */
+	SPEC_KEY_USTACK, /* ustack: the thread's native user stack (an id
+			  * in the kernel, named once in user space) */
+	SPEC_KEY_KSTACK, /* kstack: its kernel stack, the same way */
 };
 
 struct spec_key {
@@ -100,8 +103,12 @@ struct spec {
  */
 int spec_parse(const char *text, struct spec *out, char *err, size_t errlen);
 
-/* Whether k is pyframe or pystack (read from CPython's memory). */
+/* Whether k is pyframe, pyline or pystack (read from CPython's memory). */
 bool spec_key_is_py(const struct spec_key *k);
+
+/* Whether k is read from where the probe fired, not from an argument:
+ * the Python keys, ustack and kstack. */
+bool spec_key_is_ctx(const struct spec_key *k);
 
 /* Whether the kernel reads a string for k (str(...)), not a number. */
 bool spec_key_is_str(const struct spec_key *k);

@@ -7,6 +7,7 @@
 #include "symbolize.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,8 +94,10 @@ static void demangle(const char *name, char *out, size_t n)
 	free(d);
 }
 
-void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
-		     const struct proc_maps *known, char *out, size_t n)
+/* symbolizer_name(), the symbol's offset left out if !offset. */
+static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
+		    const struct proc_maps *known, bool offset, char *out,
+		    size_t n)
 {
 	const struct proc_maps *maps;
 	const struct proc_map *m = map_of(sy, pid, addr, known, &maps);
@@ -109,7 +112,7 @@ void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 	if (!catalog_load_bias(maps, m, obj, &bias) &&
 	    !elfobj_symbol_at(obj, addr - bias, &name, &off)) {
 		demangle(name, out, n);
-		if (off)
+		if (off && offset)
 			snprintf(out + strlen(out), n - strlen(out),
 				 "+0x%" PRIx64, off);
 		return;
@@ -117,4 +120,16 @@ void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 	base = strrchr(m->path, '/');
 	snprintf(out, n, "%s+0x%" PRIx64, base ? base + 1 : m->path,
 		 addr - m->start + m->offset);
+}
+
+void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
+		     const struct proc_maps *known, char *out, size_t n)
+{
+	name_of(sy, pid, addr, known, true, out, n);
+}
+
+void symbolizer_func(struct symbolizer *sy, pid_t pid, uint64_t addr,
+		     const struct proc_maps *known, char *out, size_t n)
+{
+	name_of(sy, pid, addr, known, false, out, n);
 }

@@ -35,4 +35,9 @@ struct proc_maps;
 void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		     const struct proc_maps *known, char *out, size_t n);
 
+/* The same, a function's name without the offset into it ("SYMBOL"), as
+ * a stack's frame is named. */
+void symbolizer_func(struct symbolizer *sy, pid_t pid, uint64_t addr,
+		     const struct proc_maps *known, char *out, size_t n);
+
 #endif

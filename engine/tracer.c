@@ -688,6 +688,7 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->io = bpf_map__fd(tr->skel->maps.io);
 	out->proc = bpf_map__fd(tr->skel->maps.proc);
 	out->kdrops = bpf_map__fd(tr->skel->maps.kdrops);
+	out->nstacks = bpf_map__fd(tr->skel->maps.nstacks);
 }
 
 int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n)

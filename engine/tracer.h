@@ -77,7 +77,7 @@ bool tracer_spec_waiting(const struct tracer_spec_info *info,
  * aslot_pid. */
 struct tracer_maps {
 	int counts, hists, scounts, shists, ncounts, nhists, solo_counts,
-		solo_hists, aslots, stats, io, proc, kdrops;
+		solo_hists, aslots, stats, io, proc, kdrops, nstacks;
 };
 
 /*

@@ -36,7 +36,7 @@ struct trace_args {
 	struct session_args target;
 	double interval_s, duration_s;
 	long count;
-	bool json;
+	bool json, folded;
 };
 
 struct loop {
@@ -62,6 +62,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "count", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "folded", no_argument, NULL, 'F' },
 		{ 0 },
 	};
 	struct session_args *t = &a->target;
@@ -99,10 +100,17 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		case 'j':
 			a->json = true;
 			break;
+		case 'F':
+			a->folded = true;
+			break;
 		default:
 			cli_bad_option("trace", c, argv);
 			return -1;
 		}
+	}
+	if (a->json && a->folded) {
+		cli_error("--json and --folded: give one of them");
+		return -1;
 	}
 	if (optind < argc)
 		t->command = argv + optind;
@@ -266,6 +274,7 @@ int cmd_trace(int argc, char **argv)
 	lp.out = (struct trace_out){
 		.f = stdout,
 		.json = a.json,
+		.folded = a.folded,
 		.per_pid = s.binary[0] != 0,
 		.s = &s,
 		.pid = (int)lp.pid,

@@ -35,7 +35,7 @@
 	"[-P SET]...\n"                                                        \
 	"                 [-i SECS] [-n COUNT] [-d SECS] [--aggsize SIZE] "    \
 	"[--json]\n"                                                           \
-	"                 [--budget PCT|off]\n"                                \
+	"                 [--folded] [--budget PCT|off]\n"                     \
 	"                        aggregate probes in the kernel, print every " \
 	"interval\n"                                                           \
 	"\n"                                                                   \
@@ -69,7 +69,11 @@
 	"same,\n"                                                              \
 	"         its current line) | pystack (its Python stack, 32 frames): " \
 	"CPython\n"                                                            \
-	"         3.8-3.13, with or without USDT; at most 4 (2 strings)\n"     \
+	"         3.8-3.13, with or without USDT | ustack (the native user "   \
+	"stack,\n"                                                             \
+	"         64 frames, by frame pointers) | kstack (the kernel stack); " \
+	"at most\n"                                                            \
+	"         4 (2 strings)\n"                                             \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \
@@ -79,6 +83,8 @@
 	"       'fn:libc.so.6:malloc=quantize(arg0)'\n"                        \
 	"       'profile:99=count(pyframe)'  "                                 \
 	"'fn:libc.so.6:write=count(pystack)'\n"                                \
+	"       'profile:99=count(ustack)'  "                                  \
+	"'fn:libc.so.6:malloc=sum(arg0, ustack)'\n"                            \
 	"\n"                                                                   \
 	"Options:\n"                                                           \
 	"  -p, --pid PID        a running process (and what it maps later)\n"  \
@@ -123,6 +129,9 @@
 	"      --demo           the console on ui/demo_workload.py\n"          \
 	"  -j, --json           JSON (list: one array; trace: one object per " \
 	"line)\n"                                                              \
+	"      --folded         trace: stack keys as folded lines "            \
+	"(root;...;leaf N)\n"                                                  \
+	"                       for flamegraph.pl, inferno, speedscope\n"      \
 	"  -v, --verbose        list: every location, with decoded "           \
 	"arguments\n"                                                          \
 	"  -f, --functions      list: function symbols instead of probes\n"    \
@@ -139,11 +148,12 @@
 	"nesting\n"                                                            \
 	"32 deep per thread, 8192 threads at once in keyed latency pairs "     \
 	"(freed\n"                                                             \
-	"as threads end), 4096 Python stacks of 32 frames; what does not fit " \
-	"is\n"                                                                 \
-	"counted as drops, with the reason, never lost silently. The other "   \
-	"maps\n"                                                               \
-	"take about 7 MB, and 0.6 MB more per CPU.\n"                          \
+	"as threads end), 4096 Python stacks of 32 frames, 8192 native "       \
+	"stacks of\n"                                                          \
+	"64; what does not fit is counted as drops, with the reason, never "   \
+	"lost\n"                                                               \
+	"silently. The other maps take about 12 MB, and 0.6 MB more per "      \
+	"CPU.\n"                                                               \
 	"\n"                                                                   \
 	"Exit status: 0 on success (also for a process without probes, and "   \
 	"when\n"                                                               \

@@ -365,6 +365,22 @@ static void print_text(const struct trace_out *out,
 
 /* JSON ---------------------------------------------------------------- */
 
+/* A stack's text ("root;...;leaf") as an array of its frames. */
+static json_object *json_frames(const char *text)
+{
+	json_object *a = json_object_new_array();
+	char frame[1024];
+
+	while (*text) {
+		size_t n = strcspn(text, ";");
+
+		snprintf(frame, sizeof(frame), "%.*s", (int)n, text);
+		json_object_array_add(a, cli_json_inert(frame));
+		text += n + (text[n] == ';');
+	}
+	return a;
+}
+
 static json_object *json_key(const struct agg_row *r)
 {
 	json_object *key = json_object_new_array();
@@ -373,7 +389,8 @@ static json_object *json_key(const struct agg_row *r)
 		const struct agg_key_part *k = &r->key[i];
 
 		json_object_array_add(
-			key, k->is_str	    ? cli_json_inert(agg_key_text(k))
+			key, k->is_stack    ? json_frames(agg_key_text(k))
+			     : k->is_str    ? cli_json_inert(agg_key_text(k))
 			     : k->is_signed ? json_object_new_int64(k->num)
 					    : json_object_new_uint64(
 						      (uint64_t)k->num));
@@ -693,6 +710,8 @@ void trace_out_print(const struct trace_out *out,
 {
 	if (out->json)
 		print_json(out, snap, final);
+	else if (out->folded)
+		trace_folded_print(out, snap, final);
 	else
 		print_text(out, snap, final);
 }

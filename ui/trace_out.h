@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace_out — the two renderers of an agg snapshot for `probetop trace`:
- * DTrace-like text and one JSON object per line (docs/probetop.1).
+ * trace_out — the renderers of an agg snapshot for `probetop trace`:
+ * DTrace-like text, one JSON object per line, and folded stacks
+ * (trace_folded.c) (docs/probetop.1).
  */
 #ifndef PROBETOP_TRACE_OUT_H
 #define PROBETOP_TRACE_OUT_H
@@ -16,6 +17,7 @@ struct session;
 struct trace_out {
 	FILE *f;
 	bool json;
+	bool folded; /* --folded: stacks as flamegraph.pl reads them */
 	bool per_pid; /* -b: every row carries its pid */
 	struct session *s; /* names the pids of -b */
 	int pid; /* the target, 0 for -b */
@@ -28,5 +30,14 @@ struct trace_out {
  */
 void trace_out_print(const struct trace_out *out,
 		     const struct agg_snapshot *snap, bool final);
+
+/*
+ * --folded: each spec keyed by a stack as lines "root;...;leaf VALUE"
+ * (VALUE its count, or its sum for sum()), the rows' other keys as the
+ * outermost frames, under a "# interval N" or "# final" line and a
+ * "# SPEC" line; a spec without a stack key says so in its "#" line.
+ */
+void trace_folded_print(const struct trace_out *out,
+			const struct agg_snapshot *snap, bool final);
 
 #endif

@@ -114,7 +114,7 @@ static __always_inline int fetch(const struct pt_regs *ctx,
 
 /* Fill key from the site's key fetches. 0, or 1 + the stat that says
  * why not: STAT_STR (a string or argument unreadable), STAT_PY (no
- * Python frame to read), STAT_FULL (pystacks full). */
+ * Python frame to read), STAT_FULL (pystacks or stacks full). */
 static __always_inline int fill_key(const struct pt_regs *ctx,
 				    const struct pt_site *s, struct pt_key *key)
 {
@@ -128,6 +128,16 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 
 		if (i >= s->nkeys)
 			break;
+		if (s->key_kind[i] >= PT_KEY_USTACK) {
+			__u64 id = stack_key(ctx, s->profile,
+					     s->key_kind[i] == PT_KEY_KSTACK,
+					     s->entry);
+
+			if (id == 1)
+				return STAT_FULL + 1;
+			key->num[slot & (PT_MAX_KEYS - 1)] = id;
+			continue;
+		}
 		if (s->key_kind[i] >= PT_KEY_PYFRAME) {
 			__u64 py = s->key_kind[i] == PT_KEY_PYFRAME
 					   ? py_frame_key()

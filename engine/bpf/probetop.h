@@ -24,6 +24,8 @@
 #define PT_STACK_DEPTH 32 /* latency starts kept per thread and spec */
 #define PT_PYSTACK_DEPTH 32 /* Python frames of a pystack key, innermost */
 #define PT_PYSTACK_ENTRIES 4096 /* distinct Python stacks kept */
+#define PT_STACK_FRAMES 64 /* frames of a ustack or kstack key */
+#define PT_STACKS 8192 /* distinct native stacks kept */
 #define PT_PY_PROCS 1024 /* CPython processes whose frames are read */
 #define PT_PY_THREADS 64 /* thread states walked to find a thread's */
 #define PT_PY_NONE 0xffffffffu /* a layout field the version lacks */
@@ -82,6 +84,8 @@ enum pt_key_kind {
 	PT_KEY_PYFRAME, /* the innermost Python frame's code object */
 	PT_KEY_PYSTACK, /* the id of the thread's Python stack (pystacks) */
 	PT_KEY_PYLINE, /* that frame's code object and bytecode offset */
+	PT_KEY_USTACK, /* the id of the thread's user stack (nstacks) */
+	PT_KEY_KSTACK, /* the id of its kernel stack (nstacks) */
 };
 
 /* pyprocs: where a CPython process keeps its frames, by tgid; written by
@@ -133,6 +137,14 @@ struct pt_pystack {
 	__u64 code[PT_PYSTACK_DEPTH];
 };
 
+/* nstacks: a native stack by its id (a hash of it), innermost frame
+ * first: return addresses (the first one the probe's own address). */
+struct pt_stack_ips {
+	__u32 depth;
+	__u32 truncated; /* deeper than PT_STACK_FRAMES */
+	__u64 ip[PT_STACK_FRAMES];
+};
+
 struct pt_site {
 	__u32 spec; /* spec id, < PT_MAX_SPECS */
 	__u8 action;
@@ -148,7 +160,9 @@ struct pt_site {
 	__u8 solo; /* no key, one process: solo_counts/solo_hists[spec] */
 	__u8 aslot; /* count of one str() key, one process: try aslots */
 	__u8 profile; /* a profile:HZ sample: filter by pid here */
-	__u8 pad2;
+	__u8 entry; /* a function's first instruction (fn:, not %return):
+		       its caller is at the stack pointer, not yet in a
+		       frame (ustack) */
 	__u32 tag; /* spec | generation << 8: tells a reused spec id apart */
 	struct pt_fetch val;
 	struct pt_fetch key[PT_MAX_KEYS];

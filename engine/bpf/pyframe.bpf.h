@@ -15,7 +15,7 @@
  * into function, file and first line once (engine/pyframe.c); a stack
  * by the id (a hash) of its code objects, kept in pystacks.
  *
- * Part of probetop.bpf.c, included after fetch.bpf.h.
+ * Part of probetop.bpf.c, included before fetch.bpf.h (fill_key()).
  */
 
 struct {

@@ -25,9 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    sp.nkeys > SPEC_MAX_KEYS || sp.val_arg > SPEC_MAX_ARG)
 			abort();
 		for (int i = 0; i < sp.nkeys; i++) {
-			bool py = spec_key_is_py(&sp.keys[i]);
+			bool py = spec_key_is_ctx(&sp.keys[i]);
 
-			/* pyframe, pyline, pystack read no argument */
+			/* pyframe, pyline, pystack, ustack, kstack read no argument */
 			if (py ? sp.keys[i].arg != -1
 			       : sp.keys[i].arg < 0 ||
 					    sp.keys[i].arg > SPEC_MAX_ARG)

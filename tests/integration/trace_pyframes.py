@@ -108,8 +108,12 @@ def pythons():
 
 
 def rows(obj, spec):
+    """{key: total} of spec's rows, a stack (an array of frames in JSON)
+    as its folded text ("root;...;leaf")."""
     a = agg_of(obj, spec)
-    return {tuple(r["key"]): r["total"] for r in a["rows"]} if a else {}
+    return {tuple(";".join(k) if isinstance(k, list) else k
+                  for k in r["key"]): r["total"]
+            for r in a["rows"]} if a else {}
 
 
 def check_gc(label, fin):

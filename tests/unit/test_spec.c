@@ -223,10 +223,10 @@ static void test_profile_and_python(void **state)
 				  "column 9");
 	expect_error("profile:99=count(arg0)",
 		     "profile:HZ has no arguments: its keys are pyframe, "
-		     "pyline and pystack at column 12");
+		     "pyline, pystack, ustack and kstack at column 12");
 	expect_error("profile:99=quantize(arg0)",
-		     "profile:HZ has no arguments: count() by pyframe or "
-		     "pystack at column 12");
+		     "profile:HZ has no arguments: count() by pyframe, "
+		     "pystack or ustack at column 12");
 	expect_error("profile:99..a:b=latency()",
 		     "profile:HZ is a sample, not a pair: no latency at "
 		     "column 17");
@@ -237,6 +237,18 @@ static void test_profile_and_python(void **state)
 	sp = parse_ok("fn:write=count(pyline)");
 	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PYLINE);
 	assert_true(spec_key_is_py(&sp.keys[0]));
+	sp = parse_ok("profile:99=count(ustack, kstack)");
+	assert_int_equal(sp.nkeys, 2);
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_USTACK);
+	assert_int_equal(sp.keys[1].kind, SPEC_KEY_KSTACK);
+	assert_true(spec_key_is_ctx(&sp.keys[0]) &&
+		    spec_key_is_ctx(&sp.keys[1]));
+	assert_false(spec_key_is_py(&sp.keys[0]));
+	sp = parse_ok("fn:libc.so.6:malloc=sum(arg0, ustack)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_USTACK);
+	assert_int_equal(sp.val_arg, 0);
+	expect_error("a:b=count(ustack, ustack)", "ustack twice at column 19");
+	expect_error("a:b=count(kstacks)", "expected argN at column 11");
 }
 
 static void test_errors(void **state)

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stackname — native stacks (ustack, kstack keys) named: the kernel
+ * keeps each new stack's return addresses by id (nstacks, see
+ * engine/bpf/stack.bpf.h); this reads a stack once, the first time a
+ * row of it is made, names each frame by its function (engine/symbolize
+ * for user space, /proc/kallsyms for the kernel), and keeps the text by
+ * (pid, id) to the end of the run (engine/stacktext).
+ */
+#ifndef PROBETOP_STACKNAME_H
+#define PROBETOP_STACKNAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct stackname;
+struct symbolizer;
+struct proc_maps;
+
+/* Reading nstacks at stacks_fd, naming user frames with sy (which must
+ * outlive it). NULL with errno = ENOMEM. */
+struct stackname *stackname_new(int stacks_fd, struct symbolizer *sy);
+void stackname_free(struct stackname *sn);
+
+/*
+ * Stack id of pid (kernel: a kernel stack) as text: root first, frames
+ * by function name joined by ";" (as flamegraph.pl reads them), "..."
+ * first when the stack was deeper than PT_STACK_FRAMES; a frame with no
+ * symbol "OBJECT+0x..." (user) or "0x..." (unknown); "[user]" for a
+ * kernel stack of no frames (the thread was in user space, as at every
+ * uprobe), "[kernel]" for a user stack of none; "?" when the kernel
+ * does not have the stack. known: pid's maps read earlier, used
+ * when the process is gone (or NULL). Kept to the end of the run; NULL
+ * only when out of memory.
+ */
+const char *stackname_text(struct stackname *sn, pid_t pid, uint64_t id,
+			   bool kernel, const struct proc_maps *known);
+
+#endif

@@ -1,0 +1,17 @@
+#!/bin/sh
+# tests/bench/pyframe.sh — what Python frames cost (issue 23's goals).
+# 1. Per event, on one USDT probe (Debian's python3.11,
+#    python:function__return, 2,000,000 returns of a function 12 frames
+#    deep), bare and under `trace --budget off` keyed by a number (arg2),
+#    by pyframe and by pystack: ns per event over bare, and pystack's
+#    ratio to the numeric key (goal: under 2x).
+# 2. Sampling: a CPU-bound pyenv CPython under profile:99=count(pystack),
+#    the profile program's own run time (kernel BPF statistics) as a share
+#    of one CPU, and the target's slowdown against bare (goal: under 1%).
+# Run as root from anywhere: tests/bench/pyframe.sh
+set -eu
+cd "$(dirname "$0")/../.."
+scripts/setup --bench
+[ -f build/build.ninja ] || meson setup build >/dev/null
+ninja -C build >/dev/null
+exec python3 tests/bench/pyframe.py build "$@"
