@@ -75,13 +75,13 @@ def parse(text):
     return samples, helps, types
 
 
-def series(samples, metric, **match):
+def series(samples, name, /, **match):
     """{labels dict minus pid and match keys, as a sorted tuple: value}
     of samples of name whose labels include match."""
     out = {}
     for (n, labels), v in samples.items():
         d = dict(labels)
-        if n != metric or any(d.get(k) != str(w) for k, w in match.items()):
+        if n != name or any(d.get(k) != str(w) for k, w in match.items()):
             continue
         key = tuple(sorted((k, x) for k, x in d.items()
                            if k not in match and k != "pid"))
