@@ -92,6 +92,18 @@ static void putf(struct out *o, const char *fmt, ...)
 	o->len += (size_t)n;
 }
 
+/* v in decimal, written backwards ending at end (which gets the NUL);
+ * returns its first digit. end needs 20 bytes before it. */
+static char *u64_text(char *end, uint64_t v)
+{
+	*end = '\0';
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
 /* Pure helpers ----------------------------------------------------------- */
 
 size_t metrics_name_part(char *out, size_t n, size_t at, const char *s)
@@ -174,6 +186,7 @@ struct ctx {
 	char *scratch; /* inert forms */
 	size_t scratch_cap;
 	struct spec_names *names; /* by index in snap->specs */
+	char (*les)[40]; /* the current histogram family's le labels */
 	size_t rows, max_rows, cut;
 };
 
@@ -209,32 +222,59 @@ static const char *inert_of(struct ctx *c, const char *raw)
 	return c->scratch;
 }
 
+/* Whether s is printable ASCII without a quote or a backslash: its own
+ * inert and escaped form. */
+static bool plain(const char *s, size_t *len)
+{
+	const char *p = s;
+
+	for (; *p; p++)
+		if (*p < 0x20 || *p > 0x7e || *p == '"' || *p == '\\')
+			return false;
+	*len = (size_t)(p - s);
+	return true;
+}
+
 /* name="value" (value made inert, then escaped) after the labels so far */
 static void label(struct ctx *c, const char *name, const char *raw)
 {
-	const char *v = inert_of(c, raw);
+	const char *v, *run;
+	size_t len;
 
 	if (c->lbl.len)
 		put(&c->lbl, ",", 1);
 	puts_(&c->lbl, name);
 	put(&c->lbl, "=\"", 2);
-	for (; *v; v++) {
+	if (plain(raw, &len)) {
+		put(&c->lbl, raw, len);
+		put(&c->lbl, "\"", 1);
+		return;
+	}
+	v = inert_of(c, raw);
+	for (run = v; *v; v++) {
 		const char *e = escape_of(*v);
 
-		if (e)
-			put(&c->lbl, e, 2);
-		else
-			put(&c->lbl, v, 1);
+		if (!e)
+			continue;
+		put(&c->lbl, run, (size_t)(v - run));
+		put(&c->lbl, e, 2);
+		run = v + 1;
 	}
+	put(&c->lbl, run, (size_t)(v - run));
 	put(&c->lbl, "\"", 1);
 }
 
 static void label_u64(struct ctx *c, const char *name, uint64_t v)
 {
-	char buf[32];
+	char buf[24];
+	const char *t = u64_text(buf + sizeof(buf) - 1, v);
 
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	label(c, name, buf);
+	if (c->lbl.len)
+		put(&c->lbl, ",", 1);
+	puts_(&c->lbl, name);
+	put(&c->lbl, "=\"", 2);
+	puts_(&c->lbl, t);
+	put(&c->lbl, "\"", 1);
 }
 
 static void labels_clear(struct ctx *c)
@@ -298,10 +338,9 @@ static void sample(struct ctx *c, const char *name, const char *suffix,
 static void sample_u64(struct ctx *c, const char *name, const char *suffix,
 		       uint64_t v)
 {
-	char buf[32];
+	char buf[24];
 
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	sample(c, name, suffix, NULL, buf);
+	sample(c, name, suffix, NULL, u64_text(buf + sizeof(buf) - 1, v));
 }
 
 static void sample_i64(struct ctx *c, const char *name, const char *suffix,
@@ -340,16 +379,20 @@ static void signed_seconds_text(char *buf, size_t n, int64_t ns)
 		     ns < 0);
 }
 
-/* Histogram buckets: the caller's le of bucket i (for i < n - 1) */
-typedef void (*le_fn)(const void *arg, int i, char *buf, size_t n);
+/* A histogram's le labels: le="..." of each bucket but the last (+Inf) */
+#define LE_MAX                                             \
+	(PT_NBUCKETS > SPEC_LQ_MAX_STEPS + 2 ? PT_NBUCKETS \
+					     : SPEC_LQ_MAX_STEPS + 2)
+typedef char le_table[LE_MAX][40];
 
 /* _bucket from the first used bucket to the last, +Inf, _sum, _count */
 static void histogram_row(struct ctx *c, const char *name, const uint64_t *b,
-			  int n, le_fn le, const void *arg, const char *sum)
+			  int n, const le_table les, const char *sum)
 {
 	int first = -1, last = -1;
 	uint64_t cum = 0;
-	char buf[64], extra[80];
+	char buf[24];
+	const char *t;
 
 	for (int i = 0; i < n; i++)
 		if (b[i]) {
@@ -359,17 +402,15 @@ static void histogram_row(struct ctx *c, const char *name, const uint64_t *b,
 		}
 	for (int i = first; first >= 0 && i <= last && i < n - 1; i++) {
 		cum += b[i];
-		le(arg, i, buf, sizeof(buf));
-		snprintf(extra, sizeof(extra), "le=\"%s\"", buf);
-		snprintf(buf, sizeof(buf), "%" PRIu64, cum);
-		sample(c, name, "_bucket", extra, buf);
+		sample(c, name, "_bucket", les[i],
+		       u64_text(buf + sizeof(buf) - 1, cum));
 	}
 	if (last == n - 1)
 		cum += b[n - 1];
-	snprintf(buf, sizeof(buf), "%" PRIu64, cum);
-	sample(c, name, "_bucket", "le=\"+Inf\"", buf);
+	t = u64_text(buf + sizeof(buf) - 1, cum);
+	sample(c, name, "_bucket", "le=\"+Inf\"", t);
 	sample(c, name, "_sum", NULL, sum);
-	sample(c, name, "_count", NULL, buf);
+	sample(c, name, "_count", NULL, t);
 }
 
 /* Spec names ------------------------------------------------------------- */
@@ -591,21 +632,36 @@ static bool row_fits(struct ctx *c, const struct agg_row *r)
 	return true;
 }
 
-struct spec_le {
-	const struct spec *sp;
-	const struct agg_row *r;
-};
-
-/* A bucket [lo, hi): le = hi - 1 for integers, hi ns in seconds for times */
-static void spec_le(const void *arg, int i, char *buf, size_t n)
+/* The le labels of sp's buckets: a bucket [lo, hi) has le = hi - 1 for
+ * integers, hi ns in seconds for times (hi does not depend on the row
+ * but for the first bucket's low, which no le uses) */
+static void spec_les(const struct spec *sp, le_table les)
 {
-	const struct spec_le *a = arg;
-	int64_t hi = agg_bucket_low(a->sp, a->r, i + 1);
+	struct agg_row any = { 0 };
+	int n = agg_nbuckets(sp);
+	char buf[32];
 
-	if (a->sp->timed)
-		signed_seconds_text(buf, n, hi);
-	else
-		snprintf(buf, n, "%" PRId64, hi - 1);
+	for (int i = 0; i + 1 < n && i < LE_MAX; i++) {
+		int64_t hi = agg_bucket_low(sp, &any, i + 1);
+
+		if (sp->timed)
+			signed_seconds_text(buf, sizeof(buf), hi);
+		else
+			snprintf(buf, sizeof(buf), "%" PRId64, hi - 1);
+		snprintf(les[i], sizeof(les[i]), "le=\"%s\"", buf);
+	}
+}
+
+/* log2 ns buckets: [2^(i-2), 2^(i-1)) for i >= 2, 0 at 1 */
+static void log2_ns_les(le_table les)
+{
+	char buf[32];
+
+	for (int i = 0; i + 1 < PT_NBUCKETS; i++) {
+		seconds_text(buf, sizeof(buf),
+			     i == 0 ? 0 : (uint64_t)1 << (i - 1), false);
+		snprintf(les[i], sizeof(les[i]), "le=\"%s\"", buf);
+	}
 }
 
 /* "SPEC (probeset P, [S] R)" or "-e SPEC" for a family's HELP */
@@ -644,9 +700,9 @@ static void spec_rows(struct ctx *c, size_t idx)
 			  sp->timed ? "Time in seconds, " : "Values of ", help,
 			  sizeof(help));
 		family(c, sn->family, KIND_HISTOGRAM, help, NULL);
+		spec_les(sp, c->les);
 		for (size_t i = 0; i < as->nrows; i++) {
 			const struct agg_row *r = as->rows[i];
-			struct spec_le le = { sp, r };
 
 			if (!row_fits(c, r))
 				continue;
@@ -658,7 +714,7 @@ static void spec_rows(struct ctx *c, size_t idx)
 				snprintf(buf, sizeof(buf), "%" PRId64,
 					 r->sum_total);
 			histogram_row(c, sn->family, r->b_total,
-				      agg_nbuckets(sp), spec_le, &le, buf);
+				      agg_nbuckets(sp), c->les, buf);
 		}
 		return;
 	}
@@ -802,13 +858,6 @@ static void spec_meta(struct ctx *c)
 
 /* The kernel's io and process rows --------------------------------------- */
 
-/* log2 ns buckets: [2^(i-2), 2^(i-1)) for i >= 2, 0 at 1 */
-static void log2_ns_le(const void *arg, int i, char *buf, size_t n)
-{
-	(void)arg;
-	seconds_text(buf, n, i == 0 ? 0 : (uint64_t)1 << (i - 1), false);
-}
-
 static void io_rows(struct ctx *c)
 {
 	static const struct {
@@ -843,6 +892,7 @@ static void io_rows(struct ctx *c)
 	}
 	family(c, "probetop_io_latency_seconds", KIND_HISTOGRAM,
 	       "Time IO calls and block requests took (probeset io)", NULL);
+	log2_ns_les(c->les);
 	for (size_t i = 0; i < snap->nio; i++) {
 		const struct agg_io_row *io = &snap->io[i];
 
@@ -852,7 +902,7 @@ static void io_rows(struct ctx *c)
 		seconds_text(sum, sizeof(sum), io->total.ns, false);
 		histogram_row(c, "probetop_io_latency_seconds",
 			      (const uint64_t *)io->total.b, PT_NBUCKETS,
-			      log2_ns_le, NULL, sum);
+			      c->les, sum);
 	}
 }
 
@@ -899,6 +949,7 @@ static void proc_rows(struct ctx *c)
 	       "How long the processes and threads that ended lived "
 	       "(probeset process)",
 	       NULL);
+	log2_ns_les(c->les);
 	for (size_t i = 0; i < snap->nproc; i++) {
 		const struct agg_proc_row *r = &snap->proc[i];
 
@@ -907,8 +958,8 @@ static void proc_rows(struct ctx *c)
 		proc_labels(c, r);
 		seconds_text(sum, sizeof(sum), r->total.ns, false);
 		histogram_row(c, "probetop_process_lifetime_seconds",
-			      (const uint64_t *)r->total.b, PT_NBUCKETS,
-			      log2_ns_le, NULL, sum);
+			      (const uint64_t *)r->total.b, PT_NBUCKETS, c->les,
+			      sum);
 	}
 }
 
@@ -990,7 +1041,8 @@ char *metrics_render(const struct metrics_src *src, enum metrics_format fmt,
 	};
 	char *text = NULL, help[128];
 
-	if (name_specs(&c))
+	c.les = calloc(LE_MAX, sizeof(c.les[0]));
+	if (!c.les || name_specs(&c))
 		goto out;
 	for (size_t i = 0; i < c.snap->nspecs; i++)
 		spec_rows(&c, i);
@@ -1016,6 +1068,7 @@ out:
 	free(c.lbl.p);
 	free(c.scratch);
 	free(c.names);
+	free(c.les);
 	if (!text)
 		errno = ENOMEM;
 	return text;
