@@ -18,7 +18,7 @@ import time
 
 from scrape import (OPENMETRICS, Prometheus, get, parse, promtool_check,
                     series, url_in, wait_intervals)
-from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root
+from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root, run
 
 tap = Tap()
 need_root(tap)
@@ -144,6 +144,27 @@ tap.ok('\\"q\\\\\\\\b\\\\nv.py"' in body,
        "the label value on the wire escapes \\ and \" (the newline is "
        "already \\n)", body)
 tap.eq(promtool_check(body), (0, ""), "promtool check metrics: python")
+
+# -- --listen's errors ----------------------------------------------------
+r = run(["trace", "-p", str(py.pid), "-e", PY_SPEC, "--listen", "99999"])
+tap.eq((r.returncode, r.stderr),
+       (2, "probetop: --listen: '99999' is not a port (0-65535)\n"),
+       "a bad port: a usage error")
+r = run(["trace", "-p", str(py.pid), "-e", PY_SPEC, "--listen",
+         "[::1]9464"])
+tap.eq((r.returncode, r.stderr),
+       (2, "probetop: --listen: '[::1]9464' is not [IPV6]:PORT\n"),
+       "a bad address: a usage error")
+busy = socket.socket()
+busy.bind(("127.0.0.1", 0))
+busy.listen()
+busy_port = busy.getsockname()[1]
+r = run(["trace", "-p", str(py.pid), "-e", PY_SPEC, "-d", "1", "--listen",
+         "127.0.0.1:%d" % busy_port])
+busy.close()
+tap.eq((r.returncode, r.stderr),
+       (1, "probetop: --listen 127.0.0.1:%d: cannot listen there (in use?)\n"
+        % busy_port), "a port in use: said before tracing starts, exit 1")
 
 # -- the fixture ------------------------------------------------------------
 t = Target([EXE])
