@@ -24,6 +24,7 @@
 #include "agg.h"
 #include "catalog.h"
 #include "cmd.h"
+#include "export.h"
 #include "inert.h"
 #include "session.h"
 #include "spec.h"
@@ -44,6 +45,7 @@ struct loop {
 	struct tracer *tr;
 	struct agg *agg;
 	struct trace_out out;
+	struct export *ex; /* --listen, or NULL */
 	pid_t pid; /* 0 for -b */
 	int sigfd, pidfd;
 	double rescanned; /* when the target was last rescanned */
@@ -58,6 +60,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "probeset", required_argument, NULL, 'P' },
 		{ "aggsize", required_argument, NULL, SESSION_OPT_AGGSIZE },
 		{ "budget", required_argument, NULL, SESSION_OPT_BUDGET },
+		{ "listen", required_argument, NULL, SESSION_OPT_LISTEN },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -123,12 +126,44 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	return 0;
 }
 
+/* --listen: what scrapes get from now on */
+static void publish(struct loop *lp, const struct agg_snapshot *snap)
+{
+	struct metrics_src src;
+
+	if (!lp->ex)
+		return;
+	session_metrics_src(lp->s, snap, &src);
+	if (export_publish(lp->ex, &src))
+		cli_error("--listen: out of memory; serving the last metrics");
+}
+
+/* --listen: serve from now on (an empty snapshot until the first
+ * interval); says the URL, with the port bound, on stderr */
+static int start_export(struct loop *lp, const char *listen)
+{
+	static const struct agg_snapshot none = { .budget_pct = -1 };
+	char err[512];
+
+	if (!listen)
+		return 0;
+	lp->ex = export_start(listen, err, sizeof(err));
+	if (!lp->ex) {
+		cli_error("%s", err);
+		return -1;
+	}
+	publish(lp, &none);
+	cli_error("serving metrics on %s", export_url(lp->ex));
+	return 0;
+}
+
 static int print_snapshot(struct loop *lp, bool final)
 {
 	const struct agg_snapshot *snap = agg_read(lp->agg);
 
 	if (!snap)
 		return -1;
+	publish(lp, snap);
 	trace_out_print(&lp->out, snap, false);
 	if (final)
 		trace_out_print(&lp->out, snap, true);
@@ -260,6 +295,8 @@ int cmd_trace(int argc, char **argv)
 	if (!lp.agg)
 		goto out;
 	agg_set_budget(lp.agg, session_budget(&a.target));
+	if (start_export(&lp, a.target.listen))
+		goto out;
 	if (lp.pid)
 		lp.pidfd = pidfd_open(lp.pid, 0);
 	if (s.binary[0])
@@ -282,6 +319,7 @@ int cmd_trace(int argc, char **argv)
 	};
 	ret = run_loop(&lp, &a) ? 1 : 0;
 out:
+	export_stop(lp.ex);
 	agg_free(lp.agg);
 	session_close(&s);
 	if (lp.pidfd >= 0)

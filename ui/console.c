@@ -34,6 +34,7 @@
 #include "cmd.h"
 #include "conmodel.h"
 #include "draw.h"
+#include "export.h"
 #include "inert.h"
 #include "log.h"
 #include "proc.h"
@@ -66,6 +67,7 @@ struct console {
 	size_t nparked, parked_cap;
 	unsigned int park_groups;
 	struct agg *agg;
+	struct export *ex; /* --listen, or NULL */
 	struct conmodel *cm;
 	struct model m;
 	struct vstate views[MAX_VIEWS];
@@ -804,6 +806,19 @@ static void say_new_drops(const struct agg_snapshot *snap)
 		}
 }
 
+/* --listen: scrapes get snap from now on */
+static void publish(struct console *c, const struct agg_snapshot *snap)
+{
+	struct metrics_src src;
+
+	if (!c->ex || !snap)
+		return;
+	session_metrics_src(&c->s, snap, &src);
+	if (export_publish(c->ex, &src))
+		log_msg(LOG_WARN, "--listen: out of memory; serving the last "
+				  "metrics");
+}
+
 static void tick(struct console *c)
 {
 	if (c->m.pid && !c->m.exited)
@@ -813,6 +828,7 @@ static void tick(struct console *c)
 	c->m.snap = agg_read(c->agg);
 	if (c->m.snap)
 		say_new_drops(c->m.snap);
+	publish(c, c->m.snap);
 	c->m.snap_s = cli_now_s() - c->last_read;
 	c->last_read = cli_now_s();
 	refresh_model(c);
@@ -896,6 +912,7 @@ static void run_loop(struct console *c)
 		if (pfd[2].revents) {
 			c->m.exited = true;
 			c->m.snap = agg_read(c->agg); /* the last data */
+			publish(c, c->m.snap);
 			refresh_model(c);
 		}
 		if (pfd[0].revents)
@@ -991,6 +1008,23 @@ static void fill_target(struct console *c)
 	inert_str(m->cmdline, 41, raw);
 }
 
+/* --listen: serve (an empty snapshot until the first interval) and say
+ * where in Messages and on the status line */
+static int start_export(struct console *c, const char *listen)
+{
+	static const struct agg_snapshot none = { .budget_pct = -1 };
+	char err[512];
+
+	c->ex = export_start(listen, err, sizeof(err));
+	if (!c->ex) {
+		cli_error("%s", err); /* before the screen: on stderr */
+		return -1;
+	}
+	publish(c, &none);
+	say(c, "serving metrics on %s", export_url(c->ex));
+	return 0;
+}
+
 static void teardown(struct console *c)
 {
 	if (curses_up) {
@@ -998,6 +1032,7 @@ static void teardown(struct console *c)
 		curses_up = 0;
 	}
 	log_set_sink(NULL, NULL);
+	export_stop(c->ex);
 	for (int i = 0; i < c->nviews; i++)
 		if (c->views[i].st)
 			c->views[i].ops->close(c->views[i].st);
@@ -1057,6 +1092,8 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 		goto out;
 	agg_set_budget(c->agg, session_budget(a));
 	c->m.budget_pct = session_budget(a);
+	if (a->listen && start_export(c, a->listen))
+		goto out;
 	if (c->s.pid)
 		c->pidfd = pidfd_open(c->s.pid, 0);
 	if (session_release(&c->s) || conmodel_probes(c->cm, &c->s, &c->m))

@@ -16,6 +16,7 @@
 	"  probetop [-p PID | -b BINARY | -- COMMAND [ARGS...]] [-P SET]... "  \
 	"[-e SPEC]...\n"                                                       \
 	"           [-i SECS] [-d SECS] [--aggsize SIZE] [--budget PCT|off]\n" \
+	"           [--listen [ADDR:]PORT]\n"                                  \
 	"                        the console (no target: pick a process "      \
 	"first)\n"                                                             \
 	"  probetop --demo       the console on the bundled Python 3.11 "      \
@@ -35,7 +36,8 @@
 	"[-P SET]...\n"                                                        \
 	"                 [-i SECS] [-n COUNT] [-d SECS] [--aggsize SIZE] "    \
 	"[--json]\n"                                                           \
-	"                 [--folded] [--budget PCT|off]\n"                     \
+	"                 [--folded] [--budget PCT|off] [--listen "            \
+	"[ADDR:]PORT]\n"                                                       \
 	"                        aggregate probes in the kernel, print every " \
 	"interval\n"                                                           \
 	"\n"                                                                   \
@@ -122,6 +124,17 @@
 	"                       (~ on screen, \"estimated\" in JSON); off: "   \
 	"every hit\n"                                                          \
 	"                       counted exactly, whatever it costs\n"          \
+	"      --listen [ADDR:]PORT\n"                                         \
+	"                       serve GET /metrics for Prometheus (text "      \
+	"0.0.4, "                                                              \
+	"or\n"                                                                 \
+	"                       OpenMetrics when asked) on ADDR (default "     \
+	"127.0.0.1);\n"                                                        \
+	"                       PORT 0 picks a free port, said on stderr "     \
+	"(the "                                                                \
+	"console:\n"                                                           \
+	"                       Messages); counters since attach, names in "   \
+	"probetop(1)\n"                                                        \
 	"  -i, --interval SECS  refresh or print every SECS (default 1, at "   \
 	"least 0.01)\n"                                                        \
 	"  -n, --count COUNT    trace: stop after COUNT intervals\n"           \

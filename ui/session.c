@@ -20,6 +20,7 @@
 
 #include "catalog.h"
 #include "cmd.h"
+#include "export.h"
 #include "log.h"
 #include "nearest.h"
 #include "probetop.h"
@@ -566,6 +567,18 @@ int session_arg(struct session_args *a, int opt, const char *arg)
 	case SESSION_OPT_BUDGET:
 		a->budget_given = true;
 		return parse_budget(arg, &a->budget);
+	case SESSION_OPT_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char err[300];
+
+		if (export_parse(arg, &ss, &len, err, sizeof(err))) {
+			cli_error("%s", err);
+			return -1;
+		}
+		a->listen = arg;
+		return 0;
+	}
 	default:
 		return 1;
 	}
@@ -800,4 +813,42 @@ int session_role(const struct session *s, const char *section, const char *name)
 			return id;
 	}
 	return -1;
+}
+
+/* metrics.h's origin callback: the spec's probeset role and its labels */
+static void metrics_origin(void *ctx, int id, struct metrics_origin *o)
+{
+	const struct session *s = ctx;
+	const struct session_spec *ss;
+	const struct ps_section *sec;
+
+	*o = (struct metrics_origin){ 0 };
+	if (id < 0 || id >= SESSION_MAX_SPECS)
+		return;
+	ss = &s->specs[id];
+	if (!ss->ps || !ss->role)
+		return;
+	sec = &ss->ps->sections[ss->role->section];
+	o->probeset = ss->ps->name;
+	o->section = sec->name;
+	o->role = ss->role->name;
+	for (int i = 0; i < sec->nlabels && i < AGG_MAX_PARTS; i++)
+		o->labels[o->nlabels++] = sec->labels[i];
+}
+
+static const char *metrics_command(void *ctx, uint32_t pid)
+{
+	return session_pid_command(ctx, pid);
+}
+
+void session_metrics_src(struct session *s, const struct agg_snapshot *snap,
+			 struct metrics_src *src)
+{
+	*src = (struct metrics_src){
+		.snap = snap,
+		.origin = metrics_origin,
+		.command = s->binary[0] ? metrics_command : NULL,
+		.ctx = s,
+		.probes = tracer_nprobes(s->tr),
+	};
 }

@@ -23,6 +23,7 @@
 
 #include "launch.h"
 #include "agg.h"
+#include "metrics.h"
 #include "model.h"
 #include "probeset.h"
 #include "spec.h"
@@ -46,6 +47,7 @@ struct session_args {
 	uint64_t aggsize; /* --aggsize; 0: the default */
 	bool budget_given; /* --budget, else SESSION_BUDGET */
 	double budget; /* % of one CPU; < 0: off */
+	const char *listen; /* --listen [ADDR:]PORT, or NULL */
 };
 
 /* --budget's default: % of one CPU tracing may take from the targets */
@@ -58,12 +60,14 @@ double session_budget(const struct session_args *a);
  * short form */
 #define SESSION_OPT_AGGSIZE 0x100
 #define SESSION_OPT_BUDGET 0x101
+#define SESSION_OPT_LISTEN 0x102 /* --listen [ADDR:]PORT (export.h) */
 
 /*
  * One command-line option of the target and what to trace, as trace and
  * the console share them: -p PID, -b BINARY, -e SPEC, -P PROBESET,
  * --aggsize SIZE (SESSION_OPT_AGGSIZE; arg is its argument), --budget
- * PCT|off (SESSION_OPT_BUDGET). 0 when
+ * PCT|off (SESSION_OPT_BUDGET), --listen [ADDR:]PORT (SESSION_OPT_LISTEN,
+ * checked here, served by export.h). 0 when
  * taken, 1 when opt is not one of them, -1 on
  * a bad argument (said on stderr).
  */
@@ -183,6 +187,14 @@ void session_kdrops(const struct agg_snapshot *snap, bool total, char *out,
  */
 #define SESSION_PIDCMDS 4096
 const char *session_pid_command(struct session *s, uint32_t pid);
+
+/*
+ * What metrics.h renders of snap for s: each spec's probeset role and its
+ * labels, and with -b each pid's command (session_pid_command()). The
+ * callbacks use s; valid while s and snap are.
+ */
+void session_metrics_src(struct session *s, const struct agg_snapshot *snap,
+			 struct metrics_src *src);
 
 /* Detach spec id (and the helper it needed). 0 or -ENOENT. */
 int session_remove(struct session *s, int id);
