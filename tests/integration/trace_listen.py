@@ -336,6 +336,10 @@ try:
            {(("pid", pid),): "49"},
            "prometheus: histogram_quantile() over the lquantize buckets")
     key = (("arg0", os.path.join(tmp, SHOWN)), ("pid", str(py.pid)))
+    end = time.time() + 30  # until Prometheus has scraped that target
+    while (prom.query("probetop_python_function_return_total").get(key)
+           is None and time.time() < end):
+        time.sleep(0.3)
     tap.eq(prom.query("probetop_python_function_return_total").get(key),
            str(CALLS),
            "prometheus: the escaped label value arrives as the inert form")
