@@ -1,10 +1,11 @@
 #!/bin/sh
-# tests/bench/pyframe.sh — what Python frames cost (issue 23's goals).
+# tests/bench/pyframe.sh — what frame and stack keys cost (issues 23, 24).
 # 1. Per event, on one USDT probe (Debian's python3.11,
 #    python:function__return, 2,000,000 returns of a function 12 frames
 #    deep), bare and under `trace --budget off` keyed by a number (arg2),
-#    by pyframe and by pystack: ns per event over bare, and pystack's
-#    ratio to the numeric key (goal: under 2x).
+#    by pyframe, by pystack and by ustack: ns per event over bare, and
+#    pystack's and ustack's ratios to the numeric key (goals, issues 23
+#    and 24: under 2x).
 # 2. Sampling: a CPU-bound pyenv CPython under profile:99=count(pystack),
 #    the profile program's own run time (kernel BPF statistics) as a share
 #    of one CPU, and the target's slowdown against bare (goal: under 1%).
