@@ -14,12 +14,14 @@ struct kept {
 	pid_t pid;
 	uint64_t id;
 	char *text;
+	uint32_t next; /* the next of its index slot: 1 + index, or 0 */
 };
 
 struct stacktext {
 	struct kept *v; /* every stack named, kept to the end */
 	size_t n, cap;
-	uint32_t index[INDEX]; /* by (pid, id): 1 + index into v, or 0 */
+	uint32_t index[INDEX]; /* by (pid, id): the first of the slot's
+				  chain, 1 + index into v, or 0 */
 };
 
 struct stacktext *stacktext_new(void)
@@ -44,13 +46,9 @@ static size_t slot(pid_t pid, uint64_t id)
 
 const char *stacktext_find(const struct stacktext *st, pid_t pid, uint64_t id)
 {
-	uint32_t k = st->index[slot(pid, id)];
-
-	if (k && st->v[k - 1].id == id && st->v[k - 1].pid == pid)
-		return st->v[k - 1].text;
-	for (size_t i = 0; i < st->n; i++)
-		if (st->v[i].id == id && st->v[i].pid == pid)
-			return st->v[i].text;
+	for (uint32_t k = st->index[slot(pid, id)]; k; k = st->v[k - 1].next)
+		if (st->v[k - 1].id == id && st->v[k - 1].pid == pid)
+			return st->v[k - 1].text;
 	return NULL;
 }
 
@@ -74,6 +72,7 @@ const char *stacktext_keep(struct stacktext *st, pid_t pid, uint64_t id,
 		return NULL;
 	v->pid = pid;
 	v->id = id;
+	v->next = st->index[slot(pid, id)];
 	st->index[slot(pid, id)] = (uint32_t)++st->n;
 	return v->text;
 }

@@ -4,8 +4,7 @@
  * first time a stack is named to the end of the run, so that a stack is
  * named once, not per event or per interval, and keeps its name after
  * its process is gone. Used by pyframe (pystack keys) and stackname
- * (ustack, kstack keys). Lookups go through a direct-mapped index, then
- * a scan of the kept texts when two stacks share an index slot.
+ * (ustack, kstack keys). Lookups go through a hash index, chained.
  */
 #ifndef PROBETOP_STACKTEXT_H
 #define PROBETOP_STACKTEXT_H
