@@ -551,9 +551,12 @@ static void name_labels(struct spec_names *sn, const struct spec *sp)
 					       sn->origin.labels[i]);
 		if (!at)
 			at = metrics_name_part(l, LABEL_MAX_LEN, 0, def[i]);
-		if (l[0] >= '0' && l[0] <= '9') {
-			memmove(l + 4, l, LABEL_MAX_LEN - 5);
+		if (l[0] >= '0' && l[0] <= '9') { /* "key_" in front */
+			char was[LABEL_MAX_LEN];
+
+			memcpy(was, l, sizeof(was));
 			memcpy(l, "key_", 4);
+			memcpy(l + 4, was, LABEL_MAX_LEN - 5);
 			l[LABEL_MAX_LEN - 1] = '\0';
 		}
 		if (label_taken(sn->labels, i, l)) {
