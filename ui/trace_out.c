@@ -18,7 +18,7 @@
 #include "session.h"
 
 #define BAR_WIDTH 40
-#define KEY_WIDTH_MAX 60
+#define KEY_WIDTH_MAX 66 /* a string key cut at 63 bytes, "..." after */
 
 /* Text ---------------------------------------------------------------- */
 
