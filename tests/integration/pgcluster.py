@@ -39,8 +39,10 @@ class Session:
     output's first line."""
 
     def __init__(self, cluster):
+        # without ON_ERROR_STOP: an error is said on stderr, and the
+        # session goes on
         self.p = subprocess.Popen(
-            cluster.psql_argv() + ["-A", "-t", "-q"],
+            cluster.psql_argv()[:-2] + ["-A", "-t", "-q"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             user=USER, cwd=cluster.dir)
 
@@ -112,6 +114,14 @@ class Cluster:
 
     def session(self):
         return Session(self)
+
+    def backend_pid(self, backend_type):
+        """The pid of the server's process of backend_type
+        ("checkpointer" ...), from pg_stat_activity."""
+        r = self.run(self.psql_argv() + [
+            "-A", "-t", "-c", "SELECT pid FROM pg_stat_activity WHERE "
+            "backend_type = '%s';" % backend_type], check=True)
+        return int(r.stdout)
 
     def postmaster_pid(self):
         with open(os.path.join(self.data, "postmaster.pid")) as f:
