@@ -69,7 +69,8 @@
 	"Python\n"                                                             \
 	"         stack, 32 frames), CPython 3.8-3.13, with or without USDT; " \
 	"at\n"                                                                 \
-	"         most 4 (2 strings)\n"                                        \
+	"         most 4 (2 strings of 63 bytes; a longer one is cut, then "   \
+	"...)\n"                                                               \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \
@@ -96,7 +97,7 @@
 	"                       ends it on q\n"                                \
 	"  -e, --spec SPEC      trace: what to aggregate (repeatable, at "     \
 	"most 64)\n"                                                           \
-	"  -P, --probeset SET   a probeset (python, ruby, java, php, io...; "  \
+	"  -P, --probeset SET   a probeset (python, java, postgresql, io...; " \
 	"see\n"                                                                \
 	"                       probetop probesets); without -P and -e, "      \
 	"those\n"                                                              \
