@@ -150,7 +150,7 @@ static void test_postgresql_roles(void **state)
 	assert_non_null(probeset_spec(&ps, "gc", "collected"));
 	assert_non_null(probeset_spec(&ps, "transactions", "commits"));
 	assert_non_null(probeset_note(&ps, "postgresql", "query__start"));
-	assert_int_equal(ps.ndetect, 2);
+	assert_int_equal(ps.ndetect, 1);
 }
 
 static void test_ruby_unsafe_glob(void **state)
