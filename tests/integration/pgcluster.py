@@ -39,12 +39,13 @@ class Session:
     output's first line."""
 
     def __init__(self, cluster):
-        # without ON_ERROR_STOP: an error is said on stderr, and the
-        # session goes on
+        # without ON_ERROR_STOP: an error (said on stderr, which is
+        # dropped) does not end the session
         self.p = subprocess.Popen(
             cluster.psql_argv()[:-2] + ["-A", "-t", "-q"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            user=USER, cwd=cluster.dir)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True, user=USER,
+            cwd=cluster.dir)
 
     def query(self, sql):
         self.p.stdin.write(sql + "\n")

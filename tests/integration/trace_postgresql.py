@@ -8,8 +8,9 @@ gives exactly 500 queries `SELECT abalance FROM pgbench_accounts WHERE
 aid = N` over the two client backends (250 each), each with its commits,
 its PID and its role in COMMAND; an error is one abort; CHECKPOINT is one
 checkpoint with the flags of a requested one and the buffers the server's
-own log says it wrote. A missing postgres, and a server that has
-stopped, are one-line errors."""
+own log says it wrote. `-p` on one backend counts its queries alone, a
+text over 63 bytes cut there with "...". A missing postgres, and a
+server that has stopped, are one-line errors."""
 
 import os
 import time
@@ -138,6 +139,39 @@ def check_checkpoint(final, logged, checkpointer):
            "buffers it wrote: as many as the server's log says", logged)
 
 
+LONG_QUERY = ("SELECT 'a query text longer than the 63 bytes a string key "
+              "keeps' AS long;")
+
+
+def check_one_backend(pg):
+    """-p PID: that backend alone; a text over 63 bytes is its first 63
+    and "..." (trace_out's JSON: inert, and the same in text)."""
+    one, other = pg.session(), pg.session()
+    try:
+        pid = int(one.query("SELECT pg_backend_pid();"))
+        tr = Trace(["-p", str(pid), "-P", "postgresql", "--budget", "off",
+                    "-i", "60"])
+        try:
+            for i in range(5):
+                one.query("SELECT %d;" % i)
+            other.query("SELECT 'another backend';")
+            one.query(LONG_QUERY)
+        finally:
+            tr.finish()
+    finally:
+        one.close()
+        other.close()
+    final = tr.final()
+    got = {tuple(r["key"]): r["total"] for r in rows(final, CALLS)}
+    want = dict([(("SELECT %d;" % i,), 1) for i in range(5)] +
+                [((LONG_QUERY.encode()[:63].decode() + "...",), 1)])
+    tap.eq(got, want, "-p one backend: its queries alone, each once; a "
+                      "text over 63 bytes cut there, then '...'",
+           tr.stderr)
+    tap.eq(sum(r["total"] for r in rows(final, COMMITS)), 6,
+           "-p one backend: its six commits")
+
+
 def main():
     with Cluster() as pg:
         init = pg.run([BIN + "/pgbench", "-i", "-q", pg.db])
@@ -153,6 +187,7 @@ def main():
         per_pid = check_queries(final, tr)
         check_transactions(final, per_pid, present_pid)
         check_checkpoint(final, logged, ckpt_pid)
+        check_one_backend(pg)
         postmaster = pg.postmaster_pid()
     tap.ok(not os.path.exists(pg.dir), "the server's directory is removed")
     for _ in range(100):  # pg_ctl stop -w: its pid file is gone
