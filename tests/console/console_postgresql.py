@@ -5,7 +5,8 @@ own (pgcluster.py), in a real terminal (tmux): `probetop -b postgres`
 picks the postgresql probeset, the backends pgbench starts after it
 attached show their query's text in Top with their PID and role
 (postgres: USER DB [local] ...), Enter on one shows its latency
-histogram, and q quits with status 0."""
+histogram, CHECKPOINT shows in the Dashboard's pane titled Checkpoints,
+and q quits with status 0."""
 import os
 import re
 import subprocess
@@ -21,6 +22,7 @@ from pgcluster import BIN, POSTGRES, USER, Cluster, \
 from tap import Tap, need_root  # noqa: E402
 
 QUERY = "SELECT count(*) FROM pg_class WHERE relname = 'probetop';"
+CKPT_FLAGS = 0x4 | 0x8 | 0x20 | 0x40  # immediate, force, wait, requested
 SHOWN = re.escape(QUERY)
 
 
@@ -69,6 +71,15 @@ def check_console(tap, pg):
             cmd = f.read().decode(errors="replace")
         tap.ok(cmd.startswith("postgres: %s %s [local]" % (USER, pg.db)),
                "its pid is a backend of the server", cmd)
+        keys("1")
+        pg.psql("CREATE TABLE dirty AS SELECT 1 AS x;")  # to write
+        pg.psql("CHECKPOINT;")
+        s = wait_screen(r"flags=%d \S+/s" % CKPT_FLAGS, 10)
+        tap.ok(re.search(r"Checkpoints", s) and "pause p50" in s and
+               re.search(r"flags=%d \S+/s" % CKPT_FLAGS, s) and
+               re.search(r"collected \S+/s  total [1-9]", s),
+               "Dashboard: CHECKPOINT in the pane titled Checkpoints, its "
+               "flags, duration and the buffers it wrote", s)
         keys("q")
         s = wait_screen(r"EXITED \d+")
         tap.ok("EXITED 0" in s, "q quits with status 0", s)

@@ -148,6 +148,8 @@ static void test_postgresql_roles(void **state)
 	assert_string_equal(ps.sections[calls->section].labels[0], "query");
 	assert_non_null(probeset_spec(&ps, "gc", "pause"));
 	assert_non_null(probeset_spec(&ps, "gc", "collected"));
+	assert_string_equal(ps.sections[probeset_section(&ps, "gc")].title,
+			    "Checkpoints");
 	assert_non_null(probeset_spec(&ps, "transactions", "commits"));
 	assert_non_null(probeset_note(&ps, "postgresql", "query__start"));
 	assert_int_equal(ps.ndetect, 1);
