@@ -40,7 +40,7 @@ def workload(pg):
 
 
 def check_console(tap, pg):
-    start("%s -b %s" % (PROBETOP, POSTGRES), w=160, h=40)
+    start("%s -b %s" % (PROBETOP, POSTGRES), w=176, h=40)
     s = wait_screen(r"probes \(\d+ on\)", 20)
     tap.ok("every process running it" in s,
            "the console attaches to the postgres binary", s)
@@ -50,14 +50,16 @@ def check_console(tap, pg):
         # COMMAND is as wide as the backends' command lines where there
         # is room: user, database, client and what it was doing
         row = (r"\s\d+ postgres: %s %s \[local\] \S+\s+[\d.,]+\s+"
-               r"[\d,]+\s+\S+\s+" % (USER, pg.db) + SHOWN)
+               r"[\d,]+(\s+\d+(\.\d+)?[mµ]?s){3}\s+" % (USER, pg.db) +
+               SHOWN)
         s = wait_screen(row, 20)
         tap.ok("Top frames" in s and re.search(row, s) is not None,
                "Top: the query's text, by backend (PID, postgres: USER DB "
                "[local] STATE), from backends started after attach", s)
-        tap.ok(re.search(r"PID COMMAND +CALLS/s +TOTAL +AVG +QUERY\s", s)
-               is not None, "the name column is the probeset's label, "
-                            "QUERY", s)
+        tap.ok(re.search(r"PID COMMAND +CALLS/s +TOTAL +AVG +P50 +P99 +"
+                         r"QUERY\s", s) is not None,
+               "columns: AVG, P50 and P99 of the query's latency, and the "
+               "name column is the probeset's label, QUERY", s)
         tap.eq(len(re.findall(row, s)), 2,
                "one row for each of pgbench's two connections", s)
         keys("Enter")
