@@ -15,7 +15,7 @@ server that has stopped, are one-line errors."""
 import os
 import time
 
-from pgcluster import BIN, POSTGRES, Cluster, need_postgres
+from pgcluster import BIN, POSTGRES, USER, Cluster, need_postgres
 from tap import Tap, Trace, agg_of, need_root, run
 
 tap = Tap()
@@ -28,7 +28,8 @@ CALLS = "postgresql:query__done=count(str(arg0))"
 LATENCY = "postgresql:query__start..postgresql:query__done=latency(str(arg0))"
 COMMITS = "postgresql:transaction__commit=count()"
 ABORTS = "postgresql:transaction__abort=count()"
-CKPT = "postgresql:checkpoint__start..postgresql:checkpoint__done=latency(arg0)"
+CKPT = ("postgresql:checkpoint__start..postgresql:checkpoint__done="
+        "latency(arg0)")
 CKPT_WRITTEN = "postgresql:checkpoint__done=sum(arg0)"
 # CHECKPOINT asks for CHECKPOINT_IMMEDIATE | CHECKPOINT_FORCE |
 # CHECKPOINT_WAIT, and the checkpointer adds CHECKPOINT_REQUESTED
@@ -53,7 +54,8 @@ def by_pid(final, spec, field="total"):
 def traced_workload(pg):
     """trace -b postgres -P postgresql around: a query from a backend
     that was there before attach, pgbench's run, an error, CHECKPOINT.
-    Returns (final summary, trace, the pre-existing backend's pid)."""
+    Returns (final summary, trace, the pre-existing backend's pid, the
+    server log's line on the checkpoint, the checkpointer's pid)."""
     present = pg.session()
     present_pid = int(present.query("SELECT pg_backend_pid();"))
     # --budget off: the checks are exact counts, and pgbench runs as fast
@@ -82,7 +84,8 @@ def traced_workload(pg):
 
 
 def check_queries(final, tr):
-    q = [r for r in rows(final, CALLS) if r["key"][0].startswith(PGBENCH_QUERY)]
+    q = [r for r in rows(final, CALLS)
+         if r["key"][0].startswith(PGBENCH_QUERY)]
     per_pid = {}
     for r in q:
         per_pid[r["pid"]] = per_pid.get(r["pid"], 0) + r["total"]
@@ -98,8 +101,8 @@ def check_queries(final, tr):
            if r["key"][0].startswith(PGBENCH_QUERY)]
     tap.eq(sum(r["total"] for r in lat), 500,
            "and its latency from query__start to query__done 500 times")
-    tap.ok(all(r["command"].startswith("postgres: postgres %s [local]" %
-                                       "postgres") for r in q),
+    tap.ok(all(r["command"].startswith("postgres: %s %s [local]" %
+                                       (USER, Cluster.db)) for r in q),
            "COMMAND is the backend's role: postgres: USER DB [local] ...",
            sorted({r["command"] for r in q}))
     return per_pid
