@@ -21,7 +21,8 @@
 	"  probetop --demo       the console on the bundled Python 3.11 "      \
 	"workload\n"                                                           \
 	"  probetop probesets [--json]\n"                                      \
-	"                        the probesets available, and where from\n"    \
+	"                        the probesets available, where from, what "   \
+	"they show\n"                                                          \
 	"  probetop list -p PID [--json] [-v] [PATTERN]\n"                     \
 	"                        every USDT probe of a running process and "   \
 	"its libraries\n"                                                      \
