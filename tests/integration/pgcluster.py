@@ -47,10 +47,18 @@ class Session:
             stderr=subprocess.DEVNULL, text=True, user=USER,
             cwd=cluster.dir)
 
-    def query(self, sql):
+    def send(self, sql):
+        """sql sent, its output (if any) not read."""
         self.p.stdin.write(sql + "\n")
         self.p.stdin.flush()
+
+    def read(self):
+        """The next line of output."""
         return self.p.stdout.readline().strip()
+
+    def query(self, sql):
+        self.send(sql)
+        return self.read()
 
     def close(self):
         if self.p.poll() is None:

@@ -8,7 +8,9 @@ gives exactly 500 queries `SELECT abalance FROM pgbench_accounts WHERE
 aid = N` over the two client backends (250 each), each with its commits,
 its PID and its role in COMMAND; an error is one abort; CHECKPOINT is one
 checkpoint with the flags of a requested one and the buffers the server's
-own log says it wrote. `-p` on one backend counts its queries alone, a
+own log says it wrote; a SELECT that waits for a table's lock is one
+wait of mode AccessShare on a relation, as long as the lock was held.
+`-p` on one backend counts its queries alone, a
 text over 63 bytes cut there with "...". A missing postgres, and a
 server that has stopped, are one-line errors."""
 
@@ -31,6 +33,10 @@ ABORTS = "postgresql:transaction__abort=count()"
 CKPT = ("postgresql:checkpoint__start..postgresql:checkpoint__done="
         "latency(arg0)")
 CKPT_WRITTEN = "postgresql:checkpoint__done=sum(arg0)"
+LOCK_WAIT = ("postgresql:lock__wait__start..postgresql:lock__wait__done="
+             "latency(arg5,arg4)")
+DEADLOCKS = "postgresql:deadlock__found=count()"
+LOCK_HELD_S = 0.3
 # CHECKPOINT asks for CHECKPOINT_IMMEDIATE | CHECKPOINT_FORCE |
 # CHECKPOINT_WAIT, and the checkpointer adds CHECKPOINT_REQUESTED
 # (access/xlog.h: 0x4 | 0x8 | 0x20 | 0x40)
@@ -58,6 +64,9 @@ def traced_workload(pg):
     server log's line on the checkpoint, the checkpointer's pid)."""
     present = pg.session()
     present_pid = int(present.query("SELECT pg_backend_pid();"))
+    pg.psql("CREATE TABLE locked (x int);")
+    locker, waiter = pg.session(), pg.session()
+    waiter_pid = int(waiter.query("SELECT pg_backend_pid();"))
     # --budget off: the checks are exact counts, and pgbench runs as fast
     # as the server answers. Here the specs cost about 1% of a CPU, under
     # the default budget of 5%, but the cost is measured, and on a loaded
@@ -66,11 +75,22 @@ def traced_workload(pg):
                 "-i", "60"])
     try:
         present.query(PRESENT_QUERY)
+        # a lock wait of a known mode and length: the waiter's SELECT
+        # (AccessShareLock, 1) waits for the locker's AccessExclusiveLock
+        # on the relation (LOCKTAG_RELATION, 0) until it commits
+        locker.send("BEGIN;")
+        locker.send("LOCK TABLE locked IN ACCESS EXCLUSIVE MODE;")
+        tap.eq(locker.query("SELECT 'locked';"), "locked", "table locked")
+        waiter.send("SELECT count(*) FROM locked;")
+        time.sleep(LOCK_HELD_S)
+        locker.send("COMMIT;")
+        tap.eq(waiter.read(), "0",
+               "the waiter's SELECT ran once the lock was released")
         bench = pg.run([BIN + "/pgbench", "-S", "-M", "simple", "-c", "2",
                         "-t", "250", pg.db])
         tap.eq(bench.returncode, 0, "pgbench -S -M simple -c 2 -t 250 ran",
                bench.stderr)
-        present.p.stdin.write("SELECT 1/0;\n")
+        present.send("SELECT 1/0;")
         tap.eq(present.query("SELECT 'after the error';"), "after the error",
                "SELECT 1/0 failed, and the session went on")
         since = pg.log_size()
@@ -78,9 +98,11 @@ def traced_workload(pg):
         logged = pg.wait_log("checkpoint complete: wrote ", since)
         checkpointer = pg.backend_pid("checkpointer")
     finally:
-        present.close()
+        for sess in (present, locker, waiter):
+            sess.close()
         tr.finish()
-    return tr.final(), tr, present_pid, logged, checkpointer
+    return (tr.final(), tr, present_pid, logged, checkpointer,
+            waiter_pid)
 
 
 def check_queries(final, tr):
@@ -146,6 +168,16 @@ LONG_QUERY = ("SELECT 'a query text longer than the 63 bytes a string key "
               "keeps' AS long;")
 
 
+def check_locks(final, waiter_pid):
+    w = [r for r in rows(final, LOCK_WAIT) if r["pid"] == waiter_pid]
+    tap.eq([(r["key"], r["total"]) for r in w], [([1, 0], 1)],
+           "one lock wait in the waiter: mode 1 (AccessShare), locktag "
+           "type 0 (relation)")
+    tap.ok(w and w[0]["min"] >= LOCK_HELD_S * 1e9,
+           "it lasted as long as the lock was held, at least", w)
+    tap.eq(rows(final, DEADLOCKS), [], "no deadlock")
+
+
 def check_one_backend(pg):
     """-p PID: that backend alone; a text over 63 bytes is its first 63
     and "..." (trace_out's JSON: inert, and the same in text)."""
@@ -179,7 +211,8 @@ def main():
     with Cluster() as pg:
         init = pg.run([BIN + "/pgbench", "-i", "-q", pg.db])
         tap.eq(init.returncode, 0, "pgbench -i", init.stderr)
-        final, tr, present_pid, logged, ckpt_pid = traced_workload(pg)
+        final, tr, present_pid, logged, ckpt_pid, waiter_pid = \
+            traced_workload(pg)
         tap.eq(tr.rc, 0, "trace exits 0", tr.stderr[-2000:])
         tap.ok(final is not None, "a final summary")
         if final is None:
@@ -190,6 +223,7 @@ def main():
         per_pid = check_queries(final, tr)
         check_transactions(final, per_pid, present_pid)
         check_checkpoint(final, logged, ckpt_pid)
+        check_locks(final, waiter_pid)
         check_one_backend(pg)
         postmaster = pg.postmaster_pid()
     tap.ok(not os.path.exists(pg.dir), "the server's directory is removed")
