@@ -37,6 +37,8 @@ LOCK_WAIT = ("postgresql:lock__wait__start..postgresql:lock__wait__done="
              "latency(arg5,arg4)")
 DEADLOCKS = "postgresql:deadlock__found=count()"
 LOCK_HELD_S = 0.3
+WAL = "postgresql:wal__insert=count(arg0)"
+RM_XLOG_ID = 0  # the resource manager of a checkpoint's WAL record
 # CHECKPOINT asks for CHECKPOINT_IMMEDIATE | CHECKPOINT_FORCE |
 # CHECKPOINT_WAIT, and the checkpointer adds CHECKPOINT_REQUESTED
 # (access/xlog.h: 0x4 | 0x8 | 0x20 | 0x40)
@@ -162,6 +164,10 @@ def check_checkpoint(final, logged, checkpointer):
     tap.eq(sum(r["sum_total"] for r in rows(final, CKPT_WRITTEN)
                if r["pid"] == checkpointer), written,
            "buffers it wrote: as many as the server's log says", logged)
+    tap.eq([r["total"] for r in rows(final, WAL)
+            if r["pid"] == checkpointer and r["key"] == [RM_XLOG_ID]], [1],
+           "its WAL: one record of the XLOG resource manager (the "
+           "checkpoint record)")
 
 
 LONG_QUERY = ("SELECT 'a query text longer than the 63 bytes a string key "
