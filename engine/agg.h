@@ -25,13 +25,19 @@
 
 struct agg;
 
+/* What follows the bytes kept of a string key cut at PT_STR_LEN - 1:
+ * only a cut key is longer than PT_STR_LEN - 1 bytes. */
+#define AGG_STR_CUT "..."
+
 struct agg_key_part {
 	bool is_str;
 	bool is_signed; /* numeric: print num as signed */
 	bool is_stack; /* a call stack: text is its frames, root first,
 			  joined by ';' (folded) */
 	int64_t num;
-	char str[PT_STR_LEN];
+	/* a string key: at most PT_STR_LEN - 1 bytes of the target's, then
+	 * AGG_STR_CUT if the target's string was longer (agg_str_key()) */
+	char str[PT_STR_LEN + sizeof(AGG_STR_CUT) - 1];
 	const char *text; /* a longer string (a Python stack), kept by its
 			     namer; NULL: str (agg_key_text()) */
 };
@@ -165,6 +171,15 @@ const struct agg_snapshot *agg_read(struct agg *agg);
 
 /* The string of a string key part. */
 const char *agg_key_text(const struct agg_key_part *k);
+
+/*
+ * A string key as the kernel keeps it (raw: PT_STR_LEN bytes, the last
+ * PT_STR_CUT if the target's string was longer) into out[0..n), n at
+ * least PT_STR_LEN + sizeof(AGG_STR_CUT) - 1: the bytes up to the NUL
+ * and, for a cut one, AGG_STR_CUT after them, less the bytes of a UTF-8
+ * character the cut split (which would print as escapes).
+ */
+void agg_str_key(char *out, size_t n, const char *raw);
 
 /* Name of an IO class ("read", "block-write", ...). */
 const char *agg_io_class_name(int cls);

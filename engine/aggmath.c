@@ -6,6 +6,9 @@
  */
 #include "agg.h"
 
+#include <stdio.h>
+#include <string.h>
+
 static const char *const IO_NAMES[PT_IO_NCLASSES] = {
 	[PT_IO_READ] = "read",
 	[PT_IO_WRITE] = "write",
@@ -89,4 +92,33 @@ int agg_percentile_bucket(const uint64_t *b, int n, double p)
 const char *agg_key_text(const struct agg_key_part *k)
 {
 	return k->text ? k->text : k->str;
+}
+
+/* Bytes at the end of s[0..len) that begin a UTF-8 character they do not
+ * finish: a lead byte and fewer continuation bytes than it announces. */
+static size_t split_tail(const char *s, size_t len)
+{
+	for (size_t back = 1; back <= 3 && back <= len; back++) {
+		unsigned char c = (unsigned char)s[len - back];
+
+		if ((c & 0xc0) == 0x80)
+			continue; /* a continuation byte: look further back */
+		if (c >= 0xc0) {
+			size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+
+			return need > back ? back : 0;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+void agg_str_key(char *out, size_t n, const char *raw)
+{
+	size_t len = strnlen(raw, PT_STR_LEN - 1);
+	bool cut = len == PT_STR_LEN - 1 && raw[PT_STR_LEN - 1] == PT_STR_CUT;
+
+	if (cut)
+		len -= split_tail(raw, len);
+	snprintf(out, n, "%.*s%s", (int)len, raw, cut ? AGG_STR_CUT : "");
 }

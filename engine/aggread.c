@@ -151,6 +151,8 @@ static int read_spec_aslots(struct agg *agg, int fd, int id,
 				continue;
 			memcpy(key.str[info->key_slot[0]], a->str,
 			       strnlen(a->str, PT_STR_LEN - 1));
+			key.str[info->key_slot[0]][PT_STR_LEN - 1] =
+				a->str[PT_STR_LEN - 1];
 			r = aggrows_get(agg, &key, false);
 			if (!r)
 				continue;

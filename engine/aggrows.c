@@ -163,8 +163,7 @@ static void row_keys(struct agg *agg, struct arow *r,
 			kp->is_signed = info->key_signed[i];
 		} else {
 			kp->is_str = true;
-			memcpy(kp->str, r->key.str[slot], PT_STR_LEN);
-			kp->str[PT_STR_LEN - 1] = '\0';
+			agg_str_key(kp->str, sizeof(kp->str), r->key.str[slot]);
 		}
 	}
 	r->row.nkeys = part;

@@ -19,6 +19,9 @@
  *                                           ; or the target meets the
  *                                           ; requires of its probe
  *   needs.latency = python:line             ; attach this with it
+ *   title    = ...                          ; the pane's title, where a
+ *                                           ; view shows the role ([gc]
+ *                                           ; of PostgreSQL: Checkpoints)
  *
  *   [probe python:function__entry]          ; what to say about a probe
  *   silent = fires only when ...            ; why it may show nothing
@@ -71,6 +74,8 @@
 
 struct ps_section {
 	char name[PS_NAME_MAX];
+	char title[PS_NAME_MAX]; /* title = ...: what its pane is called
+				    ("Checkpoints" for [gc]), or "" */
 	int nlabels;
 	char labels[PS_MAX_LABELS][PS_NAME_MAX];
 };

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * probetop probesets — the probesets that are available and where each
- * comes from; broken files are reported (FILE:LINE: what) and the rest
- * are still listed.
+ * probetop probesets — the probesets that are available, where each
+ * comes from and what it shows (its sections); broken files are reported
+ * (FILE:LINE: what) and the rest are still listed.
  */
 #include <getopt.h>
 #include <json-c/json.h>
@@ -20,9 +20,31 @@ static void report(const char *msg, void *ctx)
 	(*nbad)++;
 }
 
+/* What ps shows, into buf[0..n): its sections ("frames,gc,imports"), or
+ * for a set the kernel serves, its kind ("io"). */
+static const char *shows(const struct probeset *ps, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (ps->kernel)
+		snprintf(buf, n, "%s", probeset_kernel_name(ps->kernel));
+	for (int i = 0; !ps->kernel && i < ps->nsections; i++)
+		snprintf(buf + strlen(buf), n - strlen(buf), "%s%s",
+			 i ? "," : "", ps->sections[i].name);
+	return buf;
+}
+
 static void print_text(const struct ps_list *list)
 {
-	printf("%-10s %-7s %-44s %s\n", "NAME", "SOURCE", "DETECT", "FILE");
+	int filew = 4;
+	char what[PS_MAX_SECTIONS * (PS_NAME_MAX + 1)];
+
+	for (size_t i = 0; i < list->n; i++) {
+		int len = (int)strlen(list->sets[i]->path);
+
+		filew = len > filew ? len : filew;
+	}
+	printf("%-10s %-7s %-44s %-*s %s\n", "NAME", "SOURCE", "DETECT", filew,
+	       "FILE", "SHOWS");
 	for (size_t i = 0; i < list->n; i++) {
 		const struct probeset *ps = list->sets[i];
 		char detect[256] = "", kernel[32];
@@ -33,9 +55,10 @@ static void print_text(const struct ps_list *list)
 				 d ? "," : "", ps->detect_text[d]);
 		snprintf(kernel, sizeof(kernel), "(kernel %s)",
 			 probeset_kernel_name(ps->kernel));
-		printf("%-10s %-7s %-44s %s\n", ps->name,
+		printf("%-10s %-7s %-44s %-*s %s\n", ps->name,
 		       ps->user ? "user" : "builtin",
-		       ps->kernel ? kernel : detect, ps->path);
+		       ps->kernel ? kernel : detect, filew, ps->path,
+		       shows(ps, what, sizeof(what)));
 	}
 }
 

@@ -22,7 +22,8 @@
 	"  probetop --demo       the console on the bundled Python 3.11 "      \
 	"workload\n"                                                           \
 	"  probetop probesets [--json]\n"                                      \
-	"                        the probesets available, and where from\n"    \
+	"                        the probesets available, where from, what "   \
+	"they show\n"                                                          \
 	"  probetop list -p PID [--json] [-v] [PATTERN]\n"                     \
 	"                        every USDT probe of a running process and "   \
 	"its libraries\n"                                                      \
@@ -75,7 +76,7 @@
 	"stack,\n"                                                             \
 	"         64 frames, by frame pointers) | kstack (the kernel stack); " \
 	"at most\n"                                                            \
-	"         4 (2 strings)\n"                                             \
+	"         4 (2 strings of 63 bytes; a longer one is cut, then ...)\n"  \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \
@@ -104,7 +105,7 @@
 	"                       ends it on q\n"                                \
 	"  -e, --spec SPEC      trace: what to aggregate (repeatable, at "     \
 	"most 64)\n"                                                           \
-	"  -P, --probeset SET   a probeset (python, ruby, java, php, io...; "  \
+	"  -P, --probeset SET   a probeset (python, java, postgresql, io...; " \
 	"see\n"                                                                \
 	"                       probetop probesets); without -P and -e, "      \
 	"those\n"                                                              \

@@ -18,7 +18,9 @@
 #include "session.h"
 
 #define BAR_WIDTH 40
-#define KEY_WIDTH_MAX 60
+#define CMD_WIDTH 24 /* -b's COMMAND column, at least */
+#define CMD_WIDTH_MAX 48 /* and at most */
+#define KEY_WIDTH_MAX 66 /* a string key cut at 63 bytes, "..." after */
 
 /* Text ---------------------------------------------------------------- */
 
@@ -72,14 +74,35 @@ static const char *est_i(int64_t v, bool est, char *buf, size_t n)
 	return buf;
 }
 
+/* -b's COMMAND column: CMD_WIDTH, or the longest command line of the
+ * rows shown, up to CMD_WIDTH_MAX ("postgres: app shop [local] idle"). */
+static int command_width(const struct trace_out *out, const struct agg_spec *as,
+			 bool final)
+{
+	int w = CMD_WIDTH;
+	char cmd[CMD_WIDTH_MAX + 1];
+
+	for (size_t i = 0; i < as->nrows; i++) {
+		int len;
+
+		if (!row_shown(as->rows[i], final))
+			continue;
+		len = (int)strlen(inert_str(
+			cmd, sizeof(cmd),
+			session_pid_command(out->s, as->rows[i]->pid)));
+		w = len > w ? len : w;
+	}
+	return w;
+}
+
 static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			bool final)
 {
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
 	bool keyed = as->spec->nkeys > 0;
 	bool est_now = as->estimated, est_total = as->estimated_total;
-	int width = 3;
-	char key[2048], cmd[256], a[32], b[32];
+	int width = 3, cmdw = out->per_pid ? command_width(out, as, final) : 0;
+	char key[2048], cmd[CMD_WIDTH_MAX + 1], a[32], b[32];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		int len;
@@ -90,7 +113,7 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			width = len > KEY_WIDTH_MAX ? KEY_WIDTH_MAX : len;
 	}
 	if (out->per_pid)
-		fprintf(out->f, "  %7s  %-24s", "PID", "COMMAND");
+		fprintf(out->f, "  %7s  %-*s", "PID", cmdw, "COMMAND");
 	if (keyed)
 		fprintf(out->f, "  %-*s", width, "KEY");
 	fprintf(out->f, "  %12s  %12s%s\n", final ? "" : "COUNT", "TOTAL",
@@ -102,8 +125,9 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			continue;
 		format_key(r, key, sizeof(key));
 		if (out->per_pid) {
-			fprintf(out->f, "  %7" PRIu32 "  %-24.24s", r->pid,
-				inert_str(cmd, 25,
+			fprintf(out->f, "  %7" PRIu32 "  %-*.*s", r->pid, cmdw,
+				cmdw,
+				inert_str(cmd, sizeof(cmd),
 					  session_pid_command(out->s, r->pid)));
 		}
 		if (keyed)

@@ -3,7 +3,8 @@
  * gc — collections per second per generation (or kind), the pause-time
  * histogram over all of them with percentiles, objects collected, and a
  * sparkline of collections over the last minute. Reads the gc.pause and
- * gc.collected roles of the picked probeset.
+ * gc.collected roles of the picked probeset, and the title of its [gc]
+ * section if it has one (PostgreSQL's checkpoints).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,14 +93,19 @@ static void rates_line(const struct model *m, const struct agg_spec *as,
 	line[0] = '\0';
 	for (size_t i = 0; i < as->nrows && o < (int)len - 40; i++) {
 		char key[64], a[32];
+		const char *k = key, *sp;
 		bool named;
 
 		model_key_text(m, as->rows[i], " ", key, sizeof(key));
-		named = label[0] && key[0];
+		if (m->binary_mode) { /* its pid first: not the key */
+			sp = strchr(key, ' ');
+			k = sp ? sp + 1 : "";
+		}
+		named = label[0] && k[0];
 		o += snprintf(
 			line + o, len - (size_t)o, "%s%.*s%s%s %s/s",
 			o ? "  " : "", named ? (short_ ? 3 : 64) : 0, label,
-			named && !short_ ? "=" : "", key[0] ? key : "gc",
+			named && !short_ ? "=" : "", k[0] ? k : "gc",
 			fmt_rate(m->snap_s > 0 ? (double)as->rows[i]->count /
 							 m->snap_s
 					       : 0,
@@ -118,7 +124,12 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 			? m->gc_pause.ps->sections[m->gc_pause.spec->section]
 				  .labels[0]
 			: "";
-	struct rect in = draw_box(r, "GC", NULL, focus);
+	const char *title =
+		m->gc_pause.spec && m->gc_pause.ps
+			? m->gc_pause.ps->sections[m->gc_pause.spec->section]
+				  .title
+			: "";
+	struct rect in = draw_box(r, title[0] ? title : "GC", NULL, focus);
 	struct agg_row all;
 	char line[256], a[32], b[32];
 	int y = in.y;

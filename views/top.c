@@ -8,7 +8,9 @@
  * (count, sum, quantize, lquantize, latency), each row named by its probe
  * (and, but for count and latency, its aggregation) and key. AVG is the
  * mean latency of a latency spec and the mean value of the others that
- * have a value. Rows are rebuilt when a
+ * have a value; P50 and P99, where the box is PCT_MIN_W wide, a latency
+ * row's percentiles since attach (the frame's, for frames: PostgreSQL's
+ * query latency). Rows are rebuilt when a
  * snapshot arrives or the sort/filter changes; the cursor follows the
  * selected key, not the line, so rows can move without losing it.
  *
@@ -37,6 +39,10 @@ enum top_col {
 static const char *const COL_NAMES[NCOLS] = { "calls/s", "total", "avg",
 					      "name" };
 
+#define CMD_W 16 /* -b's COMMAND column, at least */
+#define PCT_MIN_W 110 /* P50 and P99 of latency rows from this width */
+#define CMD_W_MAX 44 /* and at most */
+
 struct top_row {
 	const struct agg_row *row;
 	int spec;
@@ -51,6 +57,8 @@ struct top_row {
 		AVG_VALUE,
 		AVG_PCT /* of one CPU, from samples */
 	} avg_kind;
+	char p50[16], p99[16]; /* latency percentiles of a timed row (or
+				  the frame's), as bucket labels; "" if none */
 	uint64_t total;
 	bool est, est_total; /* rate, total: the budget's estimates */
 	int band; /* band() of the sort column's value */
@@ -74,10 +82,20 @@ struct top {
 	struct keyed *ranks; /* place on the last refresh */
 	size_t nranks;
 	int maxn, maxw; /* longest name and where of the rows */
+	int maxc; /* longest command of the rows (-b) */
 	bool frames; /* rows are the frames spec (model_frames()) */
 	int hz; /* its samples a second, if they are samples; else 0 */
 	bool avg_col; /* draw the AVG column */
+	bool pct_col; /* and P50 and P99 */
 };
+
+static bool any_pct(const struct top *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->rows[i].p50[0])
+			return true;
+	return false;
+}
 
 static bool any_avg(const struct top *t)
 {
@@ -203,6 +221,25 @@ static void name_row(const struct model *m, const struct agg_spec *as,
 	}
 }
 
+/* r->p50 and r->p99 of the latency row src of spec as, since attach. */
+static void percentiles(const struct agg_spec *as, const struct agg_row *src,
+			struct top_row *r)
+{
+	int nb, at;
+
+	if (!as || !as->spec->timed || !src->b_total)
+		return;
+	nb = agg_nbuckets(as->spec);
+	at = agg_percentile_bucket(src->b_total, nb, 50);
+	if (at >= 0)
+		hist_bucket_label(as->spec, src, at, true, r->p50,
+				  sizeof(r->p50));
+	at = agg_percentile_bucket(src->b_total, nb, 99);
+	if (at >= 0)
+		hist_bucket_label(as->spec, src, at, true, r->p99,
+				  sizeof(r->p99));
+}
+
 /* r->avg and r->avg_kind of row (spec as): its own mean for a timed spec
  * or one with a value, the frame's mean latency for frames, else none. */
 static void avg_of(const struct model *m, const struct agg_spec *as,
@@ -211,6 +248,7 @@ static void avg_of(const struct model *m, const struct agg_spec *as,
 	const struct agg_row *src = NULL;
 
 	r->avg_kind = AVG_NONE;
+	r->p50[0] = r->p99[0] = '\0';
 	if (as->spec->probe[0].hz) { /* samples: the % of one CPU */
 		r->avg = m->snap_s > 0
 				 ? 100.0 * (double)row->count / m->snap_s /
@@ -227,6 +265,10 @@ static void avg_of(const struct model *m, const struct agg_spec *as,
 		return;
 	r->avg = (double)src->sum_total / (double)src->total;
 	r->avg_kind = src == row && !as->spec->timed ? AVG_VALUE : AVG_NS;
+	if (r->avg_kind == AVG_NS)
+		percentiles(src == row ? as
+				       : model_spec(m, m->frames_latency.id),
+			    src, r);
 }
 
 static bool wanted(const struct top *t, const struct top_row *r)
@@ -293,6 +335,13 @@ static int add_row(struct top *t, const struct model *m,
 	t->maxn = len > t->maxn ? len : t->maxn;
 	len = (int)strlen(r->where);
 	t->maxw = len > t->maxw ? len : t->maxw;
+	if (m->binary_mode) {
+		char cmd[CMD_W_MAX + 1];
+
+		len = (int)strlen(inert_str(cmd, sizeof(cmd),
+					    model_pid_cmd(m, row->pid)));
+		t->maxc = len > t->maxc ? len : t->maxc;
+	}
 	t->n++;
 	return 0;
 }
@@ -338,7 +387,7 @@ static bool is_top_spec(const struct model *m, const struct agg_spec *as)
 static void rebuild(struct top *t, const struct model *m)
 {
 	t->n = 0;
-	t->maxn = t->maxw = 0;
+	t->maxn = t->maxw = t->maxc = 0;
 	const struct model_role *fr = model_frames(m);
 
 	t->frames = fr != NULL;
@@ -469,21 +518,58 @@ static int top_key(void *st, const struct model *m, enum action a,
 	return VIEW_HANDLED;
 }
 
-#define PID_W 25 /* binary mode's "    PID COMMAND          " */
+/* Frames keyed by one string (PostgreSQL's query text): its label,
+ * upper-cased, names the name column, into buf; NULL for others. */
+static const char *one_key_label(const struct model *m, char *buf, size_t n)
+{
+	const struct model_role *fr = model_frames(m);
+	const char *label;
+	size_t i;
+
+	if (!fr || !fr->spec || !fr->ps || fr->spec->spec.nkeys != 1)
+		return NULL;
+	label = fr->ps->sections[fr->spec->section].labels[0];
+	for (i = 0; label[i] && i + 1 < n; i++)
+		buf[i] = (char)(label[i] >= 'a' && label[i] <= 'z'
+					? label[i] - 'a' + 'A'
+					: label[i]);
+	buf[i] = '\0';
+	return i ? buf : NULL;
+}
 
 static void heading(const struct top *t, const struct model *m, struct rect r,
-		    int namew)
+		    int namew, int cmdw)
 {
-	char h[512];
-	const char *name = t->frames ? "FUNCTION" : "PROBE";
-	const char *where = t->frames ? "FILE:LINE" : "KEY";
+	char h[512], pid[80] = "", label[PS_NAME_MAX];
+	const char *one =
+		t->frames ? one_key_label(m, label, sizeof(label)) : NULL;
+	const char *name = one ? one : t->frames ? "FUNCTION" : "PROBE";
+	const char *where = one ? "" : t->frames ? "FILE:LINE" : "KEY";
 
-	snprintf(h, sizeof(h), "%s%10s %11s%s  %-*s %s",
-		 m->binary_mode ? "    PID COMMAND          " : "",
+	if (m->binary_mode)
+		snprintf(pid, sizeof(pid), "%7s %-*s ", "PID", cmdw, "COMMAND");
+	snprintf(h, sizeof(h), "%s%10s %11s%s%s  %-*s %s", pid,
 		 t->hz ? "SAMPLES/s" : "CALLS/s", "TOTAL",
-		 t->avg_col ? (t->hz ? "    %CPU" : "     AVG") : "", namew,
-		 name, where);
+		 t->avg_col ? (t->hz ? "    %CPU" : "     AVG") : "",
+		 t->pct_col ? "     P50     P99" : "", namew, name, where);
 	draw_text(r.y, r.x, r.w, STYLE_TITLE, h);
+}
+
+/* The COMMAND column's width (-b): CMD_W, or up to the longest command
+ * (at most CMD_W_MAX) while the names and FILE:LINE still fit in what
+ * is left of avail, so that a command's end shows where there is room
+ * ("postgres: app shop [local] SELECT"). */
+static int cmd_width(const struct top *t, int avail)
+{
+	int want = t->maxc < CMD_W ? CMD_W : t->maxc;
+	int spare = avail - (t->maxn > 8 ? t->maxn : 8) -
+		    (t->maxw ? 1 + (t->maxw > 9 ? t->maxw : 9) : 0);
+
+	if (want > CMD_W_MAX)
+		want = CMD_W_MAX;
+	if (spare < 0)
+		spare = 0;
+	return want - CMD_W > spare ? CMD_W + spare : want;
 }
 
 /* The FUNCTION/PROBE column's width out of avail columns: the longest
@@ -527,7 +613,7 @@ static void top_draw(void *st, const struct model *m,
 	struct top *t = st;
 	char note[64], filt[96] = "";
 	struct rect in;
-	int namew, lines, avail;
+	int namew, lines, avail, cmdw;
 
 	(void)env;
 	snprintf(note, sizeof(note), "%s %s",
@@ -544,9 +630,13 @@ static void top_draw(void *st, const struct model *m,
 	if (in.h < 2)
 		return;
 	t->avg_col = in.w >= 90 || any_avg(t);
-	avail = in.w - (t->avg_col ? 33 : 25) - (m->binary_mode ? PID_W : 0);
+	t->pct_col = in.w >= PCT_MIN_W && any_pct(t);
+	avail = in.w - (t->avg_col ? 33 : 25) - (t->pct_col ? 16 : 0);
+	cmdw = m->binary_mode ? cmd_width(t, avail - 9 - CMD_W) : 0;
+	if (m->binary_mode)
+		avail -= 9 + cmdw; /* "%7u %-*s " */
 	namew = name_width(t, avail);
-	heading(t, m, in, namew);
+	heading(t, m, in, namew, cmdw);
 	lines = in.h - 1;
 	if (!t->n) {
 		draw_text(
@@ -562,9 +652,10 @@ static void top_draw(void *st, const struct model *m,
 	list_scroll(t->cursor, &t->scroll, lines);
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
-		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[40] = "";
+		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[64] = "";
+		char pct[40] = "";
 		char erate[34], etot[34];
-		char wh[200], cmd[17];
+		char wh[200], cmd[CMD_W_MAX + 1];
 
 		if (row->avg_kind == AVG_PCT)
 			snprintf(v, sizeof(v), "%.1f%%", row->avg);
@@ -574,22 +665,29 @@ static void top_draw(void *st, const struct model *m,
 			fmt_si(row->avg, v, sizeof(v));
 		if (t->avg_col)
 			snprintf(avg, sizeof(avg), " %*s", fmt_w(v, 7), v);
+		if (t->pct_col)
+			snprintf(pct, sizeof(pct), " %*s %*s",
+				 fmt_w(row->p50[0] ? row->p50 : "-", 7),
+				 row->p50[0] ? row->p50 : "-",
+				 fmt_w(row->p99[0] ? row->p99 : "-", 7),
+				 row->p99[0] ? row->p99 : "-");
 		if (m->binary_mode)
-			snprintf(pid, sizeof(pid), "%7u %-16.16s ",
-				 row->row->pid,
+			snprintf(pid, sizeof(pid), "%7u %-*.*s ", row->row->pid,
+				 cmdw, cmdw,
 				 inert_str(cmd, sizeof(cmd),
 					   model_pid_cmd(m, row->row->pid)));
 		draw_fmt(in.y + 1 + i, in.x, in.w,
 			 focus && t->scroll + (size_t)i == t->cursor
 				 ? STYLE_SELECTED
 				 : STYLE_NORMAL,
-			 "%s%10s %11s%s  %-*.*s %s", pid,
+			 "%s%10s %11s%s%s  %-*.*s %s", pid,
 			 approx(erate, sizeof(erate), row->est && row->rate > 0,
 				fmt_rate(row->rate, rate, sizeof(rate))),
 			 approx(etot, sizeof(etot),
 				row->est_total && row->total > 0,
 				fmt_count(row->total, tot, sizeof(tot))),
-			 avg, namew, row->where[0] ? namew : in.w, row->name,
+			 avg, pct, namew, row->where[0] ? namew : in.w,
+			 row->name,
 			 t->frames ? tail(row->where, avail - namew - 1, wh,
 					  sizeof(wh))
 				   : row->where);

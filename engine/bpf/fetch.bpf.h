@@ -112,6 +112,27 @@ static __always_inline int fetch(const struct pt_regs *ctx,
 	return 0;
 }
 
+/*
+ * The NUL-terminated string at src into dst (PT_STR_LEN bytes), its last
+ * byte PT_STR_CUT when the string is longer than what dst keeps (0
+ * otherwise). 0, or < 0 if src cannot be read.
+ */
+static __always_inline long read_str_key(char *dst, __u64 src)
+{
+	long n = bpf_probe_read_user_str(dst, PT_STR_LEN, (void *)src);
+	char next = 0;
+
+	if (n < 0)
+		return n;
+	if (n == PT_STR_LEN &&
+	    !bpf_probe_read_user(&next, 1, (void *)(src + PT_STR_LEN - 1)) &&
+	    next)
+		dst[PT_STR_LEN - 1] = PT_STR_CUT;
+	else
+		dst[PT_STR_LEN - 1] = 0;
+	return 0;
+}
+
 /* Fill key from the site's key fetches. 0, or 1 + the stat that says
  * why not: STAT_STR (a string or argument unreadable), STAT_PY (no
  * Python frame to read), STAT_FULL (pystacks or stacks full). */
@@ -157,17 +178,19 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 		if (s->key_kind[i] == PT_KEY_NUM) {
 			key->num[slot & (PT_MAX_KEYS - 1)] = v;
 		} else if (s->key_kind[i] == PT_KEY_STR) {
-			if (bpf_probe_read_user_str(
-				    key->str[slot & (PT_MAX_STRS - 1)],
-				    PT_STR_LEN, (void *)v) < 0)
+			if (read_str_key(key->str[slot & (PT_MAX_STRS - 1)],
+					 (__u64)v) < 0)
 				return STAT_STR + 1;
 		} else {
 			if (fetch(ctx, &s->len[i], &len))
 				return STAT_STR + 1;
 			if (len < 0)
 				len = 0;
-			if (len > PT_STR_LEN - 1)
+			if (len > PT_STR_LEN - 1) {
 				len = PT_STR_LEN - 1;
+				key->str[slot & (PT_MAX_STRS - 1)]
+					[PT_STR_LEN - 1] = PT_STR_CUT;
+			}
 			if (bpf_probe_read_user(
 				    key->str[slot & (PT_MAX_STRS - 1)],
 				    len & (PT_STR_LEN - 1), (void *)v))

@@ -20,6 +20,9 @@
 #define PT_MAX_KEYS 4
 #define PT_MAX_STRS 2
 #define PT_STR_LEN 64 /* string key bytes, NUL included */
+/* str[PT_STR_LEN - 1] of a string key: the target's string went on
+ * past the PT_STR_LEN - 1 bytes kept (0 otherwise) */
+#define PT_STR_CUT 1
 #define PT_NBUCKETS 66 /* log2: [0] < 0, [1] == 0, [2+k] in [2^k, 2^k+1) */
 #define PT_STACK_DEPTH 32 /* latency starts kept per thread and spec */
 #define PT_PYSTACK_DEPTH 32 /* Python frames of a pystack key, innermost */

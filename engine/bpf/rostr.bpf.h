@@ -65,8 +65,7 @@ static __always_inline bool aslot_count(const struct pt_regs *ctx,
 		}
 		if (a->addr)
 			continue;
-		if (bpf_probe_read_user_str(a->str, PT_STR_LEN, (void *)addr) <
-		    0)
+		if (read_str_key(a->str, (__u64)addr) < 0)
 			return false;
 		a->addr = (__u64)addr;
 		a->gen = gen;

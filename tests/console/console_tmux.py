@@ -496,14 +496,15 @@ def test_binary(tap):
         # gone before the console looks: named as the kernel saw it
         d = subprocess.Popen([exe, "fire", "4"], stdin=subprocess.DEVNULL)
         d.wait()
-        s = wait_screen(r"\b%d .{16} +\S+ +4 +fixture:tick" % d.pid)
+        # COMMAND is as wide as the longest command line (16 at least)
+        s = wait_screen(r"\b%d .+? +\S+ +4 +fixture:tick" % d.pid)
         rows = {int(m.group(1)): (m.group(2).rstrip(), int(m.group(3)))
                 for m in re.finditer(
-                    r"^\W*(\d+) (.{16}) +\S+ +(\d+) +fixture:tick", s,
+                    r"^\W*(\d+) (.+?) +\S+ +(\d+) +fixture:tick", s,
                     re.M)}
         tap.eq(rows, {a.pid: ("sdt_target", 5), b.pid: ("sdt_target -w2", 7),
                       c.pid: ("sdt_target", 3),
-                      d.pid: ("sdt_target fire", 4)},
+                      d.pid: ("sdt_target fire 4", 4)},
                "-b: PID and COMMAND columns, exact counts per process, a "
                "process started later included, one that has exited "
                "named as it ran")

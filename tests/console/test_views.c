@@ -462,6 +462,12 @@ static void test_gc_labels(void **state)
 	render("gc", 30, 8, true, got, sizeof(got));
 	assert_non_null(strstr(got, " gen0 12/s  gen1 1/s "));
 	assert_null(strstr(got, "generation="));
+	assert_non_null(strstr(got, "GC"));
+	/* a [gc] with a title (PostgreSQL's checkpoints) names the pane */
+	strcpy(ps.sections[model.gc_pause.spec->section].title, "Checkpoints");
+	render("gc", 30, 8, true, got, sizeof(got));
+	assert_non_null(strstr(got, "Checkpoints"));
+	assert_null(strstr(got, "GC"));
 	model.gc_pause = (struct model_role){ .id = 1 };
 }
 

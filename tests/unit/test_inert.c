@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of inert: every kind of byte a target may put in a string,
- * and cutting to a buffer without splitting an escape or a character. */
+ * and cutting to a buffer without splitting an escape or a character;
+ * and agg_str_key(), a string key the kernel cut, before it is printed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "agg.h"
 #include "inert.h"
 
 static const char *esc(const char *s)
@@ -155,6 +158,49 @@ static void test_append(void **state)
 	assert_string_equal(out, "key=\\n\\n\\x1b");
 }
 
+/* raw: what the kernel keeps of a string key: its first n bytes of s,
+ * NUL, and PT_STR_CUT in the last byte if cut */
+static void raw_key(char *raw, const char *s, size_t n, bool cut)
+{
+	memset(raw, 0, PT_STR_LEN);
+	memcpy(raw, s, n);
+	raw[PT_STR_LEN - 1] = cut ? PT_STR_CUT : 0;
+}
+
+static void test_str_key(void **state)
+{
+	char raw[PT_STR_LEN], out[sizeof(((struct agg_key_part *)0)->str)];
+	char s[PT_STR_LEN + 8], want[PT_STR_LEN + 8];
+
+	(void)state;
+	memset(s, 'q', sizeof(s));
+	/* a whole string of 63 bytes: no marker */
+	raw_key(raw, s, PT_STR_LEN - 1, false);
+	agg_str_key(out, sizeof(out), raw);
+	assert_int_equal(strlen(out), PT_STR_LEN - 1);
+	/* a longer one: its 63 bytes, then "...": 66, longer than any whole */
+	raw_key(raw, s, PT_STR_LEN - 1, true);
+	agg_str_key(out, sizeof(out), raw);
+	snprintf(want, sizeof(want), "%.*s...", PT_STR_LEN - 1, s);
+	assert_string_equal(out, want);
+	/* a cut through "\xc3\xa9" (e acute): its lead byte is dropped */
+	memcpy(s + PT_STR_LEN - 2, "\xc3\xa9", 2);
+	raw_key(raw, s, PT_STR_LEN - 1, true);
+	agg_str_key(out, sizeof(out), raw);
+	snprintf(want, sizeof(want), "%.*s...", PT_STR_LEN - 2, s);
+	assert_string_equal(out, want);
+	/* a whole character at the end stays */
+	memcpy(s + PT_STR_LEN - 3, "\xc3\xa9", 2);
+	raw_key(raw, s, PT_STR_LEN - 1, true);
+	agg_str_key(out, sizeof(out), raw);
+	snprintf(want, sizeof(want), "%.*s...", PT_STR_LEN - 1, s);
+	assert_string_equal(out, want);
+	/* a short one is as it is, whatever the last byte says */
+	raw_key(raw, "SELECT 1", 8, true);
+	agg_str_key(out, sizeof(out), raw);
+	assert_string_equal(out, "SELECT 1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_invalid),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_append),
+		cmocka_unit_test(test_str_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,10 +63,10 @@ static void collect(const char *msg, void *ctx)
 
 static void test_shipped_sets_load(void **state)
 {
-	static const char *const NAMES[] = { "erlang",	  "io",	     "java",
-					     "libstdcxx", "node",    "php",
-					     "pony",	  "process", "pysample",
-					     "python",	  "ruby" };
+	static const char *const NAMES[] = {
+		"erlang", "io",		"java",	   "libstdcxx", "node",	  "php",
+		"pony",	  "postgresql", "process", "pysample",	"python", "ruby"
+	};
 	char bdir[512], errs[1024] = "";
 	struct ps_list list;
 
@@ -121,6 +121,38 @@ static void test_python_roles(void **state)
 	assert_non_null(strstr(note->silent, "98894"));
 	assert_null(probeset_note(&ps, "python", "gc__start"));
 	assert_int_equal(ps.ndetect, 2);
+}
+
+/* PostgreSQL's queries are Top's rows, keyed by their text on both
+ * probes of the pair; checkpoints take the GC pane's roles. */
+static void test_postgresql_roles(void **state)
+{
+	char path[512], err[600];
+	struct probeset ps;
+	const struct ps_spec *calls, *lat;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/probesets/postgresql.ini",
+		 getenv("SOURCE_ROOT"));
+	assert_int_equal(probeset_load_file(path, &ps, err, sizeof(err)), 0);
+	calls = probeset_spec(&ps, "frames", "calls");
+	lat = probeset_spec(&ps, "frames", "latency");
+	assert_non_null(calls);
+	assert_non_null(lat);
+	assert_false(calls->optional || lat->optional);
+	assert_string_equal(calls->spec.text,
+			    "postgresql:query__done=count(str(arg0))");
+	assert_string_equal(lat->spec.text,
+			    "postgresql:query__start..postgresql:query__done="
+			    "latency(str(arg0))");
+	assert_string_equal(ps.sections[calls->section].labels[0], "query");
+	assert_non_null(probeset_spec(&ps, "gc", "pause"));
+	assert_non_null(probeset_spec(&ps, "gc", "collected"));
+	assert_string_equal(ps.sections[probeset_section(&ps, "gc")].title,
+			    "Checkpoints");
+	assert_non_null(probeset_spec(&ps, "transactions", "commits"));
+	assert_non_null(probeset_note(&ps, "postgresql", "query__start"));
+	assert_int_equal(ps.ndetect, 1);
 }
 
 static void test_ruby_unsafe_glob(void **state)
@@ -302,7 +334,7 @@ static void test_user_overrides_and_bad_skipped(void **state)
 	snprintf(want, sizeof(want),
 		 "%s/zz.ini:3: not KEY = VALUE or [SECTION]\n", udir);
 	assert_string_equal(errs, want);
-	assert_int_equal(list.n, 11);
+	assert_int_equal(list.n, 12);
 	py = probesets_find(&list, "python");
 	assert_non_null(py);
 	assert_true(py->user);
@@ -317,6 +349,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_sets_load),
 		cmocka_unit_test(test_python_roles),
+		cmocka_unit_test(test_postgresql_roles),
 		cmocka_unit_test(test_ruby_unsafe_glob),
 		cmocka_unit_test(test_broken_files),
 		cmocka_unit_test(test_requires),

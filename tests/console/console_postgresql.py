@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The console on every backend of a PostgreSQL 15 server of the test's
+own (pgcluster.py), in a real terminal (tmux): `probetop -b postgres`
+picks the postgresql probeset, the backends pgbench starts after it
+attached show their query's text in Top with their PID and role
+(postgres: USER DB [local] ...), Enter on one shows its latency
+histogram, CHECKPOINT shows in the Dashboard's pane titled Checkpoints,
+and q quits with status 0."""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..",
+                                "integration"))
+from console_tmux import PROBETOP, SESSION, keys, start, tmux, \
+    wait_screen  # noqa: E402
+from pgcluster import BIN, POSTGRES, USER, Cluster, \
+    need_postgres  # noqa: E402
+from tap import Tap, need_root  # noqa: E402
+
+QUERY = "SELECT count(*) FROM pg_class WHERE relname = 'probetop';"
+CKPT_FLAGS = 0x4 | 0x8 | 0x20 | 0x40  # immediate, force, wait, requested
+SHOWN = re.escape(QUERY)
+
+
+def workload(pg):
+    """pgbench running QUERY 50 times a second on two connections for up
+    to two minutes (the test stops it before)."""
+    script = os.path.join(pg.dir, "query.sql")
+    with open(script, "w") as f:
+        f.write(QUERY + "\n")
+    return subprocess.Popen(
+        [BIN + "/pgbench", "-n", "-M", "simple", "-f", script, "-R", "50",
+         "-T", "120", "-c", "2", pg.db],
+        user=USER, cwd=pg.dir, env=dict(os.environ, PGHOST=pg.dir),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def check_console(tap, pg):
+    start("%s -b %s" % (PROBETOP, POSTGRES), w=176, h=40)
+    s = wait_screen(r"probes \(\d+ on\)", 20)
+    tap.ok("every process running it" in s,
+           "the console attaches to the postgres binary", s)
+    bench = workload(pg)
+    try:
+        keys("3")
+        # COMMAND is as wide as the backends' command lines where there
+        # is room: user, database, client and what it was doing
+        row = (r"\s\d+ postgres: %s %s \[local\] \S+\s+[\d.,]+\s+"
+               r"[\d,]+(\s+\d+(\.\d+)?[mµ]?s){3}\s+" % (USER, pg.db) +
+               SHOWN)
+        s = wait_screen(row, 20)
+        tap.ok("Top frames" in s and re.search(row, s) is not None,
+               "Top: the query's text, by backend (PID, postgres: USER DB "
+               "[local] STATE), from backends started after attach", s)
+        tap.ok(re.search(r"PID COMMAND +CALLS/s +TOTAL +AVG +P50 +P99 +"
+                         r"QUERY\s", s) is not None,
+               "columns: AVG, P50 and P99 of the query's latency, and the "
+               "name column is the probeset's label, QUERY", s)
+        tap.eq(len(re.findall(row, s)), 2,
+               "one row for each of pgbench's two connections", s)
+        keys("Enter")
+        s = wait_screen(r"latency +Distribution", 10)
+        tap.ok("query__start..postgresql:query__done=latency(str(arg0))"
+               in s and re.search(r"\d+ " + SHOWN + r"  count \d+", s)
+               and re.search(r"p50 \S+ p99 \S+", s),
+               "Enter: that query's latency histogram, p50 and p99", s)
+        pid = int(re.search(r"\n\S (\d+) " + SHOWN, s).group(1))
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            cmd = f.read().decode(errors="replace")
+        tap.ok(cmd.startswith("postgres: %s %s [local]" % (USER, pg.db)),
+               "its pid is a backend of the server", cmd)
+        keys("1")
+        pg.psql("CREATE TABLE dirty AS SELECT 1 AS x;")  # to write
+        pg.psql("CHECKPOINT;")
+        s = wait_screen(r"flags=%d \S+/s" % CKPT_FLAGS, 10)
+        tap.ok(re.search(r"Checkpoints", s) and "pause p50" in s and
+               re.search(r"flags=%d \S+/s" % CKPT_FLAGS, s) and
+               re.search(r"collected \S+/s  total [1-9]", s),
+               "Dashboard: CHECKPOINT in the pane titled Checkpoints, its "
+               "flags, duration and the buffers it wrote", s)
+        keys("q")
+        s = wait_screen(r"EXITED \d+")
+        tap.ok("EXITED 0" in s, "q quits with status 0", s)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        bench.kill()
+        bench.wait()
+
+
+def main():
+    tap = Tap()
+    need_root(tap)
+    need_postgres(tap)
+    with Cluster() as pg:
+        check_console(tap, pg)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()

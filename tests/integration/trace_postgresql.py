@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: MIT
+"""The postgresql probeset on Debian's PostgreSQL 15, with a server of
+its own (pgcluster.py: initdb in a temporary directory, a Unix socket
+only, removed after, also when a check fails): `trace -b postgres -P
+postgresql` follows every backend, one that was there before it attached
+and the ones pgbench starts after: `pgbench -S -M simple -c 2 -t 250`
+gives exactly 500 queries `SELECT abalance FROM pgbench_accounts WHERE
+aid = N` over the two client backends (250 each), each with its commits,
+its PID and its role in COMMAND; an error is one abort; CHECKPOINT is one
+checkpoint with the flags of a requested one and the buffers the server's
+own log says it wrote; a SELECT that waits for a table's lock is one
+wait of mode AccessShare on a relation, as long as the lock was held.
+`-p` on one backend counts its queries alone, a
+text over 63 bytes cut there with "...". A missing postgres, and a
+server that has stopped, are one-line errors."""
+
+import os
+import time
+
+from pgcluster import BIN, POSTGRES, USER, Cluster, need_postgres
+from tap import Tap, Trace, agg_of, need_root, run
+
+tap = Tap()
+need_root(tap)
+need_postgres(tap)
+
+PGBENCH_QUERY = "SELECT abalance FROM pgbench_accounts WHERE aid = "
+PRESENT_QUERY = "SELECT 'from a backend that was there before';"
+CALLS = "postgresql:query__done=count(str(arg0))"
+LATENCY = "postgresql:query__start..postgresql:query__done=latency(str(arg0))"
+COMMITS = "postgresql:transaction__commit=count()"
+ABORTS = "postgresql:transaction__abort=count()"
+CKPT = ("postgresql:checkpoint__start..postgresql:checkpoint__done="
+        "latency(arg0)")
+CKPT_WRITTEN = "postgresql:checkpoint__done=sum(arg0)"
+LOCK_WAIT = ("postgresql:lock__wait__start..postgresql:lock__wait__done="
+             "latency(arg5,arg4)")
+DEADLOCKS = "postgresql:deadlock__found=count()"
+LOCK_HELD_S = 0.3
+WAL = "postgresql:wal__insert=count(arg0)"
+RM_XLOG_ID = 0  # the resource manager of a checkpoint's WAL record
+# CHECKPOINT asks for CHECKPOINT_IMMEDIATE | CHECKPOINT_FORCE |
+# CHECKPOINT_WAIT, and the checkpointer adds CHECKPOINT_REQUESTED
+# (access/xlog.h: 0x4 | 0x8 | 0x20 | 0x40)
+CKPT_FLAGS = 0x4 | 0x8 | 0x20 | 0x40
+
+
+def rows(final, spec):
+    """The rows of spec in the final summary ([] if absent)."""
+    a = agg_of(final, spec)
+    return a["rows"] if a else []
+
+
+def by_pid(final, spec, field="total"):
+    """{pid: field summed over the rows of spec}."""
+    out = {}
+    for r in rows(final, spec):
+        out[r["pid"]] = out.get(r["pid"], 0) + r[field]
+    return out
+
+
+def traced_workload(pg):
+    """trace -b postgres -P postgresql around: a query from a backend
+    that was there before attach, pgbench's run, an error, CHECKPOINT.
+    Returns (final summary, trace, the pre-existing backend's pid, the
+    server log's line on the checkpoint, the checkpointer's pid)."""
+    present = pg.session()
+    present_pid = int(present.query("SELECT pg_backend_pid();"))
+    pg.psql("CREATE TABLE locked (x int);")
+    locker, waiter = pg.session(), pg.session()
+    waiter_pid = int(waiter.query("SELECT pg_backend_pid();"))
+    # --budget off: the checks are exact counts, and pgbench runs as fast
+    # as the server answers. Here the specs cost about 1% of a CPU, under
+    # the default budget of 5%, but the cost is measured, and on a loaded
+    # machine a sampled spec would print estimates instead of counts.
+    tr = Trace(["-b", POSTGRES, "-P", "postgresql", "--budget", "off",
+                "-i", "60"])
+    try:
+        present.query(PRESENT_QUERY)
+        # a lock wait of a known mode and length: the waiter's SELECT
+        # (AccessShareLock, 1) waits for the locker's AccessExclusiveLock
+        # on the relation (LOCKTAG_RELATION, 0) until it commits
+        locker.send("BEGIN;")
+        locker.send("LOCK TABLE locked IN ACCESS EXCLUSIVE MODE;")
+        tap.eq(locker.query("SELECT 'locked';"), "locked", "table locked")
+        waiter.send("SELECT count(*) FROM locked;")
+        time.sleep(LOCK_HELD_S)
+        locker.send("COMMIT;")
+        tap.eq(waiter.read(), "0",
+               "the waiter's SELECT ran once the lock was released")
+        bench = pg.run([BIN + "/pgbench", "-S", "-M", "simple", "-c", "2",
+                        "-t", "250", pg.db])
+        tap.eq(bench.returncode, 0, "pgbench -S -M simple -c 2 -t 250 ran",
+               bench.stderr)
+        present.send("SELECT 1/0;")
+        tap.eq(present.query("SELECT 'after the error';"), "after the error",
+               "SELECT 1/0 failed, and the session went on")
+        since = pg.log_size()
+        pg.psql("CHECKPOINT;")
+        logged = pg.wait_log("checkpoint complete: wrote ", since)
+        checkpointer = pg.backend_pid("checkpointer")
+    finally:
+        for sess in (present, locker, waiter):
+            sess.close()
+        tr.finish()
+    return (tr.final(), tr, present_pid, logged, checkpointer,
+            waiter_pid)
+
+
+def check_queries(final, tr):
+    q = [r for r in rows(final, CALLS)
+         if r["key"][0].startswith(PGBENCH_QUERY)]
+    per_pid = {}
+    for r in q:
+        per_pid[r["pid"]] = per_pid.get(r["pid"], 0) + r["total"]
+    tap.eq(sum(r["total"] for r in q), 500,
+           "pgbench's SELECT counted exactly 500 times across backends",
+           tr.stderr[-2000:])
+    tap.eq(sorted(per_pid.values()), [250, 250],
+           "by two client backends, 250 each (one per pgbench client)")
+    tap.ok(all(r["key"][0][len(PGBENCH_QUERY):].rstrip(";").isdigit()
+               for r in q), "each key is the query's whole text, aid and all",
+           [r["key"] for r in q[:5]])
+    lat = [r for r in rows(final, LATENCY)
+           if r["key"][0].startswith(PGBENCH_QUERY)]
+    tap.eq(sum(r["total"] for r in lat), 500,
+           "and its latency from query__start to query__done 500 times")
+    tap.ok(all(r["command"].startswith("postgres: %s %s [local]" %
+                                       (USER, Cluster.db)) for r in q),
+           "COMMAND is the backend's role: postgres: USER DB [local] ...",
+           sorted({r["command"] for r in q}))
+    return per_pid
+
+
+def check_transactions(final, per_pid, present_pid):
+    commits = by_pid(final, COMMITS)
+    # a backend commits once as it starts (InitPostgres reads the catalogs
+    # in a transaction of its own), then once per query: pgbench's -S
+    # script is one SELECT per transaction
+    tap.eq({p: commits.get(p) for p in per_pid},
+           {p: n + 1 for p, n in per_pid.items()},
+           "commits of each client backend: its 250 queries and its start")
+    tap.eq([(r["pid"], r["total"]) for r in rows(final, CALLS)
+            if r["key"] == [PRESENT_QUERY]], [(present_pid, 1)],
+           "a backend that was there before attach: its query in Top")
+    tap.eq(commits.get(present_pid), 2,
+           "and its commits: that query's and the one after SELECT 1/0",
+           commits)
+    aborts = by_pid(final, ABORTS)
+    tap.eq({p: aborts.get(p, 0) for p in list(per_pid) + [present_pid]},
+           dict([(p, 0) for p in per_pid] + [(present_pid, 1)]),
+           "SELECT 1/0 is the one abort, in its backend")
+
+
+def check_checkpoint(final, logged, checkpointer):
+    # the server's own checkpointer: another server on the machine (such
+    # as Debian's 15/main, if it runs) has checkpoints of its own
+    ck = [r for r in rows(final, CKPT) if r["pid"] == checkpointer]
+    tap.eq([(r["key"], r["total"]) for r in ck], [([CKPT_FLAGS], 1)],
+           "CHECKPOINT: one checkpoint, flags immediate|force|wait|requested")
+    tap.ok(ck and ck[0]["command"] == "postgres: checkpointer ",
+           "in the checkpointer", ck)
+    written = int(logged.split("wrote ")[1].split()[0]) if logged else None
+    tap.eq(sum(r["sum_total"] for r in rows(final, CKPT_WRITTEN)
+               if r["pid"] == checkpointer), written,
+           "buffers it wrote: as many as the server's log says", logged)
+    tap.eq([r["total"] for r in rows(final, WAL)
+            if r["pid"] == checkpointer and r["key"] == [RM_XLOG_ID]], [1],
+           "its WAL: one record of the XLOG resource manager (the "
+           "checkpoint record)")
+
+
+LONG_QUERY = ("SELECT 'a query text longer than the 63 bytes a string key "
+              "keeps' AS long;")
+
+
+def check_locks(final, waiter_pid):
+    w = [r for r in rows(final, LOCK_WAIT) if r["pid"] == waiter_pid]
+    tap.eq([(r["key"], r["total"]) for r in w], [([1, 0], 1)],
+           "one lock wait in the waiter: mode 1 (AccessShare), locktag "
+           "type 0 (relation)")
+    tap.ok(w and w[0]["min"] >= LOCK_HELD_S * 1e9,
+           "it lasted as long as the lock was held, at least", w)
+    tap.eq(rows(final, DEADLOCKS), [], "no deadlock")
+
+
+def check_one_backend(pg):
+    """-p PID: that backend alone; a text over 63 bytes is its first 63
+    and "..." (trace_out's JSON: inert, and the same in text)."""
+    one, other = pg.session(), pg.session()
+    try:
+        pid = int(one.query("SELECT pg_backend_pid();"))
+        tr = Trace(["-p", str(pid), "-P", "postgresql", "--budget", "off",
+                    "-i", "60"])
+        try:
+            for i in range(5):
+                one.query("SELECT %d;" % i)
+            other.query("SELECT 'another backend';")
+            one.query(LONG_QUERY)
+        finally:
+            tr.finish()
+    finally:
+        one.close()
+        other.close()
+    final = tr.final()
+    got = {tuple(r["key"]): r["total"] for r in rows(final, CALLS)}
+    want = dict([(("SELECT %d;" % i,), 1) for i in range(5)] +
+                [((LONG_QUERY.encode()[:63].decode() + "...",), 1)])
+    tap.eq(got, want, "-p one backend: its queries alone, each once; a "
+                      "text over 63 bytes cut there, then '...'",
+           tr.stderr)
+    tap.eq(sum(r["total"] for r in rows(final, COMMITS)), 6,
+           "-p one backend: its six commits")
+
+
+def main():
+    with Cluster() as pg:
+        init = pg.run([BIN + "/pgbench", "-i", "-q", pg.db])
+        tap.eq(init.returncode, 0, "pgbench -i", init.stderr)
+        final, tr, present_pid, logged, ckpt_pid, waiter_pid = \
+            traced_workload(pg)
+        tap.eq(tr.rc, 0, "trace exits 0", tr.stderr[-2000:])
+        tap.ok(final is not None, "a final summary")
+        if final is None:
+            return
+        tap.eq({a["spec"]: a["drops"] for a in final["aggs"]
+                if a["drops"]},
+               {}, "no spec dropped an event")
+        per_pid = check_queries(final, tr)
+        check_transactions(final, per_pid, present_pid)
+        check_checkpoint(final, logged, ckpt_pid)
+        check_locks(final, waiter_pid)
+        check_one_backend(pg)
+        postmaster = pg.postmaster_pid()
+    tap.ok(not os.path.exists(pg.dir), "the server's directory is removed")
+    for _ in range(100):  # pg_ctl stop -w: its pid file is gone
+        if not os.path.exists("/proc/%d" % postmaster):
+            break
+        time.sleep(0.1)
+    gone = run(["trace", "-p", str(postmaster), "-P", "postgresql",
+                "-d", "1"])
+    tap.eq((gone.returncode, gone.stderr.strip()),
+           (1, "probetop: no such process: %d" % postmaster),
+           "a server that has stopped: no such process")
+    missing = run(["trace", "-b", "/usr/lib/postgresql/0/bin/postgres",
+                   "-P", "postgresql", "-d", "1"])
+    tap.eq((missing.returncode, missing.stderr.strip()),
+           (1, "probetop: /usr/lib/postgresql/0/bin/postgres: "
+               "No such file or directory"),
+           "no postgres there: the path and why")
+
+
+main()
+tap.done()
