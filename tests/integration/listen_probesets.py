@@ -2,7 +2,8 @@
 """Every shipped probeset that can run here, served by --listen: Python,
 pysample, Ruby, Java, PHP, io and process on Debian's runtimes, Pony,
 Erlang and Node on the fixture that declares their providers (by -b, so
-rows carry a command label), C++ exceptions through libstdc++. For each,
+rows carry a command label), C++ exceptions through libstdc++, and
+PostgreSQL 15 by -b under pgbench (a server of the test's own). For each,
 `promtool check metrics` passes on the text format, OpenMetrics carries
 the same samples, and known counts come out exact under the names
 probetop_<probeset>_<section>_<role> with the probeset's labels."""
@@ -11,6 +12,7 @@ import os
 import subprocess
 import tempfile
 
+from pgcluster import BIN, POSTGRES, Cluster, need_postgres
 from scrape import OPENMETRICS, get, parse, promtool_check, series, url_in, \
     wait_intervals
 from tap import FIXTURE_DIR, Tap, Target, Trace, need_root
@@ -237,4 +239,27 @@ for rt in ("pony", "erlang", "node"):
                 {(("type", "1"),): "10", (("type", "2"),): "10"})
     tap.eq(got, want, "%s -b: exact, labelled by the probeset and the "
                       "command" % rt, s)
+
+# -- postgresql: every backend by -b, pgbench's queries and commits --------
+need_postgres(tap)
+with Cluster() as pg:
+    init = pg.run([BIN + "/pgbench", "-i", "-q", pg.db])
+    tap.eq(init.returncode, 0, "postgresql: pgbench -i", init.stderr)
+    tr = Trace(["-b", POSTGRES, "-P", "postgresql", "-i", "0.2",
+                "--budget", "off", "--listen", "127.0.0.1:0"])
+    bench = pg.run([BIN + "/pgbench", "-S", "-M", "simple", "-c", "2", "-t",
+                    "50", pg.db])
+    tap.eq(bench.returncode, 0, "postgresql: pgbench ran", bench.stderr)
+    s = scraped("postgresql", tr)
+    tr.finish()
+    calls = series(s, "probetop_postgresql_frames_calls_total")
+    selects = sum(int(v) for k, v in calls.items()
+                  if dict(k).get("query", "").startswith(
+                      "SELECT abalance FROM pgbench_accounts WHERE aid = "))
+    tap.eq(selects, 100, "postgresql: pgbench's SELECTs labelled query, "
+           "exact across backends", calls)
+    lat = series(s, "probetop_postgresql_frames_latency_seconds_count")
+    tap.eq(sum(int(v) for k, v in lat.items()
+               if dict(k).get("query", "").startswith("SELECT abalance")),
+           100, "postgresql: their latency histograms' _count, exact")
 tap.done()
