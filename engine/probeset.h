@@ -45,8 +45,9 @@
  * (syscalls and block requests of the target), or the processes and
  * threads the target and its descendants fork, exec and end.
  *
- * Roles the views read: frames (calls, latency), gc (pause, collected),
- * alloc (objects). Others are listed in the Probes view and attached by
+ * Roles the views read: frames (calls, samples, latency), gc (pause,
+ * collected), alloc (objects), io (any name: the IO pane's rows; a name
+ * ending in "bytes" is shown as bytes). Others are listed in the Probes view and attached by
  * `trace -P NAME` like any spec.
  *
  * Files come from the installed directory (builtin) and then from

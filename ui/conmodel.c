@@ -315,6 +315,25 @@ static void update_pidcmds(struct session *s, const struct agg_snapshot *snap,
 	m->npidcmds = s->npidcmds;
 }
 
+/* The attached specs of the picked probesets' [io] sections, in the
+ * order of the files, into m->io_roles. */
+static void io_roles(const struct session *s, struct model *m)
+{
+	int n = 0;
+
+	for (int id = 0; id < SESSION_MAX_SPECS && n < MODEL_IO_ROLES; id++) {
+		const struct session_spec *ss = &s->specs[id];
+
+		if (ss->used && ss->role &&
+		    !strcmp(ss->ps->sections[ss->role->section].name, "io"))
+			m->io_roles[n++] = (struct model_role){
+				.id = id, .ps = ss->ps, .spec = ss->role
+			};
+	}
+	for (; n < MODEL_IO_ROLES; n++)
+		m->io_roles[n] = (struct model_role){ .id = -1 };
+}
+
 void conmodel_update(struct conmodel *cm, struct session *s,
 		     const struct agg_snapshot *snap, struct model *m)
 {
@@ -325,6 +344,7 @@ void conmodel_update(struct conmodel *cm, struct session *s,
 	m->gc_pause = role(s, "gc", "pause");
 	m->gc_collected = role(s, "gc", "collected");
 	m->alloc = role(s, "alloc", "objects");
+	io_roles(s, m);
 	m->io_on = s->io;
 	m->proc_on = s->proc;
 	update_header(cm, s, snap, m);

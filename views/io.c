@@ -3,9 +3,12 @@
  * io — the target's IO from the kernel: per syscall class calls/s,
  * bytes/s, latency p50/p99 and errors, block requests, and sparklines of
  * bytes and calls per second over the last minute, and what the kernel
- * could not record; then the processes and threads the target and its
- * descendants start, exec and end: a summary line, and where there is
- * room one row per event and name.
+ * could not record; then the runtime's own IO, where its probeset has an
+ * [io] section (PostgreSQL's buffer reads, relation file reads and
+ * writes): one row per spec and key, its rate, total and p99; then the
+ * processes and threads the target and its descendants start, exec and
+ * end: a summary line, and where there is room one row per event and
+ * name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +137,91 @@ static void draw_proc_rows(int y, int end, int x, int w, bool wide,
 	}
 }
 
+/* The rate and total of row r of spec as (bytes, for a role whose name
+ * ends in "bytes"; its sum for sum(), else its count), into rate/total. */
+static void runtime_values(const struct model *m, const struct agg_spec *as,
+			   const struct ps_spec *role, const struct agg_row *r,
+			   char *rate, char *total, size_t n)
+{
+	bool sum = as->spec->agg == SPEC_AGG_SUM;
+	size_t len = strlen(role->name);
+	bool bytes = len >= 5 && !strcmp(role->name + len - 5, "bytes");
+	double now = sum ? (double)r->sum : (double)r->count;
+	double all = sum ? (double)r->sum_total : (double)r->total;
+	double s = m->snap_s > 0 ? m->snap_s : 1;
+
+	if (bytes) {
+		fmt_bytes(now / s, rate, n);
+		fmt_bytes(all, total, n);
+	} else {
+		fmt_rate(now / s, rate, n);
+		fmt_count((uint64_t)all, total, n);
+	}
+}
+
+/* How many of the runtime's [io] specs have counted. */
+static int runtime_specs(const struct model *m)
+{
+	int n = 0;
+
+	for (int k = 0; k < MODEL_IO_ROLES && m->io_roles[k].spec; k++) {
+		const struct agg_spec *as = model_spec(m, m->io_roles[k].id);
+
+		n += as && as->nrows && as->rows[0]->total;
+	}
+	return n;
+}
+
+/* The runtime's [io] specs from y while below end, a row per spec and
+ * key that has counted, the busiest first, each spec an equal share of
+ * the lines: NAME KEY /s TOTAL p99 (p99 for latency). The next free
+ * line. */
+static int draw_runtime(int y, int end, int x, int w, const struct model *m)
+{
+	const struct model_role *io = m->io_roles;
+	const char *title =
+		io[0].spec && io[0].ps
+			? io[0].ps->sections[io[0].spec->section].title
+			: "";
+	int nspecs = runtime_specs(m), share;
+
+	if (!io[0].spec || y >= end)
+		return y;
+	draw_fmt(y++, x, w, STYLE_TITLE, " %-13s %-20s %9s %9s %7s",
+		 title[0] ? title : "RUNTIME IO", "KEY", "/s", "TOTAL", "p99");
+	share = nspecs ? (end - y) / nspecs : 0;
+	for (int k = 0; k < MODEL_IO_ROLES && io[k].spec && y < end; k++) {
+		const struct agg_spec *as = model_spec(m, io[k].id);
+		int shown = 0;
+
+		for (size_t i = 0; as && i < as->nrows && y < end &&
+				   (shown < share || !share);
+		     i++) {
+			const struct agg_row *r = as->rows[i];
+			char key[256], rate[32], total[32], p99[32] = "";
+
+			if (!r->total)
+				continue;
+			model_key_text(m, r, " ", key, sizeof(key));
+			runtime_values(m, as, io[k].spec, r, rate, total,
+				       sizeof(rate));
+			if (as->spec->timed && r->b_total) {
+				__u64 b[PT_NBUCKETS];
+
+				for (int j = 0; j < PT_NBUCKETS; j++)
+					b[j] = r->b_total[j];
+				lat(b, 99, p99, sizeof(p99));
+			}
+			draw_fmt(y++, x, w, STYLE_NORMAL,
+				 " %-13.13s %-20.20s %9s %9s %*s",
+				 io[k].spec->name, key, rate, total,
+				 fmt_w(p99, 7), p99);
+			shown++;
+		}
+	}
+	return y;
+}
+
 static void io_draw(void *st, const struct model *m, const struct view_env *env,
 		    struct rect r, bool focus)
 {
@@ -152,13 +240,15 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 		end -= draw_fields_rows(in.w, 1, 1, procs);
 	}
 	if (!m->io_on) {
-		draw_text(y, in.x, in.w, STYLE_DIM,
+		draw_text(y++, in.x, in.w, STYLE_DIM,
 			  m->binary_mode
-				  ? " no IO with -b: use -p PID or a command"
-				  : " IO is off (-P io)");
+				  ? " no syscall IO with -b: use -p PID or a "
+				    "command"
+				  : " syscall IO is off (-P io)");
+		y = draw_runtime(y, end, in.x, in.w, m);
 		if (m->proc_on)
-			draw_fields(in.y + 1, in.y + in.h, in.x, in.w,
-				    STYLE_NORMAL, 1, 1, procs);
+			draw_fields(y, in.y + in.h, in.x, in.w, STYLE_NORMAL, 1,
+				    1, procs);
 		return;
 	}
 	if (wide)
@@ -200,6 +290,7 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 	}
 	if (y == in.y + 1)
 		draw_text(y++, in.x, in.w, STYLE_DIM, " no IO yet");
+	y = draw_runtime(y, end - 2, in.x, in.w, m);
 	if (y < end) {
 		draw_text(y, in.x, 7, STYLE_NORMAL, " bytes ");
 		draw_spark(y++, in.x + 7, in.w - 7, v->bytes, v->n);

@@ -68,6 +68,8 @@ struct model_role {
 	const struct ps_spec *spec; /* NULL if no picked probeset has it */
 };
 
+#define MODEL_IO_ROLES 8
+
 struct model_log {
 	size_t n; /* lines, oldest first */
 	const char *const *lines;
@@ -106,6 +108,11 @@ struct model {
 				   calls (x) */
 	struct model_role frames_calls, frames_latency, gc_pause, gc_collected,
 		alloc;
+	struct model_role io_roles[MODEL_IO_ROLES]; /* a probeset's [io]
+						       specs (a runtime's own IO:
+						       PostgreSQL's buffer and
+						       relation reads), for the IO
+						       pane; spec NULL past the last */
 	bool io_on;
 	bool proc_on; /* the kernel counts the processes the target starts */
 	char kernel_lost[256]; /* what of it the kernel lost since attach,

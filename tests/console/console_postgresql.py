@@ -5,8 +5,9 @@ own (pgcluster.py), in a real terminal (tmux): `probetop -b postgres`
 picks the postgresql probeset, the backends pgbench starts after it
 attached show their query's text in Top with their PID and role
 (postgres: USER DB [local] ...), Enter on one shows its latency
-histogram, CHECKPOINT shows in the Dashboard's pane titled Checkpoints,
-and q quits with status 0."""
+histogram, the IO view shows the buffer reads of the probeset's [io]
+section (PostgreSQL IO), CHECKPOINT shows in the Dashboard's pane titled
+Checkpoints, and q quits with status 0."""
 import os
 import re
 import subprocess
@@ -73,6 +74,16 @@ def check_console(tap, pg):
             cmd = f.read().decode(errors="replace")
         tap.ok(cmd.startswith("postgres: %s %s [local]" % (USER, pg.db)),
                "its pid is a backend of the server", cmd)
+        keys("6")
+        # the catalog's buffers the query reads, found in shared_buffers,
+        # by backend: PID DATABASE RELFILENODE HIT, at pgbench's rate
+        io = r"buffer_reads +\d+ \d+ \d+ 1 +[1-9][\d.,]*k? +[\d,]+"
+        s = wait_screen(io, 10)
+        tap.ok(re.search(r"PostgreSQL IO +KEY +/s +TOTAL +p99", s) and
+               re.search(io, s),
+               "IO: the probeset's own IO beside the syscalls, under its "
+               "title: buffer reads by backend, database, relation, hit",
+               s)
         keys("1")
         pg.psql("CREATE TABLE dirty AS SELECT 1 AS x;")  # to write
         pg.psql("CHECKPOINT;")

@@ -471,6 +471,41 @@ static void test_gc_labels(void **state)
 	model.gc_pause = (struct model_role){ .id = 1 };
 }
 
+/* A probeset's [io] section shows in the IO pane under its title, a row
+ * per spec and key: its rate, its total and, for latency, its p99; with
+ * no syscall IO (-b) it still does. */
+static void test_io_runtime(void **state)
+{
+	static const char ini[] =
+		"[probeset]\nname = t\ndetect = p:gc\n"
+		"[io]\ntitle = PostgreSQL IO\n"
+		"reads = p:a=count(str(arg1),str(arg0),arg2)\n"
+		"waits = p:gc..p:done=latency(arg0)\nlabels = x\n";
+	struct probeset ps;
+	char err[256], got[8192];
+
+	(void)state;
+	assert_int_equal(probeset_parse("t", ini, &ps, err, sizeof(err)), 0);
+	model.io_roles[0] = (struct model_role){
+		.id = 0, .ps = &ps, .spec = probeset_spec(&ps, "io", "reads")
+	};
+	model.io_roles[1] = (struct model_role){
+		.id = 1, .ps = &ps, .spec = probeset_spec(&ps, "io", "waits")
+	};
+	render("io", 80, 20, true, got, sizeof(got));
+	assert_non_null(strstr(got, " PostgreSQL IO KEY "));
+	assert_non_null(strstr(got, " reads         leaf /srv/app.py 3   "
+				    "3,041,000 9,120,331"));
+	assert_non_null(strstr(got, " waits         0                       "
+				    "    12        36    33µs"));
+	model.io_on = false;
+	render("io", 80, 20, true, got, sizeof(got));
+	assert_non_null(strstr(got, "syscall IO is off"));
+	assert_non_null(strstr(got, " reads         leaf /srv/app.py 3"));
+	model.io_on = true;
+	memset(model.io_roles, 0, sizeof(model.io_roles));
+}
+
 /* A narrow pane wraps its summary lines between fields (two blanks
  * apart), never inside one: the IO pane's process events and the GC
  * pane's pause percentiles keep every number. */
@@ -647,6 +682,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hist_zoom, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_probes_toggle, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_io_runtime, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_gc_labels, setup,
 						teardown),

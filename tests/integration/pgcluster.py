@@ -118,8 +118,11 @@ class Cluster:
         return [BIN + "/psql", "-X", "-h", self.dir, "-d", self.db,
                 "-v", "ON_ERROR_STOP=1"]
 
-    def psql(self, sql, check=True):
-        return self.run(self.psql_argv() + ["-c", sql], check=check)
+    def psql(self, sql, check=True, tuples=False):
+        """psql -c sql; tuples: its rows alone, "|" between columns, no
+        header (-At)."""
+        return self.run(self.psql_argv() + (["-At"] if tuples else []) +
+                        ["-c", sql], check=check)
 
     def session(self):
         return Session(self)

@@ -6,6 +6,8 @@ postgresql` follows every backend, one that was there before it attached
 and the ones pgbench starts after: `pgbench -S -M simple -c 2 -t 250`
 gives exactly 500 queries `SELECT abalance FROM pgbench_accounts WHERE
 aid = N` over the two client backends (250 each), each with its commits,
+and the buffer reads of pgbench_accounts and its index, found or read,
+exactly as PostgreSQL's own statistics (pg_statio) count them,
 its PID and its role in COMMAND; an error is one abort; CHECKPOINT is one
 checkpoint with the flags of a requested one and the buffers the server's
 own log says it wrote; a SELECT that waits for a table's lock is one
@@ -38,6 +40,16 @@ LOCK_WAIT = ("postgresql:lock__wait__start..postgresql:lock__wait__done="
 DEADLOCKS = "postgresql:deadlock__found=count()"
 LOCK_HELD_S = 0.3
 WAL = "postgresql:wal__insert=count(arg0)"
+BUFFER_READS = "postgresql:buffer__read__done=count(arg3,arg4,arg7)"
+# pgbench_accounts' heap and index: blocks read and found in
+# shared_buffers, by PostgreSQL's own statistics (cumulative)
+STATIO = ("SELECT c.relfilenode, s.heap_blks_read, s.heap_blks_hit "
+          "FROM pg_class c JOIN pg_statio_all_tables s ON s.relid = c.oid "
+          "WHERE c.relname = 'pgbench_accounts' UNION ALL "
+          "SELECT c.relfilenode, s.idx_blks_read, s.idx_blks_hit "
+          "FROM pg_class c JOIN pg_statio_all_indexes s "
+          "ON s.indexrelid = c.oid "
+          "WHERE c.relname = 'pgbench_accounts_pkey';")
 RM_XLOG_ID = 0  # the resource manager of a checkpoint's WAL record
 # CHECKPOINT asks for CHECKPOINT_IMMEDIATE | CHECKPOINT_FORCE |
 # CHECKPOINT_WAIT, and the checkpointer adds CHECKPOINT_REQUESTED
@@ -59,6 +71,19 @@ def by_pid(final, spec, field="total"):
     return out
 
 
+def statio(pg):
+    """{(database oid, relfilenode, found): blocks} of pgbench_accounts
+    and its primary key, from pg_statio (cumulative)."""
+    db = int(pg.psql("SELECT oid FROM pg_database WHERE datname = "
+                     "current_database();", tuples=True).stdout)
+    out = {}
+    for line in pg.psql(STATIO, tuples=True).stdout.split():
+        rel, read, hit = (int(x) for x in line.split("|"))
+        out[(db, rel, 0)] = read
+        out[(db, rel, 1)] = hit
+    return out
+
+
 def traced_workload(pg):
     """trace -b postgres -P postgresql around: a query from a backend
     that was there before attach, pgbench's run, an error, CHECKPOINT.
@@ -73,6 +98,7 @@ def traced_workload(pg):
     # as the server answers. Here the specs cost about 1% of a CPU, under
     # the default budget of 5%, but the cost is measured, and on a loaded
     # machine a sampled spec would print estimates instead of counts.
+    before = statio(pg)
     tr = Trace(["-b", POSTGRES, "-P", "postgresql", "--budget", "off",
                 "-i", "60"])
     try:
@@ -103,8 +129,9 @@ def traced_workload(pg):
         for sess in (present, locker, waiter):
             sess.close()
         tr.finish()
+    after = statio(pg)
     return (tr.final(), tr, present_pid, logged, checkpointer,
-            waiter_pid)
+            waiter_pid, {k: after[k] - before.get(k, 0) for k in after})
 
 
 def check_queries(final, tr):
@@ -150,6 +177,22 @@ def check_transactions(final, per_pid, present_pid):
     tap.eq({p: aborts.get(p, 0) for p in list(per_pid) + [present_pid]},
            dict([(p, 0) for p in per_pid] + [(present_pid, 1)]),
            "SELECT 1/0 is the one abort, in its backend")
+
+
+def check_io(final, stats):
+    """The [io] section's buffer reads of pgbench's table and index
+    against PostgreSQL's own count of the same reads."""
+    got = {}
+    for r in rows(final, BUFFER_READS):
+        k = tuple(r["key"])
+        if k in stats:
+            got[k] = got.get(k, 0) + r["total"]
+    tap.eq({k: got.get(k, 0) for k in stats}, stats,
+           "buffer reads of pgbench_accounts and its index by (database, "
+           "relfilenode, found): exactly pg_statio's blocks read and hit",
+           rows(final, BUFFER_READS)[:10])
+    tap.ok(sum(stats.values()) >= 500, "pgbench read at least one block a "
+           "query", stats)
 
 
 def check_checkpoint(final, logged, checkpointer):
@@ -217,7 +260,7 @@ def main():
     with Cluster() as pg:
         init = pg.run([BIN + "/pgbench", "-i", "-q", pg.db])
         tap.eq(init.returncode, 0, "pgbench -i", init.stderr)
-        final, tr, present_pid, logged, ckpt_pid, waiter_pid = \
+        final, tr, present_pid, logged, ckpt_pid, waiter_pid, stats = \
             traced_workload(pg)
         tap.eq(tr.rc, 0, "trace exits 0", tr.stderr[-2000:])
         tap.ok(final is not None, "a final summary")
@@ -230,6 +273,7 @@ def main():
         check_transactions(final, per_pid, present_pid)
         check_checkpoint(final, logged, ckpt_pid)
         check_locks(final, waiter_pid)
+        check_io(final, stats)
         check_one_backend(pg)
         postmaster = pg.postmaster_pid()
     tap.ok(not os.path.exists(pg.dir), "the server's directory is removed")
