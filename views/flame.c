@@ -21,12 +21,22 @@ struct stack_ent {
 	uint32_t leaf; /* FLAME_NIL: empty slot */
 };
 
+/* A slot of the child table: a node and its name's hash (FLAME_NIL:
+ * empty). */
+struct kid_ent {
+	uint32_t id;
+	uint32_t hash; /* the name's, low half */
+};
+
 struct flame {
 	struct flame_node *nodes;
 	size_t n, cap;
+	/* by node, apart from the nodes so that a refresh sweeps little */
+	uint64_t *total, *self;
+	uint32_t *up; /* parent */
 	char *names;
 	size_t nnames, capnames;
-	uint32_t *kids; /* node ids by (parent, name); FLAME_NIL: empty */
+	struct kid_ent *kids; /* nodes by (parent, name) */
 	size_t kcap; /* a power of two */
 	struct stack_ent *stacks;
 	size_t nstacks, scap; /* a power of two */
@@ -63,28 +73,32 @@ static uint64_t text_hash(const char *s, uint32_t *len)
 	return h;
 }
 
-static size_t kid_slot(uint32_t parent, uint64_t hash, size_t cap)
+static size_t kid_slot(uint32_t parent, uint32_t hash, size_t cap)
 {
-	uint64_t h = hash ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull);
+	uint64_t h = ((uint64_t)parent << 32 | hash) * 0x9e3779b97f4a7c15ull;
 
-	return (size_t)(h ^ (h >> 31)) & (cap - 1);
+	return (size_t)(h ^ (h >> 29)) & (cap - 1);
 }
 
-/* Grow a power-of-two table of NIL-filled uint32_t to cap; 0 or -1. */
+/* The child table grown to cap (a power of two); 0 or -1. */
 static int kids_grow(struct flame *f, size_t cap)
 {
-	uint32_t *t = malloc(cap * sizeof(*t));
+	struct kid_ent *t = malloc(cap * sizeof(*t));
 
 	if (!t)
 		return -1;
-	memset(t, 0xff, cap * sizeof(*t));
-	for (size_t i = 1; i < f->n; i++) { /* every node but the root */
-		const struct flame_node *nd = &f->nodes[i];
-		size_t s = kid_slot(nd->parent, nd->hash, cap);
+	for (size_t i = 0; i < cap; i++)
+		t[i].id = FLAME_NIL;
+	for (size_t i = 0; i < f->kcap; i++) {
+		struct kid_ent e = f->kids[i];
+		size_t s;
 
-		while (t[s] != FLAME_NIL)
+		if (e.id == FLAME_NIL)
+			continue;
+		s = kid_slot(f->nodes[e.id].parent, e.hash, cap);
+		while (t[s].id != FLAME_NIL)
 			s = (s + 1) & (cap - 1);
-		t[s] = (uint32_t)i;
+		t[s] = e;
 	}
 	free(f->kids);
 	f->kids = t;
@@ -152,9 +166,35 @@ static void mark_dirty(struct flame *f, uint32_t parent)
 	f->dirty[f->ndirty++] = parent;
 }
 
+/* Room for cap nodes; 0 or -1 (what there is stays as it was). */
+static int grow_nodes(struct flame *f, size_t cap)
+{
+	struct flame_node *v = realloc(f->nodes, cap * sizeof(*v));
+	uint64_t *t, *sf;
+	uint32_t *up;
+
+	if (!v)
+		return -1;
+	f->nodes = v;
+	t = realloc(f->total, cap * sizeof(*t));
+	if (!t)
+		return -1;
+	f->total = t;
+	sf = realloc(f->self, cap * sizeof(*sf));
+	if (!sf)
+		return -1;
+	f->self = sf;
+	up = realloc(f->up, cap * sizeof(*up));
+	if (!up)
+		return -1;
+	f->up = up;
+	f->cap = cap;
+	return 0;
+}
+
 /* A new child of parent named name[0..len); its id, or FLAME_NIL. */
 static uint32_t new_node(struct flame *f, uint32_t parent, const char *name,
-			 size_t len, uint64_t hash)
+			 size_t len, uint32_t hash)
 {
 	struct flame_node *nd;
 	uint32_t id = (uint32_t)f->n, off;
@@ -162,15 +202,8 @@ static uint32_t new_node(struct flame *f, uint32_t parent, const char *name,
 
 	if ((f->n + 1) * 2 > f->kcap && kids_grow(f, f->kcap * 2))
 		return FLAME_NIL;
-	if (f->n == f->cap) {
-		size_t cap = f->cap * 2;
-		struct flame_node *v = realloc(f->nodes, cap * sizeof(*v));
-
-		if (!v)
-			return FLAME_NIL;
-		f->nodes = v;
-		f->cap = cap;
-	}
+	if (f->n == f->cap && grow_nodes(f, f->cap * 2))
+		return FLAME_NIL;
 	off = keep_name(f, name, len);
 	if (off == UINT32_MAX)
 		return FLAME_NIL;
@@ -179,14 +212,15 @@ static uint32_t new_node(struct flame *f, uint32_t parent, const char *name,
 				   .child = FLAME_NIL,
 				   .next = f->nodes[parent].child,
 				   .name = off,
-				   .depth = f->nodes[parent].depth + 1,
-				   .hash = hash };
+				   .depth = f->nodes[parent].depth + 1 };
 	f->nodes[parent].child = id;
+	f->up[id] = parent;
+	f->total[id] = f->self[id] = 0;
 	f->n++;
 	s = kid_slot(parent, hash, f->kcap);
-	while (f->kids[s] != FLAME_NIL)
+	while (f->kids[s].id != FLAME_NIL)
 		s = (s + 1) & (f->kcap - 1);
-	f->kids[s] = id;
+	f->kids[s] = (struct kid_ent){ id, hash };
 	mark_dirty(f, parent);
 	return id;
 }
@@ -195,16 +229,16 @@ static uint32_t new_node(struct flame *f, uint32_t parent, const char *name,
 static uint32_t child(struct flame *f, uint32_t parent, const char *name,
 		      size_t len)
 {
-	uint64_t h = name_hash(name, len);
+	uint32_t h = (uint32_t)name_hash(name, len);
 	size_t s = kid_slot(parent, h, f->kcap);
 
-	for (; f->kids[s] != FLAME_NIL; s = (s + 1) & (f->kcap - 1)) {
-		const struct flame_node *nd = &f->nodes[f->kids[s]];
+	for (; f->kids[s].id != FLAME_NIL; s = (s + 1) & (f->kcap - 1)) {
+		const struct flame_node *nd = &f->nodes[f->kids[s].id];
 		const char *nm = f->names + nd->name;
 
-		if (nd->parent == parent && nd->hash == h &&
+		if (f->kids[s].hash == h && nd->parent == parent &&
 		    !strncmp(nm, name, len) && !nm[len])
-			return f->kids[s];
+			return f->kids[s].id;
 	}
 	return new_node(f, parent, name, len, h);
 }
@@ -237,9 +271,7 @@ struct flame *flame_new(void)
 
 	if (!f)
 		return NULL;
-	f->cap = 1024;
-	f->nodes = malloc(f->cap * sizeof(*f->nodes));
-	if (!f->nodes || kids_grow(f, 2048) || stacks_grow(f, 1024)) {
+	if (grow_nodes(f, 1024) || kids_grow(f, 2048) || stacks_grow(f, 1024)) {
 		flame_free(f);
 		errno = ENOMEM;
 		return NULL;
@@ -253,6 +285,9 @@ void flame_free(struct flame *f)
 	if (!f)
 		return;
 	free(f->nodes);
+	free(f->total);
+	free(f->self);
+	free(f->up);
 	free(f->names);
 	free(f->kids);
 	free(f->stacks);
@@ -268,7 +303,10 @@ void flame_reset(struct flame *f)
 					   .child = FLAME_NIL,
 					   .next = FLAME_NIL,
 					   .name = keep_name(f, "all", 3) };
-	memset(f->kids, 0xff, f->kcap * sizeof(*f->kids));
+	f->up[0] = FLAME_NIL;
+	f->total[0] = f->self[0] = 0;
+	for (size_t i = 0; i < f->kcap; i++)
+		f->kids[i].id = FLAME_NIL;
 	for (size_t i = 0; i < f->scap; i++)
 		f->stacks[i].leaf = FLAME_NIL;
 	f->nstacks = 0;
@@ -277,8 +315,8 @@ void flame_reset(struct flame *f)
 
 void flame_begin(struct flame *f)
 {
-	for (size_t i = 0; i < f->n; i++)
-		f->nodes[i].total = f->nodes[i].self = 0;
+	memset(f->total, 0, f->n * sizeof(*f->total));
+	memset(f->self, 0, f->n * sizeof(*f->self));
 }
 
 /* The leaf of stack: from the stack table, else split and remembered. */
@@ -309,9 +347,7 @@ int flame_add(struct flame *f, const char *stack, uint64_t count)
 	at = leaf_of(f, stack);
 	if (at == FLAME_NIL)
 		return -ENOMEM;
-	f->nodes[at].self += count;
-	for (; at != FLAME_NIL; at = f->nodes[at].parent)
-		f->nodes[at].total += count;
+	f->self[at] += count;
 	return 0;
 }
 
@@ -347,6 +383,13 @@ static bool sort_children(struct flame *f, uint32_t parent)
 
 void flame_end(struct flame *f)
 {
+	/* a child's id is above its parent's: one pass from the last node
+	 * has every child's total before its parent's */
+	for (size_t i = f->n; i-- > 1;) {
+		f->total[i] += f->self[i];
+		f->total[f->up[i]] += f->total[i];
+	}
+	f->total[0] += f->self[0];
 	for (size_t i = 0; i < f->ndirty; i++)
 		sort_children(f, f->dirty[i]);
 	f->ndirty = 0;
@@ -360,6 +403,16 @@ size_t flame_count(const struct flame *f)
 const struct flame_node *flame_node(const struct flame *f, uint32_t id)
 {
 	return id < f->n ? &f->nodes[id] : NULL;
+}
+
+uint64_t flame_total(const struct flame *f, uint32_t id)
+{
+	return id < f->n ? f->total[id] : 0;
+}
+
+uint64_t flame_self(const struct flame *f, uint32_t id)
+{
+	return id < f->n ? f->self[id] : 0;
 }
 
 const char *flame_name(const struct flame *f, uint32_t id)
@@ -383,13 +436,13 @@ static void lay_children(const struct flame *f, struct flame_cell p,
 			 struct flame_cell *out, size_t cap, size_t *n)
 {
 	const struct flame_node *pn = &f->nodes[p.node];
-	double s = (double)p.w / (double)pn->total;
+	double s = (double)p.w / (double)f->total[p.node];
 	uint64_t acc = 0, narrow = 0;
 	size_t last = SIZE_MAX; /* the last wide child's cell */
 	int row = p.row + 1, start, end;
 
 	for (uint32_t c = pn->child; c != FLAME_NIL; c = f->nodes[c].next) {
-		uint64_t t = f->nodes[c].total;
+		uint64_t t = f->total[c];
 
 		if (!t)
 			continue;
@@ -430,10 +483,10 @@ size_t flame_layout(const struct flame *f, uint32_t zoom, int width, int rows,
 {
 	size_t n = 0, from = 0, to;
 
-	if (zoom >= f->n || !f->nodes[zoom].total || width < 1 || rows < 1)
+	if (zoom >= f->n || !f->total[zoom] || width < 1 || rows < 1)
 		return 0;
 	emit(out, cap, &n,
-	     (struct flame_cell){ zoom, 0, 0, width, f->nodes[zoom].total });
+	     (struct flame_cell){ zoom, 0, 0, width, f->total[zoom] });
 	for (int row = 1; row < rows && from < n; row++) {
 		to = n;
 		for (size_t i = from; i < to; i++)
@@ -474,12 +527,12 @@ uint64_t flame_match_total(const struct flame *f, uint32_t zoom,
 	uint32_t inside = FLAME_NIL; /* the outermost match above */
 
 	*nodes = 0;
-	if (zoom >= f->n)
+	if (zoom >= f->n || !pat[0])
 		return 0;
 	for (uint32_t at = zoom; at != FLAME_NIL;) {
 		const struct flame_node *nd = &f->nodes[at];
 
-		if (!nd->total) {
+		if (!f->total[at]) {
 			at = walk_next(f, zoom, at, false);
 			continue;
 		}
@@ -488,7 +541,7 @@ uint64_t flame_match_total(const struct flame *f, uint32_t zoom,
 		if (flame_matches(f, at, pat, exact)) {
 			(*nodes)++;
 			if (inside == FLAME_NIL) {
-				sum += nd->total;
+				sum += f->total[at];
 				inside = at;
 			}
 		}

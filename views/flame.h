@@ -14,8 +14,8 @@
  * first flame_add() of a stack splits it into frames; later ones find
  * its leaf by the text's 64-bit hash and length (a collision would add
  * one stack's count to another's; at 10,000 stacks its odds are some
- * 1e-11), so a refresh costs a hash of each stack and a walk up its
- * frames. Children are kept in name order (strcmp), so siblings never
+ * 1e-11), and flame_end() sums the subtrees in one pass over the nodes,
+ * so a refresh costs a hash of each stack and two sweeps of the nodes. Children are kept in name order (strcmp), so siblings never
  * swap places as their counts change.
  *
  * flame_layout() cuts a node's width among its children in proportion
@@ -43,9 +43,6 @@ struct flame_node {
 	uint32_t parent, child, next; /* first child, next sibling */
 	uint32_t name; /* offset into the names (flame_name()) */
 	uint32_t depth; /* 0 for the root */
-	uint64_t hash; /* of the name */
-	uint64_t total; /* this refresh: samples in the subtree */
-	uint64_t self; /* this refresh: samples ending here */
 };
 
 /* One cell run of the layout: a node (or FLAME_MERGED: `+`) drawn at
@@ -78,6 +75,10 @@ void flame_end(struct flame *f);
 size_t flame_count(const struct flame *f); /* nodes, the root included */
 const struct flame_node *flame_node(const struct flame *f, uint32_t id);
 const char *flame_name(const struct flame *f, uint32_t id);
+/* This refresh's samples in the subtree of id (after flame_end()), and
+ * those that end at id; 0 for an unknown id. */
+uint64_t flame_total(const struct flame *f, uint32_t id);
+uint64_t flame_self(const struct flame *f, uint32_t id);
 
 /*
  * Lay out the subtree of zoom in width columns and at most rows rows

@@ -399,8 +399,10 @@ static enum draw_hue hue_of(const struct stacks *s, uint32_t id)
 {
 	const char *name = flame_name(s->f, id);
 	const char *plus = strstr(name, "+0x");
-	uint64_t h = flame_node(s->f, id)->hash;
+	uint64_t h = 1469598103934665603ull;
 
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
 	if (id == FLAME_ROOT || !strcmp(name, "...") || !strcmp(name, "?"))
 		return HUE_OTHER;
 	if (plus) {
@@ -440,7 +442,7 @@ static void info_line(const struct stacks *s, struct rect in)
 {
 	char line[1024], name[256];
 	size_t o = 0;
-	uint64_t all = flame_node(s->f, FLAME_ROOT)->total;
+	uint64_t all = flame_total(s->f, FLAME_ROOT);
 
 	line[0] = '\0';
 	if (s->nzooms) {
@@ -498,17 +500,17 @@ static void where_of(const struct model *m, const char *name, char *out,
 static void status_line(const struct stacks *s, const struct model *m, int y,
 			struct rect in)
 {
-	const struct flame_node *nd = flame_node(s->f, s->cursor);
-	uint64_t all = flame_node(s->f, FLAME_ROOT)->total;
+	uint64_t sf = flame_self(s->f, s->cursor),
+		 t = flame_total(s->f, s->cursor);
+	uint64_t all = flame_total(s->f, FLAME_ROOT);
 	char name[256], where[200], self[32], tot[32];
 
 	inert_str(name, sizeof(name), flame_name(s->f, s->cursor));
 	where_of(m, flame_name(s->f, s->cursor), where, sizeof(where));
 	draw_fmt(y, in.x, in.w, STYLE_TITLE,
 		 " %s%s%s  self %s (%.1f%%)  total %s (%.1f%%)", name,
-		 where[0] ? "  " : "", where,
-		 fmt_count(nd->self, self, sizeof(self)), pct(nd->self, all),
-		 fmt_count(nd->total, tot, sizeof(tot)), pct(nd->total, all));
+		 where[0] ? "  " : "", where, fmt_count(sf, self, sizeof(self)),
+		 pct(sf, all), fmt_count(t, tot, sizeof(tot)), pct(t, all));
 }
 
 /* The graph's rows [s->scroll, s->scroll + rows) at y. */
