@@ -869,6 +869,22 @@ static void test_stacks_switch(void **state)
 	assert_non_null(strstr(got, "save"));
 }
 
+/* A name wider than its frame is cut with a mark ("…", "~" in ASCII)
+ * and the frame still closed by '|'. */
+static void test_stacks_cut(void **state)
+{
+	static char got[65536];
+
+	(void)state;
+	stack_row(&stack_rows[1], "a;b;handle_request_and_write_the_response",
+		  100);
+	tick_all();
+	render("stacks", 80, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, "|handle_request_an…|+"));
+	render("stacks", 80, 24, false, got, sizeof(got));
+	assert_non_null(strstr(got, "|handle_request_an~|+"));
+}
+
 static void test_stacks_golden(void **state)
 {
 	(void)state;
@@ -905,6 +921,8 @@ int main(void)
 						setup_stacks, teardown_stacks),
 		cmocka_unit_test_setup_teardown(test_stacks_switch,
 						setup_stacks, teardown_stacks),
+		cmocka_unit_test_setup_teardown(test_stacks_cut, setup_stacks,
+						teardown_stacks),
 		cmocka_unit_test_setup_teardown(test_stacks_golden,
 						setup_stacks, teardown_stacks),
 	};
