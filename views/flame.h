@@ -15,8 +15,10 @@
  * its leaf by the text's 64-bit hash and length (a collision would add
  * one stack's count to another's; at 10,000 stacks its odds are some
  * 1e-11), and flame_end() sums the subtrees in one pass over the nodes,
- * so a refresh costs a hash of each stack and two sweeps of the nodes. Children are kept in name order (strcmp), so siblings never
- * swap places as their counts change.
+ * so a refresh costs a hash of each stack and two sweeps of the nodes
+ * (counts are kept apart from the nodes for that). Children are kept
+ * in name order (strcmp), so siblings never swap places as their
+ * counts change.
  *
  * flame_layout() cuts a node's width among its children in proportion
  * to their totals (the parent's self time is the room left at the
