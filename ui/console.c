@@ -291,12 +291,12 @@ static void draw_footer(struct console *c)
 {
 	/* the widest that fits; "q quit" stays on the narrowest */
 	static const char *const KEYS[] = {
-		" 1 Dash  2 Probes  3 Top  4 Hist  5 GC  6 IO   / filter  "
+		" 1 Dash  2 Probes  3 Top  4 Hist  5 GC  6 IO  7 Stacks   / "
+		"filter  s sort  space toggle  q quit",
+		" 1 Dash 2 Probes 3 Top 4 Hist 5 GC 6 IO 7 Stacks  / filter  "
 		"s sort  space toggle  q quit",
-		" 1 Dash 2 Probes 3 Top 4 Hist 5 GC 6 IO  / filter  s sort  "
-		"space toggle  q quit",
-		" 1-6 views  / filter  s sort  space toggle  q quit",
-		" 1-6 views  / filter  q quit",
+		" 1-7 views  / filter  s sort  space toggle  q quit",
+		" 1-7 views  / filter  q quit",
 	};
 	size_t k = 0;
 	int y = LINES - 1;
@@ -580,6 +580,13 @@ static void carry_out(struct console *c, const struct request *r)
 	case REQ_ROLE:
 		add_role(c, r->text);
 		break;
+	case REQ_STACKS:
+		snprintf(c->m.stack_goto, sizeof(c->m.stack_goto), "%s",
+			 r->text);
+		c->m.stack_goto_seq++;
+		c->prev = c->cur;
+		c->cur = view_index(c, "stacks");
+		return;
 	case REQ_SELECT:
 		c->m.sel_spec = r->id;
 		snprintf(c->m.sel_key, sizeof(c->m.sel_key), "%s", r->text);
@@ -679,8 +686,9 @@ static void fill_sampling(struct console *c)
 static void global_action(struct console *c, enum action a)
 {
 	struct request r = { .kind = REQ_VIEW };
-	static const char *const BY_NUMBER[] = { "dash", "probes", "top",
-						 "hist", "gc",	   "io" };
+	static const char *const BY_NUMBER[] = { "dash",  "probes", "top",
+						 "hist",  "gc",	    "io",
+						 "stacks" };
 
 	switch (a) {
 	case ACT_QUIT:
@@ -718,6 +726,7 @@ static void global_action(struct console *c, enum action a)
 	case ACT_VIEW4:
 	case ACT_VIEW5:
 	case ACT_VIEW6:
+	case ACT_VIEW7:
 		r.view = BY_NUMBER[a - ACT_VIEW1];
 		break;
 	default:

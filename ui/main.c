@@ -175,12 +175,16 @@
 	"nothing,\n"                                                           \
 	"2 on a usage error (a bad SPEC included).\n"                          \
 	"\n"                                                                   \
-	"Console keys: 1-6 views, arrows/jk move, Enter drill down/zoom, Esc " \
+	"Console keys: 1-7 views, arrows/jk move, Enter drill down/zoom, Esc " \
 	"back,\n"                                                              \
 	"/ filter, s F6 < > sort, Space toggle a probe, a build a spec, f "    \
 	"functions,\n"                                                         \
 	"z zero, p pause, + - interval, b budget, c compare, L messages, ? "   \
-	"F1 help,\nq quit.\n"
+	"F1 help,\nq quit. Stacks (7): arrows/hjkl move between frames, "      \
+	"Enter zoom,\n"                                                        \
+	"Esc out, / find frames, t totals/interval, Tab next stack "           \
+	"aggregation;\n"                                                       \
+	"S on a Top row shows its function there.\n"
 
 int main(int argc, char **argv)
 {

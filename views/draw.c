@@ -36,6 +36,14 @@ void draw_init(bool color, bool utf8)
 	init_pair(3, COLOR_YELLOW, -1); /* mark */
 	init_pair(4, COLOR_RED, -1); /* warn */
 	init_pair(5, COLOR_BLACK, COLOR_CYAN); /* header */
+	/* flame frames, by enum draw_hue */
+	init_pair(6, COLOR_BLACK, COLOR_YELLOW);
+	init_pair(7, COLOR_BLACK, COLOR_GREEN);
+	init_pair(8, COLOR_BLACK, COLOR_RED);
+	init_pair(9, COLOR_BLACK, COLOR_MAGENTA);
+	init_pair(10, COLOR_BLACK, COLOR_CYAN);
+	init_pair(11, COLOR_BLACK, COLOR_BLUE);
+	init_pair(12, COLOR_BLACK, COLOR_WHITE);
 }
 
 bool draw_utf8(void)
@@ -82,7 +90,8 @@ static bool widen(const char *s, wchar_t *ws, size_t n)
 	return true;
 }
 
-void draw_text(int y, int x, int w, enum draw_style st, const char *s)
+/* s at (y, x) in attribute a, clipped to w columns and padded to w */
+static void text_attr(int y, int x, int w, attr_t a, const char *s)
 {
 	wchar_t ws[512];
 	char shown[2048];
@@ -103,11 +112,16 @@ void draw_text(int y, int x, int w, enum draw_style st, const char *s)
 		cols += cw;
 		i++;
 	}
-	attrset(style_attr(st));
+	attrset(a);
 	mvaddnwstr(y, x, ws, i);
 	if (cols < w)
 		mvhline(y, x + cols, ' ', w - cols);
 	attrset(A_NORMAL);
+}
+
+void draw_text(int y, int x, int w, enum draw_style st, const char *s)
+{
+	text_attr(y, x, w, style_attr(st), s);
 }
 
 void draw_fmt(int y, int x, int w, enum draw_style st, const char *fmt, ...)
@@ -509,4 +523,59 @@ void draw_hist(struct rect r, const struct hist_draw *h, int *first, int *last)
 			 fmt_count(h->b[i], cnt, sizeof(cnt)));
 		draw_text(y, r.x + 23 + barw, markw, STYLE_MARK, marks);
 	}
+}
+
+/* The bytes of s that take at most cols columns (a UTF-8 sequence is
+ * one column). */
+static size_t cols_prefix(const char *s, int cols)
+{
+	size_t i = 0;
+
+	for (int c = 0; s[i] && c < cols; c++) {
+		i++;
+		while ((s[i] & 0xc0) == 0x80)
+			i++;
+	}
+	return i;
+}
+
+void draw_frame(int y, int x, int w, enum draw_hue hue, unsigned flags,
+		const char *name)
+{
+	attr_t a = A_NORMAL;
+	char buf[512];
+	size_t len;
+
+	if (w < 1)
+		return;
+	if (use_color && hue < HUE_N)
+		a |= COLOR_PAIR(6 + hue);
+	if (flags & FRAME_MATCH)
+		a |= A_BOLD | A_UNDERLINE;
+	else if (flags & FRAME_DIM)
+		a |= A_DIM;
+	if (flags & FRAME_CURSOR)
+		a |= A_REVERSE;
+	if (flags & FRAME_PLUS) {
+		len = (size_t)w < sizeof(buf) ? (size_t)w : sizeof(buf) - 1;
+		memset(buf, '+', len);
+		buf[len] = '\0';
+		text_attr(y, x, w, a, buf);
+		return;
+	}
+	if (w == 1) {
+		len = cols_prefix(name, 1);
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
+		text_attr(y, x, 1, a, buf[0] ? buf : "|");
+		return;
+	}
+	len = cols_prefix(name, w - 1);
+	if (name[len]) /* cut: the mark in its last column */
+		snprintf(buf, sizeof(buf), "%.*s%s",
+			 (int)cols_prefix(name, w - 2), name,
+			 use_utf8 ? "\u2026" : "~");
+	else
+		snprintf(buf, sizeof(buf), "%s", name);
+	text_attr(y, x, w - 1, a, buf);
+	text_attr(y, x + w - 1, 1, a, "|");
 }

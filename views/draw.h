@@ -82,6 +82,32 @@ const char *fmt_si(double v, char *buf, size_t n);
 /* bytes: "512B", "40kB", "1.2MB" */
 const char *fmt_bytes(double v, char *buf, size_t n);
 
+/* Flame graph frames (the Stacks view): a hue by runtime or module
+ * (drawn only with colours), flags for the cursor (reverse video), a
+ * search's matches (bold, underlined) and the frames that do not match
+ * (dim), and FRAME_PLUS for narrow frames merged into `+` cells. */
+enum draw_hue {
+	HUE_PY_A, /* Python frames, two shades by name */
+	HUE_PY_B,
+	HUE_NATIVE_A, /* native symbols */
+	HUE_NATIVE_B,
+	HUE_MOD_A, /* OBJECT+0x... (no symbol), by object */
+	HUE_MOD_B,
+	HUE_OTHER, /* "...", "?", all, + */
+	HUE_N
+};
+#define FRAME_CURSOR 1u
+#define FRAME_MATCH 2u
+#define FRAME_DIM 4u
+#define FRAME_PLUS 8u
+/*
+ * A frame w columns wide at (y, x): its name cut to w - 1 columns (a
+ * mark in the last when cut) and a '|' closing it; one column shows the
+ * name's first character. With FRAME_PLUS, w '+' (name unused).
+ */
+void draw_frame(int y, int x, int w, enum draw_hue hue, unsigned flags,
+		const char *name);
+
 /* The last w of v[0..n) as a sparkline at (y, x), scaled to their max. */
 void draw_spark(int y, int x, int w, const double *v, size_t n);
 

@@ -59,16 +59,21 @@ static const struct binding BINDINGS[] = {
 	{ '4', ACT_VIEW4 },
 	{ '5', ACT_VIEW5 },
 	{ '6', ACT_VIEW6 },
+	{ '7', ACT_VIEW7 },
+	{ 'S', ACT_STACKS },
+	{ 't', ACT_TOTALS },
+	{ '\t', ACT_NEXT },
 	{ 'y', ACT_YES },
 	{ KEY_RESIZE, ACT_RESIZE },
 };
 
 static const struct key_help HELP[] = {
-	{ "1 2 3 4 5 6", "Dashboard, Probes, Top, Histogram, GC, IO" },
+	{ "1 2 3 4 5 6 7",
+	  "Dashboard, Probes, Top, Histogram, GC, IO, Stacks" },
 	{ "Up Down j k", "move the cursor (PgUp PgDn Home End g G)" },
 	{ "Enter", "drill down: Top row -> its histogram, bucket -> zoom" },
 	{ "Esc", "back: zoom out, leave a view, cancel a prompt" },
-	{ "/", "filter rows (Top) or search probes (Probes)" },
+	{ "/", "filter rows (Top), search probes (Probes), frames (Stacks)" },
 	{ "s F6 < >", "next sort column, sort column left / right" },
 	{ "Space", "Probes: off, or on again with the specs it had" },
 	{ "a", "Probes: choose what to do with the probe (count, by "
@@ -77,6 +82,12 @@ static const struct key_help HELP[] = {
 	{ "Left Right", "Histogram: previous / next histogram" },
 	{ "c", "Histogram: compare with the Top row selected before" },
 	{ "z", "Top: zero the totals" },
+	{ "S", "Top: its function in Stacks (callers above, callees "
+	       "below)" },
+	{ "arrows hjkl", "Stacks: parent, child, siblings (Enter zoom, Esc "
+			 "out)" },
+	{ "t Tab", "Stacks: totals <-> this interval; the next stack "
+		   "aggregation" },
 	{ "p", "pause / resume the refresh" },
 	{ "+ -", "longer / shorter refresh interval" },
 	{ "b", "budget 1 2 5 10 25% of one CPU, off; ~: sampled, estimated" },

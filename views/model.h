@@ -125,6 +125,11 @@ struct model {
 	/* the row the Top view has selected, for Histogram and Dashboard */
 	int sel_spec; /* -1: none */
 	char sel_key[SPEC_TEXT_MAX];
+
+	/* the function Top's S asked the Stacks view for, and a number
+	 * that changes with each ask */
+	char stack_goto[SPEC_TEXT_MAX];
+	unsigned stack_goto_seq;
 };
 
 enum request_kind {
@@ -141,6 +146,7 @@ enum request_kind {
 			 a count of it */
 	REQ_ROLE, /* attach probeset role `text` ("frames.latency") */
 	REQ_SELECT, /* the Top row: sel_spec = id, sel_key = text */
+	REQ_STACKS, /* the Stacks view, on function `text` (stack_goto) */
 	REQ_QUIT,
 };
 

@@ -511,6 +511,13 @@ static int top_key(void *st, const struct model *m, enum action a,
 		req->kind = REQ_VIEW;
 		req->view = "hist";
 		return VIEW_HANDLED;
+	case ACT_STACKS:
+		if (!t->n)
+			return VIEW_IGNORED;
+		req->kind = REQ_STACKS;
+		snprintf(req->text, sizeof(req->text), "%s",
+			 t->rows[t->cursor].name);
+		return VIEW_HANDLED;
 	default:
 		return VIEW_IGNORED;
 	}

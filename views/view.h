@@ -51,12 +51,16 @@ enum action {
 	ACT_HELP, /* ?, F1 */
 	ACT_LOG, /* l */
 	ACT_QUIT, /* q, F10 */
-	ACT_VIEW1, /* 1..6: Dash, Probes, Top, Hist, GC, IO */
+	ACT_STACKS, /* S: Top's function in the Stacks view */
+	ACT_TOTALS, /* t: Stacks: totals <-> this interval */
+	ACT_NEXT, /* Tab: Stacks: the next stack aggregation */
+	ACT_VIEW1, /* 1..7: Dash, Probes, Top, Hist, GC, IO, Stacks */
 	ACT_VIEW2,
 	ACT_VIEW3,
 	ACT_VIEW4,
 	ACT_VIEW5,
 	ACT_VIEW6,
+	ACT_VIEW7,
 	ACT_YES, /* y: confirm */
 	ACT_TEXT, /* the answer to a REQ_PROMPT (see key()'s text) */
 	ACT_RESIZE,
@@ -118,6 +122,6 @@ struct key_help {
 const struct key_help *keys_help(void); /* ends with {NULL, NULL} */
 
 extern const struct view_ops view_dash, view_probes, view_top, view_hist,
-	view_gc, view_io, view_help, view_log, view_picker;
+	view_gc, view_io, view_stacks, view_help, view_log, view_picker;
 
 #endif

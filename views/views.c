@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* views — the one list of views, in the order of the 1..6 keys. */
+/* views — the one list of views, in the order of the 1..7 keys. */
 #include <string.h>
 
 #include "view.h"
 
 static const struct view_ops *const ALL[] = {
-	&view_dash, &view_probes, &view_top, &view_hist,   &view_gc,
-	&view_io,   &view_help,	  &view_log, &view_picker, NULL,
+	&view_dash,   &view_probes, &view_top, &view_hist,   &view_gc, &view_io,
+	&view_stacks, &view_help,   &view_log, &view_picker, NULL,
 };
 
 const struct view_ops *const *views_all(void)

@@ -131,10 +131,10 @@ def test_fixture(tap):
         tap.ok(s.splitlines()[-1].rstrip().endswith("space toggle  q quit"),
                "at 80x24 the key line ends with q quit", s)
         tmux("resize-window", "-t", SESSION, "-x", "60", "-y", "24")
-        s = wait_screen(r"1-6 views")
+        s = wait_screen(r"1-7 views")
         tap.eq(s.splitlines()[-1].strip(),
-               "1-6 views  / filter  s sort  space toggle  q quit",
-               "at 60 columns the key line names the views 1-6", s)
+               "1-7 views  / filter  s sort  space toggle  q quit",
+               "at 60 columns the key line names the views 1-7", s)
         keys("q")
         s = wait_screen(r"EXITED \d+")
         tap.ok("EXITED 0" in s, "q quits with status 0", s)

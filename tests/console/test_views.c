@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "draw.h"
+#include "flame.h"
 #include "view.h"
 
 static struct spec calls_spec, pause_spec;
@@ -398,15 +399,16 @@ static void render(const char *view, int w, int h, bool utf8, char *got,
 }
 
 /* Render view at w x h and compare it with
- * tests/console/golden/VIEW[-ascii]-WxH.txt. */
-static void golden_in(const char *view, int w, int h, bool utf8)
+ * tests/console/golden/STEM[-ascii]-WxH.txt. */
+static void golden_as(const char *stem, const char *view, int w, int h,
+		      bool utf8)
 {
 	char path[512], got[65536], want[65536] = "";
 	FILE *f;
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s/tests/console/golden/%s%s-%dx%d.txt",
-		 getenv("SOURCE_ROOT"), view, utf8 ? "" : "-ascii", w, h);
+		 getenv("SOURCE_ROOT"), stem, utf8 ? "" : "-ascii", w, h);
 	render(view, w, h, utf8, got, sizeof(got));
 	if (getenv("UPDATE_GOLDEN")) {
 		f = fopen(path, "w");
@@ -423,6 +425,11 @@ static void golden_in(const char *view, int w, int h, bool utf8)
 	fclose(f);
 	if (strcmp(got, want))
 		fail_msg("%s differs; got:\n%s", path, got);
+}
+
+static void golden_in(const char *view, int w, int h, bool utf8)
+{
+	golden_as(view, view, w, h, utf8);
 }
 
 static void golden(const char *view, int w, int h)
@@ -672,6 +679,261 @@ static void test_log_scroll(void **state)
 	model.log = (struct model_log){ 0 };
 }
 
+/* Stacks ----------------------------------------------------------------- */
+
+static struct spec stack_spec;
+static struct agg_row stack_rows[4];
+static const struct agg_row *stack_ptrs[4];
+static struct agg_spec stack_specs[3];
+static struct agg_snapshot stack_snap;
+
+/* A pystack row: stack (folded, root first) counted n times in all. */
+static void stack_row(struct agg_row *r, const char *stack, uint64_t n)
+{
+	memset(r, 0, sizeof(*r));
+	r->nkeys = 1;
+	r->key[0].is_str = r->key[0].is_stack = true;
+	r->key[0].text = stack;
+	r->count = n / 2;
+	r->total = n;
+}
+
+/* The model with a stack spec (id 5) beside the frames and GC specs:
+ * a;b;c x300, a;b;d x100, and two narrow ones under b (one sample
+ * each): 402 samples. */
+static int setup_stacks(void **state)
+{
+	setup(state);
+	parse("profile:99=count(pystack)", &stack_spec);
+	stack_row(&stack_rows[0], "a;b;c", 300);
+	stack_row(&stack_rows[1], "a;b;d", 100);
+	stack_row(&stack_rows[2], "a;b;n1", 1);
+	stack_row(&stack_rows[3], "a;b;n2", 1);
+	for (int i = 0; i < 4; i++)
+		stack_ptrs[i] = &stack_rows[i];
+	stack_specs[0] = specs[0];
+	stack_specs[1] = specs[1];
+	stack_specs[2] = (struct agg_spec){
+		.id = 5, .spec = &stack_spec, .nrows = 4, .rows = stack_ptrs
+	};
+	stack_snap = snap;
+	stack_snap.nspecs = 3;
+	stack_snap.specs = stack_specs;
+	model.snap = &stack_snap;
+	tick_all();
+	return 0;
+}
+
+static int teardown_stacks(void **state)
+{
+	model.snap = &snap;
+	return teardown(state);
+}
+
+/* The cell of the node named name in a layout, or NULL. */
+static const struct flame_cell *cell_named(const struct flame *f,
+					   const struct flame_cell *c, size_t n,
+					   const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c[i].node != FLAME_MERGED &&
+		    !strcmp(flame_name(f, c[i].node), name))
+			return &c[i];
+	return NULL;
+}
+
+/* The tree: frames merged by path, counts cumulative, siblings in name
+ * order, ids stable across refreshes; the layout: widths in proportion
+ * (300:100 in 78 columns: 59 and 19), narrow frames merged into one
+ * `+` cell after the wide ones. */
+static void test_flame_layout(void **state)
+{
+	struct flame *f = flame_new();
+	struct flame_cell cells[78 * 8];
+	const struct flame_cell *c, *d;
+	size_t n, nodes;
+	uint32_t id_c;
+
+	(void)state;
+	assert_non_null(f);
+	flame_begin(f);
+	assert_int_equal(flame_add(f, "a;b;d", 100), 0);
+	assert_int_equal(flame_add(f, "a;b;c", 300), 0);
+	assert_int_equal(flame_add(f, "a;b;n1", 1), 0);
+	assert_int_equal(flame_add(f, "a;b;n2", 1), 0);
+	assert_int_equal(flame_add(f, "a", 2), 0); /* self time of a */
+	flame_end(f);
+	assert_int_equal(flame_count(f), 7);
+	assert_int_equal(flame_total(f, FLAME_ROOT), 404);
+	n = flame_layout(f, FLAME_ROOT, 78, 8, cells, 78 * 8);
+	c = cell_named(f, cells, n, "c");
+	d = cell_named(f, cells, n, "d");
+	assert_non_null(c);
+	assert_non_null(d);
+	assert_int_equal(c->row, 3);
+	assert_int_equal(c->w, 58); /* 300 * 78 / 404 = 57.9 */
+	assert_int_equal(d->x, c->x + c->w); /* c before d: name order */
+	assert_int_equal(d->w, 19);
+	assert_int_equal(cells[n - 1].node, FLAME_MERGED); /* n1 + n2 */
+	assert_int_equal(cells[n - 1].count, 2);
+	assert_int_equal(cells[n - 1].x, d->x + d->w);
+	assert_int_equal(cells[n - 1].w, 1);
+	assert_int_equal(cell_named(f, cells, n, "a")->w, 78);
+	assert_int_equal(flame_self(f, c->node), 300);
+	id_c = c->node;
+	/* a refresh: a new sibling sorts before c; c keeps its id */
+	flame_begin(f);
+	flame_add(f, "a;b;d", 100);
+	flame_add(f, "a;b;c", 300);
+	flame_add(f, "a;b;0", 100);
+	flame_end(f);
+	n = flame_layout(f, FLAME_ROOT, 80, 8, cells, 78 * 8);
+	c = cell_named(f, cells, n, "c");
+	assert_int_equal(c->node, id_c);
+	assert_int_equal(cell_named(f, cells, n, "0")->x, 0);
+	assert_int_equal(c->x, 16);
+	assert_int_equal(c->w, 48);
+	assert_null(cell_named(f, cells, n, "n1")); /* no samples now */
+	/* zoomed into b: b is the full width */
+	n = flame_layout(f, flame_node(f, id_c)->parent, 80, 8, cells, 640);
+	assert_int_equal(cells[0].w, 80);
+	assert_int_equal(cells[0].row, 0);
+	assert_int_equal(cell_named(f, cells, n, "c")->w, 48);
+	/* search: each sample once */
+	assert_int_equal(flame_match_total(f, FLAME_ROOT, "b", true, &nodes),
+			 500);
+	assert_int_equal(nodes, 1);
+	assert_int_equal(flame_match_total(f, FLAME_ROOT, "", false, &nodes),
+			 0);
+	flame_free(f);
+}
+
+/* The status line of the Stacks view at 80x24, from the screen. */
+static const char *stacks_status(char *got, size_t n)
+{
+	char *line;
+
+	render("stacks", 80, 24, true, got, n);
+	line = strstr(got, "\n"); /* the status line is the 23rd */
+	for (int i = 0; i < 21 && line; i++)
+		line = strchr(line + 1, '\n');
+	return line ? line + 1 : "";
+}
+
+/* Keys: Down to the widest child, Left/Right along a row, Up to the
+ * parent; Enter zooms, Esc zooms out, then clears the search, then
+ * hands Esc back; / searches; t switches to the interval's counts. */
+static void test_stacks_keys(void **state)
+{
+	static char got[65536];
+	struct request r;
+
+	(void)state;
+	assert_non_null(strstr(stacks_status(got, sizeof(got)),
+			       "all  self 0 (0.0%)  total 402 (100.0%)"));
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(key("stacks", ACT_DOWN, NULL, &r),
+				 VIEW_HANDLED);
+	assert_non_null(strstr(stacks_status(got, sizeof(got)),
+			       "c  self 300 (74.6%)  total 300 (74.6%)"));
+	key("stacks", ACT_RIGHT, NULL, &r);
+	assert_non_null(
+		strstr(stacks_status(got, sizeof(got)), "d  self 100 (24.9%)"));
+	key("stacks", ACT_RIGHT, NULL, &r); /* the + is not a frame */
+	assert_non_null(strstr(stacks_status(got, sizeof(got)), "d  self"));
+	key("stacks", ACT_LEFT, NULL, &r);
+	key("stacks", ACT_UP, NULL, &r);
+	assert_non_null(strstr(stacks_status(got, sizeof(got)),
+			       "b  self 0 (0.0%)  total 402 (100.0%)"));
+	assert_int_equal(key("stacks", ACT_ENTER, NULL, &r), VIEW_HANDLED);
+	golden_as("stacks-zoom", "stacks", 80, 24, true);
+	assert_int_equal(key("stacks", ACT_BACK, NULL, &r), VIEW_HANDLED);
+	render("stacks", 80, 24, true, got, sizeof(got));
+	assert_null(strstr(got, "zoom:"));
+	assert_int_equal(key("stacks", ACT_FILTER, NULL, &r), VIEW_HANDLED);
+	assert_int_equal(r.kind, REQ_PROMPT);
+	key("stacks", ACT_TEXT, "d", &r);
+	golden_as("stacks-search", "stacks", 80, 24, true);
+	assert_int_equal(key("stacks", ACT_BACK, NULL, &r), VIEW_HANDLED);
+	assert_int_equal(key("stacks", ACT_BACK, NULL, &r), VIEW_IGNORED);
+	key("stacks", ACT_TOTALS, NULL, &r); /* counts: 150 and 50 */
+	render("stacks", 80, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, "this interval"));
+	assert_non_null(strstr(got, "d  self 50 (25.0%)  total 50 (25.0%)"));
+}
+
+/* S on a Top row asks for the Stacks view on its function; the view
+ * highlights that function's frames, the cursor on the widest. */
+static void test_stacks_from_top(void **state)
+{
+	static char got[65536];
+	struct request r;
+
+	(void)state;
+	assert_int_equal(key("top", ACT_STACKS, NULL, &r), VIEW_HANDLED);
+	assert_int_equal(r.kind, REQ_STACKS);
+	assert_string_equal(r.text, "leaf");
+	snprintf(model.stack_goto, sizeof(model.stack_goto), "c");
+	model.stack_goto_seq++;
+	render("stacks", 80, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, " c: 1 frame, 74.6% of the samples"));
+	assert_non_null(strstr(stacks_status(got, sizeof(got)), "c  self 300"));
+}
+
+/* Two stack aggregations: Tab shows the other; the box says which. */
+static void test_stacks_switch(void **state)
+{
+	static struct spec other;
+	static struct agg_row row;
+	static const struct agg_row *rp = &row;
+	static char got[65536];
+	struct request r;
+
+	(void)state;
+	parse("fn:libc.so.6:write=sum(arg2, pystack)", &other);
+	stack_row(&row, "main;save;write", 4096);
+	row.sum_total = 4096 * 10;
+	stack_specs[1] = stack_specs[2]; /* by id: 5, then 6 */
+	stack_specs[2] = (struct agg_spec){
+		.id = 6, .spec = &other, .nrows = 1, .rows = &rp
+	};
+	tick_all();
+	render("stacks", 80, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, "Stacks, profile:99=count(pystack)"));
+	assert_non_null(strstr(got, "totals  1/2 Tab"));
+	key("stacks", ACT_NEXT, NULL, &r);
+	render("stacks", 80, 24, true, got, sizeof(got));
+	assert_non_null(
+		strstr(got, "Stacks, fn:libc.so.6:write=sum(arg2, pystack)"));
+	assert_non_null(strstr(got, "totals  2/2 Tab"));
+	assert_non_null(strstr(got, "total 40,960 (100.0%)")); /* bytes */
+	assert_non_null(strstr(got, "save"));
+}
+
+/* A name wider than its frame is cut with a mark ("…", "~" in ASCII)
+ * and the frame still closed by '|'. */
+static void test_stacks_cut(void **state)
+{
+	static char got[65536];
+
+	(void)state;
+	stack_row(&stack_rows[1], "a;b;handle_request_and_write_the_response",
+		  100);
+	tick_all();
+	render("stacks", 80, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, "|handle_request_an…|+"));
+	render("stacks", 80, 24, false, got, sizeof(got));
+	assert_non_null(strstr(got, "|handle_request_an~|+"));
+}
+
+static void test_stacks_golden(void **state)
+{
+	(void)state;
+	golden("stacks", 80, 24);
+	golden("stacks", 160, 40);
+	golden_in("stacks", 80, 24, false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -695,6 +957,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_narrow_fields, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_golden, setup, teardown),
+		cmocka_unit_test(test_flame_layout),
+		cmocka_unit_test_setup_teardown(test_stacks_keys, setup_stacks,
+						teardown_stacks),
+		cmocka_unit_test_setup_teardown(test_stacks_from_top,
+						setup_stacks, teardown_stacks),
+		cmocka_unit_test_setup_teardown(test_stacks_switch,
+						setup_stacks, teardown_stacks),
+		cmocka_unit_test_setup_teardown(test_stacks_cut, setup_stacks,
+						teardown_stacks),
+		cmocka_unit_test_setup_teardown(test_stacks_golden,
+						setup_stacks, teardown_stacks),
 	};
 
 	setlocale(LC_ALL, "C.UTF-8");
