@@ -25,11 +25,13 @@ struct {
 	__type(value, struct pt_pyproc);
 } pyprocs SEC(".maps");
 
+/* A thread's PyThreadState, as last found, in the task's own storage
+ * (gone with the thread; cheaper to find than by a hash of its tid). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32); /* tid */
-	__type(value, __u64); /* its PyThreadState */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
 } pytids SEC(".maps");
 
 struct {
@@ -66,15 +68,6 @@ static __always_inline void py_announce(__u64 value, __u32 stack)
 	bpf_ringbuf_output(&pynew, &n, sizeof(n), 0);
 }
 
-/* A stack being read, per CPU: one for uprobes, one for profile samples,
- * which may interrupt a uprobe's program on the same CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
-	__type(key, __u32);
-	__type(value, struct pt_pystack);
-} pyscratch SEC(".maps");
-
 /* The pointer at addr in the current process, or 0. */
 static __always_inline __u64 py_ptr(__u64 addr)
 {
@@ -108,65 +101,115 @@ static long py_thread_step(__u32 i, void *data)
 	return 0;
 }
 
-/* The current thread's PyThreadState, or 0. */
-static __always_inline __u64 py_tstate(const struct pt_pyproc *pp, __u32 tid)
+/*
+ * The thread states' fields read (thread_id, the frame or cframe) lie in
+ * their first PY_TS_SPAN bytes in every version (pylayout.c: below 192):
+ * a thread known from before is checked and its frame found in one read.
+ */
+#define PY_TS_SPAN 256
+
+/* The 8 bytes at off of b (PY_TS_SPAN bytes; off a multiple of 8, as
+ * every pointer field's is). */
+static __always_inline __u64 py_ts_field(const __u8 *b, __u32 off)
 {
-	__u64 *known = bpf_map_lookup_elem(&pytids, &tid), interp;
+	return *(const __u64 *)&b[off & (PY_TS_SPAN - 8)];
+}
+
+/* The current thread's PyThreadState, or 0; *field its tstate_frame
+ * field (the frame, or the cframe, by version), 0 if unknown. */
+static __always_inline __u64 py_tstate(const struct pt_pyproc *pp, __u64 *field)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 *known = bpf_task_storage_get(&pytids, task, 0, 0), interp;
 	struct py_threads t = {
 		.id_off = pp->tstate_thread_id,
 		.next_off = pp->tstate_next,
-		.self = bpf_get_current_task_btf()->thread.fsbase,
+		.self = task->thread.fsbase,
 	};
+	__u8 b[PY_TS_SPAN];
 
+	*field = 0;
 	if (!t.self)
 		return 0;
-	if (known && *known && py_ptr(*known + t.id_off) == t.self)
+	if (known && *known &&
+	    !bpf_probe_read_user(b, sizeof(b), (const void *)*known) &&
+	    py_ts_field(b, t.id_off) == t.self) {
+		*field = py_ts_field(b, pp->tstate_frame);
 		return *known;
+	}
 	interp = py_ptr(pp->runtime + pp->runtime_interp_head);
 	if (!interp)
 		return 0;
 	t.ts = py_ptr(interp + pp->interp_tstate_head);
 	bpf_loop(PT_PY_THREADS, py_thread_step, &t, 0);
-	if (t.found)
-		bpf_map_update_elem(&pytids, &tid, &t.found, BPF_ANY);
+	known = t.found ? bpf_task_storage_get(&pytids, task, 0,
+					       BPF_LOCAL_STORAGE_GET_F_CREATE)
+			: NULL;
+	if (known)
+		*known = t.found;
+	*field = t.found ? py_ptr(t.found + pp->tstate_frame) : 0;
 	return t.found;
 }
 
-/* The innermost frame of the thread whose state is ts, or 0. */
-static __always_inline __u64 py_top(const struct pt_pyproc *pp, __u64 ts)
+/* The innermost frame, from the thread state's tstate_frame field. */
+static __always_inline __u64 py_top(const struct pt_pyproc *pp, __u64 field)
 {
-	__u64 f = py_ptr(ts + pp->tstate_frame);
-
-	if (f && pp->cframe_current_frame != PT_PY_NONE)
-		f = py_ptr(f + pp->cframe_current_frame);
-	return f;
+	if (field && pp->cframe_current_frame != PT_PY_NONE)
+		return py_ptr(field + pp->cframe_current_frame);
+	return field;
 }
 
-/* The code object of frame f, or 0 for a frame that is no function's. */
-static __always_inline __u64 py_code(const struct pt_pyproc *pp, __u64 f)
-{
-	__u8 owner = 0;
+/* Every frame field read (back, code, owner) lies in a frame's first
+ * PY_SPAN bytes (pylayout.c: below 72 in every version). */
+#define PY_SPAN 80
 
-	if (pp->frame_owner != PT_PY_NONE &&
-	    (bpf_probe_read_user(&owner, 1,
-				 (const void *)(f + pp->frame_owner)) ||
-	     owner == pp->owner_cstack))
-		return 0;
-	return py_ptr(f + pp->frame_code);
+/* Frame f's code object (0 for a frame that is no function's) and its
+ * caller's frame, in one read; false if f cannot be read. */
+static __always_inline bool py_frame(const struct pt_pyproc *pp, __u64 f,
+				     __u64 *code, __u64 *back)
+{
+	__u8 b[128] = {}; /* offsets masked below 128, 8-aligned */
+
+	if (bpf_probe_read_user(b, PY_SPAN, (const void *)f))
+		return false;
+	*back = *(const __u64 *)&b[pp->frame_back & 0x78];
+	*code = pp->frame_owner != PT_PY_NONE &&
+				b[pp->frame_owner & 127] == pp->owner_cstack
+			? 0
+			: *(const __u64 *)&b[pp->frame_code & 0x78];
+	return true;
+}
+
+/* The innermost frame of those from f that is a function's (past up to
+ * three shims), its code object into *code; 0 if none. */
+static __always_inline __u64 py_function_frame(const struct pt_pyproc *pp,
+					       __u64 f, __u64 *code)
+{
+	__u64 back = 0;
+
+	*code = 0;
+	for (int i = 0; i < 4 && f; i++) {
+		if (!py_frame(pp, f, code, &back))
+			return 0;
+		if (*code)
+			return f;
+		f = back;
+	}
+	return 0;
 }
 
 /* The current process's layout and the current thread's innermost
  * frame; NULL (no CPython known, no Python frame) otherwise. */
 static __always_inline const struct pt_pyproc *py_begin(__u64 *frame)
 {
-	__u64 id = bpf_get_current_pid_tgid(), ts;
+	__u64 id = bpf_get_current_pid_tgid(), ts, field;
 	__u32 tgid = id >> 32;
 	const struct pt_pyproc *pp = bpf_map_lookup_elem(&pyprocs, &tgid);
 
 	if (!pp)
 		return NULL;
-	ts = py_tstate(pp, (__u32)id);
-	*frame = ts ? py_top(pp, ts) : 0;
+	ts = py_tstate(pp, &field);
+	*frame = ts ? py_top(pp, field) : 0;
 	return *frame ? pp : NULL;
 }
 
@@ -178,14 +221,9 @@ __noinline __u64 py_frame_key(void)
 	__u64 f = 0, code = 0;
 	const struct pt_pyproc *pp = py_begin(&f);
 
-	if (!pp)
+	if (!pp || !py_function_frame(pp, f, &code))
 		return 0;
-	for (int i = 0; i < 4 && f && !code; i++) { /* past shims */
-		code = py_code(pp, f);
-		if (!code)
-			f = py_ptr(f + pp->frame_back);
-	}
-	if (code && !bpf_map_lookup_elem(&pycodes, &code)) {
+	if (!bpf_map_lookup_elem(&pycodes, &code)) {
 		__u8 one = 1;
 
 		bpf_map_update_elem(&pycodes, &code, &one, BPF_ANY);
@@ -205,12 +243,8 @@ __noinline __u64 py_line_key(void)
 
 	if (!pp)
 		return 0;
-	for (int i = 0; i < 4 && f && !code; i++) { /* past shims */
-		code = py_code(pp, f);
-		if (!code)
-			f = py_ptr(f + pp->frame_back);
-	}
-	if (!code)
+	f = py_function_frame(pp, f, &code);
+	if (!f)
 		return 0;
 	if (pp->lasti_kind == PT_LASTI_PTR) {
 		ptr = py_ptr(f + pp->frame_lasti);
@@ -231,70 +265,127 @@ __noinline __u64 py_line_key(void)
 	return PT_PYLINE(code, off);
 }
 
-/* FNV-1a of a stack's code objects: its id (never 0 or 1). */
-static __always_inline __u64 py_stack_id(const struct pt_pystack *st)
-{
-	__u64 h = 0xcbf29ce484222325ULL ^ st->depth;
+/*
+ * Frames are read through a window: one read of PY_WIN bytes ending just
+ * past a frame's fields, so that the frames below it (3.11+ keeps a
+ * thread's frames on a stack of its own, callers at lower addresses) are
+ * read from the window without a read each; where that read faults (the
+ * window's start unmapped) or a frame lies outside it (3.8-3.10's heap
+ * frames), the PY_SPAN bytes of the frame's fields alone.
+ */
+#define PY_WIN 2048
 
-	for (int i = 0; i < PT_PYSTACK_DEPTH; i++) {
-		if (i >= st->depth)
-			break;
-		h = (h ^ st->code[i]) * 0x100000001b3ULL;
-	}
-	return h > 1 ? h : h + 2;
-}
+/* A stack being read and its window, per CPU: one for uprobes, one for
+ * profile samples, which may interrupt a uprobe's program on the same
+ * CPU. */
+struct py_scratch {
+	struct pt_pystack st;
+	__u8 win[PY_WIN];
+};
 
-/* A walk of a thread's frames into a stack, for bpf_loop(). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct py_scratch);
+} pyscratch SEC(".maps");
+
+/* A walk of a thread's frames into a stack: a plain bounded loop, as
+ * bpf_loop()'s call per step costs more than the step. */
 struct py_walk {
 	struct pt_pyproc pp; /* a copy: the callback reads it */
 	__u64 f; /* the frame to look at next */
-	struct pt_pystack *st;
+	struct py_scratch *sc;
+	__u64 base; /* the address sc->win[0] was read from; 0: none */
+	__u64 hash; /* FNV-1a of the stack's code objects so far */
 };
 
-static long py_walk_step(__u32 i, void *data)
+/* The field of 8 bytes at off in frame f, of the window (read into it
+ * if f is not in it); false if it cannot be read. */
+static __always_inline bool py_field(struct py_walk *w, __u64 f, __u32 off,
+				     __u64 *out)
 {
-	struct py_walk *w = data;
-	struct pt_pystack *st = w->st;
-	__u64 code;
+	__u64 at = f - w->base;
 
-	if (!w->f || !st)
+	if (!w->base || f < w->base || at > PY_WIN - PY_SPAN) {
+		w->base = f + PY_SPAN - PY_WIN;
+		if (bpf_probe_read_user(w->sc->win, PY_WIN, (void *)w->base)) {
+			w->base = f;
+			if (bpf_probe_read_user(w->sc->win, PY_SPAN,
+						(void *)f)) {
+				w->base = 0;
+				return false;
+			}
+		}
+		at = f - w->base;
+	}
+	at = (at + off) & (PY_WIN - 1);
+	if (at > PY_WIN - 8)
+		return false;
+	*out = *(__u64 *)&w->sc->win[at];
+	return true;
+}
+
+/* One frame of the walk: 1 when it ends. */
+static __always_inline long py_walk_step(struct py_walk *w)
+{
+	__u64 code = 0, owner = 0, back = 0;
+
+	if (!w->f || !w->sc)
 		return 1;
-	code = py_code(&w->pp, w->f);
+	if (w->pp.frame_owner != PT_PY_NONE &&
+	    !py_field(w, w->f, w->pp.frame_owner, &owner))
+		return 1;
+	if ((w->pp.frame_owner == PT_PY_NONE ||
+	     (__u8)owner != w->pp.owner_cstack) &&
+	    !py_field(w, w->f, w->pp.frame_code, &code))
+		return 1;
 	if (code) {
+		struct pt_pystack *st = &w->sc->st;
+
 		if (st->depth >= PT_PYSTACK_DEPTH) {
 			st->truncated = 1;
 			return 1;
 		}
 		st->code[st->depth & (PT_PYSTACK_DEPTH - 1)] = code;
 		st->depth++;
+		w->hash = (w->hash ^ code) * 0x100000001b3ULL;
 	}
-	w->f = py_ptr(w->f + w->pp.frame_back);
+	if (!py_field(w, w->f, w->pp.frame_back, &back))
+		return 1;
+	w->f = back;
 	return 0;
 }
 
 /* The id of the thread's Python stack, the stack kept in pystacks;
  * sample: at a profile sample (its own scratch). 0: no Python frames;
- * 1: pystacks full. A global function, as py_frame_key(). */
+ * 1: pystacks full. A global function, as py_frame_key(). The id is an
+ * FNV-1a hash of the code objects and the depth (never 0 or 1). */
 __noinline __u64 py_stack_key(__u32 sample)
 {
-	struct pt_pystack *st = bpf_map_lookup_elem(&pyscratch, &sample);
+	struct py_scratch *sc = bpf_map_lookup_elem(&pyscratch, &sample);
 	__u64 f = 0, id;
 	const struct pt_pyproc *pp = py_begin(&f);
 	struct py_walk w;
 
-	if (!pp || !st)
+	if (!pp || !sc)
 		return 0;
-	st->depth = 0;
-	st->truncated = 0;
+	sc->st.depth = 0;
+	sc->st.truncated = 0;
 	w.pp = *pp;
 	w.f = f;
-	w.st = st;
-	bpf_loop(PT_PYSTACK_DEPTH + 4, py_walk_step, &w, 0);
-	if (!st->depth)
+	w.sc = sc;
+	w.base = 0;
+	w.hash = 0xcbf29ce484222325ULL;
+	for (__u32 i = 0; i < PT_PYSTACK_DEPTH + 4; i++)
+		if (py_walk_step(&w))
+			break;
+	if (!sc->st.depth)
 		return 0;
-	id = py_stack_id(st);
+	id = (w.hash ^ sc->st.depth) * 0x100000001b3ULL;
+	id = id > 1 ? id : id + 2;
 	if (!bpf_map_lookup_elem(&pystacks, &id)) {
-		if (!bpf_map_update_elem(&pystacks, &id, st, BPF_NOEXIST))
+		if (!bpf_map_update_elem(&pystacks, &id, &sc->st, BPF_NOEXIST))
 			py_announce(id, 1);
 		else if (!bpf_map_lookup_elem(&pystacks, &id))
 			return 1;
