@@ -164,8 +164,8 @@ def main():
             f.write(was)
     print("profile:99=count(pystack) on a busy CPython 3.12 (%g s of CPU, "
           "%d rounds): the program %.3f%%-%.3f%% of one CPU; the target's "
-          "work %.1f%% less than bare (noise: a few %%)" %
-          (SPIN_S, ROUNDS, lo, hi, slow))
+          "work in its CPU time %+.1f%% against bare (noise: a few %%)" %
+          (SPIN_S, ROUNDS, lo, hi, -slow))
     print("goals: pystack under 2x a numeric key: %.2fx %s; ustack "
           "under 2x: %.2fx %s; sampling under 1%% of one CPU: %.3f%% %s" %
           (ratio, "met" if ratio < 2 else "NOT met", uratio,
