@@ -647,10 +647,11 @@ static void spec_les(const struct spec *sp, le_table les)
 	for (int i = 0; i + 1 < n && i < LE_MAX; i++) {
 		int64_t hi = agg_bucket_low(sp, &any, i + 1);
 
-		if (sp->timed)
-			signed_seconds_text(buf, sizeof(buf), hi);
-		else
-			snprintf(buf, sizeof(buf), "%" PRId64, hi - 1);
+		if (sp->timed) /* log2 ns: its lows are 0 and 2^k, unsigned */
+			seconds_text(buf, sizeof(buf), (uint64_t)hi, false);
+		else /* the top bucket's low is 2^63: its le is INT64_MAX */
+			snprintf(buf, sizeof(buf), "%" PRId64,
+				 hi == INT64_MIN ? INT64_MAX : hi - 1);
 		snprintf(les[i], sizeof(les[i]), "le=\"%s\"", buf);
 	}
 }

@@ -241,10 +241,8 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 	}
 	if (!m->io_on) {
 		draw_text(y++, in.x, in.w, STYLE_DIM,
-			  m->binary_mode
-				  ? " no syscall IO with -b: use -p PID or a "
-				    "command"
-				  : " syscall IO is off (-P io)");
+			  m->binary_mode ? " no syscall IO with -b: use -p PID"
+					 : " syscall IO is off (-P io)");
 		y = draw_runtime(y, end, in.x, in.w, m);
 		if (m->proc_on)
 			draw_fields(y, in.y + in.h, in.x, in.w, STYLE_NORMAL, 1,

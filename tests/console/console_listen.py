@@ -7,44 +7,18 @@ exported counters, which stay cumulative; after q the port is closed."""
 import os
 import re
 import socket
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(__file__)
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from console_tmux import PROBETOP, SESSION, keys, start, tmux, \
+    wait_screen  # noqa: E402
 from scrape import get, parse, promtool_check, series  # noqa: E402
 from tap import Tap, Target, need_root  # noqa: E402
 
-PROBETOP = os.environ["PROBETOP"]
 FIX = os.environ["FIXTURE_DIR"]
-SESSION = "probetop-listen-%d" % os.getpid()
-
-
-def tmux(*args):
-    return subprocess.run(["tmux"] + list(args), capture_output=True,
-                          text=True, check=False)
-
-
-def screen():
-    return tmux("capture-pane", "-p", "-J", "-t", SESSION).stdout
-
-
-def keys(*k):
-    for one in k:
-        tmux("send-keys", "-t", SESSION, one)
-        time.sleep(0.15)
-
-
-def wait_screen(pattern, timeout=10):
-    end = time.time() + timeout
-    text = ""
-    while time.time() < end:
-        text = screen()
-        if re.search(pattern, text):
-            return text
-        time.sleep(0.2)
-    return text
 
 
 def wait_count(url, want, timeout=10):
@@ -63,10 +37,8 @@ tap = Tap()
 need_root(tap)
 t = Target([os.path.join(FIX, "sdt_target")])
 try:
-    tmux("kill-session", "-t", SESSION)
-    tmux("new-session", "-d", "-s", SESSION, "-x", "160", "-y", "40",
-         "%s -p %d -e fixture:tick -i 0.3 --listen 127.0.0.1:0; "
-         "echo EXITED $?; sleep 60" % (PROBETOP, t.pid))
+    start("%s -p %d -e fixture:tick -i 0.3 --listen 127.0.0.1:0" %
+          (PROBETOP, t.pid), w=160, h=40)
     s = wait_screen(r"probes \(\d+ on\)")
     keys("L")
     s = wait_screen(r"serving metrics on http://127\.0\.0\.1:\d+/metrics")

@@ -508,7 +508,8 @@ def test_binary(tap):
                "-b: PID and COMMAND columns, exact counts per process, a "
                "process started later included, one that has exited "
                "named as it ran")
-        tap.ok("no IO with -b" in s, "-b: the IO pane says why it is empty", s)
+        tap.ok("no syscall IO with -b" in s,
+               "-b: the IO pane says why it is empty", s)
         keys("q")
         s = wait_screen(r"EXITED \d+")
         tap.ok("EXITED 0" in s and a.p.poll() is None,
