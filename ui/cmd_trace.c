@@ -319,6 +319,7 @@ int cmd_trace(int argc, char **argv)
 	};
 	ret = run_loop(&lp, &a) ? 1 : 0;
 out:
+	session_end_command(&s); /* -n, -d, ^C: the command ends with us */
 	export_stop(lp.ex);
 	agg_free(lp.agg);
 	session_close(&s);

@@ -100,9 +100,9 @@
 	"                       in each library it loads, and at each exec; "  \
 	"a "                                                                   \
 	"script\n"                                                             \
-	"                       is followed to its #! interpreter); the "      \
-	"console\n"                                                            \
-	"                       ends it on q\n"                                \
+	"                       is followed to its #! interpreter); trace "    \
+	"and the\n"                                                            \
+	"                       console end it when they stop\n"               \
 	"  -e, --spec SPEC      trace: what to aggregate (repeatable, at "     \
 	"most 64)\n"                                                           \
 	"  -P, --probeset SET   a probeset (python, java, postgresql, io...; " \

@@ -8,7 +8,8 @@ before the script can gc.disable() them, and os._exit() skips those of
 the end); a fixture that fires K times and exec()s its twin (or itself),
 which fires L times, counts K+L and says the exec; -p of a process that
 exec()s finds the new image; scripts whose interpreter is missing, not
-executable or loops are one-line errors."""
+executable or loops are one-line errors; a command trace started ends
+when trace stops before it (-n 1 on sleep 60)."""
 
 import os
 import stat
@@ -171,4 +172,12 @@ with tempfile.TemporaryDirectory() as tmp:
                "%s: one line, exit non-zero" % what,
                "rc %d\n%s" % (r.returncode, r.stderr))
 
+# a command trace launched ends with trace: -n 1 stops it while it runs
+r = run(["trace", "-n", "1", "-i", "0.3", "-e",
+         "fn:libc.so.6:clock_nanosleep", "--", "/bin/sleep", "60"])
+said = [l for l in r.stderr.splitlines() if "attached" in l]
+pid = int(said[0].split()[-1]) if said else 0
+tap.ok(r.returncode == 0 and pid and not os.path.exists("/proc/%d" % pid),
+       "trace -n 1 -- sleep 60: trace stopped after one interval and the "
+       "command it started is gone (not left running)", r.stderr)
 tap.done()
