@@ -181,6 +181,10 @@ const char *agg_key_text(const struct agg_key_part *k);
  */
 void agg_str_key(char *out, size_t n, const char *raw);
 
+/* Name of a drop reason (enum agg_drop), as JSON's drops_by and the
+ * exported metrics spell it: "map_full", "string", "depth", "python". */
+const char *agg_drop_name(int reason);
+
 /* Name of an IO class ("read", "block-write", ...). */
 const char *agg_io_class_name(int cls);
 

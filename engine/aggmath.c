@@ -45,6 +45,18 @@ const char *agg_proc_event_name(int event)
 	return event >= 0 && event < PT_PROC_NEVENTS ? PROC_NAMES[event] : "?";
 }
 
+static const char *const DROP_NAMES[AGG_NDROPS] = {
+	[AGG_DROP_FULL] = "map_full",
+	[AGG_DROP_STR] = "string",
+	[AGG_DROP_DEEP] = "depth",
+	[AGG_DROP_PY] = "python",
+};
+
+const char *agg_drop_name(int reason)
+{
+	return reason >= 0 && reason < AGG_NDROPS ? DROP_NAMES[reason] : "?";
+}
+
 /* Histogram helpers --------------------------------------------------- */
 
 int agg_nbuckets(const struct spec *spec)

@@ -761,13 +761,6 @@ static void spec_label(struct ctx *c, size_t idx)
 	label(c, "metric", c->names[idx].family);
 }
 
-static const char *const DROP_REASONS[AGG_NDROPS] = {
-	[AGG_DROP_FULL] = "map_full",
-	[AGG_DROP_STR] = "string",
-	[AGG_DROP_DEEP] = "depth",
-	[AGG_DROP_PY] = "python",
-};
-
 static void spec_meta(struct ctx *c)
 {
 	const struct agg_snapshot *snap = c->snap;
@@ -803,7 +796,7 @@ static void spec_meta(struct ctx *c)
 	for (size_t i = 0; i < snap->nspecs; i++)
 		for (int r = 0; r < AGG_NDROPS; r++) {
 			spec_label(c, i);
-			label(c, "reason", DROP_REASONS[r]);
+			label(c, "reason", agg_drop_name(r));
 			sample_u64(c, "probetop_spec_drops", "_total",
 				   snap->specs[i].why_total[r]);
 		}

@@ -508,17 +508,11 @@ static json_object *json_row(const struct trace_out *out,
 /* {"map_full":N,"string":N,"depth":N}: the spec's drops by reason */
 static json_object *json_drops_by(const struct agg_spec *as, bool final)
 {
-	static const char *const NAMES[AGG_NDROPS] = {
-		[AGG_DROP_FULL] = "map_full",
-		[AGG_DROP_STR] = "string",
-		[AGG_DROP_DEEP] = "depth",
-		[AGG_DROP_PY] = "python",
-	};
 	json_object *o = json_object_new_object();
 
 	for (int r = 0; r < AGG_NDROPS; r++)
 		json_object_object_add(
-			o, NAMES[r],
+			o, agg_drop_name(r),
 			json_object_new_uint64(final ? as->why_total[r]
 						     : as->why[r]));
 	return o;
