@@ -36,6 +36,24 @@ struct {
 	__type(value, struct stack_scratch);
 } stackscratch SEC(".maps");
 
+/* FNV-1a over a stack's frames, for bpf_loop(). */
+struct stack_hash {
+	const struct pt_stack_ips *st;
+	__u64 h;
+};
+
+static long stack_hash_step(__u32 i, void *data)
+{
+	struct stack_hash *sh = data;
+
+	if (i >= sh->st->depth) /* (bpf_loop() keeps i < PT_STACK_FRAMES:
+				   the mask below is for the verifier) */
+		return 1;
+	sh->h = (sh->h ^ sh->st->ip[i & (PT_STACK_FRAMES - 1)]) *
+		0x100000001b3ULL;
+	return 0;
+}
+
 /*
  * The id of the stack in scratch slot `which` (kernel: a kernel stack;
  * the id differs from a user stack of the same addresses), the stack
@@ -45,16 +63,15 @@ struct {
 __noinline __u64 stack_store(__u32 which, __u32 kernel)
 {
 	struct stack_scratch *sc = bpf_map_lookup_elem(&stackscratch, &which);
-	__u64 h, id;
+	struct stack_hash sh;
+	__u64 id;
 
 	if (!sc)
 		return 1;
-	/* FNV-1a over the frames, in a plain bounded loop: bpf_loop()'s
-	 * call per step costs more than the step (as for pystack) */
-	h = 0xcbf29ce484222325ULL ^ sc->st.depth ^ ((__u64)kernel << 63);
-	for (__u32 i = 0; i < PT_STACK_FRAMES && i < sc->st.depth; i++)
-		h = (h ^ sc->st.ip[i]) * 0x100000001b3ULL;
-	id = h > 1 ? h : h + 2;
+	sh.st = &sc->st;
+	sh.h = 0xcbf29ce484222325ULL ^ sc->st.depth ^ ((__u64)kernel << 63);
+	bpf_loop(PT_STACK_FRAMES, stack_hash_step, &sh, 0);
+	id = sh.h > 1 ? sh.h : sh.h + 2;
 	if (!bpf_map_lookup_elem(&nstacks, &id) &&
 	    bpf_map_update_elem(&nstacks, &id, &sc->st, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&nstacks, &id))
