@@ -46,6 +46,27 @@ struct agg_key_part {
  * (function, file, first line). */
 #define AGG_MAX_PARTS (SPEC_MAX_KEYS + 2)
 
+/*
+ * How a number stands to the truth. Exact: counted. An estimate (the
+ * budget sampled it, budget.h): within AGG_PROMISE of the truth, shown
+ * as ~N ("estimated" in JSON). A lower bound: what was counted, where an
+ * estimate could not keep that promise, shown as >=N ("lower_bound").
+ * An estimate is kept when its error of unknown sign and AGG_SIGMAS of
+ * its standard deviation fit in AGG_PROMISE of it (agg_mark_of()).
+ */
+enum agg_mark {
+	AGG_EXACT,
+	AGG_ESTIMATE,
+	AGG_BOUND,
+};
+
+#define AGG_PROMISE 0.15
+#define AGG_SIGMAS 2.0
+
+/* What est with error sys and variance var is (both 0: exact; var
+ * INFINITY: a bound). */
+enum agg_mark agg_mark_of(double est, double sys, double var);
+
 struct agg_row {
 	uint32_t pid;
 	int nkeys; /* parts in key[] */
@@ -55,6 +76,8 @@ struct agg_row {
 	int64_t min, max; /* since attach (quantize kinds) */
 	const uint64_t *b; /* this interval's buckets, or NULL (count/sum) */
 	const uint64_t *b_total; /* since attach */
+	unsigned char mark, mark_total; /* enum agg_mark of count, sum and
+					   buckets; of their totals */
 };
 
 /* Why an event was dropped (struct pt_stat). */
@@ -82,7 +105,8 @@ struct agg_spec {
 			    interval, % of one CPU (cost.h) */
 	double cost_pct_total; /* since attach, at this interval's price */
 	bool estimated; /* the budget sampled it: its rows (and events) this
-			   interval are estimates (budget.h) */
+			   interval are estimates or bounds (budget.h) */
+	unsigned char events_mark, events_mark_total; /* enum agg_mark */
 	bool estimated_total; /* its totals hold estimates */
 	double duty; /* share of the interval it was attached (1: all) */
 	double duty_total; /* since attach */

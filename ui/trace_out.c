@@ -62,15 +62,21 @@ static bool any_shown(const struct agg_spec *as, bool final)
 }
 
 /* v, with "~" before it if est (an estimate of the budget's). */
-static const char *est_u(uint64_t v, bool est, char *buf, size_t n)
+/* The sign of a number of enum agg_mark mark: "", "~" or "≥". */
+static const char *mark_sign(unsigned char mark)
 {
-	snprintf(buf, n, "%s%" PRIu64, est ? "~" : "", v);
+	return mark == AGG_ESTIMATE ? "~" : mark == AGG_BOUND ? "≥" : "";
+}
+
+static const char *mark_u(uint64_t v, unsigned char mark, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%" PRIu64, mark_sign(mark), v);
 	return buf;
 }
 
-static const char *est_i(int64_t v, bool est, char *buf, size_t n)
+static const char *mark_i(int64_t v, unsigned char mark, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s%" PRId64, est ? "~" : "", v);
+	snprintf(buf, n, "%s%" PRId64, mark_sign(mark), v);
 	return buf;
 }
 
@@ -100,7 +106,6 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 {
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
 	bool keyed = as->spec->nkeys > 0;
-	bool est_now = as->estimated, est_total = as->estimated_total;
 	int width = 3, cmdw = out->per_pid ? command_width(out, as, final) : 0;
 	char key[2048], cmd[CMD_WIDTH_MAX + 1], a[32], b[32];
 
@@ -134,16 +139,16 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			fprintf(out->f, "  %-*s", width, key);
 		if (final)
 			fprintf(out->f, "  %12s  %12s", "",
-				est_u(r->total, est_total, a, sizeof(a)));
+				mark_u(r->total, r->mark_total, a, sizeof(a)));
 		else
 			fprintf(out->f, "  %12s  %12s",
-				est_u(r->count, est_now, a, sizeof(a)),
-				est_u(r->total, est_total, b, sizeof(b)));
+				mark_u(r->count, r->mark, a, sizeof(a)),
+				mark_u(r->total, r->mark_total, b, sizeof(b)));
 		if (sum)
 			fprintf(out->f, "  %12s",
-				est_i(final ? r->sum_total : r->sum,
-				      final ? est_total : est_now, a,
-				      sizeof(a)));
+				mark_i(final ? r->sum_total : r->sum,
+				       final ? r->mark_total : r->mark, a,
+				       sizeof(a)));
 		fputc('\n', out->f);
 	}
 }
@@ -218,12 +223,10 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		fprintf(out->f,
 			"  count %s  avg %.1f  min %" PRId64 "  max %" PRId64
 			"  total %s\n",
-			est_u(count,
-			      final ? as->estimated_total : as->estimated, a,
-			      sizeof(a)),
+			mark_u(count, final ? r->mark_total : r->mark, a,
+			       sizeof(a)),
 			count ? (double)sum / (double)count : 0.0, r->min,
-			r->max,
-			est_u(r->total, as->estimated_total, t, sizeof(t)));
+			r->max, mark_u(r->total, r->mark_total, t, sizeof(t)));
 		text_bars(out, sp, r, b, count);
 	}
 }
@@ -320,7 +323,8 @@ static void text_sampled(const struct trace_out *out,
 		return;
 	fprintf(out->f,
 		"  (sampled: attached %.0f%% of the time to stay under the "
-		"%g%% budget; ~: estimates)",
+		"%g%% budget; ~: estimates within 15%%, ≥: counted, a lower "
+		"bound where no estimate can promise that)",
 		100.0 * (final ? as->duty_total : as->duty), snap->budget_pct);
 }
 
@@ -460,6 +464,19 @@ static void json_percentiles(json_object *row, const struct spec *sp,
 	}
 }
 
+/* "PREFIXestimated": true or "PREFIXlower_bound": true into o, as mark
+ * says; nothing for an exact number. */
+static void json_mark(json_object *o, const char *prefix, unsigned char mark)
+{
+	char name[32];
+
+	if (mark == AGG_EXACT)
+		return;
+	snprintf(name, sizeof(name), "%s%s", prefix,
+		 mark == AGG_ESTIMATE ? "estimated" : "lower_bound");
+	json_object_object_add(o, name, json_object_new_boolean(true));
+}
+
 static json_object *json_row(const struct trace_out *out,
 			     const struct agg_spec *as, const struct agg_row *r,
 			     bool final)
@@ -499,9 +516,9 @@ static json_object *json_row(const struct trace_out *out,
 		json_percentiles(row, sp, r, b);
 		json_object_object_add(row, "buckets", json_buckets(sp, r, b));
 	}
-	if (final ? as->estimated_total : as->estimated)
-		json_object_object_add(row, "estimated",
-				       json_object_new_boolean(true));
+	json_mark(row, "", final ? r->mark_total : r->mark);
+	if (!final)
+		json_mark(row, "total_", r->mark_total);
 	return row;
 }
 

@@ -114,6 +114,10 @@ __u32 pt_count_hits; /* count every hit in stats (a budget is on) */
 /* specs parked by the budget (bit id): their uprobes are on their way
  * out (engine/park.c); a hit in between is neither counted nor kept */
 __u64 pt_parked[PT_MAX_SPECS / 64];
+/* the target's CPU time by CPU (pt_oncpu, engine/cputime.c); oncpu_pid:
+ * the target's tgid, 0 for none */
+__u32 oncpu_pid;
+struct pt_oncpu oncpu[PT_ONCPU_CPUS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

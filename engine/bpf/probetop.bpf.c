@@ -121,6 +121,33 @@ int pt_profile(struct bpf_perf_event_data *ctx)
 	return handle((struct pt_regs *)ctx);
 }
 
+/* A CPU switches tasks: if from or to a thread of the target, the
+ * target's time on it (engine/cputime.c reads it). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(pt_oncpu, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & (PT_ONCPU_CPUS - 1);
+	struct pt_oncpu *o = &oncpu[cpu];
+	__u32 pid = oncpu_pid;
+	bool was, is;
+	__u64 now;
+
+	if (!pid)
+		return 0;
+	was = prev->tgid == pid;
+	is = next->tgid == pid;
+	if (!was && !is)
+		return 0;
+	now = bpf_ktime_get_ns();
+	__sync_fetch_and_add(&o->seq, 1);
+	if (was && o->since && now > o->since)
+		o->ns += now - o->since;
+	o->since = is ? now : 0;
+	__sync_fetch_and_add(&o->seq, 1);
+	return 0;
+}
+
 /* the one-process target's dynamic linker, exec and fork */
 #include "target.bpf.h"
 

@@ -16,6 +16,7 @@
 #define PROBETOP_BPF_SHARED_H
 
 #define PT_MAX_SPECS 256 /* specs alive at once (spec ids are slots) */
+#define PT_ONCPU_CPUS 256 /* CPUs oncpu[] counts on (engine/cputime.c) */
 #define PT_MAX_SITES 16384 /* attachments, cookies 0..PT_MAX_SITES-1 */
 #define PT_MAX_KEYS 4
 #define PT_MAX_STRS 2
@@ -295,6 +296,18 @@ struct pt_tstack {
  */
 struct pt_owned {
 	__u64 spec[PT_MAX_SPECS / 64];
+};
+
+/*
+ * oncpu: per CPU, the target's CPU time there (pt_oncpu): ns it ran
+ * before its last switch out, and since when it runs (a bpf_ktime_get_ns()
+ * time; 0: it does not). seq is odd while pt_oncpu changes them.
+ */
+struct pt_oncpu {
+	__u64 ns;
+	__u64 since;
+	__u32 seq;
+	__u32 pad;
 };
 
 /* stats: per CPU array indexed by spec id */
