@@ -422,6 +422,7 @@ static const char *const RESERVED[] = {
 	"probetop_spec_drops",
 	"probetop_spec_unmatched",
 	"probetop_spec_estimated",
+	"probetop_spec_lower_bounds",
 	"probetop_spec_duty_ratio",
 	"probetop_spec_cost_ratio",
 	"probetop_spec_probes",
@@ -812,12 +813,25 @@ static void spec_meta(struct ctx *c)
 	}
 	family(c, "probetop_spec_estimated", KIND_GAUGE,
 	       "1 if the budget sampled the aggregation: its totals hold "
-	       "estimates",
+	       "estimates (within 15%) or lower bounds",
 	       NULL);
 	for (size_t i = 0; i < snap->nspecs; i++) {
 		spec_label(c, i);
 		sample_u64(c, "probetop_spec_estimated", "",
 			   snap->specs[i].estimated_total);
+	}
+	family(c, "probetop_spec_lower_bounds", KIND_GAUGE,
+	       "Series of the aggregation whose totals are lower bounds: "
+	       "counted, where no estimate could promise 15%",
+	       NULL);
+	for (size_t i = 0; i < snap->nspecs; i++) {
+		const struct agg_spec *as = &snap->specs[i];
+		uint64_t n = 0;
+
+		for (size_t r = 0; r < as->nrows; r++)
+			n += as->rows[r]->mark_total == AGG_BOUND;
+		spec_label(c, i);
+		sample_u64(c, "probetop_spec_lower_bounds", "", n);
 	}
 	family(c, "probetop_spec_duty_ratio", KIND_GAUGE,
 	       "Share of the last interval the aggregation was attached", NULL);

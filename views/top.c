@@ -60,7 +60,7 @@ struct top_row {
 	char p50[16], p99[16]; /* latency percentiles of a timed row (or
 				  the frame's), as bucket labels; "" if none */
 	uint64_t total;
-	bool est, est_total; /* rate, total: the budget's estimates */
+	unsigned char mark, mark_total; /* rate, total: enum agg_mark */
 	int band; /* band() of the sort column's value */
 };
 
@@ -327,8 +327,8 @@ static int add_row(struct top *t, const struct model *m,
 	r->rank = keyed_find(t->ranks, t->nranks, r->hash, UINT64_MAX);
 	r->rate = m->snap_s > 0 ? (double)row->count / m->snap_s : 0;
 	r->total = row->total - keyed_find(t->zeros, t->nzeros, r->hash, 0);
-	r->est = as->estimated;
-	r->est_total = as->estimated_total;
+	r->mark = row->mark;
+	r->mark_total = row->mark_total;
 	avg_of(m, as, row, t->frames, r);
 	r->band = band(sort_value(r, t->sort));
 	len = (int)strlen(r->name);
@@ -607,10 +607,11 @@ static const char *tail(const char *s, int w, char *buf, size_t n)
 	return buf;
 }
 
-/* num, with "~" before it when est (sampled by the budget) */
-static const char *approx(char *buf, size_t n, bool est, const char *num)
+/* num, with its mark before it (draw_mark()) */
+static const char *approx(char *buf, size_t n, unsigned char mark,
+			  const char *num)
 {
-	snprintf(buf, n, "%s%s", est ? "~" : "", num);
+	snprintf(buf, n, "%s%s", draw_mark(mark), num);
 	return buf;
 }
 
@@ -688,10 +689,11 @@ static void top_draw(void *st, const struct model *m,
 				 ? STYLE_SELECTED
 				 : STYLE_NORMAL,
 			 "%s%10s %11s%s%s  %-*.*s %s", pid,
-			 approx(erate, sizeof(erate), row->est && row->rate > 0,
+			 approx(erate, sizeof(erate),
+				row->rate > 0 ? row->mark : AGG_EXACT,
 				fmt_rate(row->rate, rate, sizeof(rate))),
 			 approx(etot, sizeof(etot),
-				row->est_total && row->total > 0,
+				row->total > 0 ? row->mark_total : AGG_EXACT,
 				fmt_count(row->total, tot, sizeof(tot))),
 			 avg, pct, namew, row->where[0] ? namew : in.w,
 			 row->name,

@@ -282,7 +282,8 @@ static void test_render_text(void **state)
 	check_section(
 		text, "# HELP probetop_spec_estimated ",
 		"# HELP probetop_spec_estimated 1 if the budget sampled "
-		"the aggregation: its totals hold estimates\n"
+		"the aggregation: its totals hold estimates (within 15%) "
+		"or lower bounds\n"
 		"# TYPE probetop_spec_estimated gauge\n"
 		"probetop_spec_estimated{metric=\"probetop_python_frames_"
 		"calls\"} 0\n"
