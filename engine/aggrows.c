@@ -576,7 +576,8 @@ void aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 		r->row.count = 0;
 		r->row.sum = 0;
 		if (r->buckets)
-			memset(r->buckets, 0, PT_NBUCKETS * sizeof(*r->buckets));
+			memset(r->buckets, 0,
+			       PT_NBUCKETS * sizeof(*r->buckets));
 	}
 	c = (double)r->row.count;
 	budget_row(e, c, &est, &sys, &var);

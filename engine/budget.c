@@ -277,7 +277,6 @@ static void start_slot(struct budget *b, const struct mark *m)
 	b->slot = *m;
 }
 
-
 struct budget *budget_new(struct tracer *tr, const struct cost *c, double pct)
 {
 	struct budget *b = calloc(1, sizeof(*b));
@@ -514,8 +513,8 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
  * hits in the windows are a sample of its hits: variance c_w * factor^2,
  * as if they came at random (a bound for hits that come evenly).
  */
-void budget_row(const struct budget_est *e, double c, double *est,
-		double *sys, double *var)
+void budget_row(const struct budget_est *e, double c, double *est, double *sys,
+		double *var)
 {
 	double cw = c * e->in_windows;
 

@@ -84,7 +84,7 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n);
  * of unknown sign into *sys and its variance into *var (both 0: exact;
  * *var INFINITY: no estimate, *est is c, a lower bound). Pure.
  */
-void budget_row(const struct budget_est *e, double c, double *est,
-		double *sys, double *var);
+void budget_row(const struct budget_est *e, double c, double *est, double *sys,
+		double *var);
 
 #endif

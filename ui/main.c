@@ -120,11 +120,13 @@
 	"                       (default 5): above it the costliest specs "    \
 	"are "                                                                 \
 	"attached\n"                                                           \
-	"                       part of each 0.1 s and their numbers are "     \
-	"estimates\n"                                                          \
-	"                       (~ on screen, \"estimated\" in JSON); off: "   \
-	"every hit\n"                                                          \
-	"                       counted exactly, whatever it costs\n"          \
+	"                       part of each slot; their numbers are "         \
+	"estimates within\n"                                                   \
+	"                       15% (~N, \"estimated\" in JSON) or lower "     \
+	"bounds where\n"                                                       \
+	"                       no estimate can promise that (≥N, "          \
+	"\"lower_bound\");\n"                                                  \
+	"                       off: every hit counted exactly\n"              \
 	"      --listen [ADDR:]PORT\n"                                         \
 	"                       serve GET /metrics for Prometheus (text "      \
 	"0.0.4, "                                                              \

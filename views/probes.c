@@ -303,7 +303,7 @@ static void draw_probe(const struct model *m, const struct model_probe *pr,
 		       int y, struct rect in, bool sel)
 {
 	char name[160], rate[32], hits[40] = "", cost[16] = "", obj[17],
-		args[512];
+				  args[512];
 	const struct agg_spec *as = NULL;
 	size_t o;
 	enum draw_style st = sel	       ? STYLE_SELECTED
