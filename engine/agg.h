@@ -141,6 +141,11 @@ struct agg_overhead {
 			  estimated, COST_EST_PROG_NS) */
 };
 
+/* Whether o's cost is over budget pct (% of one CPU; < 0: none) by more
+ * than the reserve lets an interval spend (AGG_OVER). */
+#define AGG_OVER 1.5
+bool agg_over_budget(const struct agg_overhead *o, double pct);
+
 struct agg_snapshot {
 	unsigned int interval; /* 1, 2, ... */
 	double elapsed_s; /* since agg_new */

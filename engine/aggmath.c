@@ -145,3 +145,8 @@ enum agg_mark agg_mark_of(double est, double sys, double var)
 		return AGG_ESTIMATE;
 	return AGG_BOUND;
 }
+
+bool agg_over_budget(const struct agg_overhead *o, double pct)
+{
+	return pct >= 0 && o->cpu_pct > AGG_OVER * pct;
+}

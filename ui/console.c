@@ -223,8 +223,9 @@ static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 	if (!o)
 		return;
 	if (m->budget_pct >= 0)
-		snprintf(budget, sizeof(budget), ", budget %g%%",
-			 m->budget_pct);
+		snprintf(budget, sizeof(budget), ", budget %g%%%s",
+			 m->budget_pct,
+			 agg_over_budget(o, m->budget_pct) ? " EXCEEDED" : "");
 	else
 		snprintf(budget, sizeof(budget), ", no budget");
 	if (o->target_pct >= 0) {

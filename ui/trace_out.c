@@ -306,7 +306,10 @@ static void text_overhead(const struct trace_out *out,
 		fprintf(out->f, " (%.0f%% of the %s)", o->target_pct,
 			out->pid ? "target's" : "targets'");
 	if (budget >= 0)
-		fprintf(out->f, ", budget %g%%", budget);
+		fprintf(out->f, ", budget %g%%%s", budget,
+			agg_over_budget(o, budget)
+				? " exceeded (by what cannot be sampled)"
+				: "");
 	else
 		fprintf(out->f, ", no budget");
 	fprintf(out->f, ", probetop %.1f%%%s\n", o->self_pct,
