@@ -28,6 +28,7 @@ exact; estimates (and exact), within 15%; bounds (and exact), at most
 the truth; estimates and bounds mixed, at most 15% above it."""
 
 import math
+import re
 
 TOLERANCE = 0.15
 EXACT, ESTIMATE, BOUND = "", "~", "\u2265"
@@ -321,6 +322,71 @@ class Checker:
             self.tap.ok(not bad, "%s: %s: the %d intervals add up to the "
                         "truth" % (self.case, short(spec), len(ivs)),
                         "\n".join(bad[:30]))
+
+
+def text_number(tok):
+    """(mark, value) of a number as trace's text prints it: ~N, ≥N
+    or N."""
+    for m in (ESTIMATE, BOUND):
+        if tok.startswith(m):
+            return m, int(tok[len(m):])
+    return EXACT, int(tok)
+
+
+def parse_text_final(text):
+    """trace's text output, its final block, as {spec: {"duty": the
+    share "attached N% of the time" or None, "rows": [(key text,
+    {"total": (mark, n), "sum": (mark, n), "buckets": {low: (mark,
+    n)}})]}}: count and sum tables (a KEY column when keyed), histograms
+    (a key line when keyed, "count N ... total N", the distribution).
+    None without a final block."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines)
+                  if l.startswith("=== final")), None)
+    if start is None:
+        return None
+    out, spec, hist, keyed, key, cur = {}, None, False, False, "-", None
+    for line in lines[start + 1:]:
+        if not line.strip() or line.startswith("overhead"):
+            spec = None
+            continue
+        if not line.startswith(" "):
+            spec = line.split("  (")[0]
+            agg = spec.split("=", 1)[1] if "=" in spec else "count("
+            hist = ".." in spec or agg.startswith(
+                ("quantize(", "lquantize(", "latency("))
+            duty = re.search(r"attached (\d+(?:\.\d+)?)% of the time", line)
+            out[spec] = {"duty": float(duty.group(1)) / 100 if duty
+                         else None, "rows": []}
+            keyed, key, cur = False, "-", None
+            continue
+        if spec is None:
+            continue
+        f = line.split()
+        if not hist:
+            if "TOTAL" in f:
+                keyed = f[0] == "KEY"
+                continue
+            vals = f[1:] if keyed else f
+            row = {"total": text_number(vals[0])}
+            if len(vals) > 1:
+                row["sum"] = text_number(vals[1])
+            out[spec]["rows"].append((f[0] if keyed else "-", row))
+        elif f[0] == "count" and "total" in f:
+            cur = {"total": text_number(f[f.index("total") + 1]),
+                   "buckets": {}}
+            out[spec]["rows"].append((key, cur))
+        elif "Distribution" in line:
+            continue
+        elif "|" in line and cur is not None:
+            label, _, rest = line.partition("|")
+            label = label.strip()
+            low = "neg" if label.startswith("<") else \
+                int(label.lstrip(">= "))
+            cur["buckets"][low] = text_number(rest.split()[-1])
+        else:
+            key, cur = line.strip(), None
+    return out
 
 
 def diag_table(rows, out):
