@@ -152,16 +152,21 @@ static void estimate_events(struct agg *agg, struct agg_spec *as,
 static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 {
 	struct budget_est est[PT_MAX_SPECS];
+	uint64_t raw = 0, raw_total = 0;
 
 	budget_interval(agg->budget, est, PT_MAX_SPECS);
 	snap->budget_pct = budget_pct(agg->budget);
 	snap->sampled = 0;
+
 	snap->events = snap->events_total = 0;
+	snap->events_mark = snap->events_mark_total = AGG_EXACT;
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		struct agg_spec *as = &agg->specs[s];
 		const struct budget_est *e = &est[as->id];
 		int id = as->id;
 
+		raw += as->events;
+		raw_total += as->events_total;
 		if (agg->est_gen[id] != as->info->gen) {
 			agg->est_gen[id] = as->info->gen;
 			agg->est_total[id] = false;
@@ -188,7 +193,15 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 		estimate_events(agg, as, e);
 		snap->events += as->events;
 		snap->events_total += as->events_total;
+		if (as->events_mark > snap->events_mark)
+			snap->events_mark = as->events_mark;
+		if (as->events_mark_total > snap->events_mark_total)
+			snap->events_mark_total = as->events_mark_total;
 	}
+	if (snap->events_mark == AGG_BOUND)
+		snap->events = raw;
+	if (snap->events_mark_total == AGG_BOUND)
+		snap->events_total = raw_total;
 }
 
 const struct agg_snapshot *agg_read(struct agg *agg)

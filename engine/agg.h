@@ -164,6 +164,9 @@ struct agg_snapshot {
 	struct agg_overhead overhead, overhead_total; /* since agg_new */
 	double budget_pct; /* the budget, % of one CPU; < 0: none */
 	size_t sampled; /* specs the budget sampled in the interval */
+	/* events, events_total: enum agg_mark (a lower bound, every spec's
+	 * events as counted, when one spec's is) */
+	unsigned char events_mark, events_mark_total;
 };
 
 /* Read tr's maps; tr must outlive the agg. NULL with errno on ENOMEM. */

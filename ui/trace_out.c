@@ -336,14 +336,16 @@ static void print_text(const struct trace_out *out,
 {
 	if (final)
 		fprintf(out->f,
-			"=== final · %.2f s · %" PRIu64 " events · %" PRIu64
+			"=== final · %.2f s · %s%" PRIu64 " events · %" PRIu64
 			" drops\n",
-			snap->elapsed_s, snap->events_total, snap->drops_total);
+			snap->elapsed_s, mark_sign(snap->events_mark_total),
+			snap->events_total, snap->drops_total);
 	else
 		fprintf(out->f,
-			"=== interval %u · %.2f s · %" PRIu64
+			"=== interval %u · %.2f s · %s%" PRIu64
 			" events · %" PRIu64 " drops\n",
-			snap->interval, snap->elapsed_s, snap->events,
+			snap->interval, snap->elapsed_s,
+			mark_sign(snap->events_mark), snap->events,
 			snap->drops);
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		const struct agg_spec *as = &snap->specs[s];
@@ -706,6 +708,7 @@ static void print_json(const struct trace_out *out,
 	json_object_object_add(o, "events",
 			       json_object_new_uint64(final ? snap->events_total
 							    : snap->events));
+	json_mark(o, "", final ? snap->events_mark_total : snap->events_mark);
 	json_object_object_add(o, "drops",
 			       json_object_new_uint64(final ? snap->drops_total
 							    : snap->drops));
