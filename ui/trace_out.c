@@ -166,9 +166,11 @@ static void bucket_label(const struct spec *sp, const struct agg_row *r, int i,
 		snprintf(buf, len, "%" PRId64, agg_bucket_low(sp, r, i));
 }
 
+/* A histogram's buckets b of count events; each count carries mark
+ * (enum agg_mark), as the row's count does. */
 static void text_bars(const struct trace_out *out, const struct spec *sp,
 		      const struct agg_row *r, const uint64_t *b,
-		      uint64_t count)
+		      uint64_t count, unsigned char mark)
 {
 	int n = agg_nbuckets(sp), first = -1, last = -1;
 	char label[32];
@@ -192,9 +194,10 @@ static void text_bars(const struct trace_out *out, const struct spec *sp,
 				: 0;
 
 		bucket_label(sp, r, i, n, label, sizeof(label));
-		fprintf(out->f, "  %16s |%.*s%*s %" PRIu64 "\n", label, bar,
+		fprintf(out->f, "  %16s |%.*s%*s %s%" PRIu64 "\n", label, bar,
 			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
-			BAR_WIDTH - bar, "", b[i]);
+			BAR_WIDTH - bar, "", b[i] ? mark_sign(mark) : "",
+			b[i]);
 	}
 }
 
@@ -227,7 +230,8 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 			       sizeof(a)),
 			count ? (double)sum / (double)count : 0.0, r->min,
 			r->max, mark_u(r->total, r->mark_total, t, sizeof(t)));
-		text_bars(out, sp, r, b, count);
+		text_bars(out, sp, r, b, count,
+			  final ? r->mark_total : r->mark);
 	}
 }
 
