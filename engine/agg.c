@@ -125,25 +125,32 @@ size_t agg_sampled(const struct agg *agg, int *costliest)
 
 /* A spec's events stand for what e says: this interval's and, since
  * attach, the estimate ev_est with variance ev_var, kept per spec id;
- * drops are counted, not estimated. */
-static void estimate_events(struct agg *agg, struct agg_spec *as,
-			    const struct budget_est *e)
+ * drops are counted, not estimated. Returns this interval's lower bound
+ * of its events. */
+static uint64_t estimate_events(struct agg *agg, struct agg_spec *as,
+				const struct budget_est *e)
 {
-	double now = (double)(as->events - as->drops), est, sys, var;
+	double now = (double)(as->events - as->drops), est, sys, var, lo;
 	int id = as->id;
 
-	budget_row(e, now, &est, &sys, &var);
+	budget_row(e, now, &est, &sys, &var, &lo);
 	agg->ev_est[id] += est;
 	agg->ev_sys[id] += sys;
 	agg->ev_var[id] += var;
+	agg->ev_lo[id] += lo;
 	as->events_mark = (unsigned char)agg_mark_of(est, sys, var);
 	if (as->events_mark == AGG_ESTIMATE)
 		as->events = as->drops + (uint64_t)(est + 0.5);
+	else if (as->events_mark == AGG_BOUND)
+		as->events = as->drops + (uint64_t)lo;
 	as->events_mark_total = (unsigned char)agg_mark_of(
 		agg->ev_est[id], agg->ev_sys[id], agg->ev_var[id]);
 	if (as->events_mark_total == AGG_ESTIMATE)
 		as->events_total =
 			as->drops_total + (uint64_t)(agg->ev_est[id] + 0.5);
+	else if (as->events_mark_total == AGG_BOUND)
+		as->events_total = as->drops_total + (uint64_t)agg->ev_lo[id];
+	return as->drops + (uint64_t)lo;
 }
 
 /* End the read: each row and spec shows what the budget says its counts
@@ -152,7 +159,7 @@ static void estimate_events(struct agg *agg, struct agg_spec *as,
 static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 {
 	struct budget_est est[PT_MAX_SPECS];
-	uint64_t raw = 0, raw_total = 0;
+	uint64_t raw = 0, raw_total = 0; /* lower bounds */
 
 	budget_interval(agg->budget, est, PT_MAX_SPECS);
 	snap->budget_pct = budget_pct(agg->budget);
@@ -165,12 +172,11 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 		const struct budget_est *e = &est[as->id];
 		int id = as->id;
 
-		raw += as->events;
-		raw_total += as->events_total;
 		if (agg->est_gen[id] != as->info->gen) {
 			agg->est_gen[id] = as->info->gen;
 			agg->est_total[id] = false;
 			agg->ev_est[id] = agg->ev_sys[id] = agg->ev_var[id] = 0;
+			agg->ev_lo[id] = 0;
 			agg->on_s[id] = agg->live_s[id] = 0;
 		}
 		as->duty = e->duty;
@@ -190,7 +196,9 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 
 			aggrows_show(r, r->stamp == agg->interval, e);
 		}
-		estimate_events(agg, as, e);
+		/* the lower bounds add up to one; estimates may not */
+		raw += estimate_events(agg, as, e);
+		raw_total += as->drops_total + (uint64_t)agg->ev_lo[id];
 		snap->events += as->events;
 		snap->events_total += as->events_total;
 		if (as->events_mark > snap->events_mark)

@@ -35,6 +35,7 @@ struct arow {
 	uint64_t raw_total;
 	int64_t raw_sum_total;
 	double est_total, est_sum_total, sys_total, var_total;
+	double lo_total; /* a lower bound of the count (budget_row()) */
 	struct agg_row row;
 	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total
 			      counted, [2N..3N) the map's at the last read,
@@ -76,8 +77,9 @@ struct agg {
 	struct layout layout[PT_MAX_SPECS];
 	struct budget *budget;
 	bool est_total[PT_MAX_SPECS]; /* a spec's totals hold estimates */
-	double ev_est[PT_MAX_SPECS], ev_sys[PT_MAX_SPECS],
-		ev_var[PT_MAX_SPECS]; /* its events' estimate */
+	double ev_est[PT_MAX_SPECS], ev_sys[PT_MAX_SPECS], ev_var[PT_MAX_SPECS],
+		ev_lo[PT_MAX_SPECS]; /* its events'
+							      estimate */
 	double on_s[PT_MAX_SPECS], live_s[PT_MAX_SPECS]; /* attached, and
 							    live, since */
 	unsigned int est_gen[PT_MAX_SPECS];

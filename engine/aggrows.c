@@ -570,7 +570,7 @@ void aggrows_raw(struct arow *r)
 void aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 {
 	uint64_t *est_b = r->buckets ? r->buckets + 3 * PT_NBUCKETS : NULL;
-	double c, est, sys, var, f;
+	double c, est, sys, var, lo, f;
 
 	if (!touched) {
 		r->row.count = 0;
@@ -580,13 +580,14 @@ void aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 			       PT_NBUCKETS * sizeof(*r->buckets));
 	}
 	c = (double)r->row.count;
-	budget_row(e, c, &est, &sys, &var);
+	budget_row(e, c, &est, &sys, &var, &lo);
 	f = c > 0 ? est / c : 1;
 	r->raw_total = r->row.total;
 	r->raw_sum_total = r->row.sum_total;
 	r->est_sum_total += (double)r->row.sum * f;
 	r->sys_total += sys;
 	r->var_total += var;
+	r->lo_total += lo;
 	r->row.mark = (unsigned char)agg_mark_of(est, sys, var);
 	if (est_b) { /* the estimate is the sum of its scaled buckets */
 		uint64_t n = 0;
@@ -605,6 +606,8 @@ void aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 	if (r->row.mark == AGG_ESTIMATE) {
 		r->row.count = (uint64_t)(est + 0.5);
 		r->row.sum = (int64_t)llround((double)r->row.sum * f);
+	} else if (r->row.mark == AGG_BOUND && !est_b) {
+		r->row.count = (uint64_t)lo; /* a histogram's: as counted */
 	}
 	r->row.mark_total = (unsigned char)agg_mark_of(
 		r->est_total, r->sys_total, r->var_total);
@@ -613,5 +616,7 @@ void aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 		r->row.sum_total = (int64_t)llround(r->est_sum_total);
 		if (est_b)
 			r->row.b_total = est_b;
+	} else if (r->row.mark_total == AGG_BOUND && !est_b) {
+		r->row.total = (uint64_t)r->lo_total;
 	}
 }

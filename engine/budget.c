@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agg.h"
 #include "cost.h"
 #include "governor.h"
 #include "probetop.h"
@@ -35,6 +36,7 @@
 
 #define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
 #define BUDGET_PRICE_ERR 0.15 /* how far off a hit's price may be */
+#define BUDGET_BOUND_PRICE 0.5 /* a hit costs at least this share of it */
 
 /* What a mark saw. */
 struct mark {
@@ -472,6 +474,9 @@ static void factors(const struct budget *b, const struct bspec *s,
 	e->factor = factor_at(s, a);
 	e->f_lo = lo < hi ? lo : hi;
 	e->f_hi = lo < hi ? hi : lo;
+	lo = factor_at(s, a * BUDGET_BOUND_PRICE);
+	hi = factor_at(s, a / BUDGET_BOUND_PRICE);
+	e->f_min = lo < hi ? lo : hi;
 	e->measured = b->cpu != NULL;
 }
 
@@ -511,17 +516,22 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
  * hit (c_w times the spread of f_lo..f_hi about it: an error of sign
  * unknown but the same in every interval, so it adds up), and the row's
  * hits in the windows are a sample of its hits: variance c_w * factor^2,
- * as if they came at random (a bound for hits that come evenly).
+ * as if they came at random (a bound for hits that come evenly). The
+ * lower bound takes the least factor a price within BUDGET_BOUND_PRICE
+ * allows, less AGG_SIGMAS of its sample's error: never below c.
  */
 void budget_row(const struct budget_est *e, double c, double *est, double *sys,
-		double *var)
+		double *var, double *lo)
 {
 	double cw = c * e->in_windows;
 
-	*est = c;
+	*est = *lo = c;
 	*sys = *var = 0;
 	if (!e->estimated || cw <= 0)
 		return; /* nothing counted in a window: nothing to scale */
+	if (e->measured && isfinite(e->f_min))
+		*lo = fmax(c, c - cw + cw * e->f_min -
+				      AGG_SIGMAS * sqrt(cw) * e->f_min);
 	if (!e->measured || !isfinite(e->f_hi)) {
 		*var = INFINITY;
 		return;

@@ -46,6 +46,7 @@ struct budget_est {
 	double factor; /* what those hits stand for (>= 1) */
 	double f_lo, f_hi; /* ... at a hit's price off either way; f_hi
 			      INFINITY: nothing can be said */
+	double f_min; /* the least it can be (a lower bound's) */
 	bool measured; /* the target's CPU time was (a process, not -b) */
 };
 
@@ -82,9 +83,10 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n);
  * A row of a spec e describes counted c this interval: the estimate of
  * what it would have counted attached all the time into *est, its error
  * of unknown sign into *sys and its variance into *var (both 0: exact;
- * *var INFINITY: no estimate, *est is c, a lower bound). Pure.
+ * *var INFINITY: no estimate, *est is c), and a lower bound (at least c)
+ * into *lo. Pure.
  */
 void budget_row(const struct budget_est *e, double c, double *est, double *sys,
-		double *var);
+		double *var, double *lo);
 
 #endif

@@ -821,8 +821,8 @@ static void spec_meta(struct ctx *c)
 			   snap->specs[i].estimated_total);
 	}
 	family(c, "probetop_spec_lower_bounds", KIND_GAUGE,
-	       "Series of the aggregation whose totals are lower bounds: "
-	       "counted, where no estimate could promise 15%",
+	       "Series of the aggregation whose totals are lower bounds, "
+	       "where no estimate could promise 15%",
 	       NULL);
 	for (size_t i = 0; i < snap->nspecs; i++) {
 		const struct agg_spec *as = &snap->specs[i];

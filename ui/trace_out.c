@@ -196,8 +196,7 @@ static void text_bars(const struct trace_out *out, const struct spec *sp,
 		bucket_label(sp, r, i, n, label, sizeof(label));
 		fprintf(out->f, "  %16s |%.*s%*s %s%" PRIu64 "\n", label, bar,
 			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
-			BAR_WIDTH - bar, "", b[i] ? mark_sign(mark) : "",
-			b[i]);
+			BAR_WIDTH - bar, "", b[i] ? mark_sign(mark) : "", b[i]);
 	}
 }
 
@@ -330,8 +329,8 @@ static void text_sampled(const struct trace_out *out,
 		return;
 	fprintf(out->f,
 		"  (sampled: attached %.0f%% of the time to stay under the "
-		"%g%% budget; ~: estimates within 15%%, ≥: counted, a lower "
-		"bound where no estimate can promise that)",
+		"%g%% budget; ~: estimates within 15%%, ≥: lower bounds "
+		"where no estimate can promise that)",
 		100.0 * (final ? as->duty_total : as->duty), snap->budget_pct);
 }
 
