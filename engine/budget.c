@@ -36,7 +36,6 @@
 
 #define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
 #define BUDGET_PRICE_ERR 0.15 /* how far off a hit's price may be */
-#define BUDGET_BOUND_PRICE 0.5 /* a hit costs at least this share of it */
 
 /* What a mark saw. */
 struct mark {
@@ -462,6 +461,22 @@ static double factor_at(const struct bspec *s, double a)
 	return all > on ? all / on : 1;
 }
 
+/*
+ * The least spec s's factor can be, whatever a hit costs in its windows:
+ * there the traps' time counts as work, which only adds the same to the
+ * work over the sampled slots and in the windows and so brings their
+ * ratio down; out of them, where a parked spec's last hits fall, each is
+ * taken at the meter's price a. At least 1.
+ */
+static double least_factor(const struct bspec *s, double a)
+{
+	double all = s->samp_cpu - a * (double)(s->samp_all - s->on_all);
+
+	if (s->on_cpu <= 0)
+		return s->samp_own ? INFINITY : 1;
+	return all > s->on_cpu ? all / s->on_cpu : 1;
+}
+
 /* Spec s's estimate: its factor at the meter's price of a hit, and at
  * that price BUDGET_PRICE_ERR off either way (the factor's error). */
 static void factors(const struct budget *b, const struct bspec *s,
@@ -474,9 +489,7 @@ static void factors(const struct budget *b, const struct bspec *s,
 	e->factor = factor_at(s, a);
 	e->f_lo = lo < hi ? lo : hi;
 	e->f_hi = lo < hi ? hi : lo;
-	lo = factor_at(s, a * BUDGET_BOUND_PRICE);
-	hi = factor_at(s, a / BUDGET_BOUND_PRICE);
-	e->f_min = lo < hi ? lo : hi;
+	e->f_min = least_factor(s, a);
 	e->measured = b->cpu != NULL;
 }
 
@@ -517,8 +530,8 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
  * unknown but the same in every interval, so it adds up), and the row's
  * hits in the windows are a sample of its hits: variance c_w * factor^2,
  * as if they came at random (a bound for hits that come evenly). The
- * lower bound takes the least factor a price within BUDGET_BOUND_PRICE
- * allows, less AGG_SIGMAS of its sample's error: never below c.
+ * lower bound takes the least factor any price allows (least_factor()),
+ * less AGG_SIGMAS of its sample's error: never below c.
  */
 void budget_row(const struct budget_est *e, double c, double *est, double *sys,
 		double *var, double *lo)
