@@ -11,7 +11,9 @@ Workloads:
                         call, busy a share B of the time, steady (2 ms
                         periods) or bursty (1 s periods); keys of rates
                         128x apart, a histogram, latency pairs, a sum
-  c-listen              the same under --listen: /metrics at the end
+  c-listen              5 us, 100%, under --listen: /metrics at the end
+                        (and its JSON)
+  c-text                0.5 us, 100%, trace's text final block
   python3.11            Debian's CPython with USDT, -P python: a
                         service-like loop (500 one-line calls, a loop of
                         2,000, a loop of 20,000 every 20th, 2 ms asleep)
@@ -31,9 +33,12 @@ Environment:
   TRUTH_TABLE=PATH      write the summary table (markdown) there
 The table of every row goes to the TAP diagnostics.
 
-The estimator's goal, checked under the default budget: the C cases of
-5 us a call or more, busy half the time or more, cost more than the
-budget, so their hottest row must be an estimate (~), not a bound."""
+The C cases also check the "events" of the final block and of the
+intervals. The estimator's goal, checked under the default budget: the C
+cases of 5 us a call or more, busy half the time or more, give their
+hottest row as an estimate (~) where the budget sampled it, exact where
+it did not, never a bound; and at least three C cases are sampled (the
+harness is not vacuous). See docs/testing.md, "The truth harness"."""
 
 import ast
 import json
@@ -121,6 +126,8 @@ C_RARE = "truth:rare=count(arg0)"
 C_PERIOD = "truth:period=sum(arg0)"
 C_PAIRS = "truth:enter..truth:leave=latency(arg0)"
 C_SPECS = [C_CALLS, C_VALUES, C_RARE, C_PERIOD, C_PAIRS]
+C_STEADY_S = 3
+C_BURSTY_S = 4
 
 
 def c_expect(t):
@@ -150,6 +157,12 @@ def events(name, objs, expect):
            ["%s %s%d, truth %d" % (w, mk, n, want) for w, mk, n in got])
 
 
+def load_note(t):
+    """What a truthwork run did: calls a second, its CPU share."""
+    return "%.0f calls/s, %.0f%% of a CPU" % (
+        t["calls"] / t["elapsed_s"], 100 * t["cpu_s"] / t["elapsed_s"])
+
+
 def c_truth_sane(name, t):
     tap.ok(t["calls"] > 0 and t["period_sum"] == t["calls"] and
            sum(t["call_key"]) == t["calls"] and
@@ -159,8 +172,8 @@ def c_truth_sane(name, t):
 
 
 def c_run(work, busy, mode, secs, listen=False):
-    """One truthwork run; returns (truth, objects, final block, trace) or
-    None."""
+    """Start truthwork, attach, let it run: (the target, waiting for a
+    line to exit; the trace; its truth, or None)."""
     t = Target([TRUTHWORK, str(work), str(busy), mode, str(secs)])
     args = []
     for s in C_SPECS:
@@ -203,9 +216,7 @@ def c_case(work, busy, mode, secs):
                "%s: the estimator's goal: the hottest row is an estimate "
                "(~) where the budget sampled it, exact where not; not a "
                "bound" % name, hot)
-    report(ck, name, (C_CALLS, "0"), "%.0f calls/s, %.0f%% of a CPU" % (
-        truth["calls"] / truth["elapsed_s"],
-        100 * truth["cpu_s"] / truth["elapsed_s"]))
+    report(ck, name, (C_CALLS, "0"), load_note(truth))
 
 
 def metric_marks(samples):
@@ -328,8 +339,7 @@ def case_listen():
     ck.aggregations(fin, expect)
     ck.intervals(tr.objs, expect)
     budget_marks(ck, name)
-    report(ck, name, (C_CALLS, "0"), "%.0f calls/s" % (
-        truth["calls"] / truth["elapsed_s"]))
+    report(ck, name, (C_CALLS, "0"), load_note(truth))
 
 
 def text_check(name, parsed, expect, ck):
@@ -405,24 +415,9 @@ def case_text():
     ck = tc.Checker(tap, name)
     text_check(name, tc.parse_text_final(tr.stdout), c_expect(truth), ck)
     budget_marks(ck, name)
-    report(ck, name, (C_CALLS, "0"), "%.0f calls/s" % (
-        truth["calls"] / truth["elapsed_s"]))
+    report(ck, name, (C_CALLS, "0"), load_note(truth))
 
 
-C_STEADY_S = 3
-C_BURSTY_S = 4
-for work in (0.05, 0.5, 5, 50):
-    for busy in (0.1, 0.5, 1):
-        c_case(work, busy, "steady", C_STEADY_S)
-for work, busy in ((0.5, 0.1), (0.5, 0.5), (5, 0.1), (5, 0.5), (50, 0.5)):
-    c_case(work, busy, "bursty", C_BURSTY_S)
-case_listen()
-case_text()
-if not BUDGET and not ONLY:
-    # not vacuous: calls of 0.05 to 5 us, busy half the time or more,
-    # cost several times the budget here, so estimates are made
-    tap.ok(len(ESTIMATED) >= 3, "the harness is not vacuous: the budget "
-           "sampled %d C cases (at least 3)" % len(ESTIMATED), ESTIMATED)
 
 
 # -- runtimes ----------------------------------------------------------------
@@ -515,7 +510,6 @@ PS_FRAMES = "profile:99=count(pyframe)"
 PS_STACKS = "profile:99=count(pystack)"
 PS_GC = "fn:gc_collect_main=latency(arg1)"
 PS_COLLECTED = "fn:gc_collect_main%return=sum(arg0)"
-SAMPLES_TOLERANCE = 0.30
 
 
 def case_pyenv312():
@@ -534,8 +528,9 @@ def case_pyenv312():
     check_run(name, tr, fin, expect,
               unknowable={PS_FRAMES: why, PS_STACKS: why},
               hot=(PS_GC, "0"), note="%.2f s of CPU" % t["cpu_s"])
-    # samples: 99 a second of CPU, by function, within 30% (statistics,
-    # not the budget: profile is never sampled by it)
+    # samples: 99 a second of CPU, by function, within three standard
+    # deviations of a Poisson count and 10% (statistics, not the budget:
+    # profile is never sampled by it)
     for spec in (PS_FRAMES, PS_STACKS):
         a = next((x for x in fin["aggs"] if x["spec"] == spec), None)
         if a is None:
@@ -550,9 +545,9 @@ def case_pyenv312():
         want = 99 * t["cpu_s"]
         rows = [("all", got, want), ("alpha", by["alpha"], 99 * t["alpha_s"]),
                 ("beta", by["beta"], 99 * t["beta_s"])]
-        tap.ok(all(abs(g - w) <= SAMPLES_TOLERANCE * w for _, g, w in rows),
-               "%s: %s: samples within %d%% of 99 a CPU second (all, alpha, "
-               "beta)" % (name, spec, 100 * SAMPLES_TOLERANCE),
+        tap.ok(all(abs(g - w) <= 3 * w ** 0.5 + 0.1 * w for _, g, w in rows),
+               "%s: %s: samples 99 a CPU second, within 3 sigma + 10%% "
+               "(all, alpha, beta)" % (name, spec),
                ["%s %d / %.0f" % r for r in rows])
 
 
@@ -607,10 +602,15 @@ def java_scope(spec, key):
     return True
 
 
-def case_java(tmp):
+def case_java():
     name = "java17"
     if not wanted(name):
         return
+    with tempfile.TemporaryDirectory() as tmp:
+        java_in(name, tmp)
+
+
+def java_in(name, tmp):
     subprocess.run(["javac", "-d", tmp, os.path.join(WORK,
                                                      "TruthWork.java")],
                    check=True)
@@ -744,8 +744,11 @@ def case_postgresql():
     name = "postgresql15"
     if not wanted(name):
         return
-    from pgcluster import Cluster, need_postgres
-    need_postgres(tap)
+    from pgcluster import BIN, NEEDED, Cluster
+    if not all(os.access(os.path.join(BIN, x), os.X_OK) for x in NEEDED):
+        tap.ok(False, "%s: PostgreSQL 15 is installed (scripts/setup)"
+               % name)
+        return
     lines, sent, done, commits, aborts = pg_statements(PG_ROUNDS)
     with Cluster() as pg:
         pg.psql("CREATE TABLE truth_t (x int); "
@@ -794,13 +797,6 @@ def case_postgresql():
               note="%.0f statements/s" % (len(lines) / elapsed))
 
 
-case_python311()
-case_pyenv312()
-case_php()
-with tempfile.TemporaryDirectory() as tmp:
-    case_java(tmp)
-case_ruby()
-case_postgresql()
 
 
 # -- summary -----------------------------------------------------------------
@@ -822,6 +818,36 @@ def summary_markdown():
     return "\n".join(out) + "\n"
 
 
+def guarded(fn, *args):
+    """fn(*args); an exception is a failed check, and the next case runs."""
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001 (any failure of one case)
+        import traceback
+        tap.ok(False, "%s%r ran" % (fn.__name__, args),
+               traceback.format_exc())
+
+
+def main():
+    for work in (0.05, 0.5, 5, 50):
+        for busy in (0.1, 0.5, 1):
+            guarded(c_case, work, busy, "steady", C_STEADY_S)
+    for work, busy in ((0.5, 0.1), (0.5, 0.5), (5, 0.1), (5, 0.5),
+                       (50, 0.5)):
+        guarded(c_case, work, busy, "bursty", C_BURSTY_S)
+    guarded(case_listen)
+    guarded(case_text)
+    if not BUDGET and not ONLY:
+        # not vacuous: calls of 0.05 to 5 us, busy half the time or
+        # more, cost several times the budget here: estimates are made
+        tap.ok(len(ESTIMATED) >= 3, "the harness is not vacuous: the "
+               "budget sampled %d C cases (at least 3)" % len(ESTIMATED),
+               ESTIMATED)
+    for case in (case_python311, case_pyenv312, case_php, case_java,
+                 case_ruby, case_postgresql):
+        guarded(case)
+
+main()
 for line in summary_markdown().splitlines():
     print("# " + line)
 if os.environ.get("TRUTH_TABLE"):
