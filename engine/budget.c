@@ -226,7 +226,7 @@ static void end_part(struct budget *b, const struct mark *m)
 
 static bool is_fixed(const struct tracer_spec_info *info)
 {
-	return info->exact || info->spec->agg == SPEC_AGG_LATENCY;
+	return info->exact;
 }
 
 /* A slot starts at mark m: ask the governor, attach every spec, and
