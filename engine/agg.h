@@ -101,6 +101,9 @@ struct agg_spec {
 	uint32_t capacity; /* keys its map holds (shared by the specs of
 			      its kind and key width); 0: a slot of its own */
 	uint64_t unmatched, unmatched_total; /* latency ends without start */
+	uint64_t cut, cut_total; /* latency halves the budget's windows cut
+				    from their other half (struct pt_stat):
+				    in no row, neither dropped nor unmatched */
 	double cost_pct; /* CPU its hits took from the targets this
 			    interval, % of one CPU (cost.h) */
 	double cost_pct_total; /* since attach, at this interval's price */

@@ -211,7 +211,7 @@ static double slot_len(struct budget *b)
 
 static bool is_fixed(const struct tracer_spec_info *info)
 {
-	return info->exact || info->spec->agg == SPEC_AGG_LATENCY;
+	return info->exact;
 }
 
 /* A slot starts at mark m: ask the governor, attach every spec, and

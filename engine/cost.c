@@ -195,7 +195,8 @@ uint64_t cost_hits(const struct agg_spec *as, bool total)
 	if (!as->spec || as->spec->agg != SPEC_AGG_LATENCY)
 		return events;
 	return 2 * recorded + drops +
-	       (total ? as->unmatched_total : as->unmatched);
+	       (total ? as->unmatched_total : as->unmatched) +
+	       (total ? as->cut_total : as->cut);
 }
 
 double cost_pct(double ns, double seconds)

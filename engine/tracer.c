@@ -781,6 +781,7 @@ int tracer_stat(const struct tracer *tr, int id, struct pt_stat *sum)
 		sum->unmatched += v[c].unmatched;
 		sum->hits += v[c].hits;
 		sum->parked += v[c].parked;
+		sum->cut += v[c].cut;
 	}
 	return 0;
 }

@@ -239,7 +239,7 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out);
 int tracer_park(struct tracer *tr, int id, bool park);
 
 /* Never sample spec id under a budget: another spec needs it whole (a
- * semaphore it raises). Latency pairs are never sampled either. */
+ * semaphore it raises). */
 void tracer_keep_exact(struct tracer *tr, int id);
 
 /* Whether spec id is parked now. */

@@ -600,11 +600,16 @@ static json_object *json_agg(const struct trace_out *out,
 		json_object_object_add(o, "estimated",
 				       json_object_new_boolean(true));
 	}
-	if (as->spec->timed)
+	if (as->spec->timed) {
 		json_object_object_add(
 			o, "unmatched",
 			json_object_new_uint64(final ? as->unmatched_total
 						     : as->unmatched));
+		json_object_object_add(
+			o, "cut",
+			json_object_new_uint64(final ? as->cut_total
+						     : as->cut));
+	}
 	rows = json_object_new_array();
 	for (size_t i = 0; i < as->nrows; i++)
 		if (row_shown(as->rows[i], final))

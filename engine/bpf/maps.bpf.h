@@ -118,6 +118,11 @@ __u64 pt_parked[PT_MAX_SPECS / 64];
  * the target's tgid, 0 for none */
 __u32 oncpu_pid;
 struct pt_oncpu oncpu[PT_ONCPU_CPUS];
+/* each spec's epoch: 0 while the budget has never parked it, bumped when
+ * it parks it and when it attaches it again (engine/park.c), so that a
+ * latency pair is only made of a start and an end of one window
+ * (latency.bpf.h) */
+__u32 pt_epoch[PT_MAX_SPECS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -218,29 +223,37 @@ enum stat_field {
 	STAT_UNMATCHED,
 	STAT_HIT,
 	STAT_PARKED,
-	STAT_PY
+	STAT_PY,
+	STAT_CUT
 };
 
-static __always_inline void stat_inc(__u32 spec, enum stat_field f)
+static __always_inline void stat_add(__u32 spec, enum stat_field f, __u64 n)
 {
 	struct pt_stat *st = bpf_map_lookup_elem(&stats, &spec);
 
 	if (!st)
 		return;
 	if (f == STAT_FULL)
-		st->drop_full++;
+		st->drop_full += n;
 	else if (f == STAT_STR)
-		st->drop_str++;
+		st->drop_str += n;
 	else if (f == STAT_DEEP)
-		st->drop_deep++;
+		st->drop_deep += n;
 	else if (f == STAT_HIT)
-		st->hits++;
+		st->hits += n;
 	else if (f == STAT_PARKED)
-		st->parked++;
+		st->parked += n;
 	else if (f == STAT_PY)
-		st->drop_py++;
+		st->drop_py += n;
+	else if (f == STAT_CUT)
+		st->cut += n;
 	else
-		st->unmatched++;
+		st->unmatched += n;
+}
+
+static __always_inline void stat_inc(__u32 spec, enum stat_field f)
+{
+	stat_add(spec, f, 1);
 }
 
 /* The value of key in a hash map, created from zero if new; NULL when

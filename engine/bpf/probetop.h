@@ -266,7 +266,7 @@ struct pt_stack_key {
 
 struct pt_stack {
 	__u32 depth; /* may exceed PT_STACK_DEPTH: those frames are dropped */
-	__u32 pad;
+	__u32 epoch; /* the spec's epoch (pt_epoch) its starts were pushed in */
 	struct pt_frame f[PT_STACK_DEPTH];
 };
 
@@ -278,10 +278,12 @@ struct pt_stack {
  * as keyed specs do; the end looks in the thread's stack first, so the
  * newest start is always popped first. A spec removed with starts open
  * leaves its stack taken until the thread ends (its tag never returns).
+ * epoch[i]: the spec's epoch its starts were pushed in, as in pt_stack.
  */
 struct pt_tstack {
 	__u32 tag[PT_TASK_STACKS];
 	__u32 depth[PT_TASK_STACKS]; /* may exceed PT_STACK_DEPTH */
+	__u32 epoch[PT_TASK_STACKS];
 	__u64 ts[PT_TASK_STACKS][PT_STACK_DEPTH];
 };
 
@@ -321,6 +323,10 @@ struct pt_stat {
 		       set (the governor's rate; engine/budget.c) */
 	__u64 parked; /* ... while it was parked (pt_parked): dropped,
 			 but they cost the target all the same */
+	__u64 cut; /* latency halves whose other half the budget's parking
+		      hid: a start dropped unpaired once the spec was
+		      parked and attached again, an end without a start
+		      of its window (neither an error nor a pair) */
 };
 
 /* IO: syscall classes; user space fills io_nr (syscall nr -> class + 1) */
