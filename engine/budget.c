@@ -42,6 +42,8 @@ struct mark {
 	double t; /* CLOCK_MONOTONIC s */
 	double cpu; /* the target's CPU time so far, ns */
 	uint64_t all_hits; /* every spec's hits so far, parked or not */
+	double spent; /* what they cost the target so far, ns: a trap for
+			 each but those that shared one, and a program run */
 };
 
 struct bspec {
@@ -53,23 +55,24 @@ struct bspec {
 	struct mark since; /* when it was attached, or last accounted */
 	uint64_t hits; /* its hit counter at the last mark */
 	uint64_t parked; /* its hits while parked, then */
+	uint64_t shared; /* its hits that shared a trap, then */
 	uint64_t slot_hits; /* ... at the start of the slot */
 	double slot_on_s; /* attached in the slot */
 	uint64_t part_hits; /* ... at the start of the part of the slot in
 			       this interval */
 	double part_on_s; /* attached in the part, if sampled */
 	double part_on_cpu; /* the target's CPU time then, ns */
-	uint64_t part_on_all; /* every spec's hits then */
+	double part_on_spent; /* what every spec's hits cost then */
 	/* this interval */
 	uint64_t iv_hits; /* its hit counter at the interval's start */
 	bool sampled; /* a slot of it was sampled */
 	double samp_s; /* the time of its sampled slots */
 	uint64_t samp_own; /* its own hits in them */
 	double samp_cpu; /* the target's CPU time in them, ns */
-	uint64_t samp_all; /* every spec's hits in them */
+	double samp_spent; /* what every spec's hits in them cost */
 	double on_s; /* attached in them */
 	double on_cpu; /* the target's CPU time then, ns */
-	uint64_t on_all; /* every spec's hits then */
+	double on_spent; /* what every spec's hits cost then */
 };
 
 struct budget {
@@ -81,6 +84,7 @@ struct budget {
 	size_t sampled;
 	int costliest;
 	uint64_t all_hits;
+	double spent;
 	struct mark slot; /* the slot's start */
 	struct mark part; /* the later of the slot's and the interval's */
 	struct mark iv; /* the interval's start */
@@ -114,6 +118,24 @@ static void new_spec(struct budget *b, int id, unsigned int gen, uint64_t hits,
 	s->hits = s->slot_hits = s->part_hits = s->iv_hits = hits;
 }
 
+/* Spec s's counters now st: add its hits since the last look, and
+ * what they cost, to every spec's. The hits dropped while parked cost the
+ * target too; a hit that shared another's trap only its program run. */
+static void spend(struct budget *b, struct bspec *s, const struct pt_stat *st)
+{
+	uint64_t runs = (st->hits > s->hits ? st->hits - s->hits : 0) +
+			(st->parked > s->parked ? st->parked - s->parked : 0);
+	uint64_t shared = st->shared > s->shared ? st->shared - s->shared : 0;
+	uint64_t traps = runs > shared ? runs - shared : 0;
+
+	b->all_hits += runs;
+	b->spent += (double)traps * cost_trap_ns() +
+		    (double)runs * cost_prog_ns(b->cost);
+	s->hits = st->hits;
+	s->parked = st->parked;
+	s->shared = st->shared;
+}
+
 /* Look now: every live spec's hits and the target's CPU time into m
  * and the specs' hits. */
 static void take_mark(struct budget *b, struct mark *m)
@@ -134,18 +156,16 @@ static void take_mark(struct budget *b, struct mark *m)
 		tracer_stat(b->tr, id, &st); /* zero if unreadable */
 		if (!s->live || s->gen != info->gen) {
 			m->all_hits = b->all_hits;
+			m->spent = b->spent;
 			new_spec(b, id, info->gen, st.hits, m);
 			s->parked = st.parked;
+			s->shared = st.shared;
 			continue;
 		}
-		/* the hits dropped while parked cost the target too */
-		b->all_hits +=
-			(st.hits > s->hits ? st.hits - s->hits : 0) +
-			(st.parked > s->parked ? st.parked - s->parked : 0);
-		s->hits = st.hits;
-		s->parked = st.parked;
+		spend(b, s, &st);
 	}
 	m->all_hits = b->all_hits;
+	m->spent = b->spent;
 }
 
 /* The price of hits hits, ns. */
@@ -164,7 +184,7 @@ static void account(struct bspec *s, const struct mark *m)
 	if (s->duty < 1) {
 		s->part_on_s += dt;
 		s->part_on_cpu += m->cpu - s->since.cpu;
-		s->part_on_all += m->all_hits - s->since.all_hits;
+		s->part_on_spent += m->spent - s->since.spent;
 	}
 	s->since = *m;
 }
@@ -189,14 +209,14 @@ static void end_part(struct budget *b, const struct mark *m)
 			s->samp_s += dt;
 			s->samp_own += s->hits - s->part_hits;
 			s->samp_cpu += m->cpu - b->part.cpu;
-			s->samp_all += m->all_hits - b->part.all_hits;
+			s->samp_spent += m->spent - b->part.spent;
 			s->on_s += s->part_on_s;
 			s->on_cpu += s->part_on_cpu;
-			s->on_all += s->part_on_all;
+			s->on_spent += s->part_on_spent;
 		}
 		s->part_hits = s->hits;
 		s->part_on_s = s->part_on_cpu = 0;
-		s->part_on_all = 0;
+		s->part_on_spent = 0;
 	}
 	b->part = *m;
 }
@@ -448,13 +468,13 @@ size_t budget_sampled(const struct budget *b, int *costliest)
 /*
  * What spec s's hits in its windows stand for: the target's work over
  * its sampled slots over its work in the windows, work being the CPU
- * time less the price of every hit in it, at price a (ns). INFINITY
- * where no work is left in the windows at that price; at least 1.
+ * time less what every hit in it cost, at k times the meter's prices.
+ * INFINITY where no work is left in the windows at that; at least 1.
  */
-static double factor_at(const struct bspec *s, double a)
+static double factor_at(const struct bspec *s, double k)
 {
-	double all = s->samp_cpu - a * (double)s->samp_all;
-	double on = s->on_cpu - a * (double)s->on_all;
+	double all = s->samp_cpu - k * s->samp_spent;
+	double on = s->on_cpu - k * s->on_spent;
 
 	if (on <= 0)
 		return s->samp_own ? INFINITY : 1;
@@ -466,30 +486,29 @@ static double factor_at(const struct bspec *s, double a)
  * there the traps' time counts as work, which only adds the same to the
  * work over the sampled slots and in the windows and so brings their
  * ratio down; out of them, where a parked spec's last hits fall, each is
- * taken at the meter's price a. At least 1.
+ * taken at the meter's price. At least 1.
  */
-static double least_factor(const struct bspec *s, double a)
+static double least_factor(const struct bspec *s)
 {
-	double all = s->samp_cpu - a * (double)(s->samp_all - s->on_all);
+	double all = s->samp_cpu - (s->samp_spent - s->on_spent);
 
 	if (s->on_cpu <= 0)
 		return s->samp_own ? INFINITY : 1;
 	return all > s->on_cpu ? all / s->on_cpu : 1;
 }
 
-/* Spec s's estimate: its factor at the meter's price of a hit, and at
- * that price BUDGET_PRICE_ERR off either way (the factor's error). */
+/* Spec s's estimate: its factor at the meter's prices, and at those
+ * prices BUDGET_PRICE_ERR off either way (the factor's error). */
 static void factors(const struct budget *b, const struct bspec *s,
 		    struct budget_est *e)
 {
-	double a = cost_hit_ns(b->cost);
-	double lo = factor_at(s, a * (1 - BUDGET_PRICE_ERR));
-	double hi = factor_at(s, a * (1 + BUDGET_PRICE_ERR));
+	double lo = factor_at(s, 1 - BUDGET_PRICE_ERR);
+	double hi = factor_at(s, 1 + BUDGET_PRICE_ERR);
 
-	e->factor = factor_at(s, a);
+	e->factor = factor_at(s, 1);
 	e->f_lo = lo < hi ? lo : hi;
 	e->f_hi = lo < hi ? hi : lo;
-	e->f_min = least_factor(s, a);
+	e->f_min = least_factor(s);
 	e->measured = b->cpu != NULL;
 }
 
@@ -518,7 +537,8 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 		s->iv_hits = s->hits;
 		s->sampled = false;
 		s->samp_s = s->on_s = s->samp_cpu = s->on_cpu = 0;
-		s->samp_own = s->samp_all = s->on_all = 0;
+		s->samp_own = 0;
+		s->samp_spent = s->on_spent = 0;
 	}
 	b->iv = m;
 }

@@ -175,6 +175,11 @@ double cost_stats_ns(void)
 	return stats_ns;
 }
 
+double cost_prog_ns(const struct cost *c)
+{
+	return c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS;
+}
+
 double cost_hit_ns(const struct cost *c)
 {
 	return cost_trap_ns() +

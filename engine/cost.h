@@ -80,6 +80,9 @@ void cost_free(struct cost *c);
  * the programs' average run. */
 double cost_hit_ns(const struct cost *c);
 
+/* ... of which the programs' average run. */
+double cost_prog_ns(const struct cost *c);
+
 /* ns of CPU a second the kernel-side programs (watches) took, as last
  * measured. */
 double cost_kernel_ns_per_s(const struct cost *c);

@@ -782,6 +782,7 @@ int tracer_stat(const struct tracer *tr, int id, struct pt_stat *sum)
 		sum->hits += v[c].hits;
 		sum->parked += v[c].parked;
 		sum->cut += v[c].cut;
+		sum->shared += v[c].shared;
 	}
 	return 0;
 }

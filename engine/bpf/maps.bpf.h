@@ -118,6 +118,8 @@ __u64 pt_parked[PT_MAX_SPECS / 64];
  * the target's tgid, 0 for none */
 __u32 oncpu_pid;
 struct pt_oncpu oncpu[PT_ONCPU_CPUS];
+/* the last spec run on each CPU (struct pt_lasthit) */
+struct pt_lasthit lasthit[PT_ONCPU_CPUS];
 /* each spec's epoch: 0 while the budget has never parked it, bumped when
  * it parks it and when it attaches it again (engine/park.c), so that a
  * latency pair is only made of a start and an end of one window
@@ -224,7 +226,8 @@ enum stat_field {
 	STAT_HIT,
 	STAT_PARKED,
 	STAT_PY,
-	STAT_CUT
+	STAT_CUT,
+	STAT_SHARED
 };
 
 static __always_inline void stat_add(__u32 spec, enum stat_field f, __u64 n)
@@ -247,6 +250,8 @@ static __always_inline void stat_add(__u32 spec, enum stat_field f, __u64 n)
 		st->drop_py += n;
 	else if (f == STAT_CUT)
 		st->cut += n;
+	else if (f == STAT_SHARED)
+		st->shared += n;
 	else
 		st->unmatched += n;
 }

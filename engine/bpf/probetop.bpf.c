@@ -45,6 +45,29 @@ char LICENSE[] SEC("license") = "GPL";
 #include "latency.bpf.h"
 #include "rostr.bpf.h"
 
+/* Whether this run of spec programs shares the trap of the run just
+ * before on this CPU (struct pt_lasthit). */
+static __always_inline bool shares_trap(struct pt_regs *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & (PT_ONCPU_CPUS - 1);
+	struct pt_lasthit *l = &lasthit[cpu];
+
+	return l->tid == bpf_get_current_pid_tgid() &&
+	       l->ip == PT_REGS_IP(ctx) &&
+	       bpf_ktime_get_ns() - l->end < PT_SHARED_NS;
+}
+
+/* A run of spec programs ends (struct pt_lasthit). */
+static __always_inline void run_ends(struct pt_regs *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & (PT_ONCPU_CPUS - 1);
+	struct pt_lasthit *l = &lasthit[cpu];
+
+	l->tid = bpf_get_current_pid_tgid();
+	l->ip = PT_REGS_IP(ctx);
+	l->end = bpf_ktime_get_ns();
+}
+
 /* One hit of a USDT location, function entry or return: do what the
  * site of the link's cookie says. */
 static __always_inline int handle(struct pt_regs *ctx)
@@ -64,6 +87,8 @@ static __always_inline int handle(struct pt_regs *ctx)
 
 		if (sp >= PT_MAX_SPECS)
 			return 0;
+		if (!s->profile && shares_trap(ctx))
+			stat_inc(sp, STAT_SHARED);
 		if (pt_parked[sp / 64] & (1ULL << (sp % 64))) {
 			stat_inc(sp, STAT_PARKED);
 			return 0;
@@ -104,13 +129,19 @@ static __always_inline int handle(struct pt_regs *ctx)
 SEC("uprobe")
 int pt_usdt(struct pt_regs *ctx)
 {
-	return handle(ctx);
+	handle(ctx);
+	if (pt_count_hits)
+		run_ends(ctx);
+	return 0;
 }
 
 SEC("uretprobe")
 int pt_ret(struct pt_regs *ctx)
 {
-	return handle(ctx);
+	handle(ctx);
+	if (pt_count_hits)
+		run_ends(ctx);
+	return 0;
 }
 
 /* profile:HZ: a CPU-clock sample, on every CPU, of whatever runs there;

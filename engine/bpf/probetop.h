@@ -327,7 +327,21 @@ struct pt_stat {
 		      hid: a start dropped unpaired once the spec was
 		      parked and attached again, an end without a start
 		      of its window (neither an error nor a pair) */
+	__u64 shared; /* of hits and parked, runs that shared the trap of
+			 another spec's run just before (one breakpoint, two
+			 specs): the target paid that trap once */
 };
+
+/* lasthit: per CPU, the thread, address and end (bpf_ktime_get_ns()) of
+ * the last spec run, while pt_count_hits is set: a run of the same
+ * thread at the same address less than PT_SHARED_NS later is of the
+ * same trap (pt_stat.shared) */
+struct pt_lasthit {
+	__u64 tid;
+	__u64 ip;
+	__u64 end;
+};
+#define PT_SHARED_NS 300 /* a trap costs more than this; a run's tail less */
 
 /* IO: syscall classes; user space fills io_nr (syscall nr -> class + 1) */
 enum pt_io_class {
