@@ -278,8 +278,10 @@ static void draw_header(struct console *c)
 			 m->target, dot, state, m->interval_s);
 	}
 	snprintf(line, sizeof(line),
-		 " %zu probes (%zu on) %s %s ev/s %s drops %llu",
+		 " %zu probes (%zu on) %s %s%s ev/s %s drops %llu",
 		 m->probes_total, m->probes_on, sep,
+		 m->snap && m->events_s > 0 ? draw_mark(m->snap->events_mark)
+					    : "",
 		 fmt_rate(m->events_s, ev, sizeof(ev)), sep,
 		 (unsigned long long)m->drops_total);
 	overhead_text(m, COLS - 9 - text_cols(line), over, sizeof(over));
