@@ -422,7 +422,8 @@ static const char *const RESERVED[] = {
 	"probetop_spec_drops",
 	"probetop_spec_unmatched",
 	"probetop_spec_estimated",
-	"probetop_spec_lower_bounds",
+	"probetop_lower_bound",
+	"probetop_spec_events_lower_bound",
 	"probetop_spec_duty_ratio",
 	"probetop_spec_cost_ratio",
 	"probetop_spec_probes",
@@ -756,6 +757,36 @@ static void spec_rows(struct ctx *c, size_t idx)
 
 /* Per-spec metrics, labelled metric="<family>" ---------------------------- */
 
+/* probetop_lower_bound: 1 for each series whose value is a lower bound,
+ * not an estimate (agg.h), with its family as label metric and its own
+ * labels; none when every value is exact or an estimate. */
+static void lower_bounds(struct ctx *c)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->snap->nspecs; i++) {
+		const struct agg_spec *as = &c->snap->specs[i];
+
+		for (size_t r = 0; r < as->nrows; r++) {
+			const struct agg_row *row = as->rows[r];
+
+			if (!row->total || row->mark_total != AGG_BOUND)
+				continue;
+			if (!any)
+				family(c, "probetop_lower_bound", KIND_GAUGE,
+				       "1 for each series that is a lower "
+				       "bound: "
+				       "no estimate could promise 15% (label "
+				       "metric: its family)",
+				       NULL);
+			any = true;
+			row_labels(c, &c->names[i], row);
+			label(c, "metric", c->names[i].family);
+			sample(c, "probetop_lower_bound", "", NULL, "1");
+		}
+	}
+}
+
 static void spec_label(struct ctx *c, size_t idx)
 {
 	labels_clear(c);
@@ -820,18 +851,14 @@ static void spec_meta(struct ctx *c)
 		sample_u64(c, "probetop_spec_estimated", "",
 			   snap->specs[i].estimated_total);
 	}
-	family(c, "probetop_spec_lower_bounds", KIND_GAUGE,
-	       "Series of the aggregation whose totals are lower bounds, "
-	       "where no estimate could promise 15%",
+	family(c, "probetop_spec_events_lower_bound", KIND_GAUGE,
+	       "1 if the aggregation's probetop_spec_events_total is a lower "
+	       "bound: no estimate could promise 15%",
 	       NULL);
 	for (size_t i = 0; i < snap->nspecs; i++) {
-		const struct agg_spec *as = &snap->specs[i];
-		uint64_t n = 0;
-
-		for (size_t r = 0; r < as->nrows; r++)
-			n += as->rows[r]->mark_total == AGG_BOUND;
 		spec_label(c, i);
-		sample_u64(c, "probetop_spec_lower_bounds", "", n);
+		sample_u64(c, "probetop_spec_events_lower_bound", "",
+			   snap->specs[i].events_mark_total == AGG_BOUND);
 	}
 	family(c, "probetop_spec_duty_ratio", KIND_GAUGE,
 	       "Share of the last interval the aggregation was attached", NULL);
@@ -1057,6 +1084,7 @@ char *metrics_render(const struct metrics_src *src, enum metrics_format fmt,
 		goto out;
 	for (size_t i = 0; i < c.snap->nspecs; i++)
 		spec_rows(&c, i);
+	lower_bounds(&c);
 	spec_meta(&c);
 	io_rows(&c);
 	proc_rows(&c);

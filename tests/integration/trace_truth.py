@@ -219,28 +219,34 @@ def c_case(work, busy, mode, secs):
     report(ck, name, (C_CALLS, "0"), load_note(truth))
 
 
+BOUNDS = set()  # (family, labels) of the series probetop_lower_bound names
+
+
 def metric_marks(samples):
     """{family: mark} from probetop_spec_estimated{metric} (1: its
-    series are estimates) and, if probetop has it, a gauge
-    probetop_spec_lower_bound{metric} (1: bounds)."""
+    series are estimates), and into BOUNDS the series that
+    probetop_lower_bound{metric, the series' labels} says are lower
+    bounds instead."""
     marks = {}
+    BOUNDS.clear()
     for (n, labels), v in samples.items():
         d = dict(labels)
         if n == "probetop_spec_estimated" and float(v) == 1:
             marks.setdefault(d["metric"], tc.ESTIMATE)
-        if n == "probetop_spec_lower_bound" and float(v) == 1:
-            marks[d["metric"]] = tc.BOUND
+        if n == "probetop_lower_bound" and float(v) == 1:
+            BOUNDS.add((d["metric"], tuple(sorted(
+                (k, x) for k, x in labels if k != "metric"))))
+        if n == "probetop_spec_events_lower_bound" and float(v) == 1:
+            BOUNDS.add(("probetop_spec_events", (("metric", d["metric"]),)))
     return marks
 
 
-def series_mark(labels, family_mark):
-    """A series' own mark (a label lower_bound or estimated, if probetop
-    puts one there), else its family's."""
-    d = dict(labels)
-    if d.get("lower_bound") in ("1", "true"):
+def series_mark(labels, family_mark, fam=None):
+    """A series' own mark (named by probetop_lower_bound), else its
+    family's."""
+    key = tuple(sorted((k, x) for k, x in labels if k != "le"))
+    if (fam, key) in BOUNDS:
         return tc.BOUND
-    if d.get("estimated") in ("1", "true"):
-        return tc.ESTIMATE
     return family_mark
 
 
@@ -283,7 +289,8 @@ def listen_check(name, body, truth, ck):
     for (sname, labels), v in sorted(samples.items()):
         d = {k: x for k, x in labels if k not in ("pid", "lower_bound",
                                                   "estimated")}
-        if sname == "probetop_spec_events_total" and d["metric"] in fams:
+        events = sname == "probetop_spec_events_total"
+        if events and d["metric"] in fams:
             fam = d["metric"]
             want = sum(t.count for t in expect[fams[fam]].values())
         else:
@@ -295,7 +302,8 @@ def listen_check(name, body, truth, ck):
             want = metric_truth(fams[fam], sname, fam, d, expect)
         if want is None:
             continue
-        m = series_mark(labels, marks.get(fam, tc.EXACT))
+        m = series_mark(labels, marks.get(fam, tc.EXACT),
+                        "probetop_spec_events" if events else fam)
         got = float(v)
         n += 1
         label = ",".join("%s=%s" % kv for kv in sorted(d.items()))
