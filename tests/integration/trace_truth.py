@@ -323,15 +323,17 @@ def listen_check(name, body, truth, ck):
            "(%d series)" % (name, n), "\n".join(bad[:30]))
 
 
-def case_listen():
+def case_listen(work=5):
     """c-listen: the 5 us, 100% steady case under --listen: /metrics
     scraped two intervals after the workload has stopped (it waits to
-    be told to exit), then trace's own JSON as for the other cases."""
+    be told to exit), then trace's own JSON as for the other cases;
+    c-listen-0.5 the same at 0.5 us a call, where rows are lower bounds
+    (probetop_lower_bound names them)."""
     from scrape import url_in, wait_intervals
-    name = "c-listen"
+    name = "c-listen" if work == 5 else "c-listen-%g" % work
     if not wanted(name):
         return
-    t, tr, truth = c_run(5, 1, "steady", C_STEADY_S, listen=True)
+    t, tr, truth = c_run(work, 1, "steady", C_STEADY_S, listen=True)
     url = url_in("".join(tr.err))
     body = wait_intervals(url, 2) if url and truth else ""
     t.p.stdin.close()
@@ -844,6 +846,7 @@ def main():
                        (50, 0.5)):
         guarded(c_case, work, busy, "bursty", C_BURSTY_S)
     guarded(case_listen)
+    guarded(case_listen, 0.5)
     guarded(case_text)
     if not BUDGET and not ONLY:
         # not vacuous: calls of 0.05 to 5 us, busy half the time or
