@@ -51,6 +51,8 @@ enum spec_key_kind {
 	SPEC_KEY_NUM, /* argN, as a signed or unsigned integer */
 	SPEC_KEY_STR, /* str(argN): NUL-terminated string at argN */
 	SPEC_KEY_STRN, /* str(argN, argM): argM bytes at argN */
+	SPEC_KEY_SQL, /* sql(argN): the statement at argN by its shape, its
+		       * literals $1, $2 ... (as pg_stat_statements) */
 	SPEC_KEY_SYM, /* sym(argN): an address, named in user space by the
 		       * symbol there (a number in the kernel) */
 	SPEC_KEY_PYFRAME, /* pyframe: the innermost Python frame of the

@@ -65,7 +65,9 @@
 	"no args\n"                                                            \
 	"  AGG    count(KEYS)  sum(argN, KEYS)  quantize(argN, KEYS)\n"        \
 	"         lquantize(argN, LOW, HIGH, STEP, KEYS)  latency(KEYS)\n"     \
-	"  KEYS   argN | str(argN) | str(argN, argM: length) | sym(argN: an\n" \
+	"  KEYS   argN | str(argN) | str(argN, argM: length) | sql(argN: a\n"  \
+	"         statement by its shape, literals $1 $2 ...) | sym(argN: "    \
+	"an\n"                                                                 \
 	"         address, named by its symbol) | pyframe (the thread's "      \
 	"innermost\n"                                                          \
 	"         Python frame: function, file, first line) | pyline (the "    \

@@ -159,6 +159,9 @@ static void keys_text(const struct spec *sp, char *out, size_t n)
 		else if (k->kind == SPEC_KEY_STR)
 			o += (size_t)snprintf(out + o, n - o, ", str(arg%d)",
 					      k->arg);
+		else if (k->kind == SPEC_KEY_SQL)
+			o += (size_t)snprintf(out + o, n - o, ", sql(arg%d)",
+					      k->arg);
 		else if (k->kind == SPEC_KEY_SYM)
 			o += (size_t)snprintf(out + o, n - o, ", sym(arg%d)",
 					      k->arg);

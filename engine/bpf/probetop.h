@@ -21,6 +21,7 @@
 #define PT_MAX_KEYS 4
 #define PT_MAX_STRS 2
 #define PT_STR_LEN 64 /* string key bytes, NUL included */
+#define PT_SQL_IN 256 /* bytes of a statement read to make its sql() key */
 /* str[PT_STR_LEN - 1] of a string key: the target's string went on
  * past the PT_STR_LEN - 1 bytes kept (0 otherwise) */
 #define PT_STR_CUT 1
@@ -85,6 +86,8 @@ enum pt_key_kind {
 	PT_KEY_NUM,
 	PT_KEY_STR, /* NUL-terminated string at the fetched address */
 	PT_KEY_STRN, /* len bytes at the fetched address */
+	PT_KEY_SQL, /* the statement at the fetched address, its literals
+		       $1, $2 ... (fetch.bpf.h: read_sql_key()) */
 	PT_KEY_PYFRAME, /* the innermost Python frame's code object */
 	PT_KEY_PYSTACK, /* the id of the thread's Python stack (pystacks) */
 	PT_KEY_PYLINE, /* that frame's code object and bytecode offset */
