@@ -247,16 +247,13 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 	return 0;
 }
 
-/* obj's load bias in the process whose maps are maps: its own if the
- * catalog knew it, else from its lowest mapping (a file named before the
- * process mapped it). 0 or -ENOENT (not mapped). */
+/* obj's load bias in the process whose maps are maps, from its lowest
+ * mapping there. 0 or -ENOENT (not mapped: not yet, or not in this
+ * program; the catalog's bias of an object it knew in the program before
+ * an exec is that program's). */
 static int load_bias(const struct cat_object *obj, const struct proc_maps *maps,
 		     uint64_t *bias)
 {
-	if (obj->has_bias) {
-		*bias = obj->bias;
-		return 0;
-	}
 	for (size_t i = 0; maps && i < maps->n; i++) {
 		const struct proc_map *m = &maps->maps[i];
 
