@@ -51,7 +51,9 @@ struct agg *agg_new(struct tracer *tr)
 	agg->specs = calloc(PT_MAX_SPECS, sizeof(*agg->specs));
 	agg->sym = symbolizer_new(tracer_objcache(tr));
 	tracer_maps(tr, &maps);
-	agg->stacks = agg->sym ? stackname_new(maps.nstacks, agg->sym) : NULL;
+	agg->stacks = agg->sym ? stackname_new(maps.nstacks, maps.nmaps,
+					       maps.nmaps_lost, agg->sym)
+			       : NULL;
 	agg->aprev = calloc((size_t)PT_MAX_SPECS * PT_ASLOTS * agg->ncpu,
 			    sizeof(*agg->aprev));
 	if (!agg->keys || !agg->vals || !agg->specs || !agg->sym ||
@@ -101,6 +103,7 @@ void agg_tick(struct agg *agg)
 	cost_tick(agg->cost);
 	budget_tick(agg->budget);
 	pyframe_drain(tracer_pyframe(agg->tr));
+	stackname_drain(agg->stacks);
 }
 
 double agg_wake_s(const struct agg *agg)

@@ -78,6 +78,9 @@ bool tracer_spec_waiting(const struct tracer_spec_info *info,
 struct tracer_maps {
 	int counts, hists, scounts, shists, ncounts, nhists, solo_counts,
 		solo_hists, aslots, stats, io, proc, kdrops, nstacks;
+	int nmaps; /* the ring of new stacks' mappings (stackname) */
+	const volatile uint64_t *nmaps_lost; /* its kernel's count of those
+						it had no room for */
 };
 
 /*

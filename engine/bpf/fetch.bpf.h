@@ -300,9 +300,9 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 		}
 		if (s->key_kind[i] >= PT_KEY_PYFRAME) {
 			__u64 py = s->key_kind[i] == PT_KEY_PYFRAME
-					   ? py_frame_key()
+					   ? py_frame_key(s->profile)
 				   : s->key_kind[i] == PT_KEY_PYLINE
-					   ? py_line_key()
+					   ? py_line_key(s->profile)
 					   : py_stack_key(s->profile);
 
 			if (!py)

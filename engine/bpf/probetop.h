@@ -112,7 +112,29 @@ struct pt_pyproc {
 	__u32 code_adaptive; /* (pointer kind) the bytecode in the code */
 	__u8 owner_cstack; /* an owner that is no function's frame */
 	__u8 lasti_kind; /* enum pt_lasti */
-	__u8 pad[2];
+	/* what a code object is named by (pyframe.bpf.h's py_name()):
+	 * offsets in the code object (all below PT_PYCODE_SPAN), in a str
+	 * (below PT_PYSTR_HEAD: length, state; the characters'), in a bytes
+	 * object (below PT_PYBYTES_HEAD: size; the bytes'), the state's
+	 * bits */
+	__u8 code_firstlineno;
+	__u8 code_filename;
+	__u8 code_name;
+	__u8 code_linetable;
+	__u8 str_length;
+	__u8 str_state;
+	__u8 str_ascii_data;
+	__u8 str_compact_data;
+	__u8 bytes_size;
+	__u8 bytes_sval;
+	__u8 state_kind_shift;
+	__u8 state_compact_shift;
+	__u8 state_ascii_shift;
+	__u8 pad[1];
+	/* this set-up of this process, never another's (a new one after
+	 * an exec: code objects and stacks seen before are another
+	 * program's, so their first sights are keyed by it) */
+	__u32 gen;
 };
 
 /* How a frame says where it is in its bytecode. */
@@ -128,13 +150,45 @@ enum pt_lasti {
 	((code) >> 4 << PT_PYLINE_OFF_BITS | \
 	 ((off) & ((1u << PT_PYLINE_OFF_BITS) - 1)))
 
-/* pynew: a code object (or stack) seen for the first time, for user
- * space to name while the process lives */
+/*
+ * pynew: a code object seen for the first time (pyframe.bpf.h's
+ * py_name()), with its names as read at that moment from the process,
+ * which may be gone by the time user space reads the record. Sent with
+ * only the bytes of lines[] used: PT_PYNEW_HEAD + nlines.
+ */
+#define PT_PYCODE_SPAN 144 /* bytes of a code object read: its fields */
+#define PT_PYSTR_HEAD 40 /* bytes of a str's header read */
+#define PT_PYBYTES_HEAD 24 /* bytes of a bytes object's header read */
+#define PT_PYSTR 256 /* bytes of a name's characters kept */
+#define PT_PYLINES 16384 /* bytes of a line table kept */
+
+/* The characters of a str (compact: the kind of every name), the first
+ * (a function) or last (a file) PT_PYSTR bytes of them. */
+struct pt_pystr {
+	__u32 kind; /* bytes a character: 1, 2 or 4; 0: not read */
+	__u32 len; /* bytes in data */
+	__u64 chars; /* the whole string's length in characters */
+	__u8 data[PT_PYSTR];
+};
+
+/* what a struct pt_pynew's named has (bits) */
+#define PT_PYNAMED_FUNC 1u
+#define PT_PYNAMED_FILE 2u
+#define PT_PYNAMED_LINES 4u /* lines[] read (nlines may be 0) */
+
 struct pt_pynew {
 	__u32 pid;
-	__u32 stack; /* value is a pystacks id, else a code object */
-	__u64 value;
+	__u32 gen; /* pt_pyproc's when it was seen */
+	__u64 code; /* the code object's address */
+	__u64 type; /* its type (its ob_type) */
+	__s32 firstlineno;
+	__u32 named; /* PT_PYNAMED_* */
+	__u32 nlines; /* bytes of the line table in lines[] */
+	__u32 lines_cut; /* the table was longer than PT_PYLINES */
+	struct pt_pystr func, file;
+	__u8 lines[PT_PYLINES];
 };
+#define PT_PYNEW_HEAD 584 /* offsetof(struct pt_pynew, lines) */
 
 /* pystacks: a Python stack by its id (a hash of it), innermost frame
  * first: the code objects, 0 for a frame that could not be read. */
@@ -149,7 +203,33 @@ struct pt_pystack {
 struct pt_stack_ips {
 	__u32 depth;
 	__u32 truncated; /* deeper than PT_STACK_FRAMES */
+	__u32 pid; /* the process it was first seen in (0: a kernel stack) */
+	__u32 pad;
 	__u64 ip[PT_STACK_FRAMES];
+};
+
+/*
+ * nmaps: the mapping (a file's) of a user stack's frame, sent the first
+ * time a stack of a process has a frame in it (stack.bpf.h), so that a
+ * process gone by the time its stack is named still has its maps. The
+ * path is the file's as the process's mount namespace shows it, built
+ * from the end of path[]: it starts at path_at and ends at its last byte
+ * (NUL); path_at 0 when it could not be read whole.
+ */
+#define PT_PATH_MAX 256 /* bytes of a mapped file's path, NUL included */
+#define PT_PATH_PARTS 40 /* dentries and mounts walked up from a file */
+#define PT_VMAS 1024 /* (process, mapping) pairs remembered as sent */
+
+struct pt_vma {
+	__u32 pid;
+	__u32 dev; /* the file's device, as the kernel keeps it (major << 20
+		      | minor) */
+	__u64 ino;
+	__u64 start, end; /* the mapping */
+	__u64 offset; /* the file offset of its start */
+	__u32 flags; /* VM_READ 1, VM_WRITE 2, VM_EXEC 4 */
+	__u32 path_at; /* where in path[] the path starts; 0: unknown */
+	char path[PT_PATH_MAX];
 };
 
 struct pt_site {
