@@ -162,6 +162,7 @@ static void start_curses(struct console *c)
 	curs_set(0);
 	c->m.utf8 = utf8_ok();
 	c->m.color = !(nc && *nc);
+	c->m.index = model_index_new(); /* NULL: rows found one by one */
 	draw_init(c->m.color, c->m.utf8);
 }
 
@@ -1052,6 +1053,7 @@ static void teardown(struct console *c)
 	session_end_command(&c->s);
 	session_close(&c->s);
 	conmodel_free(c->cm);
+	model_index_free(c->m.index);
 	for (size_t i = 0; i < c->nlog; i++)
 		free(c->log[i]);
 	free(c->parked);
