@@ -151,7 +151,7 @@ def test_demo(tap):
         tap.ok(re.search(r"leaf +demo_workload\.py:\d+", s) is not None,
                "--demo: Top shows the workload's Python frames", s)
         s = wait_screen(r"gen0 \d", 10)  # "generation=0" does not fit
-        tap.ok(re.search(r"gen0 [\d.]+/s  gen1 ", s) is not None and
+        tap.ok(re.search(r"gen0: [\d.]+/s  gen1: ", s) is not None and
                "pause p50" in s,
                "--demo: the GC pane shows collections and pauses", s)
         s = wait_screen(r"write +\d", 10)
