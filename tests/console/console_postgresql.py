@@ -88,9 +88,9 @@ def check_console(tap, pg):
         keys("1")
         pg.psql("CREATE TABLE dirty AS SELECT 1 AS x;")  # to write
         pg.psql("CHECKPOINT;")
-        s = wait_screen(r"flags=%d \S+/s" % CKPT_FLAGS, 10)
+        s = wait_screen(r"flags=%d: \S+/s" % CKPT_FLAGS, 10)
         tap.ok(re.search(r"Checkpoints", s) and "pause p50" in s and
-               re.search(r"flags=%d \S+/s" % CKPT_FLAGS, s) and
+               re.search(r"flags=%d: \S+/s" % CKPT_FLAGS, s) and
                re.search(r"collected \S+/s  total [1-9]", s),
                "Dashboard: CHECKPOINT in the pane titled Checkpoints, its "
                "flags, duration and the buffers it wrote", s)
