@@ -175,6 +175,7 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		.frame_owner = field(l->frame_owner),
 		.frame_lasti = l->frame_lasti,
 		.code_adaptive = field(l->code_code_adaptive),
+		.code_firstlineno = l->code_firstlineno,
 		.owner_cstack = l->owner_cstack,
 		.lasti_kind = l->minor <= 9    ? PT_LASTI_BYTES
 			      : l->minor == 10 ? PT_LASTI_UNITS

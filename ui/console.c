@@ -381,8 +381,9 @@ static void add_role(struct console *c, const char *role)
 		return;
 	snprintf(section, sizeof(section), "%.*s", (int)(dot - role), role);
 	for (int i = 0; i < c->s.npicked; i++) {
-		const struct ps_spec *r =
-			probeset_spec(c->s.picked[i], section, dot + 1);
+		const struct ps_spec *r = session_pick_alt(
+			&c->s, c->s.picked[i],
+			probeset_spec(c->s.picked[i], section, dot + 1));
 
 		if (r && session_role(&c->s, section, dot + 1) < 0) {
 			add_spec(c, r->spec.text, c->s.picked[i], r);

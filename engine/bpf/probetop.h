@@ -87,6 +87,7 @@ enum pt_key_kind {
 	PT_KEY_PYFRAME, /* the innermost Python frame's code object */
 	PT_KEY_PYSTACK, /* the id of the thread's Python stack (pystacks) */
 	PT_KEY_PYLINE, /* that frame's code object and bytecode offset */
+	PT_KEY_PYFIRSTLINE, /* that frame's function's first line */
 	PT_KEY_USTACK, /* the id of the thread's user stack (nstacks) */
 	PT_KEY_KSTACK, /* the id of its kernel stack (nstacks) */
 };
@@ -106,9 +107,10 @@ struct pt_pyproc {
 	__u32 frame_owner; /* PT_PY_NONE: no owner (3.8-3.10) */
 	__u32 frame_lasti; /* the frame's last instruction: */
 	__u32 code_adaptive; /* (pointer kind) the bytecode in the code */
+	__u32 code_firstlineno; /* the code object's co_firstlineno */
 	__u8 owner_cstack; /* an owner that is no function's frame */
 	__u8 lasti_kind; /* enum pt_lasti */
-	__u8 pad[2];
+	__u8 pad[6];
 };
 
 /* How a frame says where it is in its bytecode. */

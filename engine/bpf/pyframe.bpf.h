@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * pyframe.bpf.h — the Python frames of the thread at a probe, read from
- * CPython's own structures (pyframe and pystack keys).
+ * CPython's own structures (pyframe, pyline, pyfirstline and pystack
+ * keys).
  *
  * engine/pyframe.c writes, per CPython process, where its _PyRuntime is
  * and the offsets of its version (struct pt_pyproc). The thread's
@@ -13,7 +14,9 @@
  * belong to no function (3.12+: the C stack's shims) are skipped. A
  * frame is named by its code object's address, which user space turns
  * into function, file and first line once (engine/pyframe.c); a stack
- * by the id (a hash) of its code objects, kept in pystacks.
+ * by the id (a hash) of its code objects, kept in pystacks. pyfirstline
+ * is a number the kernel reads itself, the code object's co_firstlineno:
+ * nothing to name later.
  *
  * Part of probetop.bpf.c, included before fetch.bpf.h (fill_key()).
  */
@@ -230,6 +233,24 @@ __noinline __u64 py_frame_key(void)
 		py_announce(code, 0);
 	}
 	return code;
+}
+
+/* The first line of the innermost function frame's code object
+ * (co_firstlineno), read here rather than named later in user space, so
+ * that nothing is lost when the code object or the process goes; -1
+ * when the thread runs no Python or its frames cannot be read. A global
+ * function. */
+__noinline __s64 py_firstline_key(void)
+{
+	__u64 f = 0, code = 0;
+	const struct pt_pyproc *pp = py_begin(&f);
+	__s32 line = 0;
+
+	if (!pp || !py_function_frame(pp, f, &code) ||
+	    bpf_probe_read_user(&line, sizeof(line),
+				(const void *)(code + pp->code_firstlineno)))
+		return -1;
+	return line;
 }
 
 /* The innermost function frame's code object and where in its bytecode
