@@ -588,6 +588,9 @@ static void carry_out(struct console *c, const struct request *r)
 		c->prev = c->cur;
 		c->cur = view_index(c, "stacks");
 		return;
+	case REQ_SAY:
+		say(c, "%s", r->text);
+		return;
 	case REQ_SELECT:
 		c->m.sel_spec = r->id;
 		snprintf(c->m.sel_key, sizeof(c->m.sel_key), "%s", r->text);
