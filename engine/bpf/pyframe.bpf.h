@@ -237,20 +237,20 @@ __noinline __u64 py_frame_key(void)
 
 /* The first line of the innermost function frame's code object
  * (co_firstlineno), read here rather than named later in user space, so
- * that nothing is lost when the code object or the process goes; -1
- * when the thread runs no Python or its frames cannot be read. A global
- * function. */
-__noinline __s64 py_firstline_key(void)
+ * that nothing is lost when the code object or the process goes: in the
+ * low 32 bits, bit 32 set (never 0); 0 when the thread runs no Python or
+ * its frames cannot be read. A global function. */
+__noinline __u64 py_firstline_key(void)
 {
 	__u64 f = 0, code = 0;
 	const struct pt_pyproc *pp = py_begin(&f);
-	__s32 line = 0;
+	__u32 line = 0;
 
 	if (!pp || !py_function_frame(pp, f, &code) ||
 	    bpf_probe_read_user(&line, sizeof(line),
 				(const void *)(code + pp->code_firstlineno)))
-		return -1;
-	return line;
+		return 0;
+	return 1ULL << 32 | line;
 }
 
 /* The innermost function frame's code object and where in its bytecode
@@ -412,4 +412,19 @@ __noinline __u64 py_stack_key(__u32 sample)
 			return 1;
 	}
 	return id;
+}
+
+/* The key of a Python kind (PT_KEY_PYFRAME ... PT_KEY_PYFIRSTLINE) as
+ * its function gives it (0: no frame to read); sample: at a profile
+ * sample. One global function, so that fill_key()'s unrolled loop calls
+ * one function, not four. */
+__noinline __u64 py_key(__u32 kind, __u32 sample)
+{
+	if (kind == PT_KEY_PYFRAME)
+		return py_frame_key();
+	if (kind == PT_KEY_PYLINE)
+		return py_line_key();
+	if (kind == PT_KEY_PYFIRSTLINE)
+		return py_firstline_key();
+	return py_stack_key(sample);
 }
