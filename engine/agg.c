@@ -51,7 +51,9 @@ struct agg *agg_new(struct tracer *tr)
 	agg->specs = calloc(PT_MAX_SPECS, sizeof(*agg->specs));
 	agg->sym = symbolizer_new(tracer_objcache(tr));
 	tracer_maps(tr, &maps);
-	agg->stacks = agg->sym ? stackname_new(maps.nstacks, agg->sym) : NULL;
+	agg->stacks = agg->sym ? stackname_new(maps.nstacks, maps.nmaps,
+					       maps.nmaps_lost, agg->sym)
+			       : NULL;
 	agg->aprev = calloc((size_t)PT_MAX_SPECS * PT_ASLOTS * agg->ncpu,
 			    sizeof(*agg->aprev));
 	if (!agg->keys || !agg->vals || !agg->specs || !agg->sym ||
@@ -101,6 +103,7 @@ void agg_tick(struct agg *agg)
 	cost_tick(agg->cost);
 	budget_tick(agg->budget);
 	pyframe_drain(tracer_pyframe(agg->tr));
+	stackname_drain(agg->stacks);
 }
 
 double agg_wake_s(const struct agg *agg)
@@ -123,29 +126,50 @@ size_t agg_sampled(const struct agg *agg, int *costliest)
 	return budget_sampled(agg->budget, costliest);
 }
 
-/* The cost meter prices the hits there were: events_total as counted,
- * without what estimate() added in earlier intervals. */
-static void counted_totals(struct agg *agg, struct agg_snapshot *snap)
+/* A spec's events stand for what e says: this interval's and, since
+ * attach, the estimate ev_est with variance ev_var, kept per spec id;
+ * drops are counted, not estimated. Returns this interval's lower bound
+ * of its events. */
+static uint64_t estimate_events(struct agg *agg, struct agg_spec *as,
+				const struct budget_est *e)
 {
-	for (size_t s = 0; s < snap->nspecs; s++) {
-		struct agg_spec *as = &agg->specs[s];
+	double now = (double)(as->events - as->drops), est, sys, var, lo;
+	int id = as->id;
 
-		if (agg->est_gen[as->id] != as->info->gen)
-			continue; /* new: nothing added */
-		as->events_total -= agg->est_extra[as->id];
-		snap->events_total -= agg->est_extra[as->id];
-	}
+	budget_row(e, now, &est, &sys, &var, &lo);
+	agg->ev_est[id] += est;
+	agg->ev_sys[id] += sys;
+	agg->ev_var[id] += var;
+	agg->ev_lo[id] += lo;
+	as->events_mark = (unsigned char)agg_mark_of(est, sys, var);
+	if (as->events_mark == AGG_ESTIMATE)
+		as->events = as->drops + (uint64_t)(est + 0.5);
+	else if (as->events_mark == AGG_BOUND)
+		as->events = as->drops + (uint64_t)lo;
+	as->events_mark_total = (unsigned char)agg_mark_of(
+		agg->ev_est[id], agg->ev_sys[id], agg->ev_var[id]);
+	if (as->events_mark_total == AGG_ESTIMATE)
+		as->events_total =
+			as->drops_total + (uint64_t)(agg->ev_est[id] + 0.5);
+	else if (as->events_mark_total == AGG_BOUND)
+		as->events_total = as->drops_total + (uint64_t)agg->ev_lo[id];
+	return as->drops + (uint64_t)lo;
 }
 
-/* Make the rows of each spec the budget sampled this interval estimates
- * (their events too), and say which specs are estimated. */
+/* End the read: each row and spec shows what the budget says its counts
+ * stand for (exact, estimated or a lower bound), and which specs were
+ * sampled. The cost meter has priced the hits as counted before. */
 static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 {
 	struct budget_est est[PT_MAX_SPECS];
+	uint64_t raw = 0, raw_total = 0; /* lower bounds */
 
 	budget_interval(agg->budget, est, PT_MAX_SPECS);
 	snap->budget_pct = budget_pct(agg->budget);
 	snap->sampled = 0;
+
+	snap->events = snap->events_total = 0;
+	snap->events_mark = snap->events_mark_total = AGG_EXACT;
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		struct agg_spec *as = &agg->specs[s];
 		const struct budget_est *e = &est[as->id];
@@ -154,12 +178,10 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 		if (agg->est_gen[id] != as->info->gen) {
 			agg->est_gen[id] = as->info->gen;
 			agg->est_total[id] = false;
-			agg->est_extra[id] = 0;
+			agg->ev_est[id] = agg->ev_sys[id] = agg->ev_var[id] = 0;
+			agg->ev_lo[id] = 0;
 			agg->on_s[id] = agg->live_s[id] = 0;
 		}
-		/* back to the rows' totals (counted_totals() took it out) */
-		as->events_total += agg->est_extra[id];
-		snap->events_total += agg->est_extra[id];
 		as->duty = e->duty;
 		as->estimated = e->estimated;
 		agg->est_total[id] |= e->estimated;
@@ -170,26 +192,27 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 					 ? agg->on_s[id] / agg->live_s[id]
 					 : 1;
 		snap->sampled += e->estimated;
-		if (!e->estimated)
-			continue;
-		snap->events -= as->events;
-		snap->events_total -= as->events_total;
-		agg->est_extra[id] -= as->events; /* less the counted ones */
-		as->events = as->drops;
-		as->events_total = as->drops_total;
 		for (size_t i = 0; i < as->nrows; i++) {
 			struct arow *r =
 				(struct arow *)((char *)as->rows[i] -
 						offsetof(struct arow, row));
 
-			aggrows_scale(r, e->factor);
-			as->events += r->row.count;
-			as->events_total += r->row.total;
+			aggrows_show(r, r->stamp == agg->interval, e);
 		}
-		agg->est_extra[id] += as->events;
+		/* the lower bounds add up to one; estimates may not */
+		raw += estimate_events(agg, as, e);
+		raw_total += as->drops_total + (uint64_t)agg->ev_lo[id];
 		snap->events += as->events;
 		snap->events_total += as->events_total;
+		if (as->events_mark > snap->events_mark)
+			snap->events_mark = as->events_mark;
+		if (as->events_mark_total > snap->events_mark_total)
+			snap->events_mark_total = as->events_mark_total;
 	}
+	if (snap->events_mark == AGG_BOUND)
+		snap->events = raw;
+	if (snap->events_mark_total == AGG_BOUND)
+		snap->events_total = raw_total;
 }
 
 const struct agg_snapshot *agg_read(struct agg *agg)
@@ -202,6 +225,8 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 
 	tracer_maps(agg->tr, &maps);
 	pyframe_drain(tracer_pyframe(agg->tr)); /* name what is new first */
+	for (size_t i = 0; i < agg->nrows; i++)
+		aggrows_raw(agg->rows[i]);
 	err = aggread_rows(agg, &maps);
 	if (err) {
 		log_msg(LOG_ERROR, "cannot read the BPF maps: %s",
@@ -238,7 +263,6 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 		snap->drops_total += as->drops_total;
 	}
 	aggread_kdrops(agg, maps.kdrops, snap);
-	counted_totals(agg, snap);
 	aggorder_io(agg->io, agg->nio);
 	snap->specs = agg->specs;
 	snap->io = agg->io;

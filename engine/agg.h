@@ -46,6 +46,27 @@ struct agg_key_part {
  * (function, file, first line). */
 #define AGG_MAX_PARTS (SPEC_MAX_KEYS + 2)
 
+/*
+ * How a number stands to the truth. Exact: counted. An estimate (the
+ * budget sampled it, budget.h): within AGG_PROMISE of the truth, shown
+ * as ~N ("estimated" in JSON). A lower bound: what was counted, where an
+ * estimate could not keep that promise, shown as >=N ("lower_bound").
+ * An estimate is kept when its error of unknown sign and AGG_SIGMAS of
+ * its standard deviation fit in AGG_PROMISE of it (agg_mark_of()).
+ */
+enum agg_mark {
+	AGG_EXACT,
+	AGG_ESTIMATE,
+	AGG_BOUND,
+};
+
+#define AGG_PROMISE 0.15
+#define AGG_SIGMAS 2.0
+
+/* What est with error sys and variance var is (both 0: exact; var
+ * INFINITY: a bound). */
+enum agg_mark agg_mark_of(double est, double sys, double var);
+
 struct agg_row {
 	uint32_t pid;
 	int nkeys; /* parts in key[] */
@@ -55,6 +76,8 @@ struct agg_row {
 	int64_t min, max; /* since attach (quantize kinds) */
 	const uint64_t *b; /* this interval's buckets, or NULL (count/sum) */
 	const uint64_t *b_total; /* since attach */
+	unsigned char mark, mark_total; /* enum agg_mark of count, sum and
+					   buckets; of their totals */
 };
 
 /* Why an event was dropped (struct pt_stat). */
@@ -78,11 +101,15 @@ struct agg_spec {
 	uint32_t capacity; /* keys its map holds (shared by the specs of
 			      its kind and key width); 0: a slot of its own */
 	uint64_t unmatched, unmatched_total; /* latency ends without start */
+	uint64_t cut, cut_total; /* latency halves the budget's windows cut
+				    from their other half (struct pt_stat):
+				    in no row, neither dropped nor unmatched */
 	double cost_pct; /* CPU its hits took from the targets this
 			    interval, % of one CPU (cost.h) */
 	double cost_pct_total; /* since attach, at this interval's price */
 	bool estimated; /* the budget sampled it: its rows (and events) this
-			   interval are estimates (budget.h) */
+			   interval are estimates or bounds (budget.h) */
+	unsigned char events_mark, events_mark_total; /* enum agg_mark */
 	bool estimated_total; /* its totals hold estimates */
 	double duty; /* share of the interval it was attached (1: all) */
 	double duty_total; /* since attach */
@@ -117,6 +144,11 @@ struct agg_overhead {
 			  estimated, COST_EST_PROG_NS) */
 };
 
+/* Whether o's cost is over budget pct (% of one CPU; < 0: none) by more
+ * than the reserve lets an interval spend (AGG_OVER). */
+#define AGG_OVER 1.5
+bool agg_over_budget(const struct agg_overhead *o, double pct);
+
 struct agg_snapshot {
 	unsigned int interval; /* 1, 2, ... */
 	double elapsed_s; /* since agg_new */
@@ -135,6 +167,9 @@ struct agg_snapshot {
 	struct agg_overhead overhead, overhead_total; /* since agg_new */
 	double budget_pct; /* the budget, % of one CPU; < 0: none */
 	size_t sampled; /* specs the budget sampled in the interval */
+	/* events, events_total: enum agg_mark (a lower bound, every spec's
+	 * events as counted, when one spec's is) */
+	unsigned char events_mark, events_mark_total;
 };
 
 /* Read tr's maps; tr must outlive the agg. NULL with errno on ENOMEM. */

@@ -6,6 +6,7 @@
  */
 #include "agg.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -133,4 +134,19 @@ void agg_str_key(char *out, size_t n, const char *raw)
 	if (cut)
 		len -= split_tail(raw, len);
 	snprintf(out, n, "%.*s%s", (int)len, raw, cut ? AGG_STR_CUT : "");
+}
+
+enum agg_mark agg_mark_of(double est, double sys, double var)
+{
+	if (var <= 0 && sys <= 0)
+		return AGG_EXACT;
+	if (isfinite(var) && isfinite(sys) && est > 0 &&
+	    sys + AGG_SIGMAS * sqrt(var) <= AGG_PROMISE * est)
+		return AGG_ESTIMATE;
+	return AGG_BOUND;
+}
+
+bool agg_over_budget(const struct agg_overhead *o, double pct)
+{
+	return pct >= 0 && o->cpu_pct > AGG_OVER * pct;
 }

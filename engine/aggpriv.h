@@ -28,11 +28,18 @@ struct arow {
 			      line, which shows what it counts; NULL: shown */
 	bool minmax; /* row.min and row.max hold a value */
 	uint64_t map_total; /* what the map (or solo slot) held at the last */
-	int64_t map_sum; /* read: the count and sum behind row.total (which
-			    holds estimates where the budget sampled) */
+	int64_t map_sum; /* read: the count and sum behind row.total */
+	/* Since attach: what was counted (row.total and sum_total while a
+	 * read adds to them; they show est_* where those are estimates),
+	 * the estimates and their variance (budget_row()) */
+	uint64_t raw_total;
+	int64_t raw_sum_total;
+	double est_total, est_sum_total, sys_total, var_total;
+	double lo_total; /* a lower bound of the count (budget_row()) */
 	struct agg_row row;
-	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total,
-			      [2N..3N) the map's at the last read */
+	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total
+			      counted, [2N..3N) the map's at the last read,
+			      [3N..4N) total estimated */
 };
 
 /* Where each spec's rows sit in agg->order, as of the last sort. */
@@ -70,7 +77,9 @@ struct agg {
 	struct layout layout[PT_MAX_SPECS];
 	struct budget *budget;
 	bool est_total[PT_MAX_SPECS]; /* a spec's totals hold estimates */
-	uint64_t est_extra[PT_MAX_SPECS]; /* events they added, since */
+	double ev_est[PT_MAX_SPECS], ev_sys[PT_MAX_SPECS], ev_var[PT_MAX_SPECS],
+		ev_lo[PT_MAX_SPECS]; /* its events'
+							      estimate */
 	double on_s[PT_MAX_SPECS], live_s[PT_MAX_SPECS]; /* attached, and
 							    live, since */
 	unsigned int est_gen[PT_MAX_SPECS];

@@ -211,6 +211,8 @@ void aggread_stats(struct agg *agg, struct agg_spec *as)
 	set_drops(as, &t, prev);
 	as->unmatched = t.unmatched - prev->unmatched;
 	as->unmatched_total = t.unmatched;
+	as->cut = t.cut - prev->cut;
+	as->cut_total = t.cut;
 	as->events += as->drops;
 	as->events_total += as->drops_total;
 	*prev = t;

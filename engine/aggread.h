@@ -22,7 +22,7 @@ struct agg;
 int aggread_rows(struct agg *agg, const struct tracer_maps *maps);
 
 /*
- * as's drop and unmatched counters from the stats map (tracer_stat()),
+ * as's drop, unmatched and cut counters from the stats map (tracer_stat()),
  * diffed against the last read; its drops are added to its
  * events. A counter that cannot be read leaves as as it was.
  */

@@ -14,11 +14,13 @@
 #include "aggrows.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggpriv.h"
+#include "budget.h"
 #include "pyframe.h"
 #include "stackname.h"
 #include "symbolize.h"
@@ -209,7 +211,7 @@ static struct arow *add_row(struct agg *agg, const struct pt_key *k,
 	if (!r)
 		return NULL;
 	if (hist) {
-		r->buckets = calloc(3 * PT_NBUCKETS, sizeof(*r->buckets));
+		r->buckets = calloc(4 * PT_NBUCKETS, sizeof(*r->buckets));
 		if (!r->buckets) {
 			free(r);
 			return NULL;
@@ -237,7 +239,7 @@ static void reset_row(struct agg *agg, struct arow *r,
 	struct pt_key key = r->key;
 
 	if (hist && !buckets)
-		buckets = malloc(3 * PT_NBUCKETS * sizeof(*buckets));
+		buckets = malloc(4 * PT_NBUCKETS * sizeof(*buckets));
 
 	memset(r, 0, sizeof(*r));
 	r->key = key;
@@ -245,7 +247,7 @@ static void reset_row(struct agg *agg, struct arow *r,
 	r->gen = info->gen;
 	r->buckets = buckets;
 	if (buckets) {
-		memset(buckets, 0, 3 * PT_NBUCKETS * sizeof(*buckets));
+		memset(buckets, 0, 4 * PT_NBUCKETS * sizeof(*buckets));
 		r->row.b = buckets;
 		r->row.b_total = buckets + PT_NBUCKETS;
 	}
@@ -558,26 +560,64 @@ static uint64_t scale_u(uint64_t v, double f)
 	return (uint64_t)((double)v * f + 0.5);
 }
 
-void aggrows_scale(struct arow *r, double f)
+void aggrows_raw(struct arow *r)
 {
-	uint64_t was = r->row.count;
-	int64_t sum = (int64_t)((double)r->row.sum * f +
-				(r->row.sum < 0 ? -0.5 : 0.5));
+	r->row.total = r->raw_total;
+	r->row.sum_total = r->raw_sum_total;
+	if (r->buckets)
+		r->row.b_total = r->buckets + PT_NBUCKETS;
+}
 
-	r->row.sum_total += sum - r->row.sum;
-	r->row.sum = sum;
-	if (!r->buckets) {
-		r->row.count = scale_u(was, f);
-		r->row.total += r->row.count - was;
-		return;
-	}
-	r->row.count = 0; /* the sum of the scaled buckets: they add up */
-	for (int i = 0; i < PT_NBUCKETS; i++) {
-		uint64_t b = scale_u(r->buckets[i], f);
+void aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
+{
+	uint64_t *est_b = r->buckets ? r->buckets + 3 * PT_NBUCKETS : NULL;
+	double c, est, sys, var, lo, f;
 
-		r->buckets[PT_NBUCKETS + i] += b - r->buckets[i];
-		r->buckets[i] = b;
-		r->row.count += b;
+	if (!touched) {
+		r->row.count = 0;
+		r->row.sum = 0;
+		if (r->buckets)
+			memset(r->buckets, 0,
+			       PT_NBUCKETS * sizeof(*r->buckets));
 	}
-	r->row.total += r->row.count - was;
+	c = (double)r->row.count;
+	budget_row(e, c, &est, &sys, &var, &lo);
+	f = c > 0 ? est / c : 1;
+	r->raw_total = r->row.total;
+	r->raw_sum_total = r->row.sum_total;
+	r->est_sum_total += (double)r->row.sum * f;
+	r->sys_total += sys;
+	r->var_total += var;
+	r->lo_total += lo;
+	r->row.mark = (unsigned char)agg_mark_of(est, sys, var);
+	if (est_b) { /* the estimate is the sum of its scaled buckets */
+		uint64_t n = 0;
+
+		for (int i = 0; i < PT_NBUCKETS; i++) {
+			uint64_t b = scale_u(r->buckets[i], f);
+
+			est_b[i] += b;
+			n += b;
+			if (r->row.mark == AGG_ESTIMATE)
+				r->buckets[i] = b;
+		}
+		est = (double)n;
+	}
+	r->est_total += est;
+	if (r->row.mark == AGG_ESTIMATE) {
+		r->row.count = (uint64_t)(est + 0.5);
+		r->row.sum = (int64_t)llround((double)r->row.sum * f);
+	} else if (r->row.mark == AGG_BOUND && !est_b) {
+		r->row.count = (uint64_t)lo; /* a histogram's: as counted */
+	}
+	r->row.mark_total = (unsigned char)agg_mark_of(
+		r->est_total, r->sys_total, r->var_total);
+	if (r->row.mark_total == AGG_ESTIMATE) {
+		r->row.total = (uint64_t)(r->est_total + 0.5);
+		r->row.sum_total = (int64_t)llround(r->est_sum_total);
+		if (est_b)
+			r->row.b_total = est_b;
+	} else if (r->row.mark_total == AGG_BOUND && !est_b) {
+		r->row.total = (uint64_t)r->lo_total;
+	}
 }

@@ -53,10 +53,19 @@ void aggrows_proc_entry(struct agg *agg, const void *key, const void *vals);
  */
 int aggrows_rehash(struct agg *agg, size_t nslots);
 
-/* Make r's interval values estimates: each count, sum and bucket times f
- * (rounded; a histogram's count is then the sum of its buckets), and its
- * totals grow by what was added. */
-void aggrows_scale(struct arow *r, double f);
+struct budget_est;
+
+/* Before a read adds to r: its totals as counted (aggrows_show() may
+ * have shown estimates). */
+void aggrows_raw(struct arow *r);
+
+/*
+ * After a read: r's interval values (zero unless touched: a source
+ * added to it in this read) stand for what e says (budget_row()); keep
+ * its counted and estimated totals and show each of count and total as
+ * its mark says: an estimate's value, or what was counted.
+ */
+void aggrows_show(struct arow *r, bool touched, const struct budget_est *e);
 
 /* Free a row taken out of agg->rows; NULL is a no-op. */
 void aggrows_free_row(struct arow *r);

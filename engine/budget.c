@@ -4,40 +4,46 @@
  * see budget.h.
  *
  * A "mark" is a moment the budget looks: a slot's start, a park, the end
- * of an interval. At each it reads every live spec's hit counter (and at
- * slots' and intervals' marks the target's CPU time). all_hits counts the
- * hits of every spec since budget_new(), so the price of the hits between
- * two marks is their difference times the price of one.
+ * of an interval. At each it reads every live spec's hit counter and the
+ * target's CPU time (cputime.h). all_hits counts the hits of
+ * every spec since budget_new(), so the price of the hits between two
+ * marks is their difference times the price of one.
  *
  * A slot is either whole (every spec's duty 1: what it counts is exact)
  * or sampled for a spec (duty < 1). An interval's estimate for a spec
  * scales only what it counted in its sampled slots: the hits of its
  * whole slots are exact, so a burst counted before the spec was cut
- * stays exact.
+ * stays exact. Slots are GOV_SLOT_S long give or take a fifth, at
+ * random, so that a target that does the same thing every so many ms
+ * does not beat against the windows.
  */
 #include "budget.h"
 
 #include <errno.h>
+#include <math.h>
 #include <linux/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "agg.h"
 #include "cost.h"
 #include "governor.h"
 #include "probetop.h"
-#include "proc.h"
+#include "cputime.h"
 #include "spec.h"
 #include "tracer.h"
 
+#define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
 #define BUDGET_PRICE_ERR 0.15 /* how far off a hit's price may be */
 
 /* What a mark saw. */
 struct mark {
 	double t; /* CLOCK_MONOTONIC s */
-	double cpu_ns; /* the target's CPU time; < 0: not read, unknown */
-	double cpu_t; /* when it was read, if not at t (the target gone) */
+	double cpu; /* the target's CPU time so far, ns */
 	uint64_t all_hits; /* every spec's hits so far, parked or not */
+	double spent; /* what they cost the target so far, ns: a trap for
+			 each but those that shared one, and a program run */
 };
 
 struct bspec {
@@ -49,39 +55,42 @@ struct bspec {
 	struct mark since; /* when it was attached, or last accounted */
 	uint64_t hits; /* its hit counter at the last mark */
 	uint64_t parked; /* its hits while parked, then */
+	uint64_t shared; /* its hits that shared a trap, then */
 	uint64_t slot_hits; /* ... at the start of the slot */
 	double slot_on_s; /* attached in the slot */
 	uint64_t part_hits; /* ... at the start of the part of the slot in
 			       this interval */
 	double part_on_s; /* attached in the part, if sampled */
-	uint64_t part_on_all; /* every spec's hits then */
+	double part_on_cpu; /* the target's CPU time then, ns */
+	double part_on_spent; /* what every spec's hits cost then */
 	/* this interval */
 	uint64_t iv_hits; /* its hit counter at the interval's start */
 	bool sampled; /* a slot of it was sampled */
 	double samp_s; /* the time of its sampled slots */
 	uint64_t samp_own; /* its own hits in them */
-	double samp_work; /* the target's work in them, ns */
+	double samp_cpu; /* the target's CPU time in them, ns */
+	double samp_spent; /* what every spec's hits in them cost */
 	double on_s; /* attached in them */
 	double on_cpu; /* the target's CPU time then, ns */
-	double on_work; /* ... and its work */
-	double on_price; /* the price of the hits then, ns */
+	double on_spent; /* what every spec's hits cost then */
 };
 
 struct budget {
 	struct tracer *tr;
 	const struct cost *cost;
 	double pct;
-	pid_t pid; /* whose CPU time is the target's work; 0: none */
+	struct cputime *cpu; /* the target's CPU time; NULL: none (-b) */
 	struct gov gov;
 	size_t sampled;
 	int costliest;
 	uint64_t all_hits;
+	double spent;
 	struct mark slot; /* the slot's start */
 	struct mark part; /* the later of the slot's and the interval's */
 	struct mark iv; /* the interval's start */
-	struct mark last; /* the last mark that read the target's CPU */
+	double slot_s; /* the length of the slot under way */
 	double checked; /* when check_burst() last looked */
-	double u; /* the target's CPU rate in the last part it was known */
+	unsigned int seed; /* the slots' jitter */
 	struct bspec s[PT_MAX_SPECS];
 };
 
@@ -109,22 +118,30 @@ static void new_spec(struct budget *b, int id, unsigned int gen, uint64_t hits,
 	s->hits = s->slot_hits = s->part_hits = s->iv_hits = hits;
 }
 
-/* Look now: every live spec's hits (and, if cpu, the target's CPU time)
- * into m and the specs' hits. */
-static void take_mark(struct budget *b, struct mark *m, bool cpu)
+/* Spec s's counters now st: add its hits since the last look, and
+ * what they cost, to every spec's. The hits dropped while parked cost the
+ * target too; a hit that shared another's trap only its program run. */
+static void spend(struct budget *b, struct bspec *s, const struct pt_stat *st)
 {
-	uint64_t ns;
+	uint64_t runs = (st->hits > s->hits ? st->hits - s->hits : 0) +
+			(st->parked > s->parked ? st->parked - s->parked : 0);
+	uint64_t shared = st->shared > s->shared ? st->shared - s->shared : 0;
+	uint64_t traps = runs > shared ? runs - shared : 0;
 
+	b->all_hits += runs;
+	b->spent += (double)traps * cost_trap_ns() +
+		    (double)runs * cost_prog_ns(b->cost);
+	s->hits = st->hits;
+	s->parked = st->parked;
+	s->shared = st->shared;
+}
+
+/* Look now: every live spec's hits and the target's CPU time into m
+ * and the specs' hits. */
+static void take_mark(struct budget *b, struct mark *m)
+{
 	m->t = now_s();
-	m->cpu_ns = -1;
-	m->cpu_t = 0;
-	if (cpu && b->pid && !proc_cpu_ns(b->pid, &ns)) {
-		m->cpu_ns = (double)ns;
-		b->last = *m;
-	} else if (cpu && b->last.cpu_ns >= 0) {
-		m->cpu_ns = b->last.cpu_ns; /* gone: as last seen, */
-		m->cpu_t = b->last.t; /* then */
-	}
+	m->cpu = (double)cputime_ns(b->cpu);
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		const struct tracer_spec_info *info =
 			id < tracer_nspecs(b->tr) ? tracer_spec_info(b->tr, id)
@@ -139,18 +156,16 @@ static void take_mark(struct budget *b, struct mark *m, bool cpu)
 		tracer_stat(b->tr, id, &st); /* zero if unreadable */
 		if (!s->live || s->gen != info->gen) {
 			m->all_hits = b->all_hits;
+			m->spent = b->spent;
 			new_spec(b, id, info->gen, st.hits, m);
 			s->parked = st.parked;
+			s->shared = st.shared;
 			continue;
 		}
-		/* the hits dropped while parked cost the target too */
-		b->all_hits +=
-			(st.hits > s->hits ? st.hits - s->hits : 0) +
-			(st.parked > s->parked ? st.parked - s->parked : 0);
-		s->hits = st.hits;
-		s->parked = st.parked;
+		spend(b, s, &st);
 	}
 	m->all_hits = b->all_hits;
+	m->spent = b->spent;
 }
 
 /* The price of hits hits, ns. */
@@ -168,35 +183,18 @@ static void account(struct bspec *s, const struct mark *m)
 	s->slot_on_s += dt;
 	if (s->duty < 1) {
 		s->part_on_s += dt;
-		s->part_on_all += m->all_hits - s->since.all_hits;
+		s->part_on_cpu += m->cpu - s->since.cpu;
+		s->part_on_spent += m->spent - s->since.spent;
 	}
 	s->since = *m;
 }
 
-/* The target's CPU rate (CPUs) from b->part to m: its CPU time over the
- * wall time; where it is not known (-b, or the target gone before the
- * part began) that of the last part it was, or 1. The CPU time of
- * another process is only as fine as its last tick: fine over a slot
- * (0.1 s), too coarse for windows of a few ms, so a window is taken to
- * run at its slot's rate. */
-static double cpu_rate(struct budget *b, const struct mark *m)
-{
-	double end = m->cpu_t > 0 ? m->cpu_t : m->t; /* gone: last seen */
-
-	if (m->cpu_ns >= 0 && b->part.cpu_ns >= 0 &&
-	    m->cpu_ns >= b->part.cpu_ns && end > b->part.t + 0.01)
-		b->u = (m->cpu_ns - b->part.cpu_ns) / 1e9 / (end - b->part.t);
-	return b->u;
-}
-
 /* The part of the slot under way that is in this interval ends at m:
- * for each spec sampled in it, the target's work over the part and in
- * the spec's windows (u times the time, less the price of every hit in
- * it). */
+ * for each spec sampled in it, the target's CPU time and every spec's
+ * hits over the part and in the spec's windows. */
 static void end_part(struct budget *b, const struct mark *m)
 {
-	double u = cpu_rate(b, m), dt = m->t - b->part.t;
-	double hits = price(b, m->all_hits - b->part.all_hits);
+	double dt = m->t - b->part.t;
 
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
@@ -210,23 +208,30 @@ static void end_part(struct budget *b, const struct mark *m)
 			s->sampled |= s->part_on_s < dt - 1e-3;
 			s->samp_s += dt;
 			s->samp_own += s->hits - s->part_hits;
-			s->samp_work += u * dt * 1e9 - hits;
+			s->samp_cpu += m->cpu - b->part.cpu;
+			s->samp_spent += m->spent - b->part.spent;
 			s->on_s += s->part_on_s;
-			s->on_cpu += u * s->part_on_s * 1e9;
-			s->on_price += price(b, s->part_on_all);
-			s->on_work += u * s->part_on_s * 1e9 -
-				      price(b, s->part_on_all);
+			s->on_cpu += s->part_on_cpu;
+			s->on_spent += s->part_on_spent;
 		}
 		s->part_hits = s->hits;
-		s->part_on_s = 0;
-		s->part_on_all = 0;
+		s->part_on_s = s->part_on_cpu = 0;
+		s->part_on_spent = 0;
 	}
 	b->part = *m;
 }
 
+/* The length of the next slot: GOV_SLOT_S, give or take BUDGET_JITTER. */
+static double slot_len(struct budget *b)
+{
+	double r = (double)rand_r(&b->seed) / RAND_MAX;
+
+	return GOV_SLOT_S * (1 - BUDGET_JITTER + 2 * BUDGET_JITTER * r);
+}
+
 static bool is_fixed(const struct tracer_spec_info *info)
 {
-	return info->exact || info->spec->agg == SPEC_AGG_LATENCY;
+	return info->exact;
 }
 
 /* A slot starts at mark m: ask the governor, attach every spec, and
@@ -253,6 +258,7 @@ static void start_slot(struct budget *b, const struct mark *m)
 			.hit_ns = cost_hit_ns(b->cost),
 		};
 	}
+	b->slot_s = slot_len(b);
 	b->sampled = gov_slot(&b->gov, in, (size_t)n, m->t - b->slot.t,
 			      cost_kernel_ns_per_s(b->cost),
 			      b->pct * 1e9 / 100.0, duty);
@@ -277,7 +283,7 @@ static void start_slot(struct budget *b, const struct mark *m)
 	/* attaching takes the kernel a grace period or so (ms): the
 	 * windows start when it is done, as the hits counted do (park.h) */
 	if (attached)
-		take_mark(b, &after, false);
+		take_mark(b, &after);
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
 
@@ -287,7 +293,7 @@ static void start_slot(struct budget *b, const struct mark *m)
 			s->on = true;
 			s->since = after;
 		}
-		s->off_at = s->since.t + s->duty * GOV_SLOT_S;
+		s->off_at = s->since.t + s->duty * b->slot_s;
 	}
 	b->slot = *m;
 }
@@ -302,14 +308,14 @@ struct budget *budget_new(struct tracer *tr, const struct cost *c, double pct)
 	}
 	b->tr = tr;
 	b->cost = c;
-	b->pid = tracer_target_pid(tr);
+	b->cpu = cputime_new(tr);
 	b->costliest = -1;
-	b->last.cpu_ns = -1;
-	b->u = 1;
 	b->checked = now_s();
+	b->seed = (unsigned int)(b->checked * 1e6);
+	b->slot_s = GOV_SLOT_S;
 	b->pct = -1;
 	budget_set(b, pct);
-	take_mark(b, &b->iv, true);
+	take_mark(b, &b->iv);
 	b->part = b->iv;
 	return b;
 }
@@ -322,6 +328,7 @@ void budget_free(struct budget *b)
 		if (tracer_parked(b->tr, id))
 			tracer_park(b->tr, id, false);
 	tracer_count_hits(b->tr, false);
+	cputime_free(b->cpu);
 	free(b);
 }
 
@@ -334,7 +341,7 @@ void budget_set(struct budget *b, double pct)
 	gov_init(&b->gov);
 	b->sampled = 0;
 	b->costliest = -1;
-	take_mark(b, &m, true);
+	take_mark(b, &m);
 	end_part(b, &m);
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
@@ -352,6 +359,7 @@ void budget_set(struct budget *b, double pct)
 	}
 	/* the first slot is short: a costly spec is cut in GOV_FIRST_S */
 	b->slot = m;
+	b->slot_s = GOV_SLOT_S;
 	b->slot.t = m.t - GOV_SLOT_S + GOV_FIRST_S;
 }
 
@@ -366,7 +374,7 @@ double budget_wake_s(const struct budget *b)
 
 	if (b->pct < 0)
 		return -1;
-	t = b->slot.t + GOV_SLOT_S;
+	t = b->slot.t + b->slot_s;
 	if (b->checked + GOV_CHECK_S < t)
 		t = b->checked + GOV_CHECK_S;
 	for (int id = 0; id < PT_MAX_SPECS; id++)
@@ -388,7 +396,7 @@ double budget_wake_s(const struct budget *b)
 static void check_burst(struct budget *b, const struct mark *m)
 {
 	double room = gov_room_ns(&b->gov);
-	double gone = (m->t - b->slot.t) / GOV_SLOT_S;
+	double gone = (m->t - b->slot.t) / b->slot_s;
 	uint64_t most = 0;
 	int id = -1;
 
@@ -422,7 +430,7 @@ void budget_tick(struct budget *b)
 {
 	struct mark m;
 	double t = now_s();
-	bool due = false, slot = t >= b->slot.t + GOV_SLOT_S;
+	bool due = false, slot = t >= b->slot.t + b->slot_s;
 	bool check = t >= b->checked + GOV_CHECK_S;
 
 	if (b->pct < 0)
@@ -432,7 +440,7 @@ void budget_tick(struct budget *b)
 		      t >= b->s[id].off_at;
 	if (!due && !slot && !check)
 		return;
-	take_mark(b, &m, slot);
+	take_mark(b, &m);
 	b->checked = m.t;
 	if (slot) {
 		start_slot(b, &m);
@@ -458,30 +466,50 @@ size_t budget_sampled(const struct budget *b, int *costliest)
 }
 
 /*
- * What spec s's counts over the interval are multiplied by. Its hits in
- * whole slots count as they are; those in its sampled slots stand for
- * the target's work over those slots, over its work in the spec's
- * windows (end_part()). Where the hits took nearly all of the windows'
- * CPU time, what is left for work is within the error of their price
- * (cost_hit_ns() misses what a runtime does to prepare a probe's
- * arguments, and the caches the trap evicts): the work there is taken
- * as at least BUDGET_PRICE_ERR of their price, so the estimate errs low,
- * not without bound high.
+ * What spec s's hits in its windows stand for: the target's work over
+ * its sampled slots over its work in the windows, work being the CPU
+ * time less what every hit in it cost, at k times the meter's prices.
+ * INFINITY where no work is left in the windows at that; at least 1.
  */
-static double factor(const struct bspec *s)
+static double factor_at(const struct bspec *s, double k)
 {
-	uint64_t own = s->hits - s->iv_hits;
-	double on = s->on_work, f;
+	double all = s->samp_cpu - k * s->samp_spent;
+	double on = s->on_cpu - k * s->on_spent;
 
-	if (!own || !s->samp_own || s->on_s <= 0)
-		return 1;
-	if (on < BUDGET_PRICE_ERR * s->on_price)
-		on = BUDGET_PRICE_ERR * s->on_price;
-	if (on < 0.01 * s->on_cpu)
-		on = 0.01 * s->on_cpu;
-	f = s->samp_work > on ? s->samp_work / on : 1;
-	return ((double)(own - s->samp_own) + (double)s->samp_own * f) /
-	       (double)own;
+	if (on <= 0)
+		return s->samp_own ? INFINITY : 1;
+	return all > on ? all / on : 1;
+}
+
+/*
+ * The least spec s's factor can be, whatever a hit costs in its windows:
+ * there the traps' time counts as work, which only adds the same to the
+ * work over the sampled slots and in the windows and so brings their
+ * ratio down; out of them, where a parked spec's last hits fall, each is
+ * taken at the meter's price. At least 1.
+ */
+static double least_factor(const struct bspec *s)
+{
+	double all = s->samp_cpu - (s->samp_spent - s->on_spent);
+
+	if (s->on_cpu <= 0)
+		return s->samp_own ? INFINITY : 1;
+	return all > s->on_cpu ? all / s->on_cpu : 1;
+}
+
+/* Spec s's estimate: its factor at the meter's prices, and at those
+ * prices BUDGET_PRICE_ERR off either way (the factor's error). */
+static void factors(const struct budget *b, const struct bspec *s,
+		    struct budget_est *e)
+{
+	double lo = factor_at(s, 1 - BUDGET_PRICE_ERR);
+	double hi = factor_at(s, 1 + BUDGET_PRICE_ERR);
+
+	e->factor = factor_at(s, 1);
+	e->f_lo = lo < hi ? lo : hi;
+	e->f_hi = lo < hi ? hi : lo;
+	e->f_min = least_factor(s);
+	e->measured = b->cpu != NULL;
 }
 
 void budget_interval(struct budget *b, struct budget_est *out, size_t n)
@@ -489,11 +517,12 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 	struct mark m;
 	double secs;
 
-	take_mark(b, &m, true);
+	take_mark(b, &m);
 	end_part(b, &m);
 	secs = m.t - b->iv.t;
 	for (size_t id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
+		uint64_t own = s->hits - s->iv_hits;
 
 		out[id] = (struct budget_est){ .duty = 1, .factor = 1 };
 		if (!s->live)
@@ -501,13 +530,46 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 		if (s->sampled && b->pct >= 0 && secs > 0) {
 			out[id].estimated = true;
 			out[id].duty = (secs - s->samp_s + s->on_s) / secs;
-			out[id].factor = factor(s);
+			out[id].in_windows =
+				own ? (double)s->samp_own / (double)own : 0;
+			factors(b, s, &out[id]);
 		}
 		s->iv_hits = s->hits;
 		s->sampled = false;
-		s->samp_s = s->samp_work = 0;
-		s->on_s = s->on_cpu = s->on_work = s->on_price = 0;
+		s->samp_s = s->on_s = s->samp_cpu = s->on_cpu = 0;
 		s->samp_own = 0;
+		s->samp_spent = s->on_spent = 0;
 	}
 	b->iv = m;
+}
+
+/*
+ * The hits c_w = c * in_windows a row counted in its spec's windows
+ * stand for c_w * factor. Two errors: the factor's, from the price of a
+ * hit (c_w times the spread of f_lo..f_hi about it: an error of sign
+ * unknown but the same in every interval, so it adds up), and the row's
+ * hits in the windows are a sample of its hits: variance c_w * factor^2,
+ * as if they came at random (a bound for hits that come evenly). The
+ * lower bound takes the least factor any price allows (least_factor()),
+ * less AGG_SIGMAS of its sample's error: never below c.
+ */
+void budget_row(const struct budget_est *e, double c, double *est, double *sys,
+		double *var, double *lo)
+{
+	double cw = c * e->in_windows;
+
+	*est = *lo = c;
+	*sys = *var = 0;
+	if (!e->estimated || cw <= 0)
+		return; /* nothing counted in a window: nothing to scale */
+	if (e->measured && isfinite(e->f_min))
+		*lo = fmax(c, c - cw + cw * e->f_min -
+				      AGG_SIGMAS * sqrt(cw) * e->f_min);
+	if (!e->measured || !isfinite(e->f_hi)) {
+		*var = INFINITY;
+		return;
+	}
+	*est = c - cw + cw * e->factor;
+	*sys = cw * fmax(e->f_hi - e->factor, e->factor - e->f_lo);
+	*var = cw * e->factor * e->factor;
 }

@@ -14,11 +14,17 @@
  * Estimates. A sampled spec saw only what its target did while it was
  * attached, and the target ran slower then (each hit costs it a trap):
  * scaling by the share of wall time would count a hot probe many times
- * too low. The share of the target's work is what counts: the target's
- * CPU time (schedstat) over the interval, less what its hits cost, over
- * the same during the spec's windows. With -b (no one process) the
- * share of wall time is taken instead. budget_interval() gives each
- * spec that factor; agg scales its rows by it.
+ * too low, and a target that sleeps between bursts does its work when
+ * it does, not evenly. The share of the target's work is what counts:
+ * its CPU time to the moment (cputime.h) at every mark, less what the
+ * hits cost, over the spec's sampled slots and in its windows. A hit's
+ * price is known to BUDGET_PRICE_ERR: where the hits took most of the
+ * windows' CPU time, the work left is a small difference of two large
+ * numbers, and the factor's spread over that error says so. Each row's
+ * estimate comes with that spread and the variance of its own sample of
+ * hits (budget_row()), from which agg says whether it is an estimate
+ * that keeps its promise or only a lower bound (agg.h). With -b (no one
+ * process) every sampled count is a lower bound.
  *
  * Called by agg (agg_tick(), agg_read(), agg_set_budget()).
  */
@@ -32,11 +38,16 @@ struct cost;
 struct tracer;
 struct budget;
 
-/* Per spec id, what an interval's rows stand for. */
+/* Per spec id, what an interval's rows stand for (budget_row()). */
 struct budget_est {
 	bool estimated; /* sampled in the interval: rows are estimates */
 	double duty; /* share of the interval it was attached (1: all) */
-	double factor; /* what its counts are multiplied by (>= 1) */
+	double in_windows; /* share of its hits counted in sampled slots */
+	double factor; /* what those hits stand for (>= 1) */
+	double f_lo, f_hi; /* ... at a hit's price off either way; f_hi
+			      INFINITY: nothing can be said */
+	double f_min; /* the least it can be (a lower bound's) */
+	bool measured; /* the target's CPU time was (a process, not -b) */
 };
 
 /* Follow tr's specs; c prices a hit. pct: % of one CPU, < 0 for none.
@@ -67,5 +78,15 @@ size_t budget_sampled(const struct budget *b, int *costliest);
 /* End the interval (since the last call, or budget_new()): what each of
  * the n spec ids' rows stand for, into out[0..n). */
 void budget_interval(struct budget *b, struct budget_est *out, size_t n);
+
+/*
+ * A row of a spec e describes counted c this interval: the estimate of
+ * what it would have counted attached all the time into *est, its error
+ * of unknown sign into *sys and its variance into *var (both 0: exact;
+ * *var INFINITY: no estimate, *est is c), and a lower bound (at least c)
+ * into *lo. Pure.
+ */
+void budget_row(const struct budget_est *e, double c, double *est, double *sys,
+		double *var, double *lo);
 
 #endif

@@ -80,6 +80,11 @@ static struct objinfo *cache_find(struct objcache *cache, uint64_t dev,
 	return NULL;
 }
 
+bool objcache_has(struct objcache *cache, uint64_t dev, uint64_t inode)
+{
+	return cache_find(cache, dev, inode) != NULL;
+}
+
 static int cache_add(struct objcache *cache, struct objinfo *info)
 {
 	if (cache->n == cache->cap) {

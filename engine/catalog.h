@@ -81,6 +81,9 @@ struct proc_map;
 struct elfobj *objcache_elf(struct objcache *cache, pid_t pid,
 			    const struct proc_map *m);
 
+/* Whether the file of (dev, inode) is in the cache (dev: makedev()). */
+bool objcache_has(struct objcache *cache, uint64_t dev, uint64_t inode);
+
 /*
  * Catalog a running process. Returns NULL with errno: ESRCH (no such
  * process, or it exited meanwhile), EACCES/EPERM (not allowed to read

@@ -175,6 +175,11 @@ double cost_stats_ns(void)
 	return stats_ns;
 }
 
+double cost_prog_ns(const struct cost *c)
+{
+	return c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS;
+}
+
 double cost_hit_ns(const struct cost *c)
 {
 	return cost_trap_ns() +
@@ -195,7 +200,8 @@ uint64_t cost_hits(const struct agg_spec *as, bool total)
 	if (!as->spec || as->spec->agg != SPEC_AGG_LATENCY)
 		return events;
 	return 2 * recorded + drops +
-	       (total ? as->unmatched_total : as->unmatched);
+	       (total ? as->unmatched_total : as->unmatched) +
+	       (total ? as->cut_total : as->cut);
 }
 
 double cost_pct(double ns, double seconds)

@@ -80,6 +80,9 @@ void cost_free(struct cost *c);
  * the programs' average run. */
 double cost_hit_ns(const struct cost *c);
 
+/* ... of which the programs' average run. */
+double cost_prog_ns(const struct cost *c);
+
 /* ns of CPU a second the kernel-side programs (watches) took, as last
  * measured. */
 double cost_kernel_ns_per_s(const struct cost *c);
@@ -100,8 +103,9 @@ void cost_fill(struct cost *c, struct agg_snapshot *snap,
 
 /* Uprobe hits an interval's events stand for: one per event, but two per
  * latency pair recorded (its start and its end), plus ends without a
- * start. Starts still open at the end are not known, and not counted.
- * total: since attach, else this interval. */
+ * start and the halves the budget's windows cut from their pair. Starts
+ * still open at the end are not known, and not counted. total: since
+ * attach, else this interval. */
 uint64_t cost_hits(const struct agg_spec *as, bool total);
 
 /* ns of CPU over seconds as a % of one CPU; 0 if seconds <= 0. */

@@ -9,7 +9,8 @@
  *
  * A spec's price is what it would cost if it were attached all the time:
  * its hits per second while it was attached in the last slot times what
- * one hit costs (cost.h), in ns of CPU per second.
+ * one hit costs (cost.h), in ns of CPU per second. Every probe of a spec
+ * counts: a latency pair's start and end are two hits.
  *
  * The budget is a rate with a reserve (a token bucket): what tracing
  * spent below the budget is kept, up to GOV_BURST_S seconds' worth, and a
@@ -19,7 +20,7 @@
  * its share is paid back by the next ones.
  *
  * Water-filling: the room of the next slot, less what cannot be sampled
- * (latency pairs, a spec another needs, the kernel-side programs), is
+ * (a spec another needs, the kernel-side programs), is
  * shared so that every spec whose price is under a common level L is
  * attached all the time (exact), and each costlier one for L / price of
  * the slot (at least GOV_MIN_DUTY): the cheap stay exact, the costliest

@@ -75,16 +75,24 @@ static struct park_closer *closer(struct tracer *tr)
 }
 
 /* Mark ts parked (or not) for the BPF programs, which then drop its hits
- * until its uprobes are out (or count them again). */
+ * until its uprobes are out (or count them again), and begin its next
+ * epoch: a latency pair never spans the gap (latency.bpf.h). Attaching,
+ * the epoch moves before the bit clears, so an event counted again is
+ * of the new epoch. */
 static void set_bit(struct tracer *tr, const struct tspec *ts, bool on)
 {
 	size_t id = (size_t)(ts - tr->specs);
 	__u64 bit = 1ULL << (id % 64);
+	__u32 *epoch = &tr->skel->bss->pt_epoch[id];
 
-	if (on)
+	if (on) {
 		tr->skel->bss->pt_parked[id / 64] |= bit;
-	else
+		__atomic_store_n(epoch, *epoch + 1, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(epoch, *epoch + 1, __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
 		tr->skel->bss->pt_parked[id / 64] &= ~bit;
+	}
 }
 
 int park_spec(struct tracer *tr, struct tspec *ts)
@@ -173,7 +181,10 @@ int park_unpark(struct tracer *tr, struct tspec *ts)
 
 void park_forget(struct tracer *tr, struct tspec *ts)
 {
-	set_bit(tr, ts, false);
+	size_t id = (size_t)(ts - tr->specs);
+
+	tr->skel->bss->pt_parked[id / 64] &= ~(1ULL << (id % 64));
+	tr->skel->bss->pt_epoch[id] = 0; /* the next spec here: never parked */
 	ts->parked = false;
 }
 

@@ -13,7 +13,9 @@
  * From the moment a spec is parked its hits are dropped by the BPF
  * programs (a bit in pt_parked), and from the moment it is attached again
  * counted, so what it counts matches the times the budget took, whatever
- * the kernel's attach and detach take.
+ * the kernel's attach and detach take. Each park and each attach begins
+ * a new epoch of the spec (pt_epoch), so that its latency pairs are made
+ * of a start and an end of one window (engine/bpf/latency.bpf.h).
  *
  * Closing a link has the kernel wait out a grace period (some 50 ms,
  * ulink.h), so parked links are closed by background threads: parking
@@ -41,7 +43,8 @@ int park_spec(struct tracer *tr, struct tspec *ts);
 int park_unpark(struct tracer *tr, struct tspec *ts);
 
 /* ts is being removed (its links closed by the caller): its id may
- * serve another spec, which must not start parked. */
+ * serve another spec, which must not start parked, and starts in epoch
+ * 0 (never parked). */
 void park_forget(struct tracer *tr, struct tspec *ts);
 
 /* Wait for the closers to close what they were given, and end them. */

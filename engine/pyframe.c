@@ -1,6 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * pyframe — CPython found, described and named; see pyframe.h.
+ *
+ * Names come from two places. The kernel takes them at first sight
+ * (bpf/pyframe.bpf.h: a code object's name, file, first line and, for
+ * pyline, its line table, as struct pt_pynew records on pynew), so a
+ * process that exits at once is still named; on_new() keeps them. What
+ * the kernel could not read (a page not present) is read here from the
+ * process (process_vm_readv) while it lives: at the record, or when a
+ * row asks for a name no record brought.
+ *
+ * Every name is kept to the end of the run, by (pid, gen, code): gen is
+ * the process's set-up (a new one after an exec), so an address of the
+ * program before never names one of the program after.
  */
 #include "pyframe.h"
 
@@ -24,41 +36,59 @@
 #include "stacktext.h"
 #include "pyline.h"
 
-#define NAMES 16384 /* code objects named, a direct-mapped cache */
+#define INDEX 16384 /* chains of the names' index */
 #define STR_MAX 1024 /* characters of a name or path read at most */
+
+_Static_assert(offsetof(struct pt_pynew, lines) == PT_PYNEW_HEAD,
+	       "pt_pynew layout");
+_Static_assert(sizeof(struct pt_pyproc) == 72, "pt_pyproc layout");
+
+#define OLD_GENS 8 /* set-ups before an exec whose names are looked up */
 
 struct pyproc {
 	pid_t pid;
+	uint32_t gen; /* its set-up, as the kernel keys it; 0: none yet */
+	uint32_t old[OLD_GENS]; /* the set-ups before its exec()s, the last
+				   first (0: none) */
 	const struct pylayout *lay;
 	uint64_t code_type; /* the address of PyCode_Type */
 	bool ready;
 	bool said; /* unsupported: said once */
 };
 
+/* One code object's names. */
 struct name_slot {
 	pid_t pid;
+	uint32_t gen;
 	uint64_t code;
 	struct pyname name;
-	bool used, ok;
+	bool ok;
 	int minor;
 	uint8_t *lines; /* the code object's line table, for pyline */
 	size_t nlines;
+	uint32_t next; /* the next of its index chain: 1 + index, or 0 */
 };
 
-#define LINES_MAX 16384 /* bytes of a line table kept */
+#define LINES_MAX PT_PYLINES /* bytes of a line table kept */
 
 struct pyframe {
 	int procs_fd, stacks_fd;
-	struct ring_buffer *news; /* pynew: what to name now */
+	struct ring_buffer *news; /* pynew: names taken at first sight */
+	const volatile uint64_t *lost; /* records pynew had no room for */
+	uint64_t lost_said;
 	struct pyproc procs[PT_PY_PROCS];
 	size_t nprocs;
-	struct name_slot names[NAMES];
+	uint32_t gens; /* the last gen handed out */
+	struct name_slot *names; /* every code object named, to the end */
+	size_t nnames, capnames;
+	uint32_t index[INDEX]; /* by (pid, gen, code): 1 + index, or 0 */
 	struct stacktext *stacks; /* every stack named, kept to the end */
 };
 
 static int on_new(void *ctx, void *data, size_t size);
 
-struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd, int pynew_fd)
+struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd, int pynew_fd,
+			    const volatile uint64_t *lost)
 {
 	struct pyframe *pf = calloc(1, sizeof(*pf));
 
@@ -68,6 +98,7 @@ struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd, int pynew_fd)
 	}
 	pf->procs_fd = pyprocs_fd;
 	pf->stacks_fd = pystacks_fd;
+	pf->lost = lost;
 	pf->news = ring_buffer__new(pynew_fd, on_new, pf, NULL);
 	pf->stacks = stacktext_new();
 	if (!pf->news || !pf->stacks) {
@@ -84,8 +115,9 @@ void pyframe_free(struct pyframe *pf)
 {
 	if (!pf)
 		return;
-	for (size_t i = 0; i < NAMES; i++)
+	for (size_t i = 0; i < pf->nnames; i++)
 		free(pf->names[i].lines);
+	free(pf->names);
 	stacktext_free(pf->stacks);
 	ring_buffer__free(pf->news);
 	free(pf);
@@ -175,28 +207,53 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		.frame_owner = field(l->frame_owner),
 		.frame_lasti = l->frame_lasti,
 		.code_adaptive = field(l->code_code_adaptive),
-		.code_firstlineno = l->code_firstlineno,
 		.owner_cstack = l->owner_cstack,
 		.lasti_kind = l->minor <= 9    ? PT_LASTI_BYTES
 			      : l->minor == 10 ? PT_LASTI_UNITS
 					       : PT_LASTI_PTR,
+		.code_firstlineno = (uint8_t)l->code_firstlineno,
+		.code_filename = (uint8_t)l->code_filename,
+		.code_name = (uint8_t)l->code_name,
+		.code_linetable = (uint8_t)l->code_linetable,
+		.str_length = (uint8_t)l->unicode_length,
+		.str_state = (uint8_t)l->unicode_state,
+		.str_ascii_data = (uint8_t)l->unicode_ascii_data,
+		.str_compact_data = (uint8_t)l->unicode_compact_data,
+		.bytes_size = (uint8_t)l->bytes_size,
+		.bytes_sval = (uint8_t)l->bytes_sval,
+		.state_kind_shift = (uint8_t)l->state_kind_shift,
+		.state_compact_shift = (uint8_t)l->state_compact_shift,
+		.state_ascii_shift = (uint8_t)l->state_ascii_shift,
+		.gen = ++pf->gens,
 	};
 	uint32_t key = (uint32_t)pid;
+	struct pyproc *p = find_proc(pf, pid, false);
 
-	return bpf_map_update_elem(pf->procs_fd, &key, &pp, BPF_ANY) ? -errno
-								     : 0;
+	/* what the kernel reads of a code object, str, bytes lies in the
+	 * spans it reads (bpf/pyframe.bpf.h) */
+	if (l->code_firstlineno + 4 > PT_PYCODE_SPAN ||
+	    l->code_filename + 8 > PT_PYCODE_SPAN ||
+	    l->code_name + 8 > PT_PYCODE_SPAN ||
+	    l->code_linetable + 8 > PT_PYCODE_SPAN ||
+	    l->unicode_length + 8 > PT_PYSTR_HEAD ||
+	    l->unicode_state + 4 > PT_PYSTR_HEAD ||
+	    l->bytes_size + 8 > PT_PYBYTES_HEAD ||
+	    l->unicode_compact_data > 255 || l->bytes_sval > 255)
+		return -ENOTSUP;
+	if (bpf_map_update_elem(pf->procs_fd, &key, &pp, BPF_ANY))
+		return -errno;
+	if (p)
+		p->gen = pp.gen;
+	return 0;
 }
 
-/* obj's load bias in the process whose maps are maps: its own if the
- * catalog knew it, else from its lowest mapping (a file named before the
- * process mapped it). 0 or -ENOENT (not mapped). */
+/* obj's load bias in the process whose maps are maps, from its lowest
+ * mapping there. 0 or -ENOENT (not mapped: not yet, or not in this
+ * program; the catalog's bias of an object it knew in the program before
+ * an exec is that program's). */
 static int load_bias(const struct cat_object *obj, const struct proc_maps *maps,
 		     uint64_t *bias)
 {
-	if (obj->has_bias) {
-		*bias = obj->bias;
-		return 0;
-	}
 	for (size_t i = 0; maps && i < maps->n; i++) {
 		const struct proc_map *m = &maps->maps[i];
 
@@ -261,13 +318,17 @@ void pyframe_forget(struct pyframe *pf, pid_t pid)
 
 	if (!p)
 		return;
-	p->ready = false;
+	p->ready = false; /* nothing read from the new program ... */
+	pyframe_drain(pf); /* ... for the names taken before the exec */
 	p->said = false;
 	p->lay = NULL;
+	p->code_type = 0;
+	if (p->gen) {
+		memmove(p->old + 1, p->old, sizeof(p->old) - sizeof(p->old[0]));
+		p->old[0] = p->gen;
+	}
+	p->gen = 0; /* addresses mean others now: names of the next gen */
 	bpf_map_delete_elem(pf->procs_fd, &key);
-	for (size_t i = 0; i < NAMES; i++) /* addresses mean others now */
-		free(pf->names[i].lines);
-	memset(pf->names, 0, sizeof(pf->names));
 }
 
 int pyframe_ready(const struct pyframe *pf, pid_t pid)
@@ -303,6 +364,27 @@ static size_t put_utf8(char *out, uint32_t c)
 	return 4;
 }
 
+/* n characters of kind (1, 2 or 4 bytes each) at raw as UTF-8 into buf
+ * (4 * n + 1 bytes). Its length. */
+static int decode(const uint8_t *raw, size_t n, uint32_t kind, char *buf)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c =
+			kind == 1 ? raw[i]
+			: kind == 2
+				? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
+				: (uint32_t)(raw[4 * i] | raw[4 * i + 1] << 8 |
+					     raw[4 * i + 2] << 16 |
+					     (uint32_t)raw[4 * i + 3] << 24);
+
+		at += put_utf8(buf + at, c > 0x10ffff ? 0xfffd : c);
+	}
+	buf[at] = '\0';
+	return (int)at;
+}
+
 /* The str object at obj in pid as UTF-8 into buf (4 * STR_MAX + 1
  * bytes). Its length, or -1 (not a compact string, unreadable). */
 static int read_str(pid_t pid, const struct pylayout *l, uint64_t obj,
@@ -312,7 +394,6 @@ static int read_str(pid_t pid, const struct pylayout *l, uint64_t obj,
 	int64_t len;
 	uint64_t utf8;
 	static uint8_t raw[4 * STR_MAX];
-	size_t at = 0;
 
 	if (!obj || peek(pid, obj + l->unicode_state, &state, sizeof(state)) ||
 	    peek(pid, obj + l->unicode_length, &len, sizeof(len)) ||
@@ -343,19 +424,7 @@ static int read_str(pid_t pid, const struct pylayout *l, uint64_t obj,
 		buf[n] = '\0';
 		return (int)n;
 	}
-	for (int64_t i = 0; i < len; i++) {
-		uint32_t c =
-			kind == 1 ? raw[i]
-			: kind == 2
-				? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
-				: (uint32_t)(raw[4 * i] | raw[4 * i + 1] << 8 |
-					     raw[4 * i + 2] << 16 |
-					     (uint32_t)raw[4 * i + 3] << 24);
-
-		at += put_utf8(buf + at, c > 0x10ffff ? 0xfffd : c);
-	}
-	buf[at] = '\0';
-	return (int)at;
+	return decode(raw, (size_t)len, kind, buf);
 }
 
 /* s cut to out (n bytes): its end kept behind "..." if tail, else its
@@ -387,16 +456,21 @@ static void cut(const char *s, char *out, size_t n, bool tail)
 static void read_lines(const struct pyproc *p, uint64_t code,
 		       struct name_slot *s)
 {
-	const struct pylayout *l = p->lay;
-	uint64_t tab = peek_ptr(p->pid, code + l->code_linetable);
+	const struct pylayout *l = p && p->ready ? p->lay : NULL;
+	uint64_t tab = l ? peek_ptr(p->pid, code + l->code_linetable) : 0;
 	int64_t n = 0;
 
 	if (!tab || peek(p->pid, tab + l->bytes_size, &n, sizeof(n)) || n <= 0)
 		return;
 	n = n > LINES_MAX ? LINES_MAX : n;
 	s->lines = malloc((size_t)n);
-	if (s->lines && !peek(p->pid, tab + l->bytes_sval, s->lines, (size_t)n))
-		s->nlines = (size_t)n;
+	if (s->lines &&
+	    peek(p->pid, tab + l->bytes_sval, s->lines, (size_t)n)) {
+		free(s->lines);
+		s->lines = NULL;
+		return;
+	}
+	s->nlines = s->lines ? (size_t)n : 0;
 	s->minor = l->minor;
 }
 
@@ -424,24 +498,98 @@ static int read_code(const struct pyproc *p, uint64_t code, struct pyname *out)
 	return 0;
 }
 
+static size_t name_chain(pid_t pid, uint32_t gen, uint64_t code)
+{
+	return (code >> 4 ^ (uint64_t)pid ^ (uint64_t)gen << 20) % INDEX;
+}
+
+/* The names of code in pid as set up gen, or NULL. */
+static struct name_slot *find_name(struct pyframe *pf, pid_t pid, uint32_t gen,
+				   uint64_t code)
+{
+	for (uint32_t k = pf->index[name_chain(pid, gen, code)]; k;
+	     k = pf->names[k - 1].next) {
+		struct name_slot *s = &pf->names[k - 1];
+
+		if (s->code == code && s->pid == pid && s->gen == gen)
+			return s;
+	}
+	return NULL;
+}
+
+/* A new slot for code in pid, "?" until named; NULL if out of memory. */
+static struct name_slot *add_name(struct pyframe *pf, pid_t pid, uint32_t gen,
+				  uint64_t code)
+{
+	size_t chain = name_chain(pid, gen, code);
+	struct name_slot *s;
+
+	if (pf->nnames == pf->capnames) {
+		size_t cap = pf->capnames ? 2 * pf->capnames : 256;
+
+		s = realloc(pf->names, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		pf->names = s;
+		pf->capnames = cap;
+	}
+	s = &pf->names[pf->nnames];
+	*s = (struct name_slot){ .pid = pid, .gen = gen, .code = code };
+	strcpy(s->name.func, "?");
+	s->next = pf->index[chain];
+	pf->index[chain] = (uint32_t)++pf->nnames;
+	return s;
+}
+
+/* Name s from the process, if it lives and s is not named yet. */
+static void read_name(const struct pyproc *p, struct name_slot *s)
+{
+	if (s->ok || !p || !p->ready || !p->lay ||
+	    read_code(p, s->code, &s->name))
+		return;
+	s->ok = true;
+	if (!s->lines)
+		read_lines(p, s->code, s);
+}
+
+/*
+ * The slot of code in pid: kept, else brought by a record not yet
+ * drained, else the kernel's name of that address in the program before
+ * an exec (a key of the program before named after the exec: the key
+ * does not say which; a name the kernel took in the current one would
+ * have been found first), else read from the process now (a new slot,
+ * "?" if it cannot be); NULL if out of memory.
+ */
+static struct name_slot *name_of(struct pyframe *pf, pid_t pid, uint64_t code)
+{
+	struct pyproc *p = find_proc(pf, pid, false);
+	uint32_t gen = p ? p->gen : 0;
+	struct name_slot *s = find_name(pf, pid, gen, code);
+
+	if (s)
+		return s;
+	pyframe_drain(pf);
+	s = find_name(pf, pid, gen, code);
+	for (int i = 0; !s && p && i < OLD_GENS && p->old[i]; i++) {
+		s = find_name(pf, pid, p->old[i], code);
+		s = s && s->ok ? s : NULL;
+	}
+	if (s)
+		return s;
+	s = add_name(pf, pid, gen, code);
+	if (s)
+		read_name(p, s);
+	return s;
+}
+
 int pyframe_name(struct pyframe *pf, pid_t pid, uint64_t code,
 		 struct pyname *out)
 {
-	struct name_slot *s = &pf->names[(code >> 4 ^ (uint64_t)pid) % NAMES];
-	const struct pyproc *p = find_proc(pf, pid, false);
+	const struct name_slot *s = name_of(pf, pid, code);
 
-	if (!s->used || s->pid != pid || s->code != code) {
-		free(s->lines);
-		*s = (struct name_slot){ .pid = pid,
-					 .code = code,
-					 .used = true };
-		s->ok = p && p->lay && !read_code(p, code, &s->name);
-		if (s->ok)
-			read_lines(p, code, s);
-		if (!s->ok) {
-			strcpy(s->name.func, "?");
-			s->name.file[0] = '\0';
-		}
+	if (!s) {
+		*out = (struct pyname){ .func = "?" };
+		return -1;
 	}
 	*out = s->name;
 	return s->ok ? 0 : -1;
@@ -450,11 +598,18 @@ int pyframe_name(struct pyframe *pf, pid_t pid, uint64_t code,
 int pyframe_line(struct pyframe *pf, pid_t pid, uint64_t code, uint32_t off,
 		 struct pyname *out)
 {
-	struct name_slot *s = &pf->names[(code >> 4 ^ (uint64_t)pid) % NAMES];
+	struct name_slot *s = name_of(pf, pid, code);
+	const struct pyproc *p;
 	int line;
 
-	if (pyframe_name(pf, pid, code, out))
+	if (!s || !s->ok) {
+		*out = s ? s->name : (struct pyname){ .func = "?" };
 		return -1;
+	}
+	p = find_proc(pf, pid, false);
+	if (!s->lines && p && s->gen == p->gen) /* named without its lines */
+		read_lines(p, code, s);
+	*out = s->name;
 	line = s->nlines ? pyline_addr2line(s->minor, s->lines, s->nlines,
 					    out->line, off)
 			 : -1;
@@ -486,24 +641,77 @@ const char *pyframe_stack(struct pyframe *pf, pid_t pid, uint64_t id)
 	return stacktext_keep(pf->stacks, pid, id, text);
 }
 
-/* A pynew record: name it while the process lives. */
+/* The str the kernel took as UTF-8, cut to out (n bytes) as a name read
+ * from the process is (read_code()): the kernel kept PT_PYSTR bytes of
+ * characters, at least 64, so what it left out is cut here anyway.
+ * false if it took none. */
+static bool take_str(const struct pt_pystr *st, char *out, size_t n, bool tail)
+{
+	char buf[4 * PT_PYSTR + 1];
+
+	if ((st->kind != 1 && st->kind != 2 && st->kind != 4) ||
+	    st->len > PT_PYSTR || st->len % st->kind)
+		return false;
+	decode(st->data, st->len / st->kind, st->kind, buf);
+	cut(buf, out, n, tail);
+	return true;
+}
+
+/* A pynew record: a code object's names as the kernel took them at first
+ * sight; what it could not read, read from the process if it lives. */
 static int on_new(void *ctx, void *data, size_t size)
 {
-	const struct pt_pynew *n = data;
+	const struct pt_pynew *r = data;
 	struct pyframe *pf = ctx;
-	struct pyname name;
+	struct pyproc *p;
+	struct name_slot *s;
+	struct pyname n = { .line = 0 };
+	const uint32_t both = PT_PYNAMED_FUNC | PT_PYNAMED_FILE;
 
-	if (size < sizeof(*n))
+	if (size < PT_PYNEW_HEAD || r->nlines > size - PT_PYNEW_HEAD)
 		return 0;
-	if (n->stack)
-		pyframe_stack(pf, (pid_t)n->pid, n->value);
-	else
-		pyframe_name(pf, (pid_t)n->pid, n->value, &name);
+	p = find_proc(pf, (pid_t)r->pid, false);
+	if (!p || !p->lay || r->gen != p->gen)
+		return 0; /* (none: the kernel sends only as set up) */
+	s = find_name(pf, (pid_t)r->pid, r->gen, r->code);
+	if (!s)
+		s = add_name(pf, (pid_t)r->pid, r->gen, r->code);
+	if (!s)
+		return 0;
+	if (!s->ok && (r->named & both) == both &&
+	    (!p->code_type || r->type == p->code_type) &&
+	    take_str(&r->func, n.func, sizeof(n.func), false) &&
+	    take_str(&r->file, n.file, sizeof(n.file), true)) {
+		n.line = r->firstlineno;
+		s->name = n;
+		s->ok = true;
+	}
+	if (r->named & PT_PYNAMED_LINES && !s->lines) {
+		s->lines = malloc(r->nlines ? r->nlines : 1);
+		if (s->lines) {
+			memcpy(s->lines, r->lines, r->nlines);
+			s->nlines = r->nlines;
+			s->minor = p->lay->minor;
+		}
+	}
+	read_name(p, s); /* what the kernel could not read */
 	return 0;
 }
 
 void pyframe_drain(struct pyframe *pf)
 {
-	if (pf)
-		ring_buffer__consume(pf->news);
+	uint64_t lost;
+
+	if (!pf)
+		return;
+	ring_buffer__consume(pf->news);
+	lost = pf->lost ? *pf->lost : 0;
+	if (lost > pf->lost_said) {
+		log_msg(LOG_WARN,
+			"python: the names of %llu code objects found no room "
+			"to be sent at first sight (pynew full); read from the "
+			"process instead while it lives",
+			(unsigned long long)(lost - pf->lost_said));
+		pf->lost_said = lost;
+	}
 }

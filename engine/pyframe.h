@@ -9,12 +9,15 @@
  * pt_pyproc in pyprocs (the address of _PyRuntime and the offsets of the
  * version, engine/pylayout.h), which bpf/pyframe.bpf.h follows.
  *
- * Named in user space, once per code object (or stack): the kernel keys
- * a frame by its code object's address; pyframe_name() reads the code
- * object from the process (process_vm_readv), checks it is one (its
- * type is PyCode_Type), and reads its name, file and first line. What
- * cannot be read, or is no code object any more, is "?", never another
- * name. Called by tracer (setup) and agg (naming rows).
+ * Named once per code object: the kernel keys a frame by its code
+ * object's address and, the first time it sees one, takes its name,
+ * file, first line (and line table, for pyline) from the process and
+ * sends them on pynew (bpf/pyframe.bpf.h), so that a process that exits
+ * at once is named all the same. What the kernel could not read is read
+ * here from the process (process_vm_readv) while it lives. A name is
+ * taken only from a code object (its type is PyCode_Type); what cannot
+ * be read is "?", never another name. Called by tracer (setup) and agg
+ * (naming rows).
  */
 #ifndef PROBETOP_PYFRAME_H
 #define PROBETOP_PYFRAME_H
@@ -36,13 +39,15 @@ struct pyname {
 	int line; /* the function's first line; 0 if unknown */
 };
 
-/* A namer over the tracer's pyprocs, pystacks and pynew maps (fds).
- * NULL with errno ENOMEM. */
-struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd, int pynew_fd);
+/* A namer over the tracer's pyprocs, pystacks and pynew maps (fds);
+ * lost: the kernel's count of records pynew had no room for (it must
+ * outlive the namer; NULL: none). NULL with errno ENOMEM. */
+struct pyframe *pyframe_new(int pyprocs_fd, int pystacks_fd, int pynew_fd,
+			    const volatile uint64_t *lost);
 
-/* Name what the kernel saw for the first time since the last call (code
- * objects, stacks: pynew) while its process lives; later lookups find
- * the names kept. Call it a few times a second. */
+/* Keep the names the kernel took since the last call (pynew), reading
+ * from the process what it could not; later lookups find them. Call it
+ * a few times a second: pynew holds 256 KB of records. */
 void pyframe_drain(struct pyframe *pf);
 void pyframe_free(struct pyframe *pf);
 

@@ -175,6 +175,7 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 		}
 		s->key_kind[i] = !spec_key_is_str(k)	   ? PT_KEY_NUM
 				 : k->kind == SPEC_KEY_STR ? PT_KEY_STR
+				 : k->kind == SPEC_KEY_SQL ? PT_KEY_SQL
 							   : PT_KEY_STRN;
 		err = fetch_arg(src, k->arg, &s->key[i]);
 		if (!err && k->kind == SPEC_KEY_STRN)

@@ -361,8 +361,8 @@ static enum spec_key_kind ctx_key(struct cursor *c)
 	return SPEC_KEY_NUM;
 }
 
-/* argN | str(argN) | str(argN, argM) | sym(argN) | a ctx_key(),
- * appended to the spec's keys. */
+/* argN | str(argN) | str(argN, argM) | sql(argN) | sym(argN) | a
+ * ctx_key(), appended to the spec's keys. */
 static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 {
 	struct spec_key k = { .kind = SPEC_KEY_NUM, .len_arg = -1 };
@@ -391,6 +391,19 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 				return k.len_arg;
 		}
 		if ((call = close_call(c, "str")))
+			return call;
+		(*nstrs)++;
+	} else if ((call = open_call(c, "sql"))) {
+		if (call < 0)
+			return call;
+		if (*nstrs == SPEC_MAX_STRS)
+			return fail(c, pos, "too many string keys (at most %d)",
+				    SPEC_MAX_STRS);
+		k.kind = SPEC_KEY_SQL;
+		k.arg = parse_argn(c);
+		if (k.arg < 0)
+			return k.arg;
+		if ((call = close_call(c, "sql")))
 			return call;
 		(*nstrs)++;
 	} else if ((call = open_call(c, "sym"))) {
@@ -443,7 +456,8 @@ bool spec_key_is_ctx(const struct spec_key *k)
 
 bool spec_key_is_str(const struct spec_key *k)
 {
-	return k->kind == SPEC_KEY_STR || k->kind == SPEC_KEY_STRN;
+	return k->kind == SPEC_KEY_STR || k->kind == SPEC_KEY_STRN ||
+	       k->kind == SPEC_KEY_SQL;
 }
 
 int spec_key_text(const struct spec_key *k, char *out, size_t n)
@@ -459,6 +473,8 @@ int spec_key_text(const struct spec_key *k, char *out, size_t n)
 		len = snprintf(out, n, "str(arg%d)", k->arg);
 	else if (k->kind == SPEC_KEY_STRN)
 		len = snprintf(out, n, "str(arg%d, arg%d)", k->arg, k->len_arg);
+	else if (k->kind == SPEC_KEY_SQL)
+		len = snprintf(out, n, "sql(arg%d)", k->arg);
 	else if (k->kind == SPEC_KEY_SYM)
 		len = snprintf(out, n, "sym(arg%d)", k->arg);
 	return len < 0 || (size_t)len >= n ? -1 : len;

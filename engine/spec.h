@@ -52,6 +52,8 @@ enum spec_key_kind {
 	SPEC_KEY_NUM, /* argN, as a signed or unsigned integer */
 	SPEC_KEY_STR, /* str(argN): NUL-terminated string at argN */
 	SPEC_KEY_STRN, /* str(argN, argM): argM bytes at argN */
+	SPEC_KEY_SQL, /* sql(argN): the statement at argN by its shape, its
+		       * literals $1, $2 ... (as pg_stat_statements) */
 	SPEC_KEY_SYM, /* sym(argN): an address, named in user space by the
 		       * symbol there (a number in the kernel) */
 	SPEC_KEY_PYFRAME, /* pyframe: the innermost Python frame of the
@@ -122,8 +124,8 @@ bool spec_key_is_stack(const struct spec_key *k);
 bool spec_key_is_str(const struct spec_key *k);
 
 /* k as a spec writes it ("arg2", "str(arg1)", "str(arg0, arg1)",
- * "sym(arg3)", "pyframe" ...) into out[0..n): its length, or -1 if it
- * does not fit (out cut). */
+ * "sql(arg0)", "sym(arg3)", "pyframe" ...) into out[0..n): its length,
+ * or -1 if it does not fit (out cut). */
 int spec_key_text(const struct spec_key *k, char *out, size_t n);
 
 /* Whether rows of sp carry buckets: quantize, lquantize, latency. */

@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * stackname — native stacks named once; see stackname.h.
+ *
+ * A frame is named from the mapping that holds it: the process's own
+ * maps while it lives (the symbolizer reads them), else the mappings the
+ * kernel sent when the stack was new (nmaps, struct pt_vma: kept here
+ * per process, to the end of the run), those of the process the stack
+ * was first seen in (a fork of it shares the stack's id and its
+ * mappings), and last the tracer's maps of its one process.
  */
 #include "stackname.h"
 
@@ -8,16 +15,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <linux/types.h> /* before probetop.h */
 
 #include "ksyms.h"
+#include "log.h"
 #include "probetop.h"
+#include "proc.h"
 #include "stacktext.h"
 #include "symbolize.h"
 
 #define FRAME_MAX 128 /* bytes of one frame's name */
+#define NOTED_INDEX 1024 /* chains of the noted processes' index */
+
+_Static_assert(sizeof(struct pt_vma) == 48 + PT_PATH_MAX, "pt_vma layout");
+
+/* The mappings the kernel sent for one process. */
+struct noted {
+	pid_t pid;
+	struct proc_maps maps;
+	uint32_t next; /* the next of its index chain: 1 + index, or 0 */
+};
 
 struct stackname {
 	int fd;
@@ -25,21 +47,36 @@ struct stackname {
 	struct ksyms *ks; /* read at the first kernel stack */
 	bool ks_tried;
 	struct stacktext *kept;
+	struct ring_buffer *nmaps; /* the mappings of new stacks' frames */
+	const volatile uint64_t *lost; /* mappings nmaps had no room for */
+	uint64_t lost_said;
+	struct noted *noted;
+	size_t nnoted, capnoted;
+	uint32_t index[NOTED_INDEX]; /* by pid: 1 + index, or 0 */
 };
 
-struct stackname *stackname_new(int stacks_fd, struct symbolizer *sy)
+static int on_vma(void *ctx, void *data, size_t size);
+
+struct stackname *stackname_new(int stacks_fd, int nmaps_fd,
+				const volatile uint64_t *lost,
+				struct symbolizer *sy)
 {
 	struct stackname *sn = calloc(1, sizeof(*sn));
 
 	if (sn)
 		sn->kept = stacktext_new();
-	if (!sn || !sn->kept) {
+	if (sn && sn->kept && nmaps_fd >= 0)
+		sn->nmaps = ring_buffer__new(nmaps_fd, on_vma, sn, NULL);
+	if (!sn || !sn->kept || (nmaps_fd >= 0 && !sn->nmaps)) {
+		if (sn)
+			stacktext_free(sn->kept);
 		free(sn);
 		errno = ENOMEM;
 		return NULL;
 	}
 	sn->fd = stacks_fd;
 	sn->sy = sy;
+	sn->lost = lost;
 	return sn;
 }
 
@@ -47,18 +84,134 @@ void stackname_free(struct stackname *sn)
 {
 	if (!sn)
 		return;
+	for (size_t i = 0; i < sn->nnoted; i++)
+		proc_maps_free(&sn->noted[i].maps);
+	free(sn->noted);
+	ring_buffer__free(sn->nmaps);
 	ksyms_free(sn->ks);
 	stacktext_free(sn->kept);
 	free(sn);
 }
 
+/* The mappings noted for pid, or NULL (add: a new, empty set; NULL if
+ * out of memory). */
+static struct proc_maps *noted_of(struct stackname *sn, pid_t pid, bool add)
+{
+	uint32_t chain = (uint32_t)pid % NOTED_INDEX;
+	struct noted *nt;
+
+	for (uint32_t k = sn->index[chain]; k; k = sn->noted[k - 1].next)
+		if (sn->noted[k - 1].pid == pid)
+			return &sn->noted[k - 1].maps;
+	if (!add)
+		return NULL;
+	if (sn->nnoted == sn->capnoted) {
+		size_t cap = sn->capnoted ? 2 * sn->capnoted : 64;
+
+		nt = realloc(sn->noted, cap * sizeof(*nt));
+		if (!nt)
+			return NULL;
+		sn->noted = nt;
+		sn->capnoted = cap;
+	}
+	nt = &sn->noted[sn->nnoted];
+	*nt = (struct noted){ .pid = pid, .next = sn->index[chain] };
+	sn->index[chain] = (uint32_t)++sn->nnoted;
+	return &nt->maps;
+}
+
+/* A mapping the kernel sent: kept with pid's if the file at its path is
+ * still the one mapped, or that file was parsed already (by device and
+ * inode: never opened by the path then); else left out (a container's
+ * path, or a file replaced since, would give another file's symbols),
+ * and its frames stay addresses once the process is gone. */
+static int on_vma(void *ctx, void *data, size_t size)
+{
+	const struct pt_vma *v = data;
+	struct stackname *sn = ctx;
+	struct proc_maps *maps;
+	struct proc_map *m;
+	const char *path;
+	struct stat st;
+	uint64_t dev;
+
+	if (size < sizeof(*v) || v->path_at >= PT_PATH_MAX ||
+	    v->path[PT_PATH_MAX - 1])
+		return 0;
+	path = v->path_at ? v->path + v->path_at : "";
+	dev = makedev(v->dev >> 20, v->dev & 0xfffff);
+	if ((path[0] != '/' || stat(path, &st) || st.st_ino != v->ino ||
+	     st.st_dev != dev) &&
+	    !symbolizer_has(sn->sy, dev, v->ino))
+		return 0;
+	maps = noted_of(sn, (pid_t)v->pid, true);
+	if (!maps)
+		return 0;
+	for (size_t i = 0; i < maps->n; i++)
+		if (maps->maps[i].start == v->start &&
+		    maps->maps[i].inode == v->ino)
+			return 0; /* sent again (nmapseen forgot it) */
+	m = realloc(maps->maps, (maps->n + 1) * sizeof(*m));
+	if (!m)
+		return 0;
+	maps->maps = m;
+	m = &maps->maps[maps->n];
+	*m = (struct proc_map){
+		.start = v->start,
+		.end = v->end,
+		.offset = v->offset,
+		.dev_major = v->dev >> 20,
+		.dev_minor = v->dev & 0xfffff,
+		.inode = v->ino,
+		.path = strdup(path),
+	};
+	snprintf(m->perms, sizeof(m->perms), "%c%c%cp",
+		 v->flags & 1 ? 'r' : '-', v->flags & 2 ? 'w' : '-',
+		 v->flags & 4 ? 'x' : '-');
+	if (m->path)
+		maps->n++;
+	return 0;
+}
+
+void stackname_drain(struct stackname *sn)
+{
+	uint64_t lost;
+
+	if (!sn || !sn->nmaps)
+		return;
+	ring_buffer__consume(sn->nmaps);
+	lost = sn->lost ? *sn->lost : 0;
+	if (lost > sn->lost_said) {
+		log_msg(LOG_WARN,
+			"ustack: %llu mappings of new stacks found no room to "
+			"be sent (nmaps full); their frames are named from "
+			"/proc while their processes live",
+			(unsigned long long)(lost - sn->lost_said));
+		sn->lost_said = lost;
+	}
+}
+
+/* Whether maps (may be NULL) has a mapping holding addr. */
+static bool holds(const struct proc_maps *maps, uint64_t addr)
+{
+	for (size_t i = 0; maps && i < maps->n; i++)
+		if (addr >= maps->maps[i].start && addr < maps->maps[i].end)
+			return true;
+	return false;
+}
+
 /* Frame i of st (0: innermost) named into out. A return address points
- * past its call: the call is named, at ip - 1. */
+ * past its call: the call is named, at ip - 1. The mappings used when pid
+ * is gone: those the kernel sent for pid, for the process the stack was
+ * first seen in, else known. */
 static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 		       const struct pt_stack_ips *st, uint32_t i,
 		       const struct proc_maps *known, char *out, size_t n)
 {
 	uint64_t ip = st->ip[i] - (i ? 1 : 0);
+	const struct proc_maps *mine = noted_of(sn, pid, false);
+	const struct proc_maps *first =
+		st->pid ? noted_of(sn, (pid_t)st->pid, false) : NULL;
 
 	if (kernel) {
 		if (!sn->ks_tried) {
@@ -67,7 +220,11 @@ static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 		}
 		ksyms_name(sn->ks, ip, out, n);
 	} else {
-		symbolizer_func(sn->sy, pid, ip, known, out, n);
+		symbolizer_func(sn->sy, pid, ip,
+				holds(mine, ip)	   ? mine
+				: holds(first, ip) ? first
+						   : known,
+				out, n);
 	}
 	for (char *c = out; *c; c++)
 		if (*c == ';')
@@ -85,6 +242,8 @@ const char *stackname_text(struct stackname *sn, pid_t pid, uint64_t id,
 
 	if (kept)
 		return kept;
+	if (!kernel)
+		stackname_drain(sn); /* the mappings sent with it */
 	if (bpf_map_lookup_elem(sn->fd, &id, &st) || st.depth > PT_STACK_FRAMES)
 		return stacktext_keep(sn->kept, pid, id, "?");
 	if (!st.depth) /* no frame: in the other mode when it fired */

@@ -5,7 +5,9 @@
  * engine/bpf/stack.bpf.h); this reads a stack once, the first time a
  * row of it is made, names each frame by its function (engine/symbolize
  * for user space, /proc/kallsyms for the kernel), and keeps the text by
- * (pid, id) to the end of the run (engine/stacktext).
+ * (pid, id) to the end of the run (engine/stacktext). A user frame is
+ * named from the process's maps, or, once it is gone, from the mappings
+ * the kernel sent when the stack was new (nmaps).
  */
 #ifndef PROBETOP_STACKNAME_H
 #define PROBETOP_STACKNAME_H
@@ -18,10 +20,19 @@ struct stackname;
 struct symbolizer;
 struct proc_maps;
 
-/* Reading nstacks at stacks_fd, naming user frames with sy (which must
- * outlive it). NULL with errno = ENOMEM. */
-struct stackname *stackname_new(int stacks_fd, struct symbolizer *sy);
+/* Reading nstacks at stacks_fd and the nmaps ring at nmaps_fd (-1: none),
+ * naming user frames with sy; lost: the kernel's count of mappings nmaps
+ * had no room for (or NULL). sy and lost must outlive it. NULL with
+ * errno = ENOMEM. */
+struct stackname *stackname_new(int stacks_fd, int nmaps_fd,
+				const volatile uint64_t *lost,
+				struct symbolizer *sy);
 void stackname_free(struct stackname *sn);
+
+/* Keep the mappings the kernel sent since the last call. Call it a few
+ * times a second (nmaps holds 128 KB of them); stackname_text() calls it
+ * too. */
+void stackname_drain(struct stackname *sn);
 
 /*
  * Stack id of pid (kernel: a kernel stack) as text: root first, frames

@@ -128,6 +128,11 @@ void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 	name_of(sy, pid, addr, known, true, out, n);
 }
 
+bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode)
+{
+	return objcache_has(sy->cache, dev, inode);
+}
+
 void symbolizer_func(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		     const struct proc_maps *known, char *out, size_t n)
 {

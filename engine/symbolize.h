@@ -13,6 +13,7 @@
 #ifndef PROBETOP_SYMBOLIZE_H
 #define PROBETOP_SYMBOLIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -34,6 +35,10 @@ void symbolizer_free(struct symbolizer *sy);
 struct proc_maps;
 void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		     const struct proc_maps *known, char *out, size_t n);
+
+/* Whether the file of (dev, inode) (dev: makedev()) is parsed already:
+ * a mapping of it names addresses without opening it. */
+bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode);
 
 /* The same, a function's name without the offset into it ("SYMBOL"), as
  * a stack's frame is named. */

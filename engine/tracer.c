@@ -277,9 +277,11 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		if (err)
 			goto fail;
 	}
-	tr->py = pyframe_new(bpf_map__fd(tr->skel->maps.pyprocs),
-			     bpf_map__fd(tr->skel->maps.pystacks),
-			     bpf_map__fd(tr->skel->maps.pynew));
+	tr->py = pyframe_new(
+		bpf_map__fd(tr->skel->maps.pyprocs),
+		bpf_map__fd(tr->skel->maps.pystacks),
+		bpf_map__fd(tr->skel->maps.pynew),
+		(const volatile uint64_t *)&tr->skel->bss->py_names_lost);
 	if (!tr->py) {
 		err = -ENOMEM;
 		goto fail;
@@ -702,6 +704,8 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->proc = bpf_map__fd(tr->skel->maps.proc);
 	out->kdrops = bpf_map__fd(tr->skel->maps.kdrops);
 	out->nstacks = bpf_map__fd(tr->skel->maps.nstacks);
+	out->nmaps = bpf_map__fd(tr->skel->maps.nmaps);
+	out->nmaps_lost = (const volatile uint64_t *)&tr->skel->bss->vmas_lost;
 }
 
 int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n)
@@ -794,6 +798,8 @@ int tracer_stat(const struct tracer *tr, int id, struct pt_stat *sum)
 		sum->unmatched += v[c].unmatched;
 		sum->hits += v[c].hits;
 		sum->parked += v[c].parked;
+		sum->cut += v[c].cut;
+		sum->shared += v[c].shared;
 	}
 	return 0;
 }

@@ -78,6 +78,9 @@ bool tracer_spec_waiting(const struct tracer_spec_info *info,
 struct tracer_maps {
 	int counts, hists, scounts, shists, ncounts, nhists, solo_counts,
 		solo_hists, aslots, stats, io, proc, kdrops, nstacks;
+	int nmaps; /* the ring of new stacks' mappings (stackname) */
+	const volatile uint64_t *nmaps_lost; /* its kernel's count of those
+						it had no room for */
 };
 
 /*
@@ -239,7 +242,7 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out);
 int tracer_park(struct tracer *tr, int id, bool park);
 
 /* Never sample spec id under a budget: another spec needs it whole (a
- * semaphore it raises). Latency pairs are never sampled either. */
+ * semaphore it raises). */
 void tracer_keep_exact(struct tracer *tr, int id);
 
 /* Whether spec id is parked now. */

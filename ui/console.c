@@ -162,6 +162,7 @@ static void start_curses(struct console *c)
 	curs_set(0);
 	c->m.utf8 = utf8_ok();
 	c->m.color = !(nc && *nc);
+	c->m.index = model_index_new(); /* NULL: rows found one by one */
 	draw_init(c->m.color, c->m.utf8);
 }
 
@@ -223,8 +224,9 @@ static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 	if (!o)
 		return;
 	if (m->budget_pct >= 0)
-		snprintf(budget, sizeof(budget), ", budget %g%%",
-			 m->budget_pct);
+		snprintf(budget, sizeof(budget), ", budget %g%%%s",
+			 m->budget_pct,
+			 agg_over_budget(o, m->budget_pct) ? " EXCEEDED" : "");
 	else
 		snprintf(budget, sizeof(budget), ", no budget");
 	if (o->target_pct >= 0) {
@@ -277,8 +279,10 @@ static void draw_header(struct console *c)
 			 m->target, dot, state, m->interval_s);
 	}
 	snprintf(line, sizeof(line),
-		 " %zu probes (%zu on) %s %s ev/s %s drops %llu",
+		 " %zu probes (%zu on) %s %s%s ev/s %s drops %llu",
 		 m->probes_total, m->probes_on, sep,
+		 m->snap && m->events_s > 0 ? draw_mark(m->snap->events_mark)
+					    : "",
 		 fmt_rate(m->events_s, ev, sizeof(ev)), sep,
 		 (unsigned long long)m->drops_total);
 	overhead_text(m, COLS - 9 - text_cols(line), over, sizeof(over));
@@ -1053,6 +1057,7 @@ static void teardown(struct console *c)
 	session_end_command(&c->s);
 	session_close(&c->s);
 	conmodel_free(c->cm);
+	model_index_free(c->m.index);
 	for (size_t i = 0; i < c->nlog; i++)
 		free(c->log[i]);
 	free(c->parked);

@@ -65,7 +65,9 @@
 	"no args\n"                                                            \
 	"  AGG    count(KEYS)  sum(argN, KEYS)  quantize(argN, KEYS)\n"        \
 	"         lquantize(argN, LOW, HIGH, STEP, KEYS)  latency(KEYS)\n"     \
-	"  KEYS   argN | str(argN) | str(argN, argM: length) | sym(argN: an\n" \
+	"  KEYS   argN | str(argN) | str(argN, argM: length) | sql(argN: a\n"  \
+	"         statement by its shape, literals $1 $2 ...) | sym(argN: "    \
+	"an\n"                                                                 \
 	"         address, named by its symbol) | pyframe (the thread's "      \
 	"innermost\n"                                                          \
 	"         Python frame: function, file, first line) | pyline (the "    \
@@ -123,11 +125,13 @@
 	"                       (default 5): above it the costliest specs "    \
 	"are "                                                                 \
 	"attached\n"                                                           \
-	"                       part of each 0.1 s and their numbers are "     \
-	"estimates\n"                                                          \
-	"                       (~ on screen, \"estimated\" in JSON); off: "   \
-	"every hit\n"                                                          \
-	"                       counted exactly, whatever it costs\n"          \
+	"                       part of each slot; their numbers are "         \
+	"estimates within\n"                                                   \
+	"                       15% (~N, \"estimated\" in JSON) or lower "     \
+	"bounds where\n"                                                       \
+	"                       no estimate can promise that (≥N, "          \
+	"\"lower_bound\");\n"                                                  \
+	"                       off: every hit counted exactly\n"              \
 	"      --listen [ADDR:]PORT\n"                                         \
 	"                       serve GET /metrics for Prometheus (text "      \
 	"0.0.4, "                                                              \

@@ -422,6 +422,8 @@ static const char *const RESERVED[] = {
 	"probetop_spec_drops",
 	"probetop_spec_unmatched",
 	"probetop_spec_estimated",
+	"probetop_lower_bound",
+	"probetop_spec_events_lower_bound",
 	"probetop_spec_duty_ratio",
 	"probetop_spec_cost_ratio",
 	"probetop_spec_probes",
@@ -755,6 +757,36 @@ static void spec_rows(struct ctx *c, size_t idx)
 
 /* Per-spec metrics, labelled metric="<family>" ---------------------------- */
 
+/* probetop_lower_bound: 1 for each series whose value is a lower bound,
+ * not an estimate (agg.h), with its family as label metric and its own
+ * labels; none when every value is exact or an estimate. */
+static void lower_bounds(struct ctx *c)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->snap->nspecs; i++) {
+		const struct agg_spec *as = &c->snap->specs[i];
+
+		for (size_t r = 0; r < as->nrows; r++) {
+			const struct agg_row *row = as->rows[r];
+
+			if (!row->total || row->mark_total != AGG_BOUND)
+				continue;
+			if (!any)
+				family(c, "probetop_lower_bound", KIND_GAUGE,
+				       "1 for each series that is a lower "
+				       "bound: "
+				       "no estimate could promise 15% (label "
+				       "metric: its family)",
+				       NULL);
+			any = true;
+			row_labels(c, &c->names[i], row);
+			label(c, "metric", c->names[i].family);
+			sample(c, "probetop_lower_bound", "", NULL, "1");
+		}
+	}
+}
+
 static void spec_label(struct ctx *c, size_t idx)
 {
 	labels_clear(c);
@@ -812,12 +844,21 @@ static void spec_meta(struct ctx *c)
 	}
 	family(c, "probetop_spec_estimated", KIND_GAUGE,
 	       "1 if the budget sampled the aggregation: its totals hold "
-	       "estimates",
+	       "estimates (within 15%) or lower bounds",
 	       NULL);
 	for (size_t i = 0; i < snap->nspecs; i++) {
 		spec_label(c, i);
 		sample_u64(c, "probetop_spec_estimated", "",
 			   snap->specs[i].estimated_total);
+	}
+	family(c, "probetop_spec_events_lower_bound", KIND_GAUGE,
+	       "1 if the aggregation's probetop_spec_events_total is a lower "
+	       "bound: no estimate could promise 15%",
+	       NULL);
+	for (size_t i = 0; i < snap->nspecs; i++) {
+		spec_label(c, i);
+		sample_u64(c, "probetop_spec_events_lower_bound", "",
+			   snap->specs[i].events_mark_total == AGG_BOUND);
 	}
 	family(c, "probetop_spec_duty_ratio", KIND_GAUGE,
 	       "Share of the last interval the aggregation was attached", NULL);
@@ -1043,6 +1084,7 @@ char *metrics_render(const struct metrics_src *src, enum metrics_format fmt,
 		goto out;
 	for (size_t i = 0; i < c.snap->nspecs; i++)
 		spec_rows(&c, i);
+	lower_bounds(&c);
 	spec_meta(&c);
 	io_rows(&c);
 	proc_rows(&c);

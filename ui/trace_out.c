@@ -62,15 +62,21 @@ static bool any_shown(const struct agg_spec *as, bool final)
 }
 
 /* v, with "~" before it if est (an estimate of the budget's). */
-static const char *est_u(uint64_t v, bool est, char *buf, size_t n)
+/* The sign of a number of enum agg_mark mark: "", "~" or "≥". */
+static const char *mark_sign(unsigned char mark)
 {
-	snprintf(buf, n, "%s%" PRIu64, est ? "~" : "", v);
+	return mark == AGG_ESTIMATE ? "~" : mark == AGG_BOUND ? "≥" : "";
+}
+
+static const char *mark_u(uint64_t v, unsigned char mark, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%" PRIu64, mark_sign(mark), v);
 	return buf;
 }
 
-static const char *est_i(int64_t v, bool est, char *buf, size_t n)
+static const char *mark_i(int64_t v, unsigned char mark, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s%" PRId64, est ? "~" : "", v);
+	snprintf(buf, n, "%s%" PRId64, mark_sign(mark), v);
 	return buf;
 }
 
@@ -100,7 +106,6 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 {
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
 	bool keyed = as->spec->nkeys > 0;
-	bool est_now = as->estimated, est_total = as->estimated_total;
 	int width = 3, cmdw = out->per_pid ? command_width(out, as, final) : 0;
 	char key[2048], cmd[CMD_WIDTH_MAX + 1], a[32], b[32];
 
@@ -134,16 +139,16 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			fprintf(out->f, "  %-*s", width, key);
 		if (final)
 			fprintf(out->f, "  %12s  %12s", "",
-				est_u(r->total, est_total, a, sizeof(a)));
+				mark_u(r->total, r->mark_total, a, sizeof(a)));
 		else
 			fprintf(out->f, "  %12s  %12s",
-				est_u(r->count, est_now, a, sizeof(a)),
-				est_u(r->total, est_total, b, sizeof(b)));
+				mark_u(r->count, r->mark, a, sizeof(a)),
+				mark_u(r->total, r->mark_total, b, sizeof(b)));
 		if (sum)
 			fprintf(out->f, "  %12s",
-				est_i(final ? r->sum_total : r->sum,
-				      final ? est_total : est_now, a,
-				      sizeof(a)));
+				mark_i(final ? r->sum_total : r->sum,
+				       final ? r->mark_total : r->mark, a,
+				       sizeof(a)));
 		fputc('\n', out->f);
 	}
 }
@@ -161,9 +166,11 @@ static void bucket_label(const struct spec *sp, const struct agg_row *r, int i,
 		snprintf(buf, len, "%" PRId64, agg_bucket_low(sp, r, i));
 }
 
+/* A histogram's buckets b of count events; each count carries mark
+ * (enum agg_mark), as the row's count does. */
 static void text_bars(const struct trace_out *out, const struct spec *sp,
 		      const struct agg_row *r, const uint64_t *b,
-		      uint64_t count)
+		      uint64_t count, unsigned char mark)
 {
 	int n = agg_nbuckets(sp), first = -1, last = -1;
 	char label[32];
@@ -187,9 +194,9 @@ static void text_bars(const struct trace_out *out, const struct spec *sp,
 				: 0;
 
 		bucket_label(sp, r, i, n, label, sizeof(label));
-		fprintf(out->f, "  %16s |%.*s%*s %" PRIu64 "\n", label, bar,
+		fprintf(out->f, "  %16s |%.*s%*s %s%" PRIu64 "\n", label, bar,
 			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
-			BAR_WIDTH - bar, "", b[i]);
+			BAR_WIDTH - bar, "", b[i] ? mark_sign(mark) : "", b[i]);
 	}
 }
 
@@ -218,13 +225,12 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		fprintf(out->f,
 			"  count %s  avg %.1f  min %" PRId64 "  max %" PRId64
 			"  total %s\n",
-			est_u(count,
-			      final ? as->estimated_total : as->estimated, a,
-			      sizeof(a)),
+			mark_u(count, final ? r->mark_total : r->mark, a,
+			       sizeof(a)),
 			count ? (double)sum / (double)count : 0.0, r->min,
-			r->max,
-			est_u(r->total, as->estimated_total, t, sizeof(t)));
-		text_bars(out, sp, r, b, count);
+			r->max, mark_u(r->total, r->mark_total, t, sizeof(t)));
+		text_bars(out, sp, r, b, count,
+			  final ? r->mark_total : r->mark);
 	}
 }
 
@@ -303,7 +309,10 @@ static void text_overhead(const struct trace_out *out,
 		fprintf(out->f, " (%.0f%% of the %s)", o->target_pct,
 			out->pid ? "target's" : "targets'");
 	if (budget >= 0)
-		fprintf(out->f, ", budget %g%%", budget);
+		fprintf(out->f, ", budget %g%%%s", budget,
+			agg_over_budget(o, budget)
+				? " exceeded (by what cannot be sampled)"
+				: "");
 	else
 		fprintf(out->f, ", no budget");
 	fprintf(out->f, ", probetop %.1f%%%s\n", o->self_pct,
@@ -320,7 +329,8 @@ static void text_sampled(const struct trace_out *out,
 		return;
 	fprintf(out->f,
 		"  (sampled: attached %.0f%% of the time to stay under the "
-		"%g%% budget; ~: estimates)",
+		"%g%% budget; ~: estimates within 15%%, ≥: lower bounds "
+		"where no estimate can promise that)",
 		100.0 * (final ? as->duty_total : as->duty), snap->budget_pct);
 }
 
@@ -329,14 +339,16 @@ static void print_text(const struct trace_out *out,
 {
 	if (final)
 		fprintf(out->f,
-			"=== final · %.2f s · %" PRIu64 " events · %" PRIu64
+			"=== final · %.2f s · %s%" PRIu64 " events · %" PRIu64
 			" drops\n",
-			snap->elapsed_s, snap->events_total, snap->drops_total);
+			snap->elapsed_s, mark_sign(snap->events_mark_total),
+			snap->events_total, snap->drops_total);
 	else
 		fprintf(out->f,
-			"=== interval %u · %.2f s · %" PRIu64
+			"=== interval %u · %.2f s · %s%" PRIu64
 			" events · %" PRIu64 " drops\n",
-			snap->interval, snap->elapsed_s, snap->events,
+			snap->interval, snap->elapsed_s,
+			mark_sign(snap->events_mark), snap->events,
 			snap->drops);
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		const struct agg_spec *as = &snap->specs[s];
@@ -460,6 +472,19 @@ static void json_percentiles(json_object *row, const struct spec *sp,
 	}
 }
 
+/* "PREFIXestimated": true or "PREFIXlower_bound": true into o, as mark
+ * says; nothing for an exact number. */
+static void json_mark(json_object *o, const char *prefix, unsigned char mark)
+{
+	char name[32];
+
+	if (mark == AGG_EXACT)
+		return;
+	snprintf(name, sizeof(name), "%s%s", prefix,
+		 mark == AGG_ESTIMATE ? "estimated" : "lower_bound");
+	json_object_object_add(o, name, json_object_new_boolean(true));
+}
+
 static json_object *json_row(const struct trace_out *out,
 			     const struct agg_spec *as, const struct agg_row *r,
 			     bool final)
@@ -499,9 +524,9 @@ static json_object *json_row(const struct trace_out *out,
 		json_percentiles(row, sp, r, b);
 		json_object_object_add(row, "buckets", json_buckets(sp, r, b));
 	}
-	if (final ? as->estimated_total : as->estimated)
-		json_object_object_add(row, "estimated",
-				       json_object_new_boolean(true));
+	json_mark(row, "", final ? r->mark_total : r->mark);
+	if (!final)
+		json_mark(row, "total_", r->mark_total);
 	return row;
 }
 
@@ -575,11 +600,16 @@ static json_object *json_agg(const struct trace_out *out,
 		json_object_object_add(o, "estimated",
 				       json_object_new_boolean(true));
 	}
-	if (as->spec->timed)
+	if (as->spec->timed) {
 		json_object_object_add(
 			o, "unmatched",
 			json_object_new_uint64(final ? as->unmatched_total
 						     : as->unmatched));
+		json_object_object_add(
+			o, "cut",
+			json_object_new_uint64(final ? as->cut_total
+						     : as->cut));
+	}
 	rows = json_object_new_array();
 	for (size_t i = 0; i < as->nrows; i++)
 		if (row_shown(as->rows[i], final))
@@ -686,6 +716,7 @@ static void print_json(const struct trace_out *out,
 	json_object_object_add(o, "events",
 			       json_object_new_uint64(final ? snap->events_total
 							    : snap->events));
+	json_mark(o, "", final ? snap->events_mark_total : snap->events_mark);
 	json_object_object_add(o, "drops",
 			       json_object_new_uint64(final ? snap->drops_total
 							    : snap->drops));

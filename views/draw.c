@@ -579,3 +579,12 @@ void draw_frame(int y, int x, int w, enum draw_hue hue, unsigned flags,
 	text_attr(y, x, w - 1, a, buf);
 	text_attr(y, x + w - 1, 1, a, "|");
 }
+
+const char *draw_mark(unsigned char mark)
+{
+	if (mark == AGG_ESTIMATE)
+		return "~";
+	if (mark == AGG_BOUND)
+		return draw_utf8() ? "\u2265" : ">";
+	return "";
+}

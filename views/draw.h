@@ -27,6 +27,10 @@ enum draw_style {
 	STYLE_HEADER, /* the top two lines */
 };
 
+/* The sign before a number of enum agg_mark mark (agg.h): "" exact, "~"
+ * an estimate, "≥" a lower bound (">" without UTF-8). */
+const char *draw_mark(unsigned char mark);
+
 /* Call after initscr (colours are set up when color is true). */
 void draw_init(bool color, bool utf8);
 bool draw_utf8(void);

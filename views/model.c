@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "draw.h"
@@ -43,18 +44,122 @@ void model_key_text(const struct model *m, const struct agg_row *row,
 	}
 }
 
+/* One row of the index: its key text's hash, and the row. */
+struct model_keyed {
+	uint64_t hash;
+	const struct agg_row *row;
+};
+
+struct model_index {
+	const struct agg_snapshot *snap; /* what it indexes: snap's */
+	unsigned int interval; /* ... interval's */
+	int id; /* ... spec id's rows */
+	size_t n, cap;
+	struct model_keyed *v; /* by hash */
+};
+
+/* FNV-1a of a key's text. */
+static uint64_t key_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static int keyed_cmp(const void *a, const void *b)
+{
+	const struct model_keyed *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+/* ix made for spec as of m's snapshot: its rows' hashes, sorted. 0, or
+ * -1 out of memory (ix then indexes nothing). */
+static int index_rows(const struct model *m, struct model_index *ix,
+		      const struct agg_spec *as)
+{
+	char text[512];
+
+	ix->snap = m->snap;
+	ix->interval = m->snap->interval;
+	ix->id = as->id;
+	ix->n = 0;
+	if (as->nrows > ix->cap) {
+		struct model_keyed *v = realloc(ix->v, as->nrows * sizeof(*v));
+
+		if (!v) {
+			ix->id = -1;
+			return -1;
+		}
+		ix->v = v;
+		ix->cap = as->nrows;
+	}
+	for (size_t i = 0; i < as->nrows; i++) {
+		model_key_text(m, as->rows[i], " ", text, sizeof(text));
+		ix->v[ix->n++] =
+			(struct model_keyed){ key_hash(text), as->rows[i] };
+	}
+	qsort(ix->v, ix->n, sizeof(*ix->v), keyed_cmp);
+	return 0;
+}
+
 const struct agg_row *model_find_row(const struct model *m, int id,
 				     const char *key)
 {
 	const struct agg_spec *as = model_spec(m, id);
+	struct model_index *ix = m->index;
+	uint64_t h = key_hash(key);
 	char text[512];
+	size_t lo = 0, hi;
 
-	for (size_t i = 0; as && i < as->nrows; i++) {
-		model_key_text(m, as->rows[i], " ", text, sizeof(text));
+	if (!as)
+		return NULL;
+	if (!ix) { /* no index (out of memory, a test's model): look */
+		for (size_t i = 0; i < as->nrows; i++) {
+			model_key_text(m, as->rows[i], " ", text, sizeof(text));
+			if (!strcmp(text, key))
+				return as->rows[i];
+		}
+		return NULL;
+	}
+	if ((ix->snap != m->snap || ix->interval != m->snap->interval ||
+	     ix->id != id) &&
+	    index_rows(m, ix, as))
+		return NULL;
+	hi = ix->n;
+	while (lo < hi) { /* the first of hash h */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->v[mid].hash < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ix->n && ix->v[lo].hash == h; lo++) {
+		model_key_text(m, ix->v[lo].row, " ", text, sizeof(text));
 		if (!strcmp(text, key))
-			return as->rows[i];
+			return ix->v[lo].row;
 	}
 	return NULL;
+}
+
+struct model_index *model_index_new(void)
+{
+	struct model_index *ix = calloc(1, sizeof(*ix));
+
+	if (ix)
+		ix->id = -1;
+	return ix;
+}
+
+void model_index_free(struct model_index *ix)
+{
+	if (ix) {
+		free(ix->v);
+		free(ix);
+	}
 }
 
 size_t model_pidcmd_at(const struct model_pidcmd *v, size_t n, uint32_t pid)

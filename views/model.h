@@ -130,6 +130,10 @@ struct model {
 	 * that changes with each ask */
 	char stack_goto[SPEC_TEXT_MAX];
 	unsigned stack_goto_seq;
+
+	/* model_find_row()'s index of one spec's rows by key, made once a
+	 * snapshot (owned: model_index_free()); NULL: it looks row by row */
+	struct model_index *index;
 };
 
 enum request_kind {
@@ -176,8 +180,17 @@ const char *model_pid_cmd(const struct model *m, uint32_t pid);
 /* Where pid is, or would go, in v[0..n) (ascending by pid). */
 size_t model_pidcmd_at(const struct model_pidcmd *v, size_t n, uint32_t pid);
 
-/* The row of spec id whose key text (sep " ") is key, or NULL. */
+/* The row of spec id whose key text (sep " ") is key, or NULL. The
+ * first call for a spec in a snapshot indexes its rows (n log n); the
+ * next are a binary search. */
 const struct agg_row *model_find_row(const struct model *m, int id,
 				     const char *key);
+
+/* An empty index for model.index, or NULL (out of memory: nothing is
+ * found). */
+struct model_index *model_index_new(void);
+
+/* Free model_find_row()'s index. NULL is a no-op. */
+void model_index_free(struct model_index *ix);
 
 #endif

@@ -302,7 +302,8 @@ static const char *state_of(const struct model_probe *pr)
 static void draw_probe(const struct model *m, const struct model_probe *pr,
 		       int y, struct rect in, bool sel)
 {
-	char name[160], hits[32] = "", cost[16] = "", obj[17], args[512];
+	char name[160], rate[32], hits[40] = "", cost[16] = "", obj[17],
+				  args[512];
 	const struct agg_spec *as = NULL;
 	size_t o;
 	enum draw_style st = sel	       ? STYLE_SELECTED
@@ -314,9 +315,12 @@ static void draw_probe(const struct model *m, const struct model_probe *pr,
 	o = fmt_put(name, sizeof(name), o, ":");
 	inert_put(name, sizeof(name), o, pr->name);
 	if (pr->spec_id >= 0) {
-		fmt_rate(m->snap_s > 0 ? (double)pr->hits / m->snap_s : 0, hits,
-			 sizeof(hits));
 		as = model_spec(m, pr->spec_id);
+		fmt_rate(m->snap_s > 0 ? (double)pr->hits / m->snap_s : 0, rate,
+			 sizeof(rate));
+		snprintf(hits, sizeof(hits), "%s%s",
+			 as && pr->hits ? draw_mark(as->events_mark) : "",
+			 rate);
 	}
 	if (as) /* its spec's: % of one CPU taken from the target */
 		snprintf(cost, sizeof(cost), "%.1f%%", as->cost_pct);

@@ -19,10 +19,10 @@
  * refresh, so two frames at 1,000 and 1,050 calls/s do not swap every
  * second; a row moves when its value moves to another band.
  *
- * Each row carries a mark (enum row_mark: exact, or an estimate of the
- * budget's); the box's title says what the rows on screen are, from
- * their marks and what they count ("exact calls", "exact and ~
- * estimated calls", "CPU samples"). Enter drills into a row: a call or
+ * A row's rate and total each carry the engine's mark (enum agg_mark:
+ * exact, ~ an estimate, >= a lower bound); the box's title says what
+ * the rows on screen are, from the marks drawn and what they count
+ * ("exact calls", "exact and ~ estimated calls", "CPU samples"). Enter drills into a row: a call or
  * latency row to its histogram, a CPU-sample row (which times no call)
  * to its function's stacks, or a line saying why there is none.
  */
@@ -46,24 +46,18 @@ enum top_col {
 static const char *const COL_NAMES[NCOLS] = { "calls/s", "total", "avg",
 					      "name" };
 
-/* What a row's numbers are. One line per kind in MARKS: the title
- * names the kinds the rows on screen hold. */
-enum row_mark {
-	MARK_EXACT,
-	MARK_ESTIMATE, /* ~: its spec was sampled by the budget */
-	MARK_BOUND, /* a lower bound: what was counted (nothing sets it yet) */
-	NMARKS
-};
+/* What the title calls the rows whose numbers carry each mark (enum
+ * agg_mark, drawn by draw_mark()), and why they are so, or NULL: one
+ * line per kind of mark. */
+#define NMARKS (AGG_BOUND + 1)
 
 static const struct {
-	const char *sym, *ascii; /* before the number ("" for none) */
-	const char *adj; /* what the title calls such rows */
-	const char *why; /* and why they are so, or NULL */
+	const char *adj;
+	const char *why;
 } MARKS[NMARKS] = {
-	[MARK_EXACT] = { "", "", "exact", NULL },
-	[MARK_ESTIMATE] = { "~", "~", "estimated", "sampled by the budget" },
-	[MARK_BOUND] = { "\u2265", ">=", "lower-bound",
-			 "counted while attached" },
+	[AGG_EXACT] = { "exact", NULL },
+	[AGG_ESTIMATE] = { "estimated", "sampled by the budget" },
+	[AGG_BOUND] = { "lower-bound", "sampled, no estimate within 15%" },
 };
 
 #define CMD_W 16 /* -b's COMMAND column, at least */
@@ -87,8 +81,7 @@ struct top_row {
 	char p50[16], p99[16]; /* latency percentiles of a timed row (or
 				  the frame's), as bucket labels; "" if none */
 	uint64_t total;
-	bool est, est_total; /* rate, total: the budget's estimates */
-	enum row_mark mark; /* of the numbers shown (mark_of()) */
+	unsigned char mark, mark_total; /* rate, total: enum agg_mark */
 	bool samples; /* CPU samples (profile:HZ), not calls */
 	int band; /* band() of the sort column's value */
 };
@@ -330,16 +323,6 @@ static double sort_value(const struct top_row *r, enum top_col c)
 	return c == COL_RATE ? r->rate : (double)r->total;
 }
 
-/* The mark of row r's numbers as shown: an estimate if its rate or its
- * total is drawn with ~, else exact. (Where the engine marks rows one by
- * one, this is where a row's own mark is read.) */
-static enum row_mark mark_of(const struct top_row *r)
-{
-	if ((r->est && r->rate > 0) || (r->est_total && r->total > 0))
-		return MARK_ESTIMATE;
-	return MARK_EXACT;
-}
-
 static int add_row(struct top *t, const struct model *m,
 		   const struct agg_spec *as, const struct agg_row *row)
 {
@@ -366,9 +349,8 @@ static int add_row(struct top *t, const struct model *m,
 	r->rank = keyed_find(t->ranks, t->nranks, r->hash, UINT64_MAX);
 	r->rate = m->snap_s > 0 ? (double)row->count / m->snap_s : 0;
 	r->total = row->total - keyed_find(t->zeros, t->nzeros, r->hash, 0);
-	r->est = as->estimated;
-	r->est_total = as->estimated_total;
-	r->mark = mark_of(r);
+	r->mark = row->mark;
+	r->mark_total = row->mark_total;
 	r->samples = as->spec->probe[0].hz > 0;
 	avg_of(m, as, row, t->frames, r);
 	r->band = band(sort_value(r, t->sort));
@@ -715,8 +697,14 @@ static int width_of(const char *s)
 	return (int)strlen(s) - fmt_w(s, 0);
 }
 
-/* Which marks the rows on screen, lines from t->scroll, carry: a bit per
- * enum row_mark; *samples whether there are rows and all are CPU
+/* The mark rate's (or total's) column draws for mark: none on a 0. */
+static unsigned char mark_drawn(double v, unsigned char mark)
+{
+	return v > 0 && mark < NMARKS ? mark : AGG_EXACT;
+}
+
+/* Which marks the rows on screen, lines from t->scroll, draw: a bit per
+ * enum agg_mark; *samples whether there are rows and all are CPU
  * samples. */
 static unsigned marks_shown(const struct top *t, int lines, bool *samples)
 {
@@ -724,8 +712,11 @@ static unsigned marks_shown(const struct top *t, int lines, bool *samples)
 
 	*samples = true;
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
-		set |= 1u << t->rows[t->scroll + (size_t)i].mark;
-		*samples = *samples && t->rows[t->scroll + (size_t)i].samples;
+		const struct top_row *r = &t->rows[t->scroll + (size_t)i];
+
+		set |= 1u << mark_drawn(r->rate, r->mark);
+		set |= 1u << mark_drawn((double)r->total, r->mark_total);
+		*samples = *samples && r->samples;
 	}
 	*samples = *samples && (set || t->hz);
 	return set;
@@ -733,7 +724,7 @@ static unsigned marks_shown(const struct top *t, int lines, bool *samples)
 
 /*
  * The box's title into out: "Top frames" or "Top probes", then what the
- * rows on screen are from their marks (a set of enum row_mark bits) and
+ * rows on screen are from their marks (a set of enum agg_mark bits) and
  * what they count, "exact calls", "exact and ~ estimated calls", "CPU
  * samples"; with why (long) the reasons in brackets, "(sampled by the
  * budget)"; then the filter.
@@ -750,7 +741,7 @@ static void title_text(const struct top *t, unsigned marks, bool samples,
 	for (int i = 0; i < NMARKS; i++)
 		nwhy += (marks >> i & 1) && MARKS[i].why;
 	for (int i = 0; i < NMARKS; i++) {
-		const char *sym = draw_utf8() ? MARKS[i].sym : MARKS[i].ascii;
+		const char *sym = draw_mark((unsigned char)i);
 
 		if (!(marks >> i & 1))
 			continue;
@@ -771,7 +762,7 @@ static void title_text(const struct top *t, unsigned marks, bool samples,
 		}
 		y = fmt_put(whys, sizeof(whys), y, MARKS[i].why);
 	}
-	if (marks == 1u << MARK_EXACT && samples)
+	if (marks == 1u << AGG_EXACT && samples)
 		words[0] = '\0'; /* samples: a count, not a claim of time */
 	if (y)
 		fmt_put(whys, sizeof(whys), y, ")");
@@ -789,10 +780,11 @@ static void title_text(const struct top *t, unsigned marks, bool samples,
 	}
 }
 
-/* num, with "~" before it when est (sampled by the budget) */
-static const char *approx(char *buf, size_t n, bool est, const char *num)
+/* num, with its mark before it (draw_mark()) */
+static const char *approx(char *buf, size_t n, unsigned char mark,
+			  const char *num)
 {
-	snprintf(buf, n, "%s%s", est ? "~" : "", num);
+	snprintf(buf, n, "%s%s", draw_mark(mark), num);
 	return buf;
 }
 
@@ -872,10 +864,11 @@ static void top_draw(void *st, const struct model *m,
 				 ? STYLE_SELECTED
 				 : STYLE_NORMAL,
 			 "%s%10s %11s%s%s  %-*.*s %s", pid,
-			 approx(erate, sizeof(erate), row->est && row->rate > 0,
+			 approx(erate, sizeof(erate),
+				row->rate > 0 ? row->mark : AGG_EXACT,
 				fmt_rate(row->rate, rate, sizeof(rate))),
 			 approx(etot, sizeof(etot),
-				row->est_total && row->total > 0,
+				row->total > 0 ? row->mark_total : AGG_EXACT,
 				fmt_count(row->total, tot, sizeof(tot))),
 			 avg, pct, namew, row->where[0] ? namew : in.w,
 			 row->name,

@@ -133,6 +133,145 @@ static __always_inline long read_str_key(char *dst, __u64 src)
 	return 0;
 }
 
+static __always_inline bool sql_word(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_' || ch == '$' ||
+	       (unsigned char)ch >= 0x80;
+}
+
+static __always_inline bool sql_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+/* Where read_sql_key() is in its statement. */
+struct sql_state {
+	__u32 o; /* bytes written */
+	__u32 n; /* literals replaced */
+	__u8 in; /* 0 text, 1 a quoted literal, 2 a number, 3 a '' */
+	char last; /* the byte before, as kept ('$' after a literal) */
+	char prev; /* ... the last one not a blank */
+	bool cut; /* the shape went on past what dst keeps */
+};
+
+/* Put ch into dst unless it is full (then say it was cut). */
+static __always_inline void sql_put(char *dst, struct sql_state *st, char ch)
+{
+	if (st->o >= PT_STR_LEN - 1) {
+		st->cut = true;
+		return;
+	}
+	dst[st->o & (PT_STR_LEN - 1)] = ch;
+	st->o++;
+}
+
+/* A statement as read_sql_key() reads it (in) and shapes it (out, st),
+ * a byte a bpf_loop() step: the loop is checked once, not unrolled. */
+struct sql_scratch {
+	char in[PT_SQL_IN];
+	char out[PT_STR_LEN];
+	struct sql_state st;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sql_scratch);
+} sqlscratch SEC(".maps");
+
+/* A literal begins: "$N" into dst. */
+static __always_inline void sql_param(char *dst, struct sql_state *st)
+{
+	st->n++;
+	sql_put(dst, st, '$');
+	if (st->n >= 10)
+		sql_put(dst, st, (char)('0' + st->n / 10 % 10));
+	sql_put(dst, st, (char)('0' + st->n % 10));
+}
+
+/*
+ * One byte of the statement (next: the byte after it): kept, or part of
+ * a literal that becomes $N as pg_stat_statements writes it: a quoted
+ * string ('' inside it stays in it), a number not part of a word, with a
+ * minus sign before it where that cannot be a subtraction.
+ */
+static __always_inline void sql_step(char *dst, struct sql_state *st, char ch,
+				     char next)
+{
+	if (st->in == 1) { /* in quotes: '' is a quote in the literal */
+		if (ch == '\'')
+			st->in = next == '\'' ? 3 : 0;
+		return;
+	}
+	if (st->in == 3) { /* the second quote of a '' */
+		st->in = 1;
+		return;
+	}
+	if (st->in == 2) {
+		if (sql_digit(ch) || ch == '.' ||
+		    ((ch == 'e' || ch == 'E') && sql_digit(next)))
+			return;
+		st->in = 0;
+	}
+	if (ch == '\'' || (!sql_word(st->last) &&
+			   (sql_digit(ch) || (ch == '.' && sql_digit(next)) ||
+			    (ch == '-' && sql_digit(next) &&
+			     !sql_word(st->prev) && st->prev != ')')))) {
+		sql_param(dst, st);
+		st->in = ch == '\'' ? 1 : 2;
+		st->last = st->prev = '$';
+		return;
+	}
+	sql_put(dst, st, ch);
+	st->last = ch;
+	if (ch != ' ' && ch != '\t' && ch != '\n')
+		st->prev = ch;
+}
+
+/* One byte i of the statement in *ctx (struct sql_scratch *): shaped
+ * into its out; 1 (stop) at its end. */
+static long sql_byte(__u64 i, void *ctx)
+{
+	struct sql_scratch *sc = *(struct sql_scratch **)ctx;
+	char ch = sc->in[i & (PT_SQL_IN - 1)];
+
+	if (!ch || i >= PT_SQL_IN - 1)
+		return 1;
+	sql_step(sc->out, &sc->st, ch, sc->in[(i + 1) & (PT_SQL_IN - 1)]);
+	return 0;
+}
+
+/*
+ * The statement at src, its shape into dst (PT_STR_LEN bytes): its
+ * literals (numbers, quoted strings) written $1, $2 ... in order, as
+ * pg_stat_statements groups statements, so that one shape is one key;
+ * the last byte PT_STR_CUT when the shape, or the statement (read up to
+ * PT_SQL_IN bytes), went on past what dst keeps. 0, or < 0 if src cannot
+ * be read.
+ */
+static __always_inline long read_sql_key(char *dst, __u64 src)
+{
+	__u32 zero = 0;
+	struct sql_scratch *sc = bpf_map_lookup_elem(&sqlscratch, &zero);
+	long n;
+
+	if (!sc)
+		return -1;
+	n = bpf_probe_read_user_str(sc->in, PT_SQL_IN, (void *)src);
+	if (n < 0)
+		return n;
+	/* the bytes after the shape's NUL are the key's too */
+	__builtin_memset(sc->out, 0, sizeof(sc->out));
+	__builtin_memset(&sc->st, 0, sizeof(sc->st));
+	bpf_loop(PT_SQL_IN, sql_byte, &sc, 0);
+	sc->out[sc->st.o & (PT_STR_LEN - 1)] = 0;
+	sc->out[PT_STR_LEN - 1] = sc->st.cut || n == PT_SQL_IN ? PT_STR_CUT : 0;
+	__builtin_memcpy(dst, sc->out, PT_STR_LEN);
+	return 0;
+}
+
 /* Fill key from the site's key fetches. 0, or 1 + the stat that says
  * why not: STAT_STR (a string or argument unreadable), STAT_PY (no
  * Python frame to read), STAT_FULL (pystacks or stacks full). */
@@ -177,6 +316,10 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 			key->num[slot & (PT_MAX_KEYS - 1)] = v;
 		} else if (s->key_kind[i] == PT_KEY_STR) {
 			if (read_str_key(key->str[slot & (PT_MAX_STRS - 1)],
+					 (__u64)v) < 0)
+				return STAT_STR + 1;
+		} else if (s->key_kind[i] == PT_KEY_SQL) {
+			if (read_sql_key(key->str[slot & (PT_MAX_STRS - 1)],
 					 (__u64)v) < 0)
 				return STAT_STR + 1;
 		} else {

@@ -17,13 +17,62 @@
  * tid. tstacks needs none of this: the kernel frees task storage with
  * the task.
  *
+ * Under the budget a spec is attached in windows (engine/budget.c): from
+ * the moment it is parked its hits are dropped, starts and ends alike,
+ * until it is attached again. A start before the gap whose end fell in
+ * it would pair with a later end (a latency as long as the gap), and an
+ * end whose start fell in it would pop an outer start. So a pair is made
+ * only of a start and an end of one window: user space bumps the spec's
+ * epoch (pt_epoch) when it parks the spec and when it attaches it again,
+ * a stack keeps the epoch its starts were pushed in, and the first event
+ * of a later epoch on that stack drops what it holds (their ends may
+ * have gone by unseen). What the windows cut is counted apart (STAT_CUT):
+ * those starts, and an end without a start of its window once the spec
+ * has been parked (before, as ever, unmatched: its start came before the
+ * spec was attached). Epochs only grow along a stack, so one epoch per
+ * stack is enough. A spec the budget never parks stays in epoch 0 and
+ * pairs as it always did.
+ *
  * Part of probetop.bpf.c, included after agg.bpf.h.
  */
 
+/* Spec's epoch now. The barrier keeps the read after handle()'s look at
+ * pt_parked: user space bumps the epoch before it clears the bit, so an
+ * event that saw the bit clear sees the new epoch. */
+static __always_inline __u32 lat_epoch(__u32 spec)
+{
+	asm volatile("" ::: "memory");
+	return *(volatile __u32 *)&pt_epoch[spec & (PT_MAX_SPECS - 1)];
+}
+
+/* A stack of spec (its epoch *have, its depth *depth) met in epoch now:
+ * if its starts are of an earlier window, drop them all, counted as cut
+ * (those too deep to be kept were counted as drops), and start it over
+ * in epoch now. */
+static __always_inline void lat_renew(__u32 spec, __u32 *have, __u32 *depth,
+				      __u32 now)
+{
+	__u32 d = *depth;
+
+	if (*have == now)
+		return;
+	*have = now;
+	if (!d)
+		return;
+	*depth = 0;
+	stat_add(spec, STAT_CUT, d < PT_STACK_DEPTH ? d : PT_STACK_DEPTH);
+}
+
+/* An end of spec without a start of its window, in epoch now. */
+static __always_inline void lat_miss(__u32 spec, __u32 now)
+{
+	stat_inc(spec, now ? STAT_CUT : STAT_UNMATCHED);
+}
+
 /* The thread's stack for tag: its own, else (claim) a free one taken
- * for it; -1 if none. */
+ * for it in epoch; -1 if none. */
 static __always_inline int tstack_find(struct pt_tstack *t, __u32 tag,
-				       bool claim)
+				       bool claim, __u32 epoch)
 {
 	for (int i = 0; i < PT_TASK_STACKS; i++)
 		if (t->tag[i] == tag)
@@ -33,15 +82,16 @@ static __always_inline int tstack_find(struct pt_tstack *t, __u32 tag,
 	for (int i = 0; i < PT_TASK_STACKS; i++) {
 		if (!t->depth[i]) {
 			t->tag[i] = tag;
+			t->epoch[i] = epoch;
 			return i;
 		}
 	}
 	return -1;
 }
 
-/* Push now for solo site s on the thread's own stack; false if it has
- * none for s (the caller uses the hash map). */
-static __always_inline bool tstack_push(const struct pt_site *s)
+/* Push now for solo site s, in epoch, on the thread's own stack; false
+ * if it has none for s (the caller uses the hash map). */
+static __always_inline bool tstack_push(const struct pt_site *s, __u32 epoch)
 {
 	struct pt_tstack *t =
 		bpf_task_storage_get(&tstacks, bpf_get_current_task_btf(), 0,
@@ -51,9 +101,10 @@ static __always_inline bool tstack_push(const struct pt_site *s)
 
 	if (!t)
 		return false;
-	i = tstack_find(t, s->tag, true) & (PT_TASK_STACKS - 1);
+	i = tstack_find(t, s->tag, true, epoch) & (PT_TASK_STACKS - 1);
 	if (t->tag[i] != s->tag)
 		return false; /* none found */
+	lat_renew(s->spec, &t->epoch[i], &t->depth[i], epoch);
 	d = t->depth[i];
 	t->depth[i] = d + 1;
 	if (d >= PT_STACK_DEPTH)
@@ -63,10 +114,11 @@ static __always_inline bool tstack_push(const struct pt_site *s)
 	return true;
 }
 
-/* Pop solo site s's newest start from the thread's own stack into *t0
- * (0: too deep to have been kept); false if that stack is empty (look in
- * the hash map). */
-static __always_inline bool tstack_pop(const struct pt_site *s, __u64 *t0)
+/* Pop solo site s's newest start of epoch from the thread's own stack
+ * into *t0 (0: too deep to have been kept); false if that stack has none
+ * (look in the hash map). */
+static __always_inline bool tstack_pop(const struct pt_site *s, __u32 epoch,
+				       __u64 *t0)
 {
 	struct pt_tstack *t = bpf_task_storage_get(
 		&tstacks, bpf_get_current_task_btf(), 0, 0);
@@ -75,8 +127,11 @@ static __always_inline bool tstack_pop(const struct pt_site *s, __u64 *t0)
 
 	if (!t)
 		return false;
-	i = tstack_find(t, s->tag, false) & (PT_TASK_STACKS - 1);
-	if (t->tag[i] != s->tag || !t->depth[i])
+	i = tstack_find(t, s->tag, false, epoch) & (PT_TASK_STACKS - 1);
+	if (t->tag[i] != s->tag)
+		return false;
+	lat_renew(s->spec, &t->epoch[i], &t->depth[i], epoch);
+	if (!t->depth[i])
 		return false;
 	d = --t->depth[i];
 	*t0 = d < PT_STACK_DEPTH ? t->ts[i][d & (PT_STACK_DEPTH - 1)] : 0;
@@ -105,9 +160,9 @@ static __always_inline struct pt_stack *stack_new(const struct pt_stack_key *sk)
 	return bpf_map_lookup_elem(&stacks, sk);
 }
 
-/* Push a start on the (thread, spec) stack of the hash map. */
+/* Push a start, in epoch, on the (thread, spec) stack of the hash map. */
 static __always_inline void lat_push(const struct pt_regs *ctx,
-				     const struct pt_site *s)
+				     const struct pt_site *s, __u32 epoch)
 {
 	struct pt_stack_key sk = {
 		.tid = (__u32)bpf_get_current_pid_tgid(),
@@ -124,6 +179,7 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 		stat_inc(s->spec, STAT_FULL);
 		return;
 	}
+	lat_renew(s->spec, &st->epoch, &st->depth, epoch);
 	d = st->depth;
 	st->depth = d + 1;
 	if (d >= PT_STACK_DEPTH) {
@@ -149,14 +205,17 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 static __always_inline void lat_start(const struct pt_regs *ctx,
 				      const struct pt_site *s)
 {
-	if (s->solo && tstack_push(s))
+	__u32 epoch = lat_epoch(s->spec);
+
+	if (s->solo && tstack_push(s, epoch))
 		return;
-	lat_push(ctx, s);
+	lat_push(ctx, s, epoch);
 }
 
-/* Pop the newest start of s from the (thread, spec) stack of the hash
- * map and record the time since. */
-static __always_inline void lat_pop(const struct pt_site *s, __u64 now)
+/* Pop the newest start of s of epoch from the (thread, spec) stack of
+ * the hash map and record the time since. */
+static __always_inline void lat_pop(const struct pt_site *s, __u32 epoch,
+				    __u64 now)
 {
 	struct pt_stack_key sk = {
 		.tid = (__u32)bpf_get_current_pid_tgid(),
@@ -167,8 +226,13 @@ static __always_inline void lat_pop(const struct pt_site *s, __u64 now)
 	__u32 d;
 	__s64 ns;
 
-	if (!st || !st->depth) {
-		stat_inc(s->spec, STAT_UNMATCHED);
+	if (!st) {
+		lat_miss(s->spec, epoch);
+		return;
+	}
+	lat_renew(s->spec, &st->epoch, &st->depth, epoch);
+	if (!st->depth) {
+		lat_miss(s->spec, epoch);
 		return;
 	}
 	d = --st->depth;
@@ -187,10 +251,11 @@ static __always_inline void lat_pop(const struct pt_site *s, __u64 now)
 static __always_inline void lat_end(const struct pt_site *s)
 {
 	__u64 now = bpf_ktime_get_ns(), t0;
+	__u32 epoch = lat_epoch(s->spec);
 	__s64 ns;
 
-	if (!s->solo || !tstack_pop(s, &t0)) {
-		lat_pop(s, now);
+	if (!s->solo || !tstack_pop(s, epoch, &t0)) {
+		lat_pop(s, epoch, now);
 		return;
 	}
 	if (!t0)

@@ -114,6 +114,17 @@ __u32 pt_count_hits; /* count every hit in stats (a budget is on) */
 /* specs parked by the budget (bit id): their uprobes are on their way
  * out (engine/park.c); a hit in between is neither counted nor kept */
 __u64 pt_parked[PT_MAX_SPECS / 64];
+/* the target's CPU time by CPU (pt_oncpu, engine/cputime.c); oncpu_pid:
+ * the target's tgid, 0 for none */
+__u32 oncpu_pid;
+struct pt_oncpu oncpu[PT_ONCPU_CPUS];
+/* the last spec run on each CPU (struct pt_lasthit) */
+struct pt_lasthit lasthit[PT_ONCPU_CPUS];
+/* each spec's epoch: 0 while the budget has never parked it, bumped when
+ * it parks it and when it attaches it again (engine/park.c), so that a
+ * latency pair is only made of a start and an end of one window
+ * (latency.bpf.h) */
+__u32 pt_epoch[PT_MAX_SPECS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -214,29 +225,40 @@ enum stat_field {
 	STAT_UNMATCHED,
 	STAT_HIT,
 	STAT_PARKED,
-	STAT_PY
+	STAT_PY,
+	STAT_CUT,
+	STAT_SHARED
 };
 
-static __always_inline void stat_inc(__u32 spec, enum stat_field f)
+static __always_inline void stat_add(__u32 spec, enum stat_field f, __u64 n)
 {
 	struct pt_stat *st = bpf_map_lookup_elem(&stats, &spec);
 
 	if (!st)
 		return;
 	if (f == STAT_FULL)
-		st->drop_full++;
+		st->drop_full += n;
 	else if (f == STAT_STR)
-		st->drop_str++;
+		st->drop_str += n;
 	else if (f == STAT_DEEP)
-		st->drop_deep++;
+		st->drop_deep += n;
 	else if (f == STAT_HIT)
-		st->hits++;
+		st->hits += n;
 	else if (f == STAT_PARKED)
-		st->parked++;
+		st->parked += n;
 	else if (f == STAT_PY)
-		st->drop_py++;
+		st->drop_py += n;
+	else if (f == STAT_CUT)
+		st->cut += n;
+	else if (f == STAT_SHARED)
+		st->shared += n;
 	else
-		st->unmatched++;
+		st->unmatched += n;
+}
+
+static __always_inline void stat_inc(__u32 spec, enum stat_field f)
+{
+	stat_add(spec, f, 1);
 }
 
 /* The value of key in a hash map, created from zero if new; NULL when

@@ -45,6 +45,29 @@ char LICENSE[] SEC("license") = "GPL";
 #include "latency.bpf.h"
 #include "rostr.bpf.h"
 
+/* Whether this run of spec programs shares the trap of the run just
+ * before on this CPU (struct pt_lasthit). */
+static __always_inline bool shares_trap(struct pt_regs *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & (PT_ONCPU_CPUS - 1);
+	struct pt_lasthit *l = &lasthit[cpu];
+
+	return l->tid == bpf_get_current_pid_tgid() &&
+	       l->ip == PT_REGS_IP(ctx) &&
+	       bpf_ktime_get_ns() - l->end < PT_SHARED_NS;
+}
+
+/* A run of spec programs ends (struct pt_lasthit). */
+static __always_inline void run_ends(struct pt_regs *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & (PT_ONCPU_CPUS - 1);
+	struct pt_lasthit *l = &lasthit[cpu];
+
+	l->tid = bpf_get_current_pid_tgid();
+	l->ip = PT_REGS_IP(ctx);
+	l->end = bpf_ktime_get_ns();
+}
+
 /* One hit of a USDT location, function entry or return: do what the
  * site of the link's cookie says. */
 static __always_inline int handle(struct pt_regs *ctx)
@@ -64,6 +87,8 @@ static __always_inline int handle(struct pt_regs *ctx)
 
 		if (sp >= PT_MAX_SPECS)
 			return 0;
+		if (!s->profile && shares_trap(ctx))
+			stat_inc(sp, STAT_SHARED);
 		if (pt_parked[sp / 64] & (1ULL << (sp % 64))) {
 			stat_inc(sp, STAT_PARKED);
 			return 0;
@@ -104,13 +129,19 @@ static __always_inline int handle(struct pt_regs *ctx)
 SEC("uprobe")
 int pt_usdt(struct pt_regs *ctx)
 {
-	return handle(ctx);
+	handle(ctx);
+	if (pt_count_hits)
+		run_ends(ctx);
+	return 0;
 }
 
 SEC("uretprobe")
 int pt_ret(struct pt_regs *ctx)
 {
-	return handle(ctx);
+	handle(ctx);
+	if (pt_count_hits)
+		run_ends(ctx);
+	return 0;
 }
 
 /* profile:HZ: a CPU-clock sample, on every CPU, of whatever runs there;
@@ -119,6 +150,33 @@ SEC("perf_event")
 int pt_profile(struct bpf_perf_event_data *ctx)
 {
 	return handle((struct pt_regs *)ctx);
+}
+
+/* A CPU switches tasks: if from or to a thread of the target, the
+ * target's time on it (engine/cputime.c reads it). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(pt_oncpu, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & (PT_ONCPU_CPUS - 1);
+	struct pt_oncpu *o = &oncpu[cpu];
+	__u32 pid = oncpu_pid;
+	bool was, is;
+	__u64 now;
+
+	if (!pid)
+		return 0;
+	was = prev->tgid == pid;
+	is = next->tgid == pid;
+	if (!was && !is)
+		return 0;
+	now = bpf_ktime_get_ns();
+	__sync_fetch_and_add(&o->seq, 1);
+	if (was && o->since && now > o->since)
+		o->ns += now - o->since;
+	o->since = is ? now : 0;
+	__sync_fetch_and_add(&o->seq, 1);
+	return 0;
 }
 
 /* the one-process target's dynamic linker, exec and fork */

@@ -16,10 +16,12 @@
 #define PROBETOP_BPF_SHARED_H
 
 #define PT_MAX_SPECS 256 /* specs alive at once (spec ids are slots) */
+#define PT_ONCPU_CPUS 256 /* CPUs oncpu[] counts on (engine/cputime.c) */
 #define PT_MAX_SITES 16384 /* attachments, cookies 0..PT_MAX_SITES-1 */
 #define PT_MAX_KEYS 4
 #define PT_MAX_STRS 2
 #define PT_STR_LEN 64 /* string key bytes, NUL included */
+#define PT_SQL_IN 256 /* bytes of a statement read to make its sql() key */
 /* str[PT_STR_LEN - 1] of a string key: the target's string went on
  * past the PT_STR_LEN - 1 bytes kept (0 otherwise) */
 #define PT_STR_CUT 1
@@ -84,6 +86,8 @@ enum pt_key_kind {
 	PT_KEY_NUM,
 	PT_KEY_STR, /* NUL-terminated string at the fetched address */
 	PT_KEY_STRN, /* len bytes at the fetched address */
+	PT_KEY_SQL, /* the statement at the fetched address, its literals
+		       $1, $2 ... (fetch.bpf.h: read_sql_key()) */
 	PT_KEY_PYFRAME, /* the innermost Python frame's code object */
 	PT_KEY_PYSTACK, /* the id of the thread's Python stack (pystacks) */
 	PT_KEY_PYLINE, /* that frame's code object and bytecode offset */
@@ -107,10 +111,31 @@ struct pt_pyproc {
 	__u32 frame_owner; /* PT_PY_NONE: no owner (3.8-3.10) */
 	__u32 frame_lasti; /* the frame's last instruction: */
 	__u32 code_adaptive; /* (pointer kind) the bytecode in the code */
-	__u32 code_firstlineno; /* the code object's co_firstlineno */
 	__u8 owner_cstack; /* an owner that is no function's frame */
 	__u8 lasti_kind; /* enum pt_lasti */
-	__u8 pad[6];
+	/* what a code object is named by (pyframe.bpf.h's py_name()):
+	 * offsets in the code object (all below PT_PYCODE_SPAN), in a str
+	 * (below PT_PYSTR_HEAD: length, state; the characters'), in a bytes
+	 * object (below PT_PYBYTES_HEAD: size; the bytes'), the state's
+	 * bits */
+	__u8 code_firstlineno;
+	__u8 code_filename;
+	__u8 code_name;
+	__u8 code_linetable;
+	__u8 str_length;
+	__u8 str_state;
+	__u8 str_ascii_data;
+	__u8 str_compact_data;
+	__u8 bytes_size;
+	__u8 bytes_sval;
+	__u8 state_kind_shift;
+	__u8 state_compact_shift;
+	__u8 state_ascii_shift;
+	__u8 pad[1];
+	/* this set-up of this process, never another's (a new one after
+	 * an exec: code objects and stacks seen before are another
+	 * program's, so their first sights are keyed by it) */
+	__u32 gen;
 };
 
 /* How a frame says where it is in its bytecode. */
@@ -126,13 +151,45 @@ enum pt_lasti {
 	((code) >> 4 << PT_PYLINE_OFF_BITS | \
 	 ((off) & ((1u << PT_PYLINE_OFF_BITS) - 1)))
 
-/* pynew: a code object (or stack) seen for the first time, for user
- * space to name while the process lives */
+/*
+ * pynew: a code object seen for the first time (pyframe.bpf.h's
+ * py_name()), with its names as read at that moment from the process,
+ * which may be gone by the time user space reads the record. Sent with
+ * only the bytes of lines[] used: PT_PYNEW_HEAD + nlines.
+ */
+#define PT_PYCODE_SPAN 144 /* bytes of a code object read: its fields */
+#define PT_PYSTR_HEAD 40 /* bytes of a str's header read */
+#define PT_PYBYTES_HEAD 24 /* bytes of a bytes object's header read */
+#define PT_PYSTR 256 /* bytes of a name's characters kept */
+#define PT_PYLINES 16384 /* bytes of a line table kept */
+
+/* The characters of a str (compact: the kind of every name), the first
+ * (a function) or last (a file) PT_PYSTR bytes of them. */
+struct pt_pystr {
+	__u32 kind; /* bytes a character: 1, 2 or 4; 0: not read */
+	__u32 len; /* bytes in data */
+	__u64 chars; /* the whole string's length in characters */
+	__u8 data[PT_PYSTR];
+};
+
+/* what a struct pt_pynew's named has (bits) */
+#define PT_PYNAMED_FUNC 1u
+#define PT_PYNAMED_FILE 2u
+#define PT_PYNAMED_LINES 4u /* lines[] read (nlines may be 0) */
+
 struct pt_pynew {
 	__u32 pid;
-	__u32 stack; /* value is a pystacks id, else a code object */
-	__u64 value;
+	__u32 gen; /* pt_pyproc's when it was seen */
+	__u64 code; /* the code object's address */
+	__u64 type; /* its type (its ob_type) */
+	__s32 firstlineno;
+	__u32 named; /* PT_PYNAMED_* */
+	__u32 nlines; /* bytes of the line table in lines[] */
+	__u32 lines_cut; /* the table was longer than PT_PYLINES */
+	struct pt_pystr func, file;
+	__u8 lines[PT_PYLINES];
 };
+#define PT_PYNEW_HEAD 584 /* offsetof(struct pt_pynew, lines) */
 
 /* pystacks: a Python stack by its id (a hash of it), innermost frame
  * first: the code objects, 0 for a frame that could not be read. */
@@ -147,7 +204,33 @@ struct pt_pystack {
 struct pt_stack_ips {
 	__u32 depth;
 	__u32 truncated; /* deeper than PT_STACK_FRAMES */
+	__u32 pid; /* the process it was first seen in (0: a kernel stack) */
+	__u32 pad;
 	__u64 ip[PT_STACK_FRAMES];
+};
+
+/*
+ * nmaps: the mapping (a file's) of a user stack's frame, sent the first
+ * time a stack of a process has a frame in it (stack.bpf.h), so that a
+ * process gone by the time its stack is named still has its maps. The
+ * path is the file's as the process's mount namespace shows it, built
+ * from the end of path[]: it starts at path_at and ends at its last byte
+ * (NUL); path_at 0 when it could not be read whole.
+ */
+#define PT_PATH_MAX 256 /* bytes of a mapped file's path, NUL included */
+#define PT_PATH_PARTS 40 /* dentries and mounts walked up from a file */
+#define PT_VMAS 1024 /* (process, mapping) pairs remembered as sent */
+
+struct pt_vma {
+	__u32 pid;
+	__u32 dev; /* the file's device, as the kernel keeps it (major << 20
+		      | minor) */
+	__u64 ino;
+	__u64 start, end; /* the mapping */
+	__u64 offset; /* the file offset of its start */
+	__u32 flags; /* VM_READ 1, VM_WRITE 2, VM_EXEC 4 */
+	__u32 path_at; /* where in path[] the path starts; 0: unknown */
+	char path[PT_PATH_MAX];
 };
 
 struct pt_site {
@@ -267,7 +350,7 @@ struct pt_stack_key {
 
 struct pt_stack {
 	__u32 depth; /* may exceed PT_STACK_DEPTH: those frames are dropped */
-	__u32 pad;
+	__u32 epoch; /* the spec's epoch (pt_epoch) its starts were pushed in */
 	struct pt_frame f[PT_STACK_DEPTH];
 };
 
@@ -279,10 +362,12 @@ struct pt_stack {
  * as keyed specs do; the end looks in the thread's stack first, so the
  * newest start is always popped first. A spec removed with starts open
  * leaves its stack taken until the thread ends (its tag never returns).
+ * epoch[i]: the spec's epoch its starts were pushed in, as in pt_stack.
  */
 struct pt_tstack {
 	__u32 tag[PT_TASK_STACKS];
 	__u32 depth[PT_TASK_STACKS]; /* may exceed PT_STACK_DEPTH */
+	__u32 epoch[PT_TASK_STACKS];
 	__u64 ts[PT_TASK_STACKS][PT_STACK_DEPTH];
 };
 
@@ -299,6 +384,18 @@ struct pt_owned {
 	__u64 spec[PT_MAX_SPECS / 64];
 };
 
+/*
+ * oncpu: per CPU, the target's CPU time there (pt_oncpu): ns it ran
+ * before its last switch out, and since when it runs (a bpf_ktime_get_ns()
+ * time; 0: it does not). seq is odd while pt_oncpu changes them.
+ */
+struct pt_oncpu {
+	__u64 ns;
+	__u64 since;
+	__u32 seq;
+	__u32 pad;
+};
+
 /* stats: per CPU array indexed by spec id */
 struct pt_stat {
 	__u64 drop_full; /* a map was full */
@@ -310,7 +407,25 @@ struct pt_stat {
 		       set (the governor's rate; engine/budget.c) */
 	__u64 parked; /* ... while it was parked (pt_parked): dropped,
 			 but they cost the target all the same */
+	__u64 cut; /* latency halves whose other half the budget's parking
+		      hid: a start dropped unpaired once the spec was
+		      parked and attached again, an end without a start
+		      of its window (neither an error nor a pair) */
+	__u64 shared; /* of hits and parked, runs that shared the trap of
+			 another spec's run just before (one breakpoint, two
+			 specs): the target paid that trap once */
 };
+
+/* lasthit: per CPU, the thread, address and end (bpf_ktime_get_ns()) of
+ * the last spec run, while pt_count_hits is set: a run of the same
+ * thread at the same address less than PT_SHARED_NS later is of the
+ * same trap (pt_stat.shared) */
+struct pt_lasthit {
+	__u64 tid;
+	__u64 ip;
+	__u64 end;
+};
+#define PT_SHARED_NS 300 /* a trap costs more than this; a run's tail less */
 
 /* IO: syscall classes; user space fills io_nr (syscall nr -> class + 1) */
 enum pt_io_class {

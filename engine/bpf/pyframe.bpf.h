@@ -12,11 +12,19 @@
  * at each use. Its innermost frame: tstate->frame (3.8-3.10), its cframe's
  * current_frame (3.11-3.12), tstate->current_frame (3.13); frames that
  * belong to no function (3.12+: the C stack's shims) are skipped. A
- * frame is named by its code object's address, which user space turns
- * into function, file and first line once (engine/pyframe.c); a stack
- * by the id (a hash) of its code objects, kept in pystacks. pyfirstline
- * is a number the kernel reads itself, the code object's co_firstlineno:
- * nothing to name later.
+ * frame is named by its code object's address; a stack by the id (a
+ * hash) of its code objects, kept in pystacks. pyfirstline is a number
+ * read here at each event, the code object's co_firstlineno: nothing to
+ * name.
+ *
+ * Names are taken here, at first sight: the first time a process's code
+ * object is a key (or a frame of a new stack), py_name() reads its name,
+ * file, first line (and, for pyline, its line table) from the process
+ * and sends them to user space on pynew (engine/pyframe.c keeps them).
+ * User space drains pynew a few times a second; a process that exits
+ * before that would leave addresses no one can read any more. The
+ * reads cost about a microsecond, once per code object, never on the
+ * path of an event whose code objects were seen.
  *
  * Part of probetop.bpf.c, included before fetch.bpf.h (fill_key()).
  */
@@ -44,31 +52,164 @@ struct {
 	__type(value, struct pt_pystack);
 } pystacks SEC(".maps");
 
-/* The code objects a pyframe key has seen (first sight: pynew). */
+/* A code object of a process as set up (gen: one per process and set-up,
+ * never reused) whose names were sent. */
+struct py_seen_key {
+	__u64 code;
+	__u32 gen;
+	__u32 pad;
+};
+
+#define PY_SEEN_NAMES 1 /* sent: its names */
+#define PY_SEEN_LINES 2 /* and its line table */
+
+/* The code objects whose names were sent (first sight: py_name()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, PT_PYSTACK_ENTRIES);
-	__type(key, __u64);
+	__type(key, struct py_seen_key);
 	__type(value, __u8);
 } pycodes SEC(".maps");
 
-/* What was seen for the first time, for user space to name now. */
+/* The names of what was seen for the first time (struct pt_pynew). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 * 1024);
+	__uint(max_entries, 256 * 1024);
 } pynew SEC(".maps");
 
-/* Tell user space about value (a code object, or a stack id) now:
- * names are read from the process, which may not live long. */
-static __always_inline void py_announce(__u64 value, __u32 stack)
-{
-	struct pt_pynew n = {
-		.pid = bpf_get_current_pid_tgid() >> 32,
-		.stack = stack,
-		.value = value,
-	};
+/* Code objects whose names could not be sent (pynew full): user space
+ * says so; the next event of such a code object tries again. */
+__u64 py_names_lost;
 
-	bpf_ringbuf_output(&pynew, &n, sizeof(n), 0);
+/* A code object's names being taken, per CPU: one for uprobes, one for
+ * profile samples, which may interrupt a uprobe's program on the same
+ * CPU. */
+struct py_namer {
+	struct pt_pynew rec;
+	__u8 code[256]; /* the code object's first PT_PYCODE_SPAN bytes */
+	__u8 head[64]; /* a str's or bytes' header (PT_PY*_HEAD bytes) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct py_namer);
+} pynamer SEC(".maps");
+
+/* The str at obj into *out: the first PT_PYSTR bytes of its characters,
+ * or the last if tail. false if it cannot be read (out->kind 0). */
+static __always_inline bool py_str(const struct pt_pyproc *pp,
+				   struct py_namer *nm, __u64 obj,
+				   struct pt_pystr *out, bool tail)
+{
+	__u64 bytes, n, at;
+	__u32 state, kind;
+	__s64 chars;
+
+	out->kind = 0;
+	if (!obj || bpf_probe_read_user(nm->head, PT_PYSTR_HEAD, (void *)obj))
+		return false;
+	chars = *(__s64 *)&nm->head[pp->str_length & 0x38];
+	state = *(__u32 *)&nm->head[pp->str_state & 0x3c];
+	if (chars < 0 || chars > (1LL << 32) ||
+	    !(state >> (pp->state_compact_shift & 31) & 1))
+		return false;
+	kind = state >> (pp->state_kind_shift & 31) & 7;
+	if (kind != 1 && kind != 2 && kind != 4)
+		return false;
+	at = obj + (state >> (pp->state_ascii_shift & 31) & 1
+			    ? pp->str_ascii_data
+			    : pp->str_compact_data);
+	bytes = (__u64)chars * kind;
+	n = bytes;
+	if (n > PT_PYSTR)
+		n = PT_PYSTR;
+	if (tail)
+		at += bytes - n;
+	if (n && bpf_probe_read_user(out->data, n, (void *)at))
+		return false;
+	out->kind = kind;
+	out->len = n;
+	out->chars = chars;
+	return true;
+}
+
+/*
+ * Take the names of code object code of the current process (its line
+ * table too if lines), send them on pynew and remember it in pycodes;
+ * sample: at a profile sample (its own scratch). A global function,
+ * called at a first sight only. 1 if sent.
+ */
+__noinline int py_name(__u64 code, __u32 lines, __u32 sample)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	const struct pt_pyproc *pp = bpf_map_lookup_elem(&pyprocs, &tgid);
+	struct py_namer *nm = bpf_map_lookup_elem(&pynamer, &sample);
+	struct py_seen_key k = { .code = code };
+	__u8 bits = lines ? PY_SEEN_NAMES | PY_SEEN_LINES : PY_SEEN_NAMES;
+	struct pt_pynew *r;
+	__s64 n = 0;
+	__u64 tab;
+
+	if (!pp || !nm)
+		return 0;
+	r = &nm->rec;
+	r->pid = tgid;
+	r->gen = k.gen = pp->gen;
+	r->code = code;
+	r->type = 0;
+	r->firstlineno = 0;
+	r->named = 0;
+	r->nlines = 0;
+	r->lines_cut = 0;
+	r->func.kind = r->file.kind = 0;
+	if (bpf_probe_read_user(nm->code, PT_PYCODE_SPAN, (void *)code))
+		goto send;
+	r->type = *(__u64 *)&nm->code[8];
+	r->firstlineno = *(__s32 *)&nm->code[pp->code_firstlineno & 0xfc];
+	if (py_str(pp, nm, *(__u64 *)&nm->code[pp->code_name & 0xf8], &r->func,
+		   false))
+		r->named |= PT_PYNAMED_FUNC;
+	if (py_str(pp, nm, *(__u64 *)&nm->code[pp->code_filename & 0xf8],
+		   &r->file, true))
+		r->named |= PT_PYNAMED_FILE;
+	tab = *(__u64 *)&nm->code[pp->code_linetable & 0xf8];
+	if (!lines || !tab ||
+	    bpf_probe_read_user(nm->head, PT_PYBYTES_HEAD, (void *)tab))
+		goto send;
+	n = *(__s64 *)&nm->head[pp->bytes_size & 0x38];
+	if (n < 0)
+		n = 0;
+	r->lines_cut = n > PT_PYLINES;
+	if (n > PT_PYLINES)
+		n = PT_PYLINES;
+	if (n &&
+	    bpf_probe_read_user(r->lines, n, (void *)(tab + pp->bytes_sval))) {
+		n = 0;
+		goto send;
+	}
+	r->nlines = n;
+	r->named |= PT_PYNAMED_LINES;
+send:
+	if (bpf_ringbuf_output(&pynew, r, PT_PYNEW_HEAD + n, 0)) {
+		__sync_fetch_and_add(&py_names_lost, 1);
+		return 0;
+	}
+	bpf_map_update_elem(&pycodes, &k, &bits, BPF_ANY);
+	return 1;
+}
+
+/* Name code (py_name()) unless its names (and its line table, if
+ * lines) were sent: on the path of every event, one lookup. */
+static __always_inline void py_seen(const struct pt_pyproc *pp, __u64 code,
+				    __u32 lines, __u32 sample)
+{
+	struct py_seen_key k = { .code = code, .gen = pp->gen };
+	__u8 *bits = bpf_map_lookup_elem(&pycodes, &k);
+
+	if (!bits || (lines && !(*bits & PY_SEEN_LINES)))
+		py_name(code, lines, sample);
 }
 
 /* The pointer at addr in the current process, or 0. */
@@ -217,29 +358,25 @@ static __always_inline const struct pt_pyproc *py_begin(__u64 *frame)
 }
 
 /* The innermost function frame's code object, or 0 when the thread
- * runs no Python or its frames cannot be read. A global function: the
- * verifier checks it once, not at each program that keys by it. */
-__noinline __u64 py_frame_key(void)
+ * runs no Python or its frames cannot be read; sample: at a profile
+ * sample. A global function: the verifier checks it once, not at each
+ * program that keys by it. */
+__noinline __u64 py_frame_key(__u32 sample)
 {
 	__u64 f = 0, code = 0;
 	const struct pt_pyproc *pp = py_begin(&f);
 
 	if (!pp || !py_function_frame(pp, f, &code))
 		return 0;
-	if (!bpf_map_lookup_elem(&pycodes, &code)) {
-		__u8 one = 1;
-
-		bpf_map_update_elem(&pycodes, &code, &one, BPF_ANY);
-		py_announce(code, 0);
-	}
+	py_seen(pp, code, 0, sample);
 	return code;
 }
 
 /* The first line of the innermost function frame's code object
- * (co_firstlineno), read here rather than named later in user space, so
- * that nothing is lost when the code object or the process goes: in the
- * low 32 bits, bit 32 set (never 0); 0 when the thread runs no Python or
- * its frames cannot be read. A global function. */
+ * (co_firstlineno), read at each event: a number, with nothing to name
+ * and no first sight to keep; in the low 32 bits, bit 32 set (never 0);
+ * 0 when the thread runs no Python or its frames cannot be read. A
+ * global function. */
 __noinline __u64 py_firstline_key(void)
 {
 	__u64 f = 0, code = 0;
@@ -255,7 +392,7 @@ __noinline __u64 py_firstline_key(void)
 
 /* The innermost function frame's code object and where in its bytecode
  * the thread is (PT_PYLINE), or 0. A global function. */
-__noinline __u64 py_line_key(void)
+__noinline __u64 py_line_key(__u32 sample)
 {
 	__u64 f = 0, code = 0, ptr = 0;
 	const struct pt_pyproc *pp = py_begin(&f);
@@ -277,12 +414,8 @@ __noinline __u64 py_line_key(void)
 		      : pp->lasti_kind == PT_LASTI_UNITS ? (__u64)lasti * 2
 							 : (__u64)lasti;
 	}
-	if (code && !bpf_map_lookup_elem(&pycodes, &code)) {
-		__u8 one = 1;
-
-		bpf_map_update_elem(&pycodes, &code, &one, BPF_ANY);
-		py_announce(code, 0);
-	}
+	if (code)
+		py_seen(pp, code, 1, sample);
 	return PT_PYLINE(code, off);
 }
 
@@ -378,10 +511,11 @@ static __always_inline long py_walk_step(struct py_walk *w)
 	return 0;
 }
 
-/* The id of the thread's Python stack, the stack kept in pystacks;
- * sample: at a profile sample (its own scratch). 0: no Python frames;
- * 1: pystacks full. A global function, as py_frame_key(). The id is an
- * FNV-1a hash of the code objects and the depth (never 0 or 1). */
+/* The id of the thread's Python stack, the stack kept in pystacks and
+ * its frames named the first time; sample: at a profile sample (its
+ * own scratch). 0: no Python frames; 1: pystacks full. A global
+ * function, as py_frame_key(). The id is an FNV-1a hash of the process
+ * as set up (its gen), the code objects and the depth (never 0 or 1). */
 __noinline __u64 py_stack_key(__u32 sample)
 {
 	struct py_scratch *sc = bpf_map_lookup_elem(&pyscratch, &sample);
@@ -397,7 +531,7 @@ __noinline __u64 py_stack_key(__u32 sample)
 	w.f = f;
 	w.sc = sc;
 	w.base = 0;
-	w.hash = 0xcbf29ce484222325ULL;
+	w.hash = 0xcbf29ce484222325ULL ^ (__u64)pp->gen << 32;
 	for (__u32 i = 0; i < PT_PYSTACK_DEPTH + 4; i++)
 		if (py_walk_step(&w))
 			break;
@@ -405,11 +539,15 @@ __noinline __u64 py_stack_key(__u32 sample)
 		return 0;
 	id = (w.hash ^ sc->st.depth) * 0x100000001b3ULL;
 	id = id > 1 ? id : id + 2;
-	if (!bpf_map_lookup_elem(&pystacks, &id)) {
-		if (!bpf_map_update_elem(&pystacks, &id, &sc->st, BPF_NOEXIST))
-			py_announce(id, 1);
-		else if (!bpf_map_lookup_elem(&pystacks, &id))
-			return 1;
+	if (bpf_map_lookup_elem(&pystacks, &id))
+		return id;
+	if (bpf_map_update_elem(&pystacks, &id, &sc->st, BPF_NOEXIST))
+		return bpf_map_lookup_elem(&pystacks, &id) ? id : 1;
+	for (__u32 i = 0; i < PT_PYSTACK_DEPTH; i++) {
+		if (i >= sc->st.depth)
+			break;
+		if (sc->st.code[i])
+			py_seen(&w.pp, sc->st.code[i], 0, sample);
 	}
 	return id;
 }
@@ -421,9 +559,9 @@ __noinline __u64 py_stack_key(__u32 sample)
 __noinline __u64 py_key(__u32 kind, __u32 sample)
 {
 	if (kind == PT_KEY_PYFRAME)
-		return py_frame_key();
+		return py_frame_key(sample);
 	if (kind == PT_KEY_PYLINE)
-		return py_line_key();
+		return py_line_key(sample);
 	if (kind == PT_KEY_PYFIRSTLINE)
 		return py_firstline_key();
 	return py_stack_key(sample);

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Driver of tests/bench/pyframe.sh (see there). argv[1]: the build dir."""
 
+import ctypes
 import glob
 import json
 import os
@@ -110,14 +111,43 @@ def per_event(script):
         bare / N * 1e9
 
 
-def prog_stats(name):
-    """(run_cnt, run_time_ns) summed over every loaded program called
-    name (bpftool prog, with kernel.bpf_stats_enabled on)."""
+def stats_on():
+    """BPF run-time statistics on while the fd returned is open
+    (BPF_ENABLE_STATS, x86-64: counted by the kernel, so another bench
+    writing kernel.bpf_stats_enabled meanwhile does not turn them off)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = ctypes.create_string_buffer(16)  # type 0: BPF_STATS_RUN_TIME
+    fd = libc.syscall(321, 32, attr, ctypes.c_uint(16))  # bpf(), ENABLE
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "BPF_ENABLE_STATS")
+    return fd
+
+
+def prog_ids(pid):
+    """The ids of the BPF programs process pid holds (its fdinfo)."""
+    ids = set()
+    d = "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            continue
+    return ids
+
+
+def prog_stats(name, ids):
+    """(run_cnt, run_time_ns) summed over the programs called name among
+    ids (bpftool prog, with BPF statistics on): only this bench's
+    probetop's, whatever else runs on the machine (another probetop's
+    programs come and go, and made a round's count negative)."""
     out = subprocess.run(["bpftool", "-j", "prog", "show"], check=True,
                          capture_output=True, text=True).stdout
     cnt = ns = 0
     for p in json.loads(out):
-        if p.get("name") == name:
+        if p.get("name") == name and p.get("id") in ids:
             cnt += p.get("run_cnt", 0)
             ns += p.get("run_time_ns", 0)
     return cnt, ns
@@ -131,10 +161,11 @@ def sampling(script, py):
         t = Target(py, script)
         bare = max(bare, t.run("spin %g" % SPIN_S))
         tr = trace(t.pid, "profile:99=count(pystack)")
-        c0, n0 = prog_stats("pt_profile")
+        ids = prog_ids(tr.pid)
+        c0, n0 = prog_stats("pt_profile", ids)
         w0 = time.monotonic()
         traced = max(traced, t.run("spin %g" % SPIN_S))
-        c1, n1 = prog_stats("pt_profile")
+        c1, n1 = prog_stats("pt_profile", ids)
         share.append((n1 - n0) / ((time.monotonic() - w0) * 1e9) * 100)
         stop(tr)
         t.stop()
@@ -144,8 +175,6 @@ def sampling(script, py):
 
 
 def main():
-    with open("/proc/sys/kernel/bpf_stats_enabled") as f:
-        was = f.read().strip()
     script = "/tmp/probetop-bench-pyframe.py"
     with open(script, "w") as f:
         f.write(WORKLOAD)
@@ -160,13 +189,11 @@ def main():
     ratio = cost["python:function__return=count(pystack)"] / num
     uratio = cost["python:function__return=count(ustack)"] / num
     pys = sorted(glob.glob("/root/.pyenv/versions/3.12.*/bin/python3.12"))
-    with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
-        f.write("1")
+    stats = stats_on()
     try:
         lo, hi, slow = sampling(script, pys[-1] if pys else DEBIAN)
     finally:
-        with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
-            f.write(was)
+        os.close(stats)
     print("profile:99=count(pystack) on a busy CPython 3.12 (%g s of CPU, "
           "%d rounds): the program %.3f%%-%.3f%% of one CPU; the target's "
           "work in its CPU time %+.1f%% against bare (noise: a few %%)" %

@@ -8,7 +8,9 @@
 # latency aggregation costs); then the engine's own CPU while it
 # reads 10,000 keys every second. Goals (issue 3): every aggregation
 # within 1.10x of the uprobe_multi floor and ahead of bpftrace; engine
-# under 1% of a core. Run as root from anywhere: tests/bench/trace.sh
+# under 1% of a core. probetop runs with --budget off: the budget would
+# park the hot spec and the bench would measure nothing (its own bench:
+# budget.sh). Run as root from anywhere: tests/bench/trace.sh
 set -eu
 cd "$(dirname "$0")/../.."
 scripts/setup --bench

@@ -253,9 +253,9 @@ static void test_top_selects_and_sorts(void **state)
 static void render(const char *view, int w, int h, bool utf8, char *got,
 		   size_t n);
 
-/* The title says what the rows on screen are: exact calls; with the
- * budget's ~ on all or some of them, estimated, and why where it fits;
- * from the rows on screen only. */
+/* The title says what the rows on screen are, from the marks their
+ * numbers draw: exact calls; with ~ on all or some of them, estimated,
+ * and why where it fits; lower bounds; from the rows on screen only. */
 static void test_top_title(void **state)
 {
 	static char got[65536];
@@ -263,15 +263,16 @@ static void test_top_title(void **state)
 	(void)state;
 	render("top", 80, 24, true, got, sizeof(got));
 	assert_non_null(strstr(got, " Top frames, exact calls "));
-	specs[0].estimated = specs[0].estimated_total = true;
+	for (int i = 0; i < 3; i++)
+		rows[i].mark = rows[i].mark_total = AGG_ESTIMATE;
 	tick_all();
 	render("top", 80, 24, true, got, sizeof(got));
 	assert_non_null(strstr(
 		got,
 		" Top frames, ~ estimated calls (sampled by the budget) "));
 	assert_non_null(strstr(got, "~3,041,000  ~9,120,331  leaf"));
-	/* nothing this interval and an exact total: an exact row */
-	specs[0].estimated_total = false;
+	/* nothing this interval (no mark drawn on 0) and an exact total */
+	rows[2].mark_total = AGG_EXACT;
 	rows[2].count = 0;
 	tick_all();
 	render("top", 100, 24, true, got, sizeof(got));
@@ -290,6 +291,15 @@ static void test_top_title(void **state)
 	assert_non_null(
 		strstr(got, " Top frames, exact and ~ estimated calls "));
 	assert_null(strstr(got, "(sampled"));
+	/* a lower bound beside them: every kind, with its own reason */
+	rows[1].mark = rows[1].mark_total = AGG_BOUND;
+	tick_all();
+	render("top", 160, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, " Top frames, exact, ~ estimated and "
+				    "\u2265 lower-bound calls (~: sampled by "
+				    "the budget; \u2265: sampled, no estimate "
+				    "within 15%) "));
+	assert_non_null(strstr(got, "\u2265538,313"));
 }
 
 static struct spec samples_spec;

@@ -71,9 +71,13 @@ class Session:
 
 
 class Cluster:
-    """initdb, start; stop and remove on exit."""
+    """initdb, start; stop and remove on exit. opts: more server options
+    ("-c shared_preload_libraries=pg_stat_statements")."""
 
     db = "postgres"
+
+    def __init__(self, opts=""):
+        self.opts = opts
 
     def __enter__(self):
         pw = pwd.getpwnam(USER)
@@ -90,7 +94,7 @@ class Cluster:
             # checkpoints; log_checkpoints says what each one wrote
             opts = ("-c listen_addresses='' -c unix_socket_directories=%s "
                     "-c autovacuum=off -c checkpoint_timeout=1h "
-                    "-c log_checkpoints=on" % self.dir)
+                    "-c log_checkpoints=on %s" % (self.dir, self.opts))
             self.run([BIN + "/pg_ctl", "-D", self.data, "-l", self.log,
                       "-w", "-t", "60", "-o", opts, "start"], check=True)
             self.started = True

@@ -97,8 +97,13 @@ with tempfile.TemporaryDirectory() as tmp:
     tap.ok(a.get("estimated") is True and 0 < a.get("duty", 1) < 1,
            "default budget: the call-heavy spec is sampled (estimated, "
            "duty below 1)", {k: a.get(k) for k in ("estimated", "duty")})
-    tap.ok(all(r.get("estimated") is True for r in a["rows"]),
-           "default budget: its rows say estimated")
+    work = [r for r in a["rows"] if r["key"][0] == "work"]
+    tap.ok(len(work) == 1 and work[0].get("estimated") is True and
+           "lower_bound" not in work[0],
+           "default budget: the work row says estimated", work)
+    tap.ok(all(not (r.get("estimated") and r.get("lower_bound"))
+               for r in a["rows"]),
+           "default budget: no row both estimated and a lower bound")
     tap.ok(abs(est - N) <= 0.1 * N,
            "default budget: estimated calls within 10%% of %d" % N, est)
     sampled = [o for o in tr.objs if "interval" in o and

@@ -12,8 +12,12 @@ its PID and its role in COMMAND; an error is one abort; CHECKPOINT is one
 checkpoint with the flags of a requested one and the buffers the server's
 own log says it wrote; a SELECT that waits for a table's lock is one
 wait of mode AccessShare on a relation, as long as the lock was held.
-`-p` on one backend counts its queries alone, a
-text over 63 bytes cut there with "...". A missing postgres, and a
+`-p` on one backend counts its queries alone, by shape (literals $1,
+$2 ...), a shape over 63 bytes cut there with "...". Under pgbench's
+TPC-B-like script (simple protocol), every statement's shape is counted
+exactly as often as pg_stat_statements' own `calls` for it, and the
+UPDATE with its literals is one row however many values it had; the
+texts as sent stay reachable with str(arg0). A missing postgres, and a
 server that has stopped, are one-line errors."""
 
 import os
@@ -26,10 +30,13 @@ tap = Tap()
 need_root(tap)
 need_postgres(tap)
 
-PGBENCH_QUERY = "SELECT abalance FROM pgbench_accounts WHERE aid = "
-PRESENT_QUERY = "SELECT 'from a backend that was there before';"
-CALLS = "postgresql:query__done=count(str(arg0))"
-LATENCY = "postgresql:query__start..postgresql:query__done=latency(str(arg0))"
+PGBENCH_QUERY = "SELECT abalance FROM pgbench_accounts WHERE aid = $1;"
+PRESENT_QUERY = "SELECT 'from a backend that was there before' AS present;"
+PRESENT_SHAPE = "SELECT $1 AS present;"
+CALLS = "postgresql:query__done=count(sql(arg0))"
+LATENCY = "postgresql:query__start..postgresql:query__done=latency(sql(arg0))"
+RAW = "postgresql:query__done=count(str(arg0))"
+STATEMENTS = "SELECT calls, query FROM pg_stat_statements WHERE calls > 1;"
 COMMITS = "postgresql:transaction__commit=count()"
 ABORTS = "postgresql:transaction__abort=count()"
 CKPT = ("postgresql:checkpoint__start..postgresql:checkpoint__done="
@@ -135,8 +142,7 @@ def traced_workload(pg):
 
 
 def check_queries(final, tr):
-    q = [r for r in rows(final, CALLS)
-         if r["key"][0].startswith(PGBENCH_QUERY)]
+    q = [r for r in rows(final, CALLS) if r["key"][0] == PGBENCH_QUERY]
     per_pid = {}
     for r in q:
         per_pid[r["pid"]] = per_pid.get(r["pid"], 0) + r["total"]
@@ -145,11 +151,9 @@ def check_queries(final, tr):
            tr.stderr[-2000:])
     tap.eq(sorted(per_pid.values()), [250, 250],
            "by two client backends, 250 each (one per pgbench client)")
-    tap.ok(all(r["key"][0][len(PGBENCH_QUERY):].rstrip(";").isdigit()
-               for r in q), "each key is the query's whole text, aid and all",
-           [r["key"] for r in q[:5]])
-    lat = [r for r in rows(final, LATENCY)
-           if r["key"][0].startswith(PGBENCH_QUERY)]
+    tap.eq(len(q), 2, "one row a backend: the query's shape, aid as $1",
+           [r["key"] for r in rows(final, CALLS)][:10])
+    lat = [r for r in rows(final, LATENCY) if r["key"][0] == PGBENCH_QUERY]
     tap.eq(sum(r["total"] for r in lat), 500,
            "and its latency from query__start to query__done 500 times")
     tap.ok(all(r["command"].startswith("postgres: %s %s [local]" %
@@ -168,7 +172,7 @@ def check_transactions(final, per_pid, present_pid):
            {p: n + 1 for p, n in per_pid.items()},
            "commits of each client backend: its 250 queries and its start")
     tap.eq([(r["pid"], r["total"]) for r in rows(final, CALLS)
-            if r["key"] == [PRESENT_QUERY]], [(present_pid, 1)],
+            if r["key"] == [PRESENT_SHAPE]], [(present_pid, 1)],
            "a backend that was there before attach: its query in Top")
     tap.eq(commits.get(present_pid), 2,
            "and its commits: that query's and the one after SELECT 1/0",
@@ -213,8 +217,11 @@ def check_checkpoint(final, logged, checkpointer):
            "checkpoint record)")
 
 
-LONG_QUERY = ("SELECT 'a query text longer than the 63 bytes a string key "
-              "keeps' AS long;")
+LONG_QUERY = ("SELECT relname, relnamespace, reltype, relowner FROM pg_class "
+              "WHERE relkind = 'r' AND relname = 'pg_class' AND "
+              "reltuples > 5;")
+LONG_SHAPE = ("SELECT relname, relnamespace, reltype, relowner FROM pg_class "
+              "WHERE relkind = $1 AND relname = $2 AND reltuples > $3;")
 
 
 def check_locks(final, waiter_pid):
@@ -228,8 +235,8 @@ def check_locks(final, waiter_pid):
 
 
 def check_one_backend(pg):
-    """-p PID: that backend alone; a text over 63 bytes is its first 63
-    and "..." (trace_out's JSON: inert, and the same in text)."""
+    """-p PID: that backend alone, by shape; a shape over 63 bytes is its
+    first 63 and "..." (trace_out's JSON: inert, and the same in text)."""
     one, other = pg.session(), pg.session()
     try:
         pid = int(one.query("SELECT pg_backend_pid();"))
@@ -247,17 +254,68 @@ def check_one_backend(pg):
         other.close()
     final = tr.final()
     got = {tuple(r["key"]): r["total"] for r in rows(final, CALLS)}
-    want = dict([(("SELECT %d;" % i,), 1) for i in range(5)] +
-                [((LONG_QUERY.encode()[:63].decode() + "...",), 1)])
-    tap.eq(got, want, "-p one backend: its queries alone, each once; a "
-                      "text over 63 bytes cut there, then '...'",
-           tr.stderr)
+    want = {("SELECT $1;",): 5, (LONG_SHAPE[:63] + "...",): 1}
+    tap.eq(got, want, "-p one backend: its queries alone, by shape (five "
+                      "SELECT N one row); a shape over 63 bytes cut there, "
+                      "then '...'", tr.stderr)
     tap.eq(sum(r["total"] for r in rows(final, COMMITS)), 6,
            "-p one backend: its six commits")
 
 
+def check_shapes(pg):
+    """pgbench's TPC-B-like script, simple protocol, two clients under -b:
+    each shape counted as often as pg_stat_statements' calls say; the
+    literal texts with str(arg0), one row a text."""
+    pg.psql("SELECT pg_stat_statements_reset();")
+    tr = Trace(["-b", POSTGRES, "--budget", "off", "-i", "60", "-e", CALLS,
+                "-e", LATENCY, "-e", RAW])
+    try:
+        bench = pg.run([BIN + "/pgbench", "-M", "simple", "-c", "2", "-j",
+                        "1", "-t", "300", pg.db])
+        tap.eq(bench.returncode, 0, "pgbench -M simple -c 2 -t 300 (TPC-B)",
+               bench.stderr)
+        stats = pg.psql(STATEMENTS, tuples=True).stdout
+    finally:
+        tr.finish()
+    final = tr.final()
+    if final is None:
+        tap.ok(False, "shapes: a final summary", tr.stderr[-2000:])
+        return
+    ours, lat = {}, {}
+    for r in rows(final, CALLS):
+        ours[r["key"][0]] = ours.get(r["key"][0], 0) + r["total"]
+    for r in rows(final, LATENCY):
+        lat[r["key"][0]] = lat.get(r["key"][0], 0) + r["total"]
+    theirs = {}
+    for line in stats.splitlines():
+        calls, query = line.split("|", 1)
+        theirs[query] = int(calls)
+    # pg_stat_statements keeps the shape without its ';', and whole
+    want = {q: n for q, n in theirs.items() if n >= 300}
+    got = {q: n for q, n in ours.items()
+           if n >= 300 and not q.startswith("SELECT pg_stat_statements")}
+    cut = {(q if len(q) + 1 <= 63 else q[:63] + "..."): n
+           for q, n in want.items()}
+    tap.eq({q.rstrip(";"): n for q, n in got.items()},
+           {q if q.endswith("...") else q: n for q, n in cut.items()},
+           "shapes: every statement of the script counted as often as "
+           "pg_stat_statements' calls", (got, want))
+    update = "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE " \
+        "aid = $2;"
+    tap.eq(ours.get(update[:63] + "..."), 600,
+           "shapes: the UPDATE is one shape, 600 calls over its values")
+    tap.eq({q: n for q, n in lat.items() if n >= 300}, got,
+           "shapes: their latency pairs, as many")
+    raw = [r for r in rows(final, RAW)
+           if r["key"][0].startswith("UPDATE pgbench_accounts")]
+    tap.ok(len(raw) > 100 and sum(r["total"] for r in raw) == 600,
+           "str(arg0): the texts as sent, one row a text (%d), 600 in all"
+           % len(raw))
+
+
 def main():
-    with Cluster() as pg:
+    with Cluster("-c shared_preload_libraries=pg_stat_statements") as pg:
+        pg.psql("CREATE EXTENSION pg_stat_statements;")
         init = pg.run([BIN + "/pgbench", "-i", "-q", pg.db])
         tap.eq(init.returncode, 0, "pgbench -i", init.stderr)
         final, tr, present_pid, logged, ckpt_pid, waiter_pid, stats = \
@@ -275,6 +333,7 @@ def main():
         check_locks(final, waiter_pid)
         check_io(final, stats)
         check_one_backend(pg)
+        check_shapes(pg)
         postmaster = pg.postmaster_pid()
     tap.ok(not os.path.exists(pg.dir), "the server's directory is removed")
     for _ in range(100):  # pg_ctl stop -w: its pid file is gone

@@ -28,18 +28,21 @@ static void test_hits_count(void **state)
 static void test_hits_latency(void **state)
 {
 	struct spec sp = { .agg = SPEC_AGG_LATENCY };
-	/* 90 pairs recorded, 10 dropped, 5 ends without a start */
+	/* 90 pairs recorded, 10 dropped, 5 ends without a start, 3 halves
+	 * the budget's windows cut from their pair */
 	struct agg_spec as = { .spec = &sp,
 			       .events = 100,
 			       .drops = 10,
 			       .unmatched = 5,
+			       .cut = 3,
 			       .events_total = 300,
 			       .drops_total = 10,
-			       .unmatched_total = 7 };
+			       .unmatched_total = 7,
+			       .cut_total = 40 };
 
 	(void)state;
-	assert_int_equal(cost_hits(&as, false), 2 * 90 + 10 + 5);
-	assert_int_equal(cost_hits(&as, true), 2 * 290 + 10 + 7);
+	assert_int_equal(cost_hits(&as, false), 2 * 90 + 10 + 5 + 3);
+	assert_int_equal(cost_hits(&as, true), 2 * 290 + 10 + 7 + 40);
 }
 
 static void test_zero(void **state)

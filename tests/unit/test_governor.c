@@ -205,7 +205,7 @@ static void test_two_costly(void **state)
 	}
 }
 
-/* A fixed spec (a latency pair) at 4% is spent regardless: the costly
+/* A fixed spec (one another needs) at 4% is spent regardless: the costly
  * one gets what is left, at least GOV_MIN_DUTY; over the budget alone, a
  * fixed spec is never cut. */
 static void test_fixed(void **state)

@@ -119,9 +119,11 @@ static void build(struct fixture *f)
 	/* latency: 3 ns and 1500 ns -> buckets [2,4) and [1024,2048) */
 	f->lb[3] = 1;
 	f->lb[12] = 1;
-	f->row[3] = (struct agg_row){
-		.pid = 42, .total = 2, .sum_total = 1503, .b_total = f->lb
-	};
+	f->row[3] = (struct agg_row){ .pid = 42,
+				      .total = 2,
+				      .sum_total = 1503,
+				      .b_total = f->lb,
+				      .mark_total = AGG_BOUND };
 	f->rows0[0] = &f->row[0];
 	f->rows0[1] = &f->row[1];
 	f->rows1[0] = &f->row[2];
@@ -148,6 +150,7 @@ static void build(struct fixture *f)
 					 .events_total = 5,
 					 .unmatched_total = 1,
 					 .estimated_total = true,
+					 .events_mark_total = AGG_BOUND,
 					 .duty = 0.25 };
 	f->specs[2].why_total[AGG_DROP_DEEP] = 1;
 	f->snap = (struct agg_snapshot){ .interval = 3,
@@ -282,7 +285,8 @@ static void test_render_text(void **state)
 	check_section(
 		text, "# HELP probetop_spec_estimated ",
 		"# HELP probetop_spec_estimated 1 if the budget sampled "
-		"the aggregation: its totals hold estimates\n"
+		"the aggregation: its totals hold estimates (within 15%) "
+		"or lower bounds\n"
 		"# TYPE probetop_spec_estimated gauge\n"
 		"probetop_spec_estimated{metric=\"probetop_python_frames_"
 		"calls\"} 0\n"
@@ -290,6 +294,26 @@ static void test_render_text(void **state)
 		" 0\n"
 		"probetop_spec_estimated{metric=\"probetop_fixture_enter_"
 		"fixture_leave_seconds\"} 1\n");
+	/* the sampled latency's one series is a lower bound, and so are
+	 * its events */
+	check_section(text, "# HELP probetop_lower_bound ",
+		      "# HELP probetop_lower_bound 1 for each series that is "
+		      "a lower bound: no estimate could promise 15% (label "
+		      "metric: its family)\n"
+		      "# TYPE probetop_lower_bound gauge\n"
+		      "probetop_lower_bound{pid=\"42\",metric=\"probetop_"
+		      "fixture_enter_fixture_leave_seconds\"} 1\n");
+	check_section(text, "# HELP probetop_spec_events_lower_bound ",
+		      "# HELP probetop_spec_events_lower_bound 1 if the "
+		      "aggregation's probetop_spec_events_total is a lower "
+		      "bound: no estimate could promise 15%\n"
+		      "# TYPE probetop_spec_events_lower_bound gauge\n"
+		      "probetop_spec_events_lower_bound{metric=\"probetop_"
+		      "python_frames_calls\"} 0\n"
+		      "probetop_spec_events_lower_bound{metric=\"probetop_"
+		      "fixture_ints\"} 0\n"
+		      "probetop_spec_events_lower_bound{metric=\"probetop_"
+		      "fixture_enter_fixture_leave_seconds\"} 1\n");
 	check_section(text, "# HELP probetop_spec_unmatched_total ",
 		      "# HELP probetop_spec_unmatched_total Ends of a latency "
 		      "pair without their start, since attach\n"

@@ -150,10 +150,10 @@ static void test_postgresql_roles(void **state)
 	assert_non_null(lat);
 	assert_false(calls->optional || lat->optional);
 	assert_string_equal(calls->spec.text,
-			    "postgresql:query__done=count(str(arg0))");
+			    "postgresql:query__done=count(sql(arg0))");
 	assert_string_equal(lat->spec.text,
 			    "postgresql:query__start..postgresql:query__done="
-			    "latency(str(arg0))");
+			    "latency(sql(arg0))");
 	assert_string_equal(ps.sections[calls->section].labels[0], "query");
 	assert_non_null(probeset_spec(&ps, "gc", "pause"));
 	assert_non_null(probeset_spec(&ps, "gc", "collected"));

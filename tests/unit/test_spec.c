@@ -73,6 +73,11 @@ static void test_keys(void **state)
 	assert_true(spec_key_is_str(&sp.keys[1]));
 	assert_int_equal(sp.keys[3].kind, SPEC_KEY_SYM);
 	assert_int_equal(sp.keys[3].arg, 3);
+	/* sql(): a statement's shape, a string key */
+	sp = parse_ok("postgresql:query__done=count(sql(arg0))");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_SQL);
+	assert_int_equal(sp.keys[0].arg, 0);
+	assert_true(spec_key_is_str(&sp.keys[0]));
 }
 
 static void test_object_and_globs(void **state)
@@ -270,9 +275,9 @@ static void test_profile_and_python(void **state)
 static void test_key_text(void **state)
 {
 	static const char *const KEYS[] = {
-		"arg2",	   "str(arg1)", "str(arg0, arg3)", "sym(arg4)",
-		"pyframe", "pyline",	"pyfirstline",	   "pystack",
-		"ustack",  "kstack",
+		"arg2",	     "str(arg1)", "str(arg0, arg3)", "sql(arg0)",
+		"sym(arg4)", "pyframe",	  "pyline",	     "pyfirstline",
+		"pystack",   "ustack",	  "kstack",
 	};
 	char text[64], spec[128];
 	struct spec sp;
@@ -319,6 +324,10 @@ static void test_errors(void **state)
 		     "too many keys (at most 4) at column 31");
 	expect_error("a:b=count(str(arg0),str(arg1),str(arg2))",
 		     "too many string keys (at most 2) at column 31");
+	expect_error("a:b=count(sql(arg0),str(arg1),sql(arg2))",
+		     "too many string keys (at most 2) at column 31");
+	expect_error("a:b=count(sql(arg0, arg1))",
+		     "expected ')' to close sql( at column 19");
 	expect_error("a:b=count(sym(arg0, arg1))",
 		     "expected ')' to close sym( at column 19");
 	expect_error("a:b=count(sym arg0)",

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cputime — the target's CPU time from its context switches; see
+ * cputime.h.
+ */
+#include "cputime.h"
+
+#include <bpf/libbpf.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "log.h"
+#include "probetop.h"
+#include "probetop.skel.h"
+#include "tracer_impl.h"
+
+struct cputime {
+	struct tracer *tr;
+	struct bpf_link *link;
+};
+
+struct cputime *cputime_new(struct tracer *tr)
+{
+	struct cputime *c;
+
+	if (tr->kind != TRACER_PID || tr->pid <= 0)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->tr = tr;
+	c->link = bpf_program__attach(tr->skel->progs.pt_oncpu);
+	if (!c->link) {
+		log_msg(LOG_DEBUG, "cannot count the target's CPU time: the "
+				   "budget's sampled counts become bounds");
+		free(c);
+		return NULL;
+	}
+	tr->skel->bss->oncpu_pid = (uint32_t)tr->pid;
+	return c;
+}
+
+void cputime_free(struct cputime *c)
+{
+	if (!c)
+		return;
+	c->tr->skel->bss->oncpu_pid = 0;
+	bpf_link__destroy(c->link);
+	free(c);
+}
+
+/* CPU cpu's count and its stretch under way at now (ns), read between
+ * two equal even seq (pt_oncpu is not changing them). */
+static uint64_t cpu_ns(const volatile struct pt_oncpu *o, uint64_t now)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		uint32_t seq = __atomic_load_n(&o->seq, __ATOMIC_ACQUIRE);
+		uint64_t ns = o->ns, since = o->since;
+
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (seq & 1 || seq != o->seq)
+			continue;
+		return ns + (since && now > since ? now - since : 0);
+	}
+	return o->ns;
+}
+
+uint64_t cputime_ns(const struct cputime *c)
+{
+	const volatile struct pt_oncpu *o;
+	struct timespec ts;
+	uint64_t now, n = 0;
+
+	if (!c)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s */
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	o = (const volatile struct pt_oncpu *)c->tr->skel->bss->oncpu;
+	for (int i = 0; i < PT_ONCPU_CPUS; i++)
+		n += cpu_ns(&o[i], now);
+	return n;
+}

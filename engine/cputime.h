@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cputime — the traced process's CPU time, to the moment.
+ *
+ * The budget measures the target's work in a spec's windows, a few ms
+ * each: the kernel's accounting of another process (schedstat, its CPU
+ * clock) moves at ticks (4 ms here), too coarse for that. pt_oncpu, on
+ * every context switch, adds up the time the target's threads run on
+ * each CPU; cputime_ns() sums it with the stretches under way. Every
+ * thread counts, those started later and those gone too. Called by
+ * budget.c.
+ */
+#ifndef PROBETOP_CPUTIME_H
+#define PROBETOP_CPUTIME_H
+
+#include <stdint.h>
+
+struct cputime;
+struct tracer;
+
+/* Start counting tr's target, if it is one process. NULL when it is not
+ * (-b), or the program could not be attached (logged at debug level). */
+struct cputime *cputime_new(struct tracer *tr);
+
+/* Stop counting. NULL is a no-op. */
+void cputime_free(struct cputime *c);
+
+/* The target's CPU time since cputime_new(), ns; 0 for NULL. */
+uint64_t cputime_ns(const struct cputime *c);
+
+#endif
