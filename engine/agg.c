@@ -215,6 +215,39 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 		snap->events_total = raw_total;
 }
 
+/* The live specs into snap, without rows or counts yet. */
+static void list_specs(struct agg *agg, struct agg_snapshot *snap)
+{
+	snap->nspecs = 0;
+	for (int id = 0; id < tracer_nspecs(agg->tr); id++) {
+		const struct tracer_spec_info *info =
+			tracer_spec_info(agg->tr, id);
+
+		if (!info)
+			continue;
+		agg->specs[snap->nspecs++] = (struct agg_spec){
+			.id = id,
+			.spec = info->spec,
+			.info = info,
+			.capacity = aggread_capacity(agg, info),
+			.duty = 1,
+			.duty_total = 1,
+		};
+	}
+	snap->specs = agg->specs;
+}
+
+const struct agg_snapshot *agg_empty(struct agg *agg)
+{
+	struct agg_snapshot *snap = &agg->snap;
+
+	if (agg->interval)
+		return snap;
+	list_specs(agg, snap);
+	snap->budget_pct = budget_pct(agg->budget);
+	return snap;
+}
+
 const struct agg_snapshot *agg_read(struct agg *agg)
 {
 	struct agg_snapshot *snap = &agg->snap;
@@ -234,20 +267,7 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 		errno = -err;
 		return NULL;
 	}
-	snap->nspecs = 0;
-	for (int id = 0; id < tracer_nspecs(agg->tr); id++) {
-		const struct tracer_spec_info *info =
-			tracer_spec_info(agg->tr, id);
-
-		if (!info)
-			continue;
-		agg->specs[snap->nspecs++] = (struct agg_spec){
-			.id = id,
-			.spec = info->spec,
-			.info = info,
-			.capacity = aggread_capacity(agg, info),
-		};
-	}
+	list_specs(agg, snap);
 	if (aggorder_rows(agg)) {
 		errno = ENOMEM;
 		return NULL;

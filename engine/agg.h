@@ -197,6 +197,14 @@ double agg_budget(const struct agg *agg);
 size_t agg_sampled(const struct agg *agg, int *costliest);
 
 /*
+ * Before the first agg_read(): a snapshot of interval 0 that lists the
+ * live specs, with no rows and nothing counted (what --listen serves
+ * until the first interval); after it, the last agg_read()'s. Valid as
+ * agg_read()'s.
+ */
+const struct agg_snapshot *agg_empty(struct agg *agg);
+
+/*
  * Read the maps now and return the snapshot of the interval since the last
  * call (the first covers the time since attach). The snapshot and every
  * pointer in it stay valid until the next agg_read() or agg_free().

@@ -103,6 +103,26 @@ static bool has_glob(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
+bool nearest_settled(const struct cat_object *const *objs, size_t n,
+		     const struct spec_probe *p)
+{
+	if (p->hz || (!p->fn && has_glob(p->provider)))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (p->object[0]) {
+			if (spec_object_matches(p, objs[i]->path))
+				return true;
+			continue;
+		}
+		if (p->fn)
+			return true;
+		for (size_t k = 0; k < objs[i]->nprobes; k++)
+			if (!strcmp(objs[i]->probes[k].provider, p->provider))
+				return true;
+	}
+	return false;
+}
+
 bool nearest_probe(const struct cat_object *const *objs, size_t n,
 		   const struct spec_probe *p, char *out, size_t len)
 {

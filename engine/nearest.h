@@ -37,4 +37,16 @@ unsigned nearest_distance(const char *a, const char *b, unsigned max);
 bool nearest_probe(const struct cat_object *const *objs, size_t n,
 		   const struct spec_probe *p, char *out, size_t len);
 
+/*
+ * Whether probe p, which matches none of objs[0..n) (a running
+ * process's objects), cannot come later: an OBJECT p names is among them
+ * (its probes and symbols are all known), or p names none and is a
+ * function (every object's symbols were searched) or a USDT probe of a
+ * PROVIDER one of them has. false where a library loaded later may
+ * bring it: an OBJECT not mapped yet, a PROVIDER no object has, a glob
+ * in the PROVIDER. A typo, where true.
+ */
+bool nearest_settled(const struct cat_object *const *objs, size_t n,
+		     const struct spec_probe *p);
+
 #endif

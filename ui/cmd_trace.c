@@ -138,11 +138,10 @@ static void publish(struct loop *lp, const struct agg_snapshot *snap)
 		cli_error("--listen: out of memory; serving the last metrics");
 }
 
-/* --listen: serve from now on (an empty snapshot until the first
- * interval); says the URL, with the port bound, on stderr */
+/* --listen: serve from now on (the specs, nothing counted yet, until
+ * the first interval); says the URL, with the port bound, on stderr */
 static int start_export(struct loop *lp, const char *listen)
 {
-	static const struct agg_snapshot none = { .budget_pct = -1 };
 	char err[512];
 
 	if (!listen)
@@ -152,7 +151,7 @@ static int start_export(struct loop *lp, const char *listen)
 		cli_error("%s", err);
 		return -1;
 	}
-	publish(lp, &none);
+	publish(lp, agg_empty(lp->agg));
 	cli_error("serving metrics on %s", export_url(lp->ex));
 	return 0;
 }

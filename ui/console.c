@@ -1025,11 +1025,10 @@ static void fill_target(struct console *c)
 	inert_str(m->cmdline, 41, raw);
 }
 
-/* --listen: serve (an empty snapshot until the first interval) and say
- * where in Messages and on the status line */
+/* --listen: serve (the specs, nothing counted yet, until the first
+ * interval) and say where in Messages and on the status line */
 static int start_export(struct console *c, const char *listen)
 {
-	static const struct agg_snapshot none = { .budget_pct = -1 };
 	char err[512];
 
 	c->ex = export_start(listen, err, sizeof(err));
@@ -1037,7 +1036,7 @@ static int start_export(struct console *c, const char *listen)
 		cli_error("%s", err); /* before the screen: on stderr */
 		return -1;
 	}
-	publish(c, &none);
+	publish(c, agg_empty(c->agg));
 	say(c, "serving metrics on %s", export_url(c->ex));
 	return 0;
 }

@@ -312,21 +312,44 @@ void session_kdrops(const struct agg_snapshot *snap, bool total, char *out,
 		snprintf(out + at, len - at, "raise --aggsize");
 }
 
+/* Whether spec's probe role (-1: any) that matches nothing in a running
+ * process cannot come later (nearest_settled()): a typo. */
+static bool settled(const struct session *s, const struct spec *spec, int role)
+{
+	const struct cat_object **objs;
+	bool yes = false;
+	size_t n;
+
+	if (s->binary[0] || s->launched)
+		return false; /* nothing mapped yet, or one file */
+	objs = calloc(HINT_OBJECTS, sizeof(*objs));
+	if (!objs)
+		return false;
+	n = tracer_objects(s->tr, objs, HINT_OBJECTS);
+	for (int i = 0; i < spec->nprobes && !yes; i++)
+		if (role < 0 || role == i)
+			yes = nearest_settled(objs, n, &spec->probe[i]);
+	free(objs);
+	return yes;
+}
+
 /* Report a spec that attached nowhere, or a pair one of whose probes
- * did; -1 if that is fatal. */
+ * did: 0 (it waits), 1 if that is fatal, 2 if no probe can match (-b, or
+ * a typo in a running process: as dtrace and bpftrace, a usage error). */
 static int check_attached(const struct session *s, const struct spec *spec,
 			  int id, bool from_set)
 {
 	const struct tracer_spec_info *info = tracer_spec_info(s->tr, id);
+	const struct spec_probe *missing = NULL;
 	char what[700], hint[700];
 
-	if (from_set || !tracer_spec_waiting(info, NULL))
+	if (from_set || !tracer_spec_waiting(info, &missing))
 		return 0;
 	if (!info->nsites && info->nskipped) {
 		cli_error("-e '%s': no location of its probes can serve it "
 			  "(see above)",
 			  spec->text);
-		return -1;
+		return 1;
 	}
 	session_waiting(info, what, sizeof(what));
 	session_hint(s, spec, hint, sizeof(hint));
@@ -337,10 +360,20 @@ static int check_attached(const struct session *s, const struct spec *spec,
 		else
 			cli_error("-e '%s': %s in %s%s", spec->text, what,
 				  s->binary, hint);
-		return -1;
+		return 2;
+	}
+	if (settled(s, spec,
+		    missing ? (int)(missing - info->spec->probe) : -1)) {
+		/* the objects it could be in are all there */
+		cli_error("-e '%s': %s in process %d (nothing it loads later "
+			  "can add it)%s",
+			  spec->text, what, (int)s->pid, hint);
+		return 2;
 	}
 	/* not fatal: a warning, which the console shows on screen */
-	log_msg(LOG_WARN, "-e '%s': %s yet; waiting for it to be mapped%s",
+	log_msg(LOG_WARN,
+		"-e '%s': %s yet; waiting for a library that has it to be "
+		"mapped%s",
 		spec->text, what, hint);
 	return 0;
 }
@@ -484,15 +517,18 @@ int session_open(struct session *s, const struct session_args *a)
 	if (a->with_kernel)
 		pick_kernel(s);
 	for (int i = 0; i < a->nspecs; i++) {
-		int id = session_add(s, &specs[i], NULL, NULL);
+		int id = session_add(s, &specs[i], NULL, NULL), bad;
 
 		if (id < 0) {
 			cli_error("-e '%s': cannot attach: %s", specs[i].text,
 				  strerror(-id));
 			goto fail;
 		}
-		if (check_attached(s, &specs[i], id, false))
+		bad = check_attached(s, &specs[i], id, false);
+		if (bad) {
+			ret = bad;
 			goto fail;
+		}
 	}
 	if (attach_sets(s))
 		goto fail;

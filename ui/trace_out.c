@@ -224,7 +224,7 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 			fprintf(out->f, "  %s\n", key);
 		fprintf(out->f,
 			"  count %s  avg %.1f  min %" PRId64 "  max %" PRId64
-			"  total %s\n",
+			"  count since attach %s\n",
 			mark_u(count, final ? r->mark_total : r->mark, a,
 			       sizeof(a)),
 			count ? (double)sum / (double)count : 0.0, r->min,

@@ -102,10 +102,13 @@ static void rates_line(const struct model *m, const struct agg_spec *as,
 			k = sp ? sp + 1 : "";
 		}
 		named = label[0] && k[0];
+		/* "full=0: 2/s", not "full=0 2/s": a key that is a number
+		 * must not read as the rate */
 		o += snprintf(
-			line + o, len - (size_t)o, "%s%.*s%s%s %s/s",
+			line + o, len - (size_t)o, "%s%.*s%s%s: %s%s/s",
 			o ? "  " : "", named ? (short_ ? 3 : 64) : 0, label,
 			named && !short_ ? "=" : "", k[0] ? k : "gc",
+			draw_mark(as->rows[i]->mark),
 			fmt_rate(m->snap_s > 0 ? (double)as->rows[i]->count /
 							 m->snap_s
 					       : 0,

@@ -244,14 +244,15 @@ static long sql_byte(__u64 i, void *ctx)
 }
 
 /*
- * The statement at src, its shape into dst (PT_STR_LEN bytes): its
+ * The statement at src, its shape into this CPU's sqlscratch out: its
  * literals (numbers, quoted strings) written $1, $2 ... in order, as
  * pg_stat_statements groups statements, so that one shape is one key;
- * the last byte PT_STR_CUT when the shape, or the statement (read up to
- * PT_SQL_IN bytes), went on past what dst keeps. 0, or < 0 if src cannot
- * be read.
+ * out's last byte PT_STR_CUT when the shape, or the statement (read up
+ * to PT_SQL_IN bytes), went on past what a key keeps. 0, or < 0 if src
+ * cannot be read. A global function: the verifier checks it once, not
+ * at each of fill_key()'s unrolled key slots.
  */
-static __always_inline long read_sql_key(char *dst, __u64 src)
+__noinline int sql_shape(__u64 src)
 {
 	__u32 zero = 0;
 	struct sql_scratch *sc = bpf_map_lookup_elem(&sqlscratch, &zero);
@@ -261,13 +262,28 @@ static __always_inline long read_sql_key(char *dst, __u64 src)
 		return -1;
 	n = bpf_probe_read_user_str(sc->in, PT_SQL_IN, (void *)src);
 	if (n < 0)
-		return n;
+		return -1;
 	/* the bytes after the shape's NUL are the key's too */
 	__builtin_memset(sc->out, 0, sizeof(sc->out));
 	__builtin_memset(&sc->st, 0, sizeof(sc->st));
 	bpf_loop(PT_SQL_IN, sql_byte, &sc, 0);
 	sc->out[sc->st.o & (PT_STR_LEN - 1)] = 0;
 	sc->out[PT_STR_LEN - 1] = sc->st.cut || n == PT_SQL_IN ? PT_STR_CUT : 0;
+	return 0;
+}
+
+/* sql_shape() of the statement at src into dst (PT_STR_LEN bytes). 0, or
+ * < 0 if src cannot be read. */
+static __always_inline long read_sql_key(char *dst, __u64 src)
+{
+	__u32 zero = 0;
+	struct sql_scratch *sc;
+
+	if (sql_shape(src))
+		return -1;
+	sc = bpf_map_lookup_elem(&sqlscratch, &zero);
+	if (!sc)
+		return -1;
 	__builtin_memcpy(dst, sc->out, PT_STR_LEN);
 	return 0;
 }

@@ -90,7 +90,7 @@ def test_ruby(tap):
         s = wait_screen(r"object__creat\S* +Foo", 15)
         tap.ok(s.find("Foo") > 0, "ruby: Top shows objects created per "
                                    "class (Foo)", s)
-        s = wait_screen(r"gc \d+(\.\d)?/s", 10)
+        s = wait_screen(r"gc: \d+(\.\d)?/s", 10)
         tap.ok("pause p50" in s, "ruby: the GC pane shows collections "
                                  "and mark pauses", s)
         keys("2", "/", "ruby:method__entry", "Enter")

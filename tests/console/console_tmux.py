@@ -151,7 +151,7 @@ def test_demo(tap):
         tap.ok(re.search(r"leaf +demo_workload\.py:\d+", s) is not None,
                "--demo: Top shows the workload's Python frames", s)
         s = wait_screen(r"gen0 \d", 10)  # "generation=0" does not fit
-        tap.ok(re.search(r"gen0 [\d.]+/s  gen1 ", s) is not None and
+        tap.ok(re.search(r"gen0: [\d.]+/s  gen1: ", s) is not None and
                "pause p50" in s,
                "--demo: the GC pane shows collections and pauses", s)
         s = wait_screen(r"write +\d", 10)
@@ -333,23 +333,33 @@ def test_interval_keys(tap):
 
 
 def test_waiting_hint(tap):
-    """A -e spec with a typo waits, and the screen says what it probably
-    meant (the warning came before the screen was up)."""
+    """A -e spec half of which is of a provider the process does not have
+    yet waits, and the screen says which half and what it probably meant
+    (the warning came before the screen was up); a typo in a provider it
+    has is one line and exit 2, before any screen."""
     t = Target([os.path.join(FIX, "sdt_target")])
-    start("%s -p %d -e 'fixture:enter..fixture:leav=latency()'"
+    start("%s -p %d -e 'fixture:enter..later:leave=latency()'"
           % (PROBETOP, t.pid))
     try:
-        want = ("fixture:leav matches nothing yet; waiting for it to be "
-                "mapped (did you mean fixture:leave?)")
+        want = ("later:leave matches nothing yet; waiting for a library "
+                "that has it to be mapped (did you mean fixture:leave?)")
         s = wait_screen(r"Top probes")
         keys("L")
         s = wait_screen(r"Messages")
         # one message, wrapped to the box: its lines joined again
-        text = " ".join(l.strip("│ ") for l in s.splitlines()[3:5])
-        tap.ok(want in text, "Messages: the half that matches nothing, "
-               "and the probe it meant, wrapped", s)
+        text = " ".join(l.strip("│ ") for l in s.splitlines()[3:6])
+        tap.ok(want in " ".join(text.split()),
+               "Messages: the half that matches nothing, and the probe it "
+               "meant, wrapped", s)
         keys("q")
         wait_screen(r"EXITED \d+")
+        tmux("kill-session", "-t", SESSION)
+        start("%s -p %d -e 'fixture:int'" % (PROBETOP, t.pid), w=220)
+        s = wait_screen(r"EXITED \d+", 10)
+        tap.ok("probetop: -e 'fixture:int': no probe matches in process "
+               "%d (nothing it loads later can add it) (did you mean "
+               "fixture:ints?)" % t.pid in s and "EXITED 2" in s,
+               "a typo: one line, the probe it meant, exit 2", s)
     finally:
         tmux("kill-session", "-t", SESSION)
         t.stop()

@@ -569,9 +569,9 @@ static void test_gc_labels(void **state)
 	model.gc_pause.spec = probeset_spec(&ps, "gc", "pause");
 	assert_non_null(model.gc_pause.spec);
 	render("gc", 60, 8, true, got, sizeof(got));
-	assert_non_null(strstr(got, " generation=0 12/s  generation=1 1/s "));
+	assert_non_null(strstr(got, " generation=0: 12/s  generation=1: 1/s "));
 	render("gc", 30, 8, true, got, sizeof(got));
-	assert_non_null(strstr(got, " gen0 12/s  gen1 1/s "));
+	assert_non_null(strstr(got, " gen0: 12/s  gen1: 1/s "));
 	assert_null(strstr(got, "generation="));
 	assert_non_null(strstr(got, "GC"));
 	/* a [gc] with a title (PostgreSQL's checkpoints) names the pane */

@@ -379,7 +379,9 @@ if procs:
         "-b: the same one line", r.stderr)
     r = run(["trace", "--aggsize", "16m", "--json", "-e", "fixture:tick", "--",
              EXE, "fire", "7"], preexec_fn=join_cgroup)
-    fin = json.loads(r.stdout.splitlines()[-1])
+    fin = json.loads(r.stdout.splitlines()[-1]) if r.stdout else None
+    if fin is None:
+        print("# rc %d, stderr %r" % (r.returncode, r.stderr))
     tap.eq((r.returncode, rows_by_key(agg_of(fin, "fixture:tick"))), (0, {(): 7}),
            "--aggsize 16m in the same cgroup: attached, exactly 7", r.stderr)
     os.rmdir(os.path.dirname(procs))
@@ -577,36 +579,60 @@ tap.ok(r.stderr.strip().endswith("no location of its probes can serve it "
                                  "(see above)"), "... and says so", r.stderr)
 r = run(["trace", "-b", EXE, "-e", "nosuch:probe"])
 tap.eq((r.returncode, r.stderr.strip()),
-       (1, "probetop: -e 'nosuch:probe': no probe of %s matches" % EXE),
-       "-b: a spec that matches nothing is an error")
+       (2, "probetop: -e 'nosuch:probe': no probe of %s matches" % EXE),
+       "-b: a spec that matches nothing is an error, exit 2")
 r = run(["trace", "-p", str(t.pid), "-e", "later:probe", "-n", "1", "-i",
          "0.2", "--json"])
-tap.ok(r.returncode == 0 and "no probe matches yet; waiting" in r.stderr and
+tap.ok(r.returncode == 0 and "no probe matches yet; waiting for a library "
+       "that has it to be mapped" in r.stderr and
        json.loads(r.stdout.splitlines()[-1])["aggs"][0]["waiting"],
-       "-p: a spec that matches nothing yet waits", r.stderr)
+       "-p: a spec of a provider no object has yet waits (a library may "
+       "bring it)", r.stderr)
+r = run(["trace", "-p", str(t.pid), "-e", "fn:libnotyet.so:f", "-n", "1",
+         "-i", "0.2"])
+tap.ok(r.returncode == 0 and "waiting for a library" in r.stderr,
+       "-p: a function of a library not mapped yet waits", r.stderr)
 r = run(["trace", "-p", str(t.pid), "-e", "fixture:int", "-n", "1", "-i",
          "0.2"])
-tap.eq(r.stderr.splitlines()[0],
-       "probetop: -e 'fixture:int': no probe matches yet; waiting for it to "
-       "be mapped (did you mean fixture:ints?)", "a typo: the probe it meant")
+tap.eq((r.returncode, r.stderr),
+       (2, "probetop: -e 'fixture:int': no probe matches in process %d "
+           "(nothing it loads later can add it) (did you mean "
+           "fixture:ints?)\n" % t.pid),
+       "a typo in a provider the process has: one line, the probe it "
+       "meant, exit 2 (as dtrace and bpftrace)")
+r = run(["trace", "-p", str(t.pid), "-e", "fn:nosuchfunc", "-n", "1"])
+tap.eq((r.returncode, r.stderr),
+       (2, "probetop: -e 'fn:nosuchfunc': no probe matches in process %d "
+           "(nothing it loads later can add it)\n" % t.pid),
+       "a function no object has: exit 2")
 PAIR = "fixture:enter..fixture:leav=latency()"
-r = run(["trace", "-p", str(t.pid), "-e", PAIR, "-n", "1", "-i", "0.2",
-         "--json"])
+r = run(["trace", "-p", str(t.pid), "-e", PAIR, "-n", "1", "-i", "0.2"])
+tap.eq((r.returncode, r.stderr),
+       (2, "probetop: -e '%s': fixture:leav matches nothing in process %d "
+           "(nothing it loads later can add it) (did you mean "
+           "fixture:leave?)\n" % (PAIR, t.pid)),
+       "a pair with one half a typo: which half, the probe it meant, exit 2")
+PAIR_LATER = "fixture:enter..later:leave=latency()"
+r = run(["trace", "-p", str(t.pid), "-e", PAIR_LATER, "-n", "1", "-i",
+         "0.2", "--json"])
 a = json.loads(r.stdout.splitlines()[-1])["aggs"][0]
 tap.eq((r.returncode, r.stderr.splitlines()[0], a["waiting"],
         a["locations"]),
-       (0, "probetop: -e '%s': fixture:leav matches nothing yet; waiting "
-           "for it to be mapped (did you mean fixture:leave?)" % PAIR,
-        True, 1), "a pair with one half unmatched waits, and says which")
-r = run(["trace", "-p", str(t.pid), "-e", PAIR, "-n", "1", "-i", "0.2"])
+       (0, "probetop: -e '%s': later:leave matches nothing yet; waiting "
+           "for a library that has it to be mapped (did you mean "
+           "fixture:leave?)" % PAIR_LATER,
+        True, 1), "a pair with one half of a provider not there yet waits, "
+       "and says which")
+r = run(["trace", "-p", str(t.pid), "-e", PAIR_LATER, "-n", "1", "-i",
+         "0.2"])
 tap.eq(r.stdout.splitlines()[1],
-       "%s  (waiting: fixture:leav matches nothing yet)" % PAIR,
+       "%s  (waiting: later:leave matches nothing yet)" % PAIR_LATER,
        "... also in the text output")
 r = run(["trace", "-b", EXE, "-e", PAIR])
 tap.eq((r.returncode, r.stderr.strip()),
-       (1, "probetop: -e '%s': fixture:leav matches nothing in %s (did you "
+       (2, "probetop: -e '%s': fixture:leav matches nothing in %s (did you "
            "mean fixture:leave?)" % (PAIR, EXE)),
-       "-b: a pair with one half unmatched is an error")
+       "-b: a pair with one half unmatched is an error, exit 2")
 t.stop()
 # without the privileges to load BPF: one sentence (libbpf says nothing)
 r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",

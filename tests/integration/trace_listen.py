@@ -166,6 +166,20 @@ tap.eq((r.returncode, r.stderr),
        (1, "probetop: --listen 127.0.0.1:%d: cannot listen there (in use?)\n"
         % busy_port), "a port in use: said before tracing starts, exit 1")
 
+# -- before the first interval: the aggregations are served at once -------
+early = Trace(["-p", str(py.pid), "-i", "60", "-e", PY_SPEC, "--listen",
+               "127.0.0.1:0"])
+early_url = url_in("".join(early.err))
+status, _, body = get(early_url) if early_url else (0, "", "")
+info = series(parse(body)[0], "probetop_spec_info") if status == 200 else {}
+tap.ok(status == 200 and
+       any(dict(k).get("spec") == PY_SPEC for k in info) and
+       "# TYPE probetop_python_function_return_total counter" in body,
+       "--listen before the first interval (-i 60): the first scrape "
+       "already serves the spec's family and its probetop_spec_info",
+       body[:2000])
+early.finish()
+
 # -- the fixture ------------------------------------------------------------
 t = Target([EXE])
 args = []

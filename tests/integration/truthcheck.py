@@ -338,7 +338,8 @@ def parse_text_final(text):
     share "attached N% of the time" or None, "rows": [(key text,
     {"total": (mark, n), "sum": (mark, n), "buckets": {low: (mark,
     n)}})]}}: count and sum tables (a KEY column when keyed), histograms
-    (a key line when keyed, "count N ... total N", the distribution).
+    (a key line when keyed, "count N ... count since attach N", the
+    distribution).
     None without a final block."""
     lines = text.splitlines()
     start = next((i for i, l in enumerate(lines)
@@ -372,8 +373,8 @@ def parse_text_final(text):
             if len(vals) > 1:
                 row["sum"] = text_number(vals[1])
             out[spec]["rows"].append((f[0] if keyed else "-", row))
-        elif f[0] == "count" and "total" in f:
-            cur = {"total": text_number(f[f.index("total") + 1]),
+        elif f[0] == "count" and "attach" in f:
+            cur = {"total": text_number(f[f.index("attach") + 1]),
                    "buckets": {}}
             out[spec]["rows"].append((key, cur))
         elif "Distribution" in line:
