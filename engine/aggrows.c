@@ -160,7 +160,8 @@ static void row_keys(struct agg *agg, struct arow *r,
 				agg->sym, (pid_t)r->key.pid, r->key.num[slot],
 				tracer_known_maps(agg->tr, (pid_t)r->key.pid),
 				kp->str, sizeof(kp->str));
-		} else if (sp->keys[i].kind == SPEC_KEY_NUM) {
+		} else if (sp->keys[i].kind == SPEC_KEY_NUM ||
+			   sp->keys[i].kind == SPEC_KEY_PYFIRSTLINE) {
 			kp->num = (int64_t)r->key.num[slot];
 			kp->is_signed = info->key_signed[i];
 		} else {

@@ -122,6 +122,8 @@ static uint8_t ctx_kind(enum spec_key_kind kind)
 		return PT_KEY_PYFRAME;
 	case SPEC_KEY_PYLINE:
 		return PT_KEY_PYLINE;
+	case SPEC_KEY_PYFIRSTLINE:
+		return PT_KEY_PYFIRSTLINE;
 	case SPEC_KEY_PYSTACK:
 		return PT_KEY_PYSTACK;
 	case SPEC_KEY_USTACK:

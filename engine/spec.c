@@ -337,22 +337,27 @@ static bool eat_word(struct cursor *c, const char *w)
 	return true;
 }
 
-/* A key read where the probe fired (pyframe, pyline, pystack, ustack,
- * kstack), eaten; SPEC_KEY_NUM (nothing eaten) if none is next. */
+/* The keys read where the probe fired, by the word that names them. */
+static const struct {
+	const char *word;
+	enum spec_key_kind kind;
+} CTX_KEYS[] = {
+	{ "pyframe", SPEC_KEY_PYFRAME },
+	{ "pyline", SPEC_KEY_PYLINE },
+	{ "pystack", SPEC_KEY_PYSTACK },
+	{ "ustack", SPEC_KEY_USTACK },
+	{ "kstack", SPEC_KEY_KSTACK },
+	{ "pyfirstline", SPEC_KEY_PYFIRSTLINE },
+};
+
+/* A key read where the probe fired (pyframe, pyline, pyfirstline,
+ * pystack, ustack, kstack), eaten; SPEC_KEY_NUM (nothing eaten) if none
+ * is next. */
 static enum spec_key_kind ctx_key(struct cursor *c)
 {
-	static const struct {
-		const char *word;
-		enum spec_key_kind kind;
-	} KEYS[] = {
-		{ "pyframe", SPEC_KEY_PYFRAME }, { "pyline", SPEC_KEY_PYLINE },
-		{ "pystack", SPEC_KEY_PYSTACK }, { "ustack", SPEC_KEY_USTACK },
-		{ "kstack", SPEC_KEY_KSTACK },
-	};
-
-	for (size_t i = 0; i < sizeof(KEYS) / sizeof(KEYS[0]); i++)
-		if (eat_word(c, KEYS[i].word))
-			return KEYS[i].kind;
+	for (size_t i = 0; i < sizeof(CTX_KEYS) / sizeof(CTX_KEYS[0]); i++)
+		if (eat_word(c, CTX_KEYS[i].word))
+			return CTX_KEYS[i].kind;
 	return SPEC_KEY_NUM;
 }
 
@@ -434,7 +439,13 @@ static const char *const AGG_NAMES[] = {
 bool spec_key_is_py(const struct spec_key *k)
 {
 	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PYSTACK ||
-	       k->kind == SPEC_KEY_PYLINE;
+	       k->kind == SPEC_KEY_PYLINE || k->kind == SPEC_KEY_PYFIRSTLINE;
+}
+
+bool spec_key_is_stack(const struct spec_key *k)
+{
+	return k->kind == SPEC_KEY_PYSTACK || k->kind == SPEC_KEY_USTACK ||
+	       k->kind == SPEC_KEY_KSTACK;
 }
 
 bool spec_key_is_ctx(const struct spec_key *k)
@@ -447,6 +458,26 @@ bool spec_key_is_str(const struct spec_key *k)
 {
 	return k->kind == SPEC_KEY_STR || k->kind == SPEC_KEY_STRN ||
 	       k->kind == SPEC_KEY_SQL;
+}
+
+int spec_key_text(const struct spec_key *k, char *out, size_t n)
+{
+	int len = -1;
+
+	for (size_t i = 0; i < sizeof(CTX_KEYS) / sizeof(CTX_KEYS[0]); i++)
+		if (CTX_KEYS[i].kind == k->kind)
+			len = snprintf(out, n, "%s", CTX_KEYS[i].word);
+	if (k->kind == SPEC_KEY_NUM)
+		len = snprintf(out, n, "arg%d", k->arg);
+	else if (k->kind == SPEC_KEY_STR)
+		len = snprintf(out, n, "str(arg%d)", k->arg);
+	else if (k->kind == SPEC_KEY_STRN)
+		len = snprintf(out, n, "str(arg%d, arg%d)", k->arg, k->len_arg);
+	else if (k->kind == SPEC_KEY_SQL)
+		len = snprintf(out, n, "sql(arg%d)", k->arg);
+	else if (k->kind == SPEC_KEY_SYM)
+		len = snprintf(out, n, "sym(arg%d)", k->arg);
+	return len < 0 || (size_t)len >= n ? -1 : len;
 }
 
 const char *spec_agg_name(enum spec_agg agg)
@@ -566,8 +597,8 @@ static int check_profile(struct cursor *c, const struct spec *sp,
 		if (!spec_key_is_ctx(&sp->keys[i]))
 			return fail(c, agg_pos,
 				    "profile:HZ has no arguments: its keys "
-				    "are pyframe, pyline, pystack, ustack and "
-				    "kstack");
+				    "are pyframe, pyline, pyfirstline, "
+				    "pystack, ustack and kstack");
 	return 0;
 }
 

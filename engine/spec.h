@@ -9,7 +9,8 @@
  *                                                 second per CPU
  *   AGG   := count | sum | quantize | lquantize | latency
  *   ARG   := argN | str(argN) | str(argN, argM) | sym(argN) | pyframe
- *          | pystack | pyline | an integer (lquantize)
+ *          | pystack | pyline | pyfirstline | ustack | kstack
+ *          | an integer (lquantize)
  *
  * lquantize(latency, LOW, HIGH, STEP, KEYS) on a pair A..B (or fn:SYM)
  * is latency() with linear buckets: what the console's zoom attaches.
@@ -65,6 +66,9 @@ enum spec_key_kind {
 	SPEC_KEY_USTACK, /* ustack: the thread's native user stack (an id
 			  * in the kernel, named once in user space) */
 	SPEC_KEY_KSTACK, /* kstack: its kernel stack, the same way */
+	SPEC_KEY_PYFIRSTLINE, /* pyfirstline: the first line of the innermost
+			       * Python frame's function (co_firstlineno), a
+			       * number read in the kernel */
 };
 
 struct spec_key {
@@ -105,15 +109,24 @@ struct spec {
  */
 int spec_parse(const char *text, struct spec *out, char *err, size_t errlen);
 
-/* Whether k is pyframe, pyline or pystack (read from CPython's memory). */
+/* Whether k is pyframe, pyline, pyfirstline or pystack (read from
+ * CPython's memory). */
 bool spec_key_is_py(const struct spec_key *k);
 
 /* Whether k is read from where the probe fired, not from an argument:
  * the Python keys, ustack and kstack. */
 bool spec_key_is_ctx(const struct spec_key *k);
 
+/* Whether k is a call stack: pystack, ustack or kstack. */
+bool spec_key_is_stack(const struct spec_key *k);
+
 /* Whether the kernel reads a string for k (str(...)), not a number. */
 bool spec_key_is_str(const struct spec_key *k);
+
+/* k as a spec writes it ("arg2", "str(arg1)", "str(arg0, arg1)",
+ * "sql(arg0)", "sym(arg3)", "pyframe" ...) into out[0..n): its length,
+ * or -1 if it does not fit (out cut). */
+int spec_key_text(const struct spec_key *k, char *out, size_t n);
 
 /* Whether rows of sp carry buckets: quantize, lquantize, latency. */
 bool spec_has_buckets(const struct spec *sp);

@@ -467,6 +467,19 @@ void tracer_py_setup(struct tracer *tr)
 	pyframe_setup(tr->py, tr->pid, objs, n, &tr->maps);
 }
 
+bool tracer_py_readable(struct tracer *tr)
+{
+	const struct cat_object *objs[512];
+	size_t n;
+	int err;
+
+	if (tr->kind != TRACER_PID)
+		return false;
+	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
+	err = pyframe_setup(tr->py, tr->pid, objs, n, &tr->maps);
+	return err != -ENOTSUP && err != -ENOSPC;
+}
+
 struct pyframe *tracer_pyframe(const struct tracer *tr)
 {
 	return tr->py;

@@ -258,6 +258,15 @@ int tracer_stat(const struct tracer *tr, int id, struct pt_stat *sum);
  * ns). */
 void tracer_count_hits(struct tracer *tr, bool on);
 
+/*
+ * Whether keys that read Python frames (pyframe, pyline, pystack) can
+ * serve this target: one process (TRACER_PID) whose CPython, if it is
+ * found yet, is one pyframe reads (its CPython is set up for that now).
+ * A CPython not found yet (a launched command before its exec) counts as
+ * readable; -b (TRACER_FILE) never is.
+ */
+bool tracer_py_readable(struct tracer *tr);
+
 /* The namer of the traced process's Python frames (pyframe.h). */
 struct pyframe;
 struct pyframe *tracer_pyframe(const struct tracer *tr);

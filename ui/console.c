@@ -385,8 +385,9 @@ static void add_role(struct console *c, const char *role)
 		return;
 	snprintf(section, sizeof(section), "%.*s", (int)(dot - role), role);
 	for (int i = 0; i < c->s.npicked; i++) {
-		const struct ps_spec *r =
-			probeset_spec(c->s.picked[i], section, dot + 1);
+		const struct ps_spec *r = session_pick_alt(
+			&c->s, c->s.picked[i],
+			probeset_spec(c->s.picked[i], section, dot + 1));
 
 		if (r && session_role(&c->s, section, dot + 1) < 0) {
 			add_spec(c, r->spec.text, c->s.picked[i], r);
@@ -590,6 +591,9 @@ static void carry_out(struct console *c, const struct request *r)
 		c->m.stack_goto_seq++;
 		c->prev = c->cur;
 		c->cur = view_index(c, "stacks");
+		return;
+	case REQ_SAY:
+		say(c, "%s", r->text);
 		return;
 	case REQ_SELECT:
 		c->m.sel_spec = r->id;

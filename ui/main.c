@@ -72,7 +72,9 @@
 	"innermost\n"                                                          \
 	"         Python frame: function, file, first line) | pyline (the "    \
 	"same,\n"                                                              \
-	"         its current line) | pystack (its Python stack, 32 frames): " \
+	"         its current line) | pyfirstline (its function's first "      \
+	"line, a\n"                                                            \
+	"         number) | pystack (its Python stack, 32 frames): "           \
 	"CPython\n"                                                            \
 	"         3.8-3.13, with or without USDT | ustack (the native user "   \
 	"stack,\n"                                                             \
@@ -84,7 +86,8 @@
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \
 	"AGG\n"                                                                \
 	"  means count().\n"                                                   \
-	"  e.g. 'python:function__return=count(str(arg1),str(arg0),arg2)'\n"   \
+	"  e.g. 'python:function__return=count(str(arg1),str(arg0),"           \
+	"pyfirstline)'\n"                                                      \
 	"       'fn:libc.so.6:malloc=quantize(arg0)'\n"                        \
 	"       'profile:99=count(pyframe)'  "                                 \
 	"'fn:libc.so.6:write=count(pystack)'\n"                                \

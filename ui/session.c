@@ -401,20 +401,29 @@ static int attach_kernel_set(struct session *s, const struct probeset *ps)
 	return 0;
 }
 
-/* Of spec r and its alternatives, the first whose probe the target
- * has, or NULL. */
-static const struct ps_spec *pick_alt(const struct session *s,
-				      const struct probeset *ps,
-				      const struct ps_spec *r)
+/* Whether the target can serve sp's keys: one that reads Python frames
+ * only where the tracer can read them (tracer_py_readable()). */
+static bool keys_served(const struct session *s, const struct spec *sp)
+{
+	for (int i = 0; i < sp->nkeys; i++)
+		if (spec_key_is_py(&sp->keys[i]))
+			return tracer_py_readable(s->tr);
+	return true;
+}
+
+const struct ps_spec *session_pick_alt(const struct session *s,
+				       const struct probeset *ps,
+				       const struct ps_spec *r)
 {
 	for (; r; r = probeset_next_alt(ps, r))
-		if (tracer_has_probe(s->tr, &r->spec.probe[0]))
+		if (tracer_has_probe(s->tr, &r->spec.probe[0]) &&
+		    keys_served(s, &r->spec))
 			return r;
 	return NULL;
 }
 
 /* Attach one picked probeset: its specs (optional ones only with
- * asked_by_target(); of alternatives, pick_alt()'s), or what the kernel
+ * asked_by_target(); of alternatives, session_pick_alt()'s), or what the kernel
  * watches.
  * 0 or -1 (said). */
 static int attach_set(struct session *s, const struct probeset *ps)
@@ -422,15 +431,22 @@ static int attach_set(struct session *s, const struct probeset *ps)
 	if (ps->kernel)
 		return attach_kernel_set(s, ps);
 	for (int k = 0; k < ps->nspecs; k++) {
-		const struct ps_spec *r = &ps->specs[k];
+		const struct ps_spec *r = &ps->specs[k], *first = r;
 		int id;
 
 		if (r->alt)
 			continue; /* chosen with the first of its name */
 		if (probeset_next_alt(ps, r))
-			r = pick_alt(s, ps, r);
+			r = session_pick_alt(s, ps, first = r);
 		if (!r || (r->optional && !asked_by_target(s, r)))
 			continue;
+		if (r != first && !keys_served(s, &first->spec))
+			log_msg(LOG_INFO,
+				"-P %s: %s.%s is '%s': the first choice reads "
+				"Python frames, which probetop reads in one "
+				"process of a CPython 3.8-3.13 only",
+				ps->name, ps->sections[r->section].name,
+				r->name, r->spec.text);
 		id = session_add(s, &r->spec, ps, r);
 		if (id < 0) {
 			cli_error("-P %s: '%s': cannot attach: %s", ps->name,

@@ -199,6 +199,13 @@ void session_metrics_src(struct session *s, const struct agg_snapshot *snap,
 /* Detach spec id (and the helper it needed). 0 or -ENOENT. */
 int session_remove(struct session *s, int id);
 
+/* Of probeset spec r (of ps) and its alternatives (a role given more
+ * than once), the first the target can serve: it has its probe, and its
+ * keys can be read (Python frames: tracer_py_readable()); NULL if none. */
+const struct ps_spec *session_pick_alt(const struct session *s,
+				       const struct probeset *ps,
+				       const struct ps_spec *r);
+
 /* The id of the live spec attached for probeset role SECTION.NAME in any
  * picked probeset, or -1. */
 int session_role(const struct session *s, const char *section,

@@ -17,9 +17,7 @@
 static bool has_stack(const struct agg_spec *as)
 {
 	for (int i = 0; i < as->spec->nkeys; i++)
-		if (spec_key_is_ctx(&as->spec->keys[i]) &&
-		    as->spec->keys[i].kind != SPEC_KEY_PYFRAME &&
-		    as->spec->keys[i].kind != SPEC_KEY_PYLINE)
+		if (spec_key_is_stack(&as->spec->keys[i]))
 			return true;
 	return false;
 }

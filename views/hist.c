@@ -144,31 +144,19 @@ static void hist_tick(void *st, const struct model *m, struct request *req)
 	memcpy(h->strip[h->nstrip++], s.row->b, sizeof(h->strip[0]));
 }
 
-/* The spec's keys as SPEC text: ", str(arg1), arg2" */
+/* The spec's keys as SPEC text: ", str(arg1), arg2", ", pyframe" */
 static void keys_text(const struct spec *sp, char *out, size_t n)
 {
 	size_t o = 0;
+	int len;
 
 	out[0] = '\0';
-	for (int i = 0; i < sp->nkeys && o < n; i++) {
-		const struct spec_key *k = &sp->keys[i];
-
-		if (k->kind == SPEC_KEY_NUM)
-			o += (size_t)snprintf(out + o, n - o, ", arg%d",
-					      k->arg);
-		else if (k->kind == SPEC_KEY_STR)
-			o += (size_t)snprintf(out + o, n - o, ", str(arg%d)",
-					      k->arg);
-		else if (k->kind == SPEC_KEY_SQL)
-			o += (size_t)snprintf(out + o, n - o, ", sql(arg%d)",
-					      k->arg);
-		else if (k->kind == SPEC_KEY_SYM)
-			o += (size_t)snprintf(out + o, n - o, ", sym(arg%d)",
-					      k->arg);
-		else
-			o += (size_t)snprintf(out + o, n - o,
-					      ", str(arg%d, arg%d)", k->arg,
-					      k->len_arg);
+	for (int i = 0; i < sp->nkeys && o + 2 < n; i++) {
+		o += (size_t)snprintf(out + o, n - o, ", ");
+		len = spec_key_text(&sp->keys[i], out + o, n - o);
+		if (len < 0)
+			return;
+		o += (size_t)len;
 	}
 }
 

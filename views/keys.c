@@ -71,7 +71,8 @@ static const struct key_help HELP[] = {
 	{ "1 2 3 4 5 6 7",
 	  "Dashboard, Probes, Top, Histogram, GC, IO, Stacks" },
 	{ "Up Down j k", "move the cursor (PgUp PgDn Home End g G)" },
-	{ "Enter", "drill down: Top row -> its histogram, bucket -> zoom" },
+	{ "Enter", "drill down: Top row -> histogram or stacks, bucket -> "
+		   "zoom" },
 	{ "Esc", "back: zoom out, leave a view, cancel a prompt" },
 	{ "/", "filter rows (Top), search probes (Probes), frames (Stacks)" },
 	{ "s F6 < >", "next sort column, sort column left / right" },

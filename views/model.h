@@ -151,6 +151,7 @@ enum request_kind {
 	REQ_ROLE, /* attach probeset role `text` ("frames.latency") */
 	REQ_SELECT, /* the Top row: sel_spec = id, sel_key = text */
 	REQ_STACKS, /* the Stacks view, on function `text` (stack_goto) */
+	REQ_SAY, /* show `text`, one line, on the status line */
 	REQ_QUIT,
 };
 

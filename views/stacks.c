@@ -63,9 +63,7 @@ static int stack_part(const struct agg_row *row)
 static bool is_stack_spec(const struct agg_spec *as)
 {
 	for (int i = 0; i < as->spec->nkeys; i++)
-		if (as->spec->keys[i].kind == SPEC_KEY_PYSTACK ||
-		    as->spec->keys[i].kind == SPEC_KEY_USTACK ||
-		    as->spec->keys[i].kind == SPEC_KEY_KSTACK)
+		if (spec_key_is_stack(&as->spec->keys[i]))
 			return true;
 	return as->nrows && stack_part(as->rows[0]) >= 0;
 }

@@ -18,6 +18,13 @@
  * octave wide, and rows in one band keep the order they had on the last
  * refresh, so two frames at 1,000 and 1,050 calls/s do not swap every
  * second; a row moves when its value moves to another band.
+ *
+ * A row's rate and total each carry the engine's mark (enum agg_mark:
+ * exact, ~ an estimate, >= a lower bound); the box's title says what
+ * the rows on screen are, from the marks drawn and what they count
+ * ("exact calls", "exact and ~ estimated calls", "CPU samples"). Enter drills into a row: a call or
+ * latency row to its histogram, a CPU-sample row (which times no call)
+ * to its function's stacks, or a line saying why there is none.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,6 +45,20 @@ enum top_col {
 
 static const char *const COL_NAMES[NCOLS] = { "calls/s", "total", "avg",
 					      "name" };
+
+/* What the title calls the rows whose numbers carry each mark (enum
+ * agg_mark, drawn by draw_mark()), and why they are so, or NULL: one
+ * line per kind of mark. */
+#define NMARKS (AGG_BOUND + 1)
+
+static const struct {
+	const char *adj;
+	const char *why;
+} MARKS[NMARKS] = {
+	[AGG_EXACT] = { "exact", NULL },
+	[AGG_ESTIMATE] = { "estimated", "sampled by the budget" },
+	[AGG_BOUND] = { "lower-bound", "sampled, no estimate within 15%" },
+};
 
 #define CMD_W 16 /* -b's COMMAND column, at least */
 #define PCT_MIN_W 110 /* P50 and P99 of latency rows from this width */
@@ -61,6 +82,7 @@ struct top_row {
 				  the frame's), as bucket labels; "" if none */
 	uint64_t total;
 	unsigned char mark, mark_total; /* rate, total: enum agg_mark */
+	bool samples; /* CPU samples (profile:HZ), not calls */
 	int band; /* band() of the sort column's value */
 };
 
@@ -329,6 +351,7 @@ static int add_row(struct top *t, const struct model *m,
 	r->total = row->total - keyed_find(t->zeros, t->nzeros, r->hash, 0);
 	r->mark = row->mark;
 	r->mark_total = row->mark_total;
+	r->samples = as->spec->probe[0].hz > 0;
 	avg_of(m, as, row, t->frames, r);
 	r->band = band(sort_value(r, t->sort));
 	len = (int)strlen(r->name);
@@ -469,6 +492,63 @@ static void zero_totals(struct top *t)
 	keyed_store(&t->zeros, &t->nzeros, t, true);
 }
 
+/* Whether a spec of the snapshot keys its rows by a Python stack. */
+static bool has_pystack(const struct model *m)
+{
+	for (size_t i = 0; m->snap && i < m->snap->nspecs; i++) {
+		const struct spec *sp = m->snap->specs[i].spec;
+
+		for (int k = 0; k < sp->nkeys; k++)
+			if (sp->keys[k].kind == SPEC_KEY_PYSTACK)
+				return true;
+	}
+	return false;
+}
+
+/* Whether row is keyed by a call stack. */
+static bool stack_row(const struct agg_row *row)
+{
+	for (int i = 0; i < row->nkeys; i++)
+		if (row->key[i].is_stack)
+			return true;
+	return false;
+}
+
+/*
+ * Enter on a CPU-sample row (a profile:HZ spec's): a sample times no
+ * call, so there is no histogram. What belongs to it is where it was
+ * sampled: a stack row's Stacks view; a Python frame's function there,
+ * highlighted (as S); else a line saying why there is nothing to open.
+ */
+static void enter_samples(const struct top *t, const struct model *m,
+			  struct request *req)
+{
+	const struct top_row *r = &t->rows[t->cursor];
+	const struct agg_row *row = r->row;
+	bool frame = row->nkeys >= 3 && row->key[0].is_str &&
+		     row->key[1].is_str && !row->key[2].is_str;
+	char fn[160];
+
+	if (stack_row(row)) {
+		req->kind = REQ_VIEW;
+		req->view = "stacks";
+		return;
+	}
+	if (frame)
+		inert_str(fn, sizeof(fn), row->key[0].str);
+	if (frame && has_pystack(m)) {
+		req->kind = REQ_STACKS;
+		snprintf(req->text, sizeof(req->text), "%s", fn);
+		return;
+	}
+	req->kind = REQ_SAY;
+	snprintf(req->text, sizeof(req->text),
+		 "%s%sCPU samples time no call, so no histogram; %s",
+		 frame ? fn : "", frame ? ": " : "",
+		 frame ? "its stacks need -e 'profile:99=count(pystack)'"
+		       : "key samples by pystack or ustack for Stacks (7)");
+}
+
 static int top_key(void *st, const struct model *m, enum action a,
 		   const char *text, struct request *req)
 {
@@ -507,6 +587,10 @@ static int top_key(void *st, const struct model *m, enum action a,
 	case ACT_ENTER:
 		if (!t->n)
 			return VIEW_HANDLED;
+		if (t->rows[t->cursor].samples) {
+			enter_samples(t, m, req);
+			return VIEW_HANDLED;
+		}
 		select_cursor(t, req);
 		req->kind = REQ_VIEW;
 		req->view = "hist";
@@ -607,6 +691,95 @@ static const char *tail(const char *s, int w, char *buf, size_t n)
 	return buf;
 }
 
+/* The columns s takes (UTF-8). */
+static int width_of(const char *s)
+{
+	return (int)strlen(s) - fmt_w(s, 0);
+}
+
+/* The mark rate's (or total's) column draws for mark: none on a 0. */
+static unsigned char mark_drawn(double v, unsigned char mark)
+{
+	return v > 0 && mark < NMARKS ? mark : AGG_EXACT;
+}
+
+/* Which marks the rows on screen, lines from t->scroll, draw: a bit per
+ * enum agg_mark; *samples whether there are rows and all are CPU
+ * samples. */
+static unsigned marks_shown(const struct top *t, int lines, bool *samples)
+{
+	unsigned set = 0;
+
+	*samples = true;
+	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
+		const struct top_row *r = &t->rows[t->scroll + (size_t)i];
+
+		set |= 1u << mark_drawn(r->rate, r->mark);
+		set |= 1u << mark_drawn((double)r->total, r->mark_total);
+		*samples = *samples && r->samples;
+	}
+	*samples = *samples && (set || t->hz);
+	return set;
+}
+
+/*
+ * The box's title into out: "Top frames" or "Top probes", then what the
+ * rows on screen are from their marks (a set of enum agg_mark bits) and
+ * what they count, "exact calls", "exact and ~ estimated calls", "CPU
+ * samples"; with why (long) the reasons in brackets, "(sampled by the
+ * budget)"; then the filter.
+ */
+static void title_text(const struct top *t, unsigned marks, bool samples,
+		       bool why, char *out, size_t n)
+{
+	const char *noun = samples ? "CPU samples" : t->frames ? "calls" : "";
+	int nmarks = __builtin_popcount(marks), nwhy = 0, k = 0;
+	size_t o = fmt_put(out, n, 0, t->frames ? "Top frames" : "Top probes");
+	char words[160] = "", whys[160] = "";
+	size_t w = 0, y = 0;
+
+	for (int i = 0; i < NMARKS; i++)
+		nwhy += (marks >> i & 1) && MARKS[i].why;
+	for (int i = 0; i < NMARKS; i++) {
+		const char *sym = draw_mark((unsigned char)i);
+
+		if (!(marks >> i & 1))
+			continue;
+		if (k++)
+			w = fmt_put(words, sizeof(words), w,
+				    k == nmarks ? " and " : ", ");
+		if (*sym) {
+			w = fmt_put(words, sizeof(words), w, sym);
+			w = fmt_put(words, sizeof(words), w, " ");
+		}
+		w = fmt_put(words, sizeof(words), w, MARKS[i].adj);
+		if (!MARKS[i].why)
+			continue;
+		y = fmt_put(whys, sizeof(whys), y, y ? "; " : " (");
+		if (nwhy > 1) {
+			y = fmt_put(whys, sizeof(whys), y, sym);
+			y = fmt_put(whys, sizeof(whys), y, ": ");
+		}
+		y = fmt_put(whys, sizeof(whys), y, MARKS[i].why);
+	}
+	if (marks == 1u << AGG_EXACT && samples)
+		words[0] = '\0'; /* samples: a count, not a claim of time */
+	if (y)
+		fmt_put(whys, sizeof(whys), y, ")");
+	if (words[0] || noun[0]) {
+		o = fmt_put(out, n, o, ", ");
+		o = fmt_put(out, n, o, words);
+		o = fmt_put(out, n, o, words[0] && noun[0] ? " " : "");
+		o = fmt_put(out, n, o, noun);
+	}
+	if (why)
+		o = fmt_put(out, n, o, whys);
+	if (t->filter[0]) {
+		o = fmt_put(out, n, o, " /");
+		fmt_put(out, n, o, t->filter);
+	}
+}
+
 /* num, with its mark before it (draw_mark()) */
 static const char *approx(char *buf, size_t n, unsigned char mark,
 			  const char *num)
@@ -619,22 +792,26 @@ static void top_draw(void *st, const struct model *m,
 		     const struct view_env *env, struct rect r, bool focus)
 {
 	struct top *t = st;
-	char note[64], filt[96] = "";
+	char note[64], title[512];
 	struct rect in;
 	int namew, lines, avail, cmdw;
+	unsigned marks;
+	bool samples;
 
 	(void)env;
 	snprintf(note, sizeof(note), "%s %s",
 		 t->hz && t->sort == COL_RATE ? "samples/s"
 					      : COL_NAMES[t->sort],
 		 draw_utf8() ? "\u25bc" : "v");
-	snprintf(filt, sizeof(filt), "%s%s%s%s",
-		 t->frames ? "Top frames" : "Top probes",
-		 !t->frames ? ""
-		 : t->hz    ? ", CPU samples"
-			 : (m->frames_samples.id >= 0 ? ", exact calls" : ""),
-		 t->filter[0] ? " /" : "", t->filter);
-	in = draw_box(r, filt, note, focus);
+	lines = r.h - 3; /* the box's, less the heading */
+	if (lines > 0)
+		list_scroll(t->cursor, &t->scroll, lines);
+	marks = marks_shown(t, lines, &samples);
+	/* the reasons if they fit beside the note (draw_box()) */
+	title_text(t, marks, samples, true, title, sizeof(title));
+	if (width_of(title) + width_of(note) + 4 >= r.w - 4)
+		title_text(t, marks, samples, false, title, sizeof(title));
+	in = draw_box(r, title, note, focus);
 	if (in.h < 2)
 		return;
 	t->avg_col = in.w >= 90 || any_avg(t);
@@ -645,7 +822,6 @@ static void top_draw(void *st, const struct model *m,
 		avail -= 9 + cmdw; /* "%7u %-*s " */
 	namew = name_width(t, avail);
 	heading(t, m, in, namew, cmdw);
-	lines = in.h - 1;
 	if (!t->n) {
 		draw_text(
 			in.y + 1, in.x, in.w, STYLE_DIM,
@@ -657,7 +833,6 @@ static void top_draw(void *st, const struct model *m,
 				  "Probes (2)");
 		return;
 	}
-	list_scroll(t->cursor, &t->scroll, lines);
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
 		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[64] = "";

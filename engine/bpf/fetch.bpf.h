@@ -315,17 +315,15 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 			continue;
 		}
 		if (s->key_kind[i] >= PT_KEY_PYFRAME) {
-			__u64 py = s->key_kind[i] == PT_KEY_PYFRAME
-					   ? py_frame_key(s->profile)
-				   : s->key_kind[i] == PT_KEY_PYLINE
-					   ? py_line_key(s->profile)
-					   : py_stack_key(s->profile);
+			__u64 py = py_key(s->key_kind[i], s->profile);
 
 			if (!py)
 				return STAT_PY + 1;
 			if (py == 1 && s->key_kind[i] == PT_KEY_PYSTACK)
 				return STAT_FULL + 1;
-			key->num[slot & (PT_MAX_KEYS - 1)] = py;
+			key->num[slot & (PT_MAX_KEYS - 1)] =
+				s->key_kind[i] == PT_KEY_PYFIRSTLINE ? (__u32)py
+								     : py;
 			continue;
 		}
 		if (fetch(ctx, &s->key[i], &v))

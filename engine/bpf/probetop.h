@@ -91,6 +91,7 @@ enum pt_key_kind {
 	PT_KEY_PYFRAME, /* the innermost Python frame's code object */
 	PT_KEY_PYSTACK, /* the id of the thread's Python stack (pystacks) */
 	PT_KEY_PYLINE, /* that frame's code object and bytecode offset */
+	PT_KEY_PYFIRSTLINE, /* that frame's function's first line */
 	PT_KEY_USTACK, /* the id of the thread's user stack (nstacks) */
 	PT_KEY_KSTACK, /* the id of its kernel stack (nstacks) */
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * pyframe.bpf.h — the Python frames of the thread at a probe, read from
- * CPython's own structures (pyframe and pystack keys).
+ * CPython's own structures (pyframe, pyline, pyfirstline and pystack
+ * keys).
  *
  * engine/pyframe.c writes, per CPython process, where its _PyRuntime is
  * and the offsets of its version (struct pt_pyproc). The thread's
@@ -12,7 +13,9 @@
  * current_frame (3.11-3.12), tstate->current_frame (3.13); frames that
  * belong to no function (3.12+: the C stack's shims) are skipped. A
  * frame is named by its code object's address; a stack by the id (a
- * hash) of its code objects, kept in pystacks.
+ * hash) of its code objects, kept in pystacks. pyfirstline is a number
+ * read here at each event, the code object's co_firstlineno: nothing to
+ * name.
  *
  * Names are taken here, at first sight: the first time a process's code
  * object is a key (or a frame of a new stack), py_name() reads its name,
@@ -369,6 +372,24 @@ __noinline __u64 py_frame_key(__u32 sample)
 	return code;
 }
 
+/* The first line of the innermost function frame's code object
+ * (co_firstlineno), read at each event: a number, with nothing to name
+ * and no first sight to keep; in the low 32 bits, bit 32 set (never 0);
+ * 0 when the thread runs no Python or its frames cannot be read. A
+ * global function. */
+__noinline __u64 py_firstline_key(void)
+{
+	__u64 f = 0, code = 0;
+	const struct pt_pyproc *pp = py_begin(&f);
+	__u32 line = 0;
+
+	if (!pp || !py_function_frame(pp, f, &code) ||
+	    bpf_probe_read_user(&line, sizeof(line),
+				(const void *)(code + pp->code_firstlineno)))
+		return 0;
+	return 1ULL << 32 | line;
+}
+
 /* The innermost function frame's code object and where in its bytecode
  * the thread is (PT_PYLINE), or 0. A global function. */
 __noinline __u64 py_line_key(__u32 sample)
@@ -529,4 +550,19 @@ __noinline __u64 py_stack_key(__u32 sample)
 			py_seen(&w.pp, sc->st.code[i], 0, sample);
 	}
 	return id;
+}
+
+/* The key of a Python kind (PT_KEY_PYFRAME ... PT_KEY_PYFIRSTLINE) as
+ * its function gives it (0: no frame to read); sample: at a profile
+ * sample. One global function, so that fill_key()'s unrolled loop calls
+ * one function, not four. */
+__noinline __u64 py_key(__u32 kind, __u32 sample)
+{
+	if (kind == PT_KEY_PYFRAME)
+		return py_frame_key(sample);
+	if (kind == PT_KEY_PYLINE)
+		return py_line_key(sample);
+	if (kind == PT_KEY_PYFIRSTLINE)
+		return py_firstline_key();
+	return py_stack_key(sample);
 }

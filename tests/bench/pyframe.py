@@ -90,7 +90,12 @@ def per_event(script):
     specs = [None, "python:function__return=count(arg2)",
              "python:function__return=count(pyframe)",
              "python:function__return=count(pystack)",
-             "python:function__return=count(ustack)"]
+             "python:function__return=count(ustack)",
+             # the python probeset's calls: by the line each call
+             # returns from (arg2), and by the function's first line
+             "python:function__return=count(str(arg1),str(arg0),arg2)",
+             "python:function__return=count(str(arg1),str(arg0),"
+             "pyfirstline)"]
     best = {}
     for _ in range(ROUNDS):
         for spec in specs:

@@ -3,8 +3,10 @@
 """The console on each of Debian's runtimes, launched with -- COMMAND in a
 real terminal (tmux): Top shows the runtime's frames (or allocations,
 for Ruby, whose method probes do not fire), the GC pane its collections,
-and the Probes view says why a probe is silent. Python is the --demo test
-of console_tmux.py."""
+and the Probes view says why a probe is silent. Python 3.11: a function
+returning from several lines is one row at its first line, exact calls
+said in the title, and its latency (AVG, P50, P99) once Enter on it has
+attached it; the --demo test of console_tmux.py shows the rest."""
 import os
 import re
 import subprocess
@@ -28,6 +30,57 @@ def quit_ok(tap, what):
     s = wait_screen(r"EXITED \d+")
     tap.ok("EXITED 0" in s and not os.path.exists("/proc/%d" % pid),
            "%s: q quits with status 0 and ends the command" % what, s)
+
+
+# cb returns from three lines: one row at its def line (2), and with the
+# probeset's latency on (Enter, Enter), its AVG, P50 and P99
+CB = """\
+import time
+def cb(i):
+    if i % 3 == 0:
+        return 0
+    if i % 3 == 1:
+        return 1
+    return 2
+def handle(n):
+    t = 0
+    for i in range(n):
+        t += cb(i)
+    return t
+while True:
+    handle(300)
+    time.sleep(0.002)
+"""
+
+
+def test_python(tap, script):
+    start("%s --budget off -- /usr/bin/python3.11 %s" % (PROBETOP, script),
+          130, 30)
+    try:
+        keys("3")
+        row = r"│ +[\d,.]+ +[\d,]+ +- +cb +cb\.py:2 "
+        s = wait_screen(row, 15)
+        tap.ok(re.search(row, s) and len(re.findall(r" cb +cb\.py:", s)) == 1
+               and "Top frames, exact calls" in s,
+               "python3.11: cb, returning from three lines, is one row at "
+               "its first line; the title says exact calls", s)
+        keys("g", "Enter")  # the hottest row: cb
+        s = wait_screen(r"latency per frame is not measured", 5)
+        keys("Enter")
+        s = wait_screen(r"cb /\S+/cb\.py 2  count [\d,]+", 10)
+        tap.ok("latency(str(arg1),str(arg0),pyfirstline)" in s and
+               re.search(r"cb /\S+/cb\.py 2  count [\d,]+", s),
+               "python3.11: Enter, Enter: cb's latency by its first line",
+               s)
+        keys("3")
+        row = (r"│ +[\d,.]+ +[\d,]+ +[\d.]+[nµm]?s +[\d.]+[nµm]?s +"
+               r"[\d.]+[nµm]?s +cb +cb\.py:2 ")
+        s = wait_screen(row, 10)
+        tap.ok(re.search(row, s) is not None,
+               "python3.11: Top's cb row has its AVG, P50 and P99", s)
+        quit_ok(tap, "python3.11")
+    finally:
+        tmux("kill-session", "-t", SESSION)
 
 
 def test_ruby(tap):
@@ -100,7 +153,11 @@ def main():
                     "function mid($n) { $t = 0; for ($i = 0; $i < $n; "
                     "$i++) $t += leaf($i); return $t; }\n"
                     "for (;;) { mid(100); usleep(10000); }\n")
+        cb = os.path.join(tmp, "cb.py")
+        with open(cb, "w") as f:
+            f.write(CB)
         os.chmod(tmp, 0o755)
+        test_python(tap, cb)
         test_ruby(tap)
         test_java(tap, tmp)
         test_php(tap, php)

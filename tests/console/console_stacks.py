@@ -5,7 +5,10 @@
 spends three times as long in alpha() as in beta() draws alpha three
 times as wide as beta (within 25%), at 80x24 and at 200x50; / finds
 beta and gives its share; g, Down, Down, Enter zooms into alpha and Esc
-zooms out; S on Top's row jumps to its function's frames."""
+zooms out; S on Top's row jumps to its function's frames, and so does
+Enter (Top's rows are CPU samples, as its title says: they time no call,
+so there is no histogram); with no pystack aggregation Enter says why
+there is nothing to open."""
 import os
 import re
 import sys
@@ -124,9 +127,42 @@ def test_stacks(tap, script):
                re.search(r"│ work  two\.py:3  self", s),
                "S on Top's work: Stacks highlights work under alpha and "
                "beta, its file:line on the status line", s)
+        keys("3")
+        s = wait_screen(r"Top frames, CPU samples", 5)
+        tap.ok("Top frames, CPU samples" in s and "SAMPLES/s" in s,
+               "Top's title: its rows are CPU samples", s)
+        keys("Escape")  # S's search cleared, back in Top
+        keys("3", "/", "work", "Enter", "Enter")
+        s = wait_screen(r"work: 2 frames", 5)
+        tap.ok("Stacks, profile:99=count(pystack)" in s and
+               re.search(r"work: 2 frames, [\d.]+% of the samples", s) and
+               re.search(r"│ work  two\.py:3  self", s),
+               "Enter on Top's work (CPU samples): Stacks highlights "
+               "work, the cursor on it", s)
         keys("q")
         s = wait_screen(r"EXITED \d+", 5)
         tap.ok("EXITED 0" in s, "q quits", s)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+
+
+def test_no_stacks(tap, script):
+    """Samples without a stack aggregation: Enter on a row says why there
+    is nothing to open, on the status line."""
+    start("%s -e 'profile:99=count(pyframe)' -- %s %s"
+          % (PROBETOP, PY312, script), 120, 24)
+    try:
+        keys("3")
+        s = wait_screen(r"profile:99 +work", 10)
+        keys("/", "work", "Enter", "Enter")
+        s = wait_screen(r"work: CPU samples time no call", 5)
+        tap.ok("work: CPU samples time no call, so no histogram; its "
+               "stacks need -e 'profile:99=count(pystack)'" in s and
+               "Top probes, CPU samples" in s,
+               "no pystack: Enter on a CPU-sample row says why there is "
+               "nothing to open", s)
+        keys("q")
+        wait_screen(r"EXITED \d+", 5)
     finally:
         tmux("kill-session", "-t", SESSION)
 
@@ -142,6 +178,7 @@ def main():
             f.write(TWO_PATHS)
         os.chmod(tmp, 0o755)
         test_stacks(tap, script)
+        test_no_stacks(tap, script)
     tap.done()
 
 

@@ -179,7 +179,7 @@ def test_plain(tap):
         wait_screen(r"\+ Top")
         t.send("fire 100")
         s = wait_screen(r"\|@+ +\d+", 10)
-        tap.ok(re.search(r"^\+ Top probes -+", s, re.M) is not None and
+        tap.ok(re.search(r"^\+ Top probes, exact -+", s, re.M) is not None and
                re.search(r"\|@+ +\d+", s) is not None and
                not any(ord(c) > 127 for c in s),
                "TERM=vt100: ASCII boxes and histogram bars, nothing else", s)
@@ -654,7 +654,7 @@ def test_budget(tap):
     """A Python calling a function as fast as it can, launched: under the
     default budget Top's numbers for it carry ≥ (the traps take most of
     the windows' CPU time: no estimate can promise 15%, what was counted
-    is shown as a lower bound), the footer says it is
+    is shown as a lower bound), and Top's title says so; the footer says it is
     sampled and why, the header the budget; b steps the budget up to 10%,
     25% and off, after which its rate is exact again."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -670,6 +670,9 @@ def test_budget(tap):
             tap.ok(re.search(row, s) is not None,
                    "budget: Top's rate and total of a one-line function "
                    "carry ≥ (lower bounds)", s)
+            tap.ok(re.search(r"Top frames, [^│]*≥ lower-bound calls", s)
+                   is not None, "budget: Top's title says its rows are "
+                   "lower bounds", s)
             keys("3")  # a key clears the last message from the footer
             s = wait_screen(r"~ sampled \d+% of the time", 5)
             tap.ok(re.search(r"~ sampled \d+% of the time to stay under "

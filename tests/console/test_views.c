@@ -250,6 +250,89 @@ static void test_top_selects_and_sorts(void **state)
 	assert_int_equal(key("top", ACT_BACK, NULL, &r), VIEW_IGNORED);
 }
 
+static void render(const char *view, int w, int h, bool utf8, char *got,
+		   size_t n);
+
+/* The title says what the rows on screen are, from the marks their
+ * numbers draw: exact calls; with ~ on all or some of them, estimated,
+ * and why where it fits; lower bounds; from the rows on screen only. */
+static void test_top_title(void **state)
+{
+	static char got[65536];
+
+	(void)state;
+	render("top", 80, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, " Top frames, exact calls "));
+	for (int i = 0; i < 3; i++)
+		rows[i].mark = rows[i].mark_total = AGG_ESTIMATE;
+	tick_all();
+	render("top", 80, 24, true, got, sizeof(got));
+	assert_non_null(strstr(
+		got,
+		" Top frames, ~ estimated calls (sampled by the budget) "));
+	assert_non_null(strstr(got, "~3,041,000  ~9,120,331  leaf"));
+	/* nothing this interval (no mark drawn on 0) and an exact total */
+	rows[2].mark_total = AGG_EXACT;
+	rows[2].count = 0;
+	tick_all();
+	render("top", 100, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, " Top frames, exact and ~ estimated calls "
+				    "(sampled by the budget) "));
+	/* 80 columns: the reason gives way to the sort column's note */
+	render("top", 80, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, " Top frames, exact and ~ estimated calls "
+				    "qq"));
+	assert_non_null(strstr(got, " calls/s "));
+	/* main, the exact row, below the box's one line: not on screen */
+	render("top", 80, 4, true, got, sizeof(got));
+	assert_non_null(strstr(got, " Top frames, ~ estimated calls ("));
+	/* the Dashboard's pane: no room for the reason beside the note */
+	render("dash", 80, 24, true, got, sizeof(got));
+	assert_non_null(
+		strstr(got, " Top frames, exact and ~ estimated calls "));
+	assert_null(strstr(got, "(sampled"));
+	/* a lower bound beside them: every kind, with its own reason */
+	rows[1].mark = rows[1].mark_total = AGG_BOUND;
+	tick_all();
+	render("top", 160, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, " Top frames, exact, ~ estimated and "
+				    "\u2265 lower-bound calls (~: sampled by "
+				    "the budget; \u2265: sampled, no estimate "
+				    "within 15%) "));
+	assert_non_null(strstr(got, "\u2265538,313"));
+}
+
+static struct spec samples_spec;
+
+/* Top's frames from profile:99=count(pyframe): CPU samples. */
+static void use_samples(struct agg_spec *as)
+{
+	parse("profile:99=count(pyframe)", &samples_spec);
+	as->spec = &samples_spec;
+	model.frames_calls.id = -1;
+	model.frames_samples.id = 0;
+	tick_all();
+}
+
+/* CPU-sample rows: the title says so; Enter has no histogram to open
+ * (samples time no call), and no stacks without a pystack aggregation:
+ * it says why on the status line. */
+static void test_top_samples(void **state)
+{
+	static char got[65536];
+	struct request r;
+
+	(void)state;
+	use_samples(&specs[0]);
+	render("top", 80, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, " Top frames, CPU samples "));
+	assert_non_null(strstr(got, "SAMPLES/s"));
+	assert_int_equal(key("top", ACT_ENTER, NULL, &r), VIEW_HANDLED);
+	assert_int_equal(r.kind, REQ_SAY);
+	assert_non_null(strstr(r.text, "leaf: CPU samples time no call, so "
+				       "no histogram"));
+}
+
 /* The keys of Top's first n rows, top down, into out[i] */
 static void top_order(int n, char out[][64])
 {
@@ -314,6 +397,27 @@ static void test_hist_zoom(void **state)
 			    "lquantize(latency, 4096, 8192, 256, arg0)");
 	assert_int_equal(key("hist", ACT_BACK, NULL, &r), VIEW_HANDLED);
 	assert_int_equal(r.kind, REQ_NONE); /* the zoomed spec is not live */
+}
+
+/* The zoom keeps every kind of key: the python probeset's latency,
+ * keyed by function, file and the frame's first line. */
+static void test_hist_zoom_keys(void **state)
+{
+	static struct spec lat;
+	struct request r;
+
+	(void)state;
+	parse("python:function__entry..python:function__return="
+	      "latency(str(arg1),str(arg0),pyfirstline)",
+	      &lat);
+	specs[1].spec = &lat;
+	key("hist", ACT_RIGHT, NULL, &r);
+	key("hist", ACT_ENTER, NULL, &r);
+	assert_int_equal(r.kind, REQ_REPLACE);
+	assert_string_equal(r.text,
+			    "python:function__entry..python:function__return="
+			    "lquantize(latency, 4096, 8192, 256, str(arg1), "
+			    "str(arg0), pyfirstline)");
 }
 
 static void test_probes_toggle(void **state)
@@ -602,7 +706,7 @@ static void test_top_every_agg(void **state)
 	assert_null(strstr(got, "python:gc"));
 	key("top", ACT_TEXT, "sum", &req);
 	render("top", 80, 9, true, got, sizeof(got));
-	assert_non_null(strstr(got, "Top probes /sum"));
+	assert_non_null(strstr(got, "Top probes, exact /sum"));
 	assert_non_null(strstr(got, "fixture:lenstr sum(arg1)"));
 	assert_null(strstr(got, "fixture:str "));
 	model.snap = &snap;
@@ -880,6 +984,25 @@ static void test_stacks_from_top(void **state)
 	assert_non_null(strstr(stacks_status(got, sizeof(got)), "c  self 300"));
 }
 
+/* Enter on a CPU-sample row opens its function's stacks, as S does. */
+static void test_stacks_from_samples(void **state)
+{
+	struct request r;
+
+	(void)state;
+	use_samples(&stack_specs[0]);
+	assert_int_equal(key("top", ACT_ENTER, NULL, &r), VIEW_HANDLED);
+	assert_int_equal(r.kind, REQ_STACKS);
+	assert_string_equal(r.text, "leaf");
+	/* Top probes: a row of stack samples opens Stacks */
+	model.frames_samples.id = -1;
+	tick_all();
+	key("top", ACT_END, NULL, &r);
+	assert_int_equal(key("top", ACT_ENTER, NULL, &r), VIEW_HANDLED);
+	assert_int_equal(r.kind, REQ_VIEW);
+	assert_string_equal(r.view, "stacks");
+}
+
 /* Two stack aggregations: Tab shows the other; the box says which. */
 static void test_stacks_switch(void **state)
 {
@@ -941,7 +1064,13 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_top_keeps_places, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_top_title, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_top_samples, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_hist_zoom, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_hist_zoom_keys, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_probes_toggle, setup,
 						teardown),
@@ -961,6 +1090,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stacks_keys, setup_stacks,
 						teardown_stacks),
 		cmocka_unit_test_setup_teardown(test_stacks_from_top,
+						setup_stacks, teardown_stacks),
+		cmocka_unit_test_setup_teardown(test_stacks_from_samples,
 						setup_stacks, teardown_stacks),
 		cmocka_unit_test_setup_teardown(test_stacks_switch,
 						setup_stacks, teardown_stacks),

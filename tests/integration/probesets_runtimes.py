@@ -50,7 +50,7 @@ def attached(argv, args, send="go", env=None):
 
 # -- python ----------------------------------------------------------------
 PY = "/usr/bin/python3.11"
-PY_CALLS = "python:function__return=count(str(arg1),str(arg0),arg2)"
+PY_CALLS = "python:function__return=count(str(arg1),str(arg0),pyfirstline)"
 PY_GC = "python:gc__start..python:gc__done=latency(arg0)"
 PY_COLLECTED = "python:gc__done=sum(arg0)"
 PY_WORK = """\
@@ -90,10 +90,12 @@ with tempfile.TemporaryDirectory() as tmp:
     lines = PY_WORK.splitlines()
     def line(text):
         return lines.index(text) + 1
+    # one row per function, at its first line, whatever line it returns
+    # from (mid and work return on their last, cycles at its loop)
     want_calls = {("leaf", script, line("def leaf(x): return x + 1")): 300,
-                  ("mid", script, line("    return t")): 10,
-                  ("cycles", script, line("    for _ in range(k):  # the loop's end is where it returns")): 7,
-                  ("work", script, line("    return got")): 1}
+                  ("mid", script, line("def mid(n):")): 10,
+                  ("cycles", script, line("def cycles(k):")): 7,
+                  ("work", script, line("def work():")): 1}
 
     tr, reply = attached([PY, script, "wait"], ["-P", "python"])
     calls = {k: v for k, v in rows(tr, PY_CALLS).items() if k[1] == script}
@@ -107,7 +109,7 @@ with tempfile.TemporaryDirectory() as tmp:
     tr = launched(["-P", "python", "--", PY, script])
     calls = {k: v for k, v in rows(tr, PY_CALLS).items() if k[1] == script}
     want_calls.update({("Node", script, line("class Node: pass")): 1,
-                       ("<module>", script, line("    work()")): 1})
+                       ("<module>", script, 1): 1})
     tap.eq(calls, want_calls, "python --: exact calls per function, the "
                               "module and the class body included")
     tap.eq(rows(tr, PY_GC).get((1,)), 3,

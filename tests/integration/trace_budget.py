@@ -24,7 +24,7 @@ from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root, run
 tap = Tap()
 need_root(tap)
 PY = "/usr/bin/python3.11"
-CALLS = "python:function__return=count(str(arg1),str(arg0),arg2)"
+CALLS = "python:function__return=count(str(arg1),str(arg0),pyfirstline)"
 LINES = "python:function__return=quantize(arg2)"  # a histogram, sampled
 GC = "python:gc__start..python:gc__done=latency(arg0)"
 COLLECTED = "python:gc__done=sum(arg0)"

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 """probetop trace on real runtimes: exact per-function call counts on
 Debian's /usr/bin/python3.11 (keyed by function, file and line, on
-function__return, the probe that fires on every return on 3.11); a
-library dlopen()ed after attach; the IO of a process, exact by class,
-and the IO beyond what the kernel can time, counted as drops."""
+function__return, the probe that fires on every return on 3.11); one
+row per function by its first line (pyfirstline), whatever line it
+returns from, with its latency under the same key, and by the line it
+returns from where frames cannot be read (-b); a library dlopen()ed
+after attach; the IO of a process, exact by class, and the IO beyond
+what the kernel can time, counted as drops."""
 
 import os
 import signal
@@ -11,7 +14,7 @@ import tempfile
 import time
 
 from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
-                 newest_map, run, trace_wait_err)
+                 newest_map, rows_by_key, run, trace_wait_err)
 
 tap = Tap()
 need_root(tap)
@@ -19,6 +22,50 @@ PY = "/usr/bin/python3.11"
 CALLS = ("python:function__return="
          "count(str(arg1), str(arg0), arg2)")
 DTRACE_CALLS = "python:function-return=count(str(arg1), str(arg0), arg2)"
+# the python probeset's frames: a function by its first line
+FIRST_CALLS = ("python:function__return="
+               "count(str(arg1),str(arg0),pyfirstline)")
+FIRST_LAT = ("python:function__entry..python:function__return="
+             "latency(str(arg1),str(arg0),pyfirstline)")
+N_CB = 3000
+
+# cb returns from three lines, B.run from two; A.run and B.run share a
+# name and a file; decorated's first line is its decorator's (deco runs
+# before "ready")
+BY_FIRST = """\
+import sys
+def cb(i):
+    if i % 3 == 0:
+        return 0
+    if i % 3 == 1:
+        return 1
+    return 2
+class A:
+    def run(self):
+        return 1
+class B:
+    def run(self):
+        if self:
+            return 2
+        return 3
+def deco(f):
+    return f
+@deco
+def decorated():
+    return 4
+print("ready", flush=True)
+sys.stdin.readline()
+for i in range(N_CB):
+    cb(i)
+a, b = A(), B()
+for _ in range(7):
+    a.run()
+    b.run()
+    b.run()
+decorated()
+print("done", flush=True)
+sys.stdin.readline()
+""".replace("N_CB", str(N_CB))
 
 WORKLOAD = """\
 import sys
@@ -68,6 +115,66 @@ with tempfile.TemporaryDirectory() as tmp:
            "fires it only while the line probe is on" in r.stderr,
            "-e on python:function__entry: the 3.11 quirk is explained",
            r.stderr)
+    t.stop()
+
+    # -- python: a function is one row, by its first line ---------------
+    first = os.path.join(tmp, "first.py")
+    with open(first, "w") as f:
+        f.write(BY_FIRST)
+    flines = BY_FIRST.splitlines()
+
+    def fline(text, after=0):
+        return flines.index(text, after) + 1
+
+    want = {("cb", first, fline("def cb(i):")): N_CB,
+            ("run", first, fline("    def run(self):")): 7,
+            ("run", first, fline("    def run(self):",
+                                 fline("class B:"))): 14,
+            ("decorated", first, fline("@deco")): 1}
+    t = Target([PY, first])
+    # the latency pair needs function__entry, which 3.11 fires only while
+    # the line probe is on (python/cpython#98894)
+    tr = Trace(["-p", str(t.pid), "-i", "30", "--budget", "off",
+                "-e", FIRST_CALLS, "-e", FIRST_LAT,
+                "-e", "python:line=count()"])
+    tap.eq(t.send("go").strip(), "done", "first.py ran")
+    tr.finish()
+    calls = {k: v for k, v in rows_by_key(agg_of(tr.final(), FIRST_CALLS))
+             .items() if k[1] == first}
+    tap.eq(calls, want, "pyfirstline: one row per function at its first "
+           "line, exact (returns from several lines, two methods of one "
+           "name, a decorated function)")
+    lat = agg_of(tr.final(), FIRST_LAT)
+    lrows = {tuple(r["key"]): r for r in lat["rows"] if r["key"][1] == first}
+    tap.eq({k: r["count"] for k, r in lrows.items()}, want,
+           "pyfirstline: the same rows timed, each call once")
+    cb = lrows.get(("cb", first, fline("def cb(i):")), {})
+    tap.ok(cb.get("sum", 0) > 0 and cb.get("p50", 0) > 0 and
+           cb.get("p99", 0) >= cb.get("p50", 0) and
+           lat["drops"] == 0 and lat["unmatched"] == 0,
+           "pyfirstline: cb's latency has a mean, p50 and p99; no drops, "
+           "no unmatched returns", cb)
+    t.stop()
+
+    # -b: no one process's frames to read: by the line it returns from,
+    # and said
+    t = Target([PY, first])
+    tr = Trace(["-b", PY, "-P", "python", "-i", "30", "--budget", "off"])
+    tap.eq(t.send("go").strip(), "done", "first.py ran")
+    tr.finish()
+    ret_calls = "python:function__return=count(str(arg1),str(arg0),arg2)"
+    rows = agg_of(tr.final(), ret_calls)
+    cb_rows = {} if rows is None else {
+        tuple(r["key"]): r["count"] for r in rows["rows"]
+        if r["key"][:2] == ["cb", first] and r["pid"] == t.pid}
+    tap.eq(cb_rows, {("cb", first, fline("        return 0")): N_CB // 3,
+                     ("cb", first, fline("        return 1")): N_CB // 3,
+                     ("cb", first, fline("    return 2")): N_CB // 3},
+           "-b: python's frames by the line each call returns from")
+    tap.ok(agg_of(tr.final(), FIRST_CALLS) is None and
+           "frames.calls is '%s': the first choice reads Python frames"
+           % ret_calls in tr.stderr,
+           "-b: the alternative said on stderr", tr.stderr)
     t.stop()
 
     # -- a library dlopen()ed after attach ------------------------------

@@ -105,14 +105,23 @@ static void test_python_roles(void **state)
 	assert_int_equal(probeset_load_file(path, &ps, err, sizeof(err)), 0);
 	calls = probeset_spec(&ps, "frames", "calls");
 	assert_non_null(calls);
-	assert_string_equal(
-		calls->spec.text,
-		"python:function__return=count(str(arg1),str(arg0),arg2)");
+	/* a function by its first line, else (no frames to read) by the
+	 * line it returns from */
+	assert_string_equal(calls->spec.text,
+			    "python:function__return=count(str(arg1),"
+			    "str(arg0),pyfirstline)");
 	assert_false(calls->optional);
+	assert_non_null(probeset_next_alt(&ps, calls));
+	assert_string_equal(
+		probeset_next_alt(&ps, calls)->spec.text,
+		"python:function__return=count(str(arg1),str(arg0),arg2)");
 	lat = probeset_spec(&ps, "frames", "latency");
 	assert_non_null(lat);
 	assert_true(lat->optional);
 	assert_string_equal(lat->needs, "python:line");
+	assert_non_null(probeset_next_alt(&ps, lat));
+	assert_true(probeset_next_alt(&ps, lat)->optional);
+	assert_string_equal(probeset_next_alt(&ps, lat)->needs, "python:line");
 	assert_int_equal(ps.sections[calls->section].nlabels, 3);
 	assert_string_equal(ps.sections[calls->section].labels[1], "file");
 	assert_non_null(probeset_spec(&ps, "gc", "pause"));

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -228,7 +229,8 @@ static void test_profile_and_python(void **state)
 				  "column 9");
 	expect_error("profile:99=count(arg0)",
 		     "profile:HZ has no arguments: its keys are pyframe, "
-		     "pyline, pystack, ustack and kstack at column 12");
+		     "pyline, pyfirstline, pystack, ustack and kstack at "
+		     "column 12");
 	expect_error("profile:99=quantize(arg0)",
 		     "profile:HZ has no arguments: count() by pyframe, "
 		     "pystack or ustack at column 12");
@@ -254,6 +256,47 @@ static void test_profile_and_python(void **state)
 	assert_int_equal(sp.val_arg, 0);
 	expect_error("a:b=count(ustack, ustack)", "ustack twice at column 19");
 	expect_error("a:b=count(kstacks)", "expected argN at column 11");
+	/* pyfirstline: a number, read from CPython, beside string keys */
+	sp = parse_ok("python:function__return="
+		      "count(str(arg1),str(arg0),pyfirstline)");
+	assert_int_equal(sp.nkeys, 3);
+	assert_int_equal(sp.keys[2].kind, SPEC_KEY_PYFIRSTLINE);
+	assert_true(spec_key_is_py(&sp.keys[2]));
+	assert_true(spec_key_is_ctx(&sp.keys[2]));
+	assert_false(spec_key_is_str(&sp.keys[2]));
+	assert_false(spec_key_is_stack(&sp.keys[2]));
+	assert_true(spec_key_is_stack(&sp.keys[0]) == false);
+	expect_error("a:b=count(pyfirstline, pyfirstline)",
+		     "pyfirstline twice at column 24");
+}
+
+/* Each key as a spec writes it, for specs made from others (the
+ * histogram's zoom): what parses back to the same key. */
+static void test_key_text(void **state)
+{
+	static const char *const KEYS[] = {
+		"arg2",	     "str(arg1)", "str(arg0, arg3)", "sql(arg0)",
+		"sym(arg4)", "pyframe",	  "pyline",	     "pyfirstline",
+		"pystack",   "ustack",	  "kstack",
+	};
+	char text[64], spec[128];
+	struct spec sp;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(KEYS) / sizeof(KEYS[0]); i++) {
+		snprintf(spec, sizeof(spec), "fn:f=count(%s)", KEYS[i]);
+		sp = parse_ok(spec);
+		assert_int_equal(spec_key_text(&sp.keys[0], text, sizeof(text)),
+				 (int)strlen(KEYS[i]));
+		assert_string_equal(text, KEYS[i]);
+	}
+	assert_int_equal(spec_key_text(&sp.keys[0], text, 4), -1);
+	/* the zoom of the python probeset's latency */
+	sp = parse_ok("python:function__entry..python:function__return="
+		      "lquantize(latency, 4096, 8192, 256, str(arg1), "
+		      "str(arg0), pyfirstline)");
+	assert_int_equal(sp.nkeys, 3);
+	assert_int_equal(sp.keys[2].kind, SPEC_KEY_PYFIRSTLINE);
 }
 
 static void test_errors(void **state)
@@ -314,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_fn),
 		cmocka_unit_test(test_profile_and_python),
+		cmocka_unit_test(test_key_text),
 		cmocka_unit_test(test_errors),
 	};
 
