@@ -647,6 +647,25 @@ static void next_budget(struct console *c)
 		    next, next);
 }
 
+/* Say what the calls Top now shows cost: all of them exactly takes
+ * their spec's price (its cost over the share of the time the budget
+ * attached it), and what the budget does about it. */
+static void calls_price(struct console *c)
+{
+	const struct agg_spec *as = model_spec(&c->m, c->m.frames_calls.id);
+	double duty = as && as->duty > 0 ? as->duty : 1;
+
+	if (!as || !as->estimated) {
+		say(c, "Top frames: exact calls, from USDT probes");
+		return;
+	}
+	say(c,
+	    "calls: all would cost ~%.1f%% of a CPU; the %g%% budget "
+	    "samples them: %s (b: exact)",
+	    as->cost_pct / duty, c->m.budget_pct,
+	    model_calls_bounded(&c->m) ? "≥ lower bounds" : "~ estimates");
+}
+
 /* x: Top's frames from the exact calls or from the CPU samples, when
  * the target has both. */
 static void switch_source(struct console *c)
@@ -658,10 +677,13 @@ static void switch_source(struct console *c)
 						: "none");
 		return;
 	}
-	c->m.frames_by_samples = !c->m.frames_by_samples;
-	say(c, "Top frames: %s",
-	    c->m.frames_by_samples ? "CPU samples, % of one CPU"
-				   : "exact calls, from USDT probes");
+	c->m.frames_by_samples = model_frames(&c->m) != &c->m.frames_samples;
+	c->m.frames_chosen = true;
+	if (c->m.frames_by_samples) {
+		say(c, "Top frames: CPU samples, %% of one CPU");
+		return;
+	}
+	calls_price(c);
 }
 
 /* The footer's line on sampling: how much of the time the costliest

@@ -186,10 +186,20 @@ const char *model_pid_cmd(const struct model *m, uint32_t pid)
 		       : "";
 }
 
+bool model_calls_bounded(const struct model *m)
+{
+	const struct agg_spec *as = model_spec(m, m->frames_calls.id);
+
+	return as && as->estimated && as->nrows &&
+	       as->rows[0]->mark == AGG_BOUND;
+}
+
 const struct model_role *model_frames(const struct model *m)
 {
-	if (m->frames_calls.id >= 0 &&
-	    !(m->frames_by_samples && m->frames_samples.id >= 0))
+	bool samples = m->frames_chosen ? m->frames_by_samples
+					: model_calls_bounded(m);
+
+	if (m->frames_calls.id >= 0 && !(samples && m->frames_samples.id >= 0))
 		return &m->frames_calls;
 	return m->frames_samples.id >= 0 ? &m->frames_samples : NULL;
 }

@@ -106,6 +106,9 @@ struct model {
 	struct model_role frames_samples; /* frames.samples: profile:HZ */
 	bool frames_by_samples; /* Top shows the samples though there are
 				   calls (x) */
+	bool frames_chosen; /* x chose the source; else model_frames()
+			       picks the samples while the budget leaves the
+			       calls only lower bounds */
 	struct model_role frames_calls, frames_latency, gc_pause, gc_collected,
 		alloc;
 	struct model_role io_roles[MODEL_IO_ROLES]; /* a probeset's [io]
@@ -167,8 +170,15 @@ const struct agg_spec *model_spec(const struct model *m, int id);
 
 /* The frames Top shows: the exact calls (frames.calls) if the target has
  * them and x did not ask for the samples, else the CPU samples
- * (frames.samples); NULL for none. */
+ * (frames.samples); NULL for none. Until x chooses, the samples where
+ * there are both and the budget leaves the calls no estimate it can
+ * promise (model_calls_bounded()). */
 const struct model_role *model_frames(const struct model *m);
+
+/* Whether the calls' rows this interval are lower bounds, not counts
+ * or estimates: the budget samples them and the hottest cannot be
+ * estimated within its promise. */
+bool model_calls_bounded(const struct model *m);
 
 /* A row's key as text: parts joined by sep, strings inert (inert.h),
  * numbers in decimal, a pid first in binary mode ("4242 leaf"). */

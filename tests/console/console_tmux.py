@@ -652,11 +652,12 @@ def test_pysample(tap):
 
 def test_budget(tap):
     """A Python calling a function as fast as it can, launched: under the
-    default budget Top's numbers for it carry ≥ (the traps take most of
-    the windows' CPU time: no estimate can promise 15%, what was counted
-    is shown as a lower bound), and Top's title says so; the footer says it is
-    sampled and why, the header the budget; b steps the budget up to 10%,
-    25% and off, after which its rate is exact again."""
+    default budget its calls can only be lower bounds (the traps take
+    most of the windows' CPU time: no estimate can promise 15%), so Top
+    shows the CPU samples; x shows the calls, each number with ≥, the
+    title says so and the footer what every call would cost; the footer
+    says it is sampled and why, the header the budget; b steps the budget
+    up to 10%, 25% and off, after which its rate is exact again."""
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "busy.py")
         with open(script, "w") as f:
@@ -665,6 +666,17 @@ def test_budget(tap):
             start("%s -- /usr/bin/python3.11 %s" % (PROBETOP, script))
             wait_screen(r"probes \(\d+ on\)")
             keys("3")
+            s = wait_screen(r"Top frames, CPU samples", 10)
+            tap.ok(re.search(r"Top frames, CPU samples", s) and
+                   re.search(r"│ +[\d.]+ +[\d,]+ +[\d.]+% +tick ", s),
+                   "budget: the calls only lower bounds, Top shows the "
+                   "CPU samples", s)
+            keys("x")
+            s = wait_screen(r"all would cost", 5)
+            tap.ok(re.search(r"calls: all would cost ~\d+\.\d% of a CPU; "
+                             r"the 5% budget samples them: ≥ lower bounds "
+                             r"\(b: exact\)", s) is not None,
+                   "x: the calls, and what every one would cost", s)
             row = r"│ *≥[\d,.]+[KM]? +≥[\d,]+ .* tick "
             s = wait_screen(row, 10)
             tap.ok(re.search(row, s) is not None,
