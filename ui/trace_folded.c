@@ -95,6 +95,27 @@ static void print_spec(const struct trace_out *out, const struct agg_spec *as,
 	free(lines);
 }
 
+/* " (sampled by the budget: N estimates within 15%, M lower bounds)":
+ * how many of as's stacks are which, a folded line having no room for
+ * its mark. */
+static void marks_note(const struct trace_out *out, const struct agg_spec *as,
+		       bool final)
+{
+	size_t est = 0, bound = 0;
+
+	for (size_t i = 0; i < as->nrows; i++) {
+		unsigned char m =
+			final ? as->rows[i]->mark_total : as->rows[i]->mark;
+
+		est += m == AGG_ESTIMATE;
+		bound += m == AGG_BOUND;
+	}
+	fprintf(out->f,
+		" (sampled by the budget: %zu estimates within 15%%, %zu lower "
+		"bounds)",
+		est, bound);
+}
+
 void trace_folded_print(const struct trace_out *out,
 			const struct agg_snapshot *snap, bool final)
 {
@@ -114,10 +135,10 @@ void trace_folded_print(const struct trace_out *out,
 				text);
 			continue;
 		}
-		fprintf(out->f, "# %s%s\n", text,
-			(final ? as->estimated_total : as->estimated)
-				? " (estimated: sampled by the budget)"
-				: "");
+		fprintf(out->f, "# %s", text);
+		if (final ? as->estimated_total : as->estimated)
+			marks_note(out, as, final);
+		fputc('\n', out->f);
 		print_spec(out, as, final);
 	}
 	fflush(out->f);
