@@ -35,6 +35,13 @@
 #include "tracer.h"
 
 #define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
+#define BUDGET_IDLE_NS 1e5 /* less work out of the windows: none missed */
+/* Less work than this out of a spec's windows in an interval, and none
+ * in them: the target was all but idle (its exit, a pause), and the
+ * counts are taken as whole. An approximation (so much work could hold
+ * calls), made so that one idle tail does not leave every total a
+ * bound. */
+#define BUDGET_TAIL_NS 1e6
 #define BUDGET_PRICE_ERR 0.15 /* how far off a hit's price may be */
 
 /* What a mark saw. */
@@ -504,12 +511,16 @@ static void factors(const struct budget *b, const struct bspec *s,
 {
 	double lo = factor_at(s, 1 - BUDGET_PRICE_ERR);
 	double hi = factor_at(s, 1 + BUDGET_PRICE_ERR);
+	double gap = (s->samp_cpu - s->on_cpu) - (s->samp_spent - s->on_spent);
 
 	e->factor = factor_at(s, 1);
 	e->f_lo = lo < hi ? lo : hi;
 	e->f_hi = lo < hi ? hi : lo;
 	e->f_min = least_factor(s);
 	e->measured = b->cpu != NULL;
+	e->blind = s->on_cpu - s->on_spent <= BUDGET_IDLE_NS;
+	e->missed = !e->measured ||
+		    gap > (e->blind ? BUDGET_TAIL_NS : BUDGET_IDLE_NS);
 }
 
 void budget_interval(struct budget *b, struct budget_est *out, size_t n)
@@ -551,7 +562,9 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
  * hits in the windows are a sample of its hits: variance c_w * factor^2,
  * as if they came at random (a bound for hits that come evenly). The
  * lower bound takes the least factor any price allows (least_factor()),
- * less AGG_SIGMAS of its sample's error: never below c.
+ * less AGG_SIGMAS of its sample's error: never below c. Exact where the
+ * spec was attached all the time, or the target idle while it was not;
+ * no estimate where the windows saw no work but the gaps did.
  */
 void budget_row(const struct budget_est *e, double c, double *est, double *sys,
 		double *var, double *lo)
@@ -560,8 +573,16 @@ void budget_row(const struct budget_est *e, double c, double *est, double *sys,
 
 	*est = *lo = c;
 	*sys = *var = 0;
-	if (!e->estimated || cw <= 0)
-		return; /* nothing counted in a window: nothing to scale */
+	if (!e->estimated || !e->missed)
+		return; /* attached all the time, or idle when not: exact */
+	if (cw <= 0) { /* none in the windows */
+		if (e->blind || !isfinite(e->factor))
+			*var = INFINITY; /* they saw no work: nothing says */
+		else /* they saw work but no hit of this row: its hits in
+			the gaps are likely none, as doubtful as one */
+			*var = e->factor * e->factor;
+		return;
+	}
 	if (e->measured && isfinite(e->f_min))
 		*lo = fmax(c, c - cw + cw * e->f_min -
 				      AGG_SIGMAS * sqrt(cw) * e->f_min);

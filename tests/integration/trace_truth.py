@@ -475,7 +475,7 @@ def without_line(key):
 
 
 PY311 = "/usr/bin/python3.11"
-PY_CALLS = "python:function__return=count(str(arg1),str(arg0),arg2)"
+PY_CALLS = "python:function__return=count(str(arg1),str(arg0),pyfirstline)"
 PY_GC = "python:gc__start..python:gc__done=latency(arg0)"
 PY_COLLECTED = "python:gc__done=sum(arg0)"
 PY_IMPORTS = ("python:import__find__load__start.."
