@@ -36,12 +36,6 @@
 
 #define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
 #define BUDGET_IDLE_NS 1e5 /* less work out of the windows: none missed */
-/* Less work than this out of a spec's windows in an interval, and none
- * in them: the target was all but idle (its exit, a pause), and the
- * counts are taken as whole. An approximation (so much work could hold
- * calls), made so that one idle tail does not leave every total a
- * bound. */
-#define BUDGET_TAIL_NS 1e6
 #define BUDGET_PRICE_ERR 0.15 /* how far off a hit's price may be */
 
 /* What a mark saw. */
@@ -519,8 +513,7 @@ static void factors(const struct budget *b, const struct bspec *s,
 	e->f_min = least_factor(s);
 	e->measured = b->cpu != NULL;
 	e->blind = s->on_cpu - s->on_spent <= BUDGET_IDLE_NS;
-	e->missed = !e->measured ||
-		    gap > (e->blind ? BUDGET_TAIL_NS : BUDGET_IDLE_NS);
+	e->missed = !e->measured || gap > BUDGET_IDLE_NS;
 }
 
 void budget_interval(struct budget *b, struct budget_est *out, size_t n)
