@@ -218,17 +218,27 @@ static void pick_kernel(struct session *s)
 
 #define HINT_OBJECTS 1024 /* objects searched for a suggestion */
 
+/* The target's objects (up to HINT_OBJECTS) and their count into *n,
+ * to free; NULL out of memory. */
+static const struct cat_object **target_objects(const struct session *s,
+						size_t *n)
+{
+	const struct cat_object **objs = calloc(HINT_OBJECTS, sizeof(*objs));
+
+	*n = objs ? tracer_objects(s->tr, objs, HINT_OBJECTS) : 0;
+	return objs;
+}
+
 void session_hint(const struct session *s, const struct spec *spec, char *out,
 		  size_t len)
 {
-	const struct cat_object **objs = calloc(HINT_OBJECTS, sizeof(*objs));
 	char near[600];
 	size_t n;
+	const struct cat_object **objs = target_objects(s, &n);
 
 	out[0] = '\0';
 	if (!objs)
 		return;
-	n = tracer_objects(s->tr, objs, HINT_OBJECTS);
 	for (int i = 0; i < spec->nprobes; i++) {
 		if (nearest_probe(objs, n, &spec->probe[i], near,
 				  sizeof(near))) {
@@ -322,10 +332,9 @@ static bool settled(const struct session *s, const struct spec *spec, int role)
 
 	if (s->binary[0] || s->launched)
 		return false; /* nothing mapped yet, or one file */
-	objs = calloc(HINT_OBJECTS, sizeof(*objs));
+	objs = target_objects(s, &n);
 	if (!objs)
 		return false;
-	n = tracer_objects(s->tr, objs, HINT_OBJECTS);
 	for (int i = 0; i < spec->nprobes && !yes; i++)
 		if (role < 0 || role == i)
 			yes = nearest_settled(objs, n, &spec->probe[i]);
