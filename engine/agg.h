@@ -63,6 +63,10 @@ enum agg_mark {
 #define AGG_PROMISE 0.15
 #define AGG_SIGMAS 2.0
 
+/* The sign before a number of mark m: "" exact, "~" an estimate, "≥"
+ * a lower bound (">" where not utf8). */
+const char *agg_mark_sign(unsigned char m, bool utf8);
+
 /* What est with error sys and variance var is (both 0: exact; var
  * INFINITY: a bound). */
 enum agg_mark agg_mark_of(double est, double sys, double var);

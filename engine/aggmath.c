@@ -150,3 +150,12 @@ bool agg_over_budget(const struct agg_overhead *o, double pct)
 {
 	return pct >= 0 && o->cpu_pct > AGG_OVER * pct;
 }
+
+const char *agg_mark_sign(unsigned char m, bool utf8)
+{
+	if (m == AGG_ESTIMATE)
+		return "~";
+	if (m == AGG_BOUND)
+		return utf8 ? "\u2265" : ">";
+	return "";
+}

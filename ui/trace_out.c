@@ -62,21 +62,15 @@ static bool any_shown(const struct agg_spec *as, bool final)
 }
 
 /* v, with "~" before it if est (an estimate of the budget's). */
-/* The sign of a number of enum agg_mark mark: "", "~" or "≥". */
-static const char *mark_sign(unsigned char mark)
-{
-	return mark == AGG_ESTIMATE ? "~" : mark == AGG_BOUND ? "≥" : "";
-}
-
 static const char *mark_u(uint64_t v, unsigned char mark, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s%" PRIu64, mark_sign(mark), v);
+	snprintf(buf, n, "%s%" PRIu64, agg_mark_sign(mark, true), v);
 	return buf;
 }
 
 static const char *mark_i(int64_t v, unsigned char mark, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s%" PRId64, mark_sign(mark), v);
+	snprintf(buf, n, "%s%" PRId64, agg_mark_sign(mark, true), v);
 	return buf;
 }
 
@@ -196,7 +190,8 @@ static void text_bars(const struct trace_out *out, const struct spec *sp,
 		bucket_label(sp, r, i, n, label, sizeof(label));
 		fprintf(out->f, "  %16s |%.*s%*s %s%" PRIu64 "\n", label, bar,
 			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
-			BAR_WIDTH - bar, "", b[i] ? mark_sign(mark) : "", b[i]);
+			BAR_WIDTH - bar, "",
+			b[i] ? agg_mark_sign(mark, true) : "", b[i]);
 	}
 }
 
@@ -341,14 +336,15 @@ static void print_text(const struct trace_out *out,
 		fprintf(out->f,
 			"=== final · %.2f s · %s%" PRIu64 " events · %" PRIu64
 			" drops\n",
-			snap->elapsed_s, mark_sign(snap->events_mark_total),
+			snap->elapsed_s,
+			agg_mark_sign(snap->events_mark_total, true),
 			snap->events_total, snap->drops_total);
 	else
 		fprintf(out->f,
 			"=== interval %u · %.2f s · %s%" PRIu64
 			" events · %" PRIu64 " drops\n",
 			snap->interval, snap->elapsed_s,
-			mark_sign(snap->events_mark), snap->events,
+			agg_mark_sign(snap->events_mark, true), snap->events,
 			snap->drops);
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		const struct agg_spec *as = &snap->specs[s];

@@ -582,9 +582,5 @@ void draw_frame(int y, int x, int w, enum draw_hue hue, unsigned flags,
 
 const char *draw_mark(unsigned char mark)
 {
-	if (mark == AGG_ESTIMATE)
-		return "~";
-	if (mark == AGG_BOUND)
-		return draw_utf8() ? "\u2265" : ">";
-	return "";
+	return agg_mark_sign(mark, draw_utf8());
 }
