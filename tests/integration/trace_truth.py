@@ -208,7 +208,7 @@ def c_case(work, busy, mode, secs):
     budget_marks(ck, name)
     hot = next((r for r in ck.table if r["spec"] == C_CALLS and
                 r["key"] == "0"), None)
-    if hot and hot["mark"] == tc.ESTIMATE:
+    if hot and hot["duty"] < 1:  # the budget sampled it
         ESTIMATED.append(name)
     if not BUDGET and work >= 5 and busy >= 0.5:
         # every interval but the last (the target's exit: work out of
