@@ -62,7 +62,7 @@ BUDGET_ARGS = ["--budget", BUDGET] if BUDGET else []
 ONLY = os.environ.get("TRUTH_CASES")
 INTERVAL = "0.5"
 TABLE = []     # every row checked, every case
-ESTIMATED = []  # the C cases whose hottest row is an estimate
+ESTIMATED = []  # the C cases whose hottest row the budget sampled
 SUMMARY = []   # one line a case
 
 
