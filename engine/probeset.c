@@ -255,6 +255,10 @@ static int handle_role(struct load *ld, const char *section, const char *name,
 	if (!strcmp(name, "title"))
 		return copy(ps->sections[sec].title, PS_NAME_MAX, value) ||
 		       fail(ld, "title: at most 31 characters");
+	if (!strcmp(name, "empty"))
+		return copy(ps->sections[sec].empty, PS_TEXT_MAX, value) ||
+		       fail(ld, "empty: at most %d characters",
+			    PS_TEXT_MAX - 1);
 	if (!strcmp(name, "optional") || !strncmp(name, "needs.", 6))
 		return 1; /* second_pass(), once every spec is known */
 	if (ps->nspecs == PS_MAX_SPECS)

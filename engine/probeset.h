@@ -22,6 +22,10 @@
  *   title    = ...                          ; the pane's title, where a
  *                                           ; view shows the role ([gc]
  *                                           ; of PostgreSQL: Checkpoints)
+ *   empty    = ...                          ; why the role may count
+ *                                           ; nothing on this runtime and
+ *                                           ; what would fill it (Top
+ *                                           ; and Dashboard say it)
  *
  *   [probe python:function__entry]          ; what to say about a probe
  *   silent = fires only when ...            ; why it may show nothing
@@ -77,6 +81,8 @@ struct ps_section {
 	char name[PS_NAME_MAX];
 	char title[PS_NAME_MAX]; /* title = ...: what its pane is called
 				    ("Checkpoints" for [gc]), or "" */
+	char empty[PS_TEXT_MAX]; /* empty = ...: why it may count nothing
+				    and what would fill it, or "" */
 	int nlabels;
 	char labels[PS_MAX_LABELS][PS_NAME_MAX];
 };

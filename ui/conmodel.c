@@ -334,6 +334,75 @@ static void io_roles(const struct session *s, struct model *m)
 		m->io_roles[n] = (struct model_role){ .id = -1 };
 }
 
+/* The stack sampler that fits the target: CPython's frames where the
+ * pysample probeset can read them, else the native stacks. */
+static const char *stack_spec_of(const struct session *s)
+{
+	for (int i = 0; i < s->npicked; i++)
+		if (!strcmp(s->picked[i]->name, "pysample"))
+			return "profile:99=count(pystack)";
+	return "profile:99=count(ustack)";
+}
+
+/* The reason a picked probeset gives for no frames, into out: its calls
+ * fire only in a process started otherwise (PHP, Java), or its [frames]
+ * empty = text while they are off (Ruby). false if none. */
+static bool set_why(const struct session *s, const struct probeset *ps,
+		    bool calls_on, char *out, size_t n)
+{
+	const struct ps_spec *c = probeset_spec(ps, "frames", "calls");
+	int sec = probeset_section(ps, "frames");
+	const struct ps_note *unmet;
+	char raw[PS_TEXT_MAX + 200];
+
+	if (!c)
+		return false;
+	unmet = session_unmet(s, c->spec.probe[0].provider,
+			      c->spec.probe[0].name);
+	if (unmet)
+		snprintf(raw, sizeof(raw),
+			 "%s counts calls only in a process started with %s, "
+			 "and this one was not: restart it so, or sample its "
+			 "stacks in Stacks (7)",
+			 ps->title, unmet->requires_shown);
+	else if (!calls_on && sec >= 0 && ps->sections[sec].empty[0])
+		snprintf(raw, sizeof(raw), "%s", ps->sections[sec].empty);
+	else
+		return false;
+	inert_str(out, n, raw);
+	return true;
+}
+
+/*
+ * Why Top has no frames of the target's runtime and what would fill
+ * them, into m->frames_why: a picked probeset's reason (set_why()), or,
+ * when no picked probeset counts calls at all (a native program, a Node
+ * built without probes), where to look instead: then only for an empty
+ * Top (frames_why_any false).
+ */
+static void frames_why(const struct session *s, struct model *m)
+{
+	bool any_frames = false;
+
+	m->frames_why[0] = '\0';
+	m->frames_why_any = true;
+	m->stack_spec = stack_spec_of(s);
+	if (m->frames_samples.id >= 0)
+		return; /* sampled frames fill Top */
+	for (int i = 0; i < s->npicked; i++) {
+		if (set_why(s, s->picked[i], m->frames_calls.id >= 0,
+			    m->frames_why, sizeof(m->frames_why)))
+			return;
+		any_frames |= probeset_section(s->picked[i], "frames") >= 0;
+	}
+	if (any_frames || !s->detecting)
+		return; /* -e, -P: what was asked for is on screen */
+	m->frames_why_any = false;
+	snprintf(m->frames_why, sizeof(m->frames_why),
+		 "no probe of this process counts function calls: Stacks (7) "
+		 "samples its stacks (a there)");
+}
+
 void conmodel_update(struct conmodel *cm, struct session *s,
 		     const struct agg_snapshot *snap, struct model *m)
 {
@@ -344,6 +413,7 @@ void conmodel_update(struct conmodel *cm, struct session *s,
 	m->gc_pause = role(s, "gc", "pause");
 	m->gc_collected = role(s, "gc", "collected");
 	m->alloc = role(s, "alloc", "objects");
+	frames_why(s, m);
 	io_roles(s, m);
 	m->io_on = s->io;
 	m->proc_on = s->proc;

@@ -75,6 +75,7 @@ struct console {
 	char *log[LOG_MAX];
 	size_t nlog;
 	char status[256];
+	char said_why[sizeof(((struct model *)0)->frames_why)]; /* in Messages */
 	double next_tick, last_read;
 	double given_interval; /* -i, which bounds + and - if outside theirs */
 	int sigfd, pidfd;
@@ -543,9 +544,17 @@ static void probe_on(struct console *c, const struct model_probe *p)
 	}
 }
 
+/* The model from the engine; a new reason for Top's missing frames goes
+ * to Messages too. */
 static void refresh_model(struct console *c)
 {
 	conmodel_update(c->cm, &c->s, c->m.snap, &c->m);
+	if (strcmp(c->said_why, c->m.frames_why)) {
+		snprintf(c->said_why, sizeof(c->said_why), "%s",
+			 c->m.frames_why);
+		if (c->said_why[0])
+			log_msg(LOG_INFO, "Top: %s", c->said_why);
+	}
 }
 
 static void carry_out(struct console *c, const struct request *r)

@@ -107,12 +107,10 @@ static void rates_line(const struct model *m, const struct agg_spec *as,
 		o += snprintf(line + o, len - (size_t)o, "%s%.*s%s%s: %s%s/s",
 			      o ? "  " : "", named ? (short_ ? 3 : 64) : 0,
 			      label, named && !short_ ? "=" : "",
-			      k[0] ? k : "gc", draw_mark(as->rows[i]->mark),
-			      fmt_rate(m->snap_s > 0
-					       ? (double)as->rows[i]->count /
-							 m->snap_s
-					       : 0,
-				       a, sizeof(a)));
+			      k[0] ? k : "gc",
+			      m->exited ? "" : draw_mark(as->rows[i]->mark),
+			      model_rate(m, (double)as->rows[i]->count, a,
+					 sizeof(a)));
 	}
 }
 
@@ -172,11 +170,9 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 	if (col && col->nrows && y < in.y + in.h) {
 		const struct agg_row *c = col->rows[0];
 
-		snprintf(
-			line, sizeof(line), "collected %s/s  total %s",
-			fmt_rate(m->snap_s > 0 ? (double)c->sum / m->snap_s : 0,
-				 a, sizeof(a)),
-			fmt_count((uint64_t)c->sum_total, b, sizeof(b)));
+		snprintf(line, sizeof(line), "collected %s/s  total %s",
+			 model_rate(m, (double)c->sum, a, sizeof(a)),
+			 fmt_count((uint64_t)c->sum_total, b, sizeof(b)));
 		y = draw_fields(y, in.y + in.h, in.x, in.w, STYLE_NORMAL, 1, 1,
 				line);
 	}

@@ -92,8 +92,9 @@ static void proc_summary(const struct model *m, bool wide, char *line, size_t n)
 				c += m->snap->proc[i].now.count;
 		snprintf(line + strlen(line), n - strlen(line), "  %s %s%s",
 			 agg_proc_event_name(SHOWN[k]),
-			 fmt_rate((double)c / s, r, sizeof(r)),
-			 wide ? "/s" : "");
+			 m->exited ? "ended"
+				   : fmt_rate((double)c / s, r, sizeof(r)),
+			 wide && !m->exited ? "/s" : "");
 	}
 }
 
@@ -102,8 +103,6 @@ static void proc_summary(const struct model *m, bool wide, char *line, size_t n)
 static void draw_proc_rows(int y, int end, int x, int w, bool wide,
 			   const struct model *m)
 {
-	double s = m->snap_s > 0 ? m->snap_s : 1;
-
 	if (y >= end)
 		return;
 	if (wide)
@@ -123,7 +122,7 @@ static void draw_proc_rows(int y, int end, int x, int w, bool wide,
 		if (p->total.ns)
 			fmt_ns((double)p->total.ns / (double)p->total.count,
 			       life, sizeof(life));
-		fmt_rate((double)p->now.count / s, c, sizeof(c));
+		model_rate(m, (double)p->now.count, c, sizeof(c));
 		inert_str(name, sizeof(name), p->name);
 		if (wide)
 			draw_fmt(y++, x, w, STYLE_NORMAL,
@@ -157,6 +156,8 @@ static void runtime_values(const struct model *m, const struct agg_spec *as,
 		fmt_rate(now / s, rate, n);
 		fmt_count((uint64_t)all, total, n);
 	}
+	if (m->exited)
+		snprintf(rate, n, "ended");
 }
 
 /* How many of the runtime's [io] specs have counted. */
@@ -252,13 +253,13 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 	if (wide)
 		draw_fmt(y++, in.x, in.w, STYLE_TITLE,
 			 " %-11s %9s %9s %8s %8s %7s", "CLASS", "CALLS/s",
-			 "BYTES/s", "p50", "p99", "ERRORS");
+			 "BYTES/s", "p50", "p99", "ERR/s");
 	else if (in.w >= NARROW_W)
 		draw_fmt(y++, in.x, in.w, STYLE_TITLE, " %-11s%8s %9s %6s",
-			 "CLASS", "CALLS", "BYTES", "p99");
+			 "CLASS", "CALLS/s", "BYTES/s", "p99");
 	else
 		draw_fmt(y++, in.x, in.w, STYLE_TITLE, " %-8s%8s %8s", "CLASS",
-			 "CALLS", "BYTES");
+			 "CALLS/s", "BYTES/s");
 	for (size_t i = 0; m->snap && i < m->snap->nio && y < end - 1; i++) {
 		const struct agg_io_row *io = &m->snap->io[i];
 		double s = m->snap_s > 0 ? m->snap_s : 1;
@@ -266,8 +267,11 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 
 		if (!io->total.calls)
 			continue;
-		fmt_rate((double)io->now.calls / s, c, sizeof(c));
-		fmt_bytes((double)io->now.bytes / s, b, sizeof(b));
+		model_rate(m, (double)io->now.calls, c, sizeof(c));
+		if (m->exited)
+			snprintf(b, sizeof(b), "ended");
+		else
+			fmt_bytes((double)io->now.bytes / s, b, sizeof(b));
 		lat(io->total.b, 50, p50, sizeof(p50));
 		lat(io->total.b, 99, p99, sizeof(p99));
 		if (wide)
@@ -275,16 +279,17 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 				 " %-11s %9s %9s %*s %*s %7s",
 				 agg_io_class_name(io->cls), c, b,
 				 fmt_w(p50, 8), p50, fmt_w(p99, 8), p99,
-				 fmt_count(io->total.errors, e, sizeof(e)));
+				 model_rate(m, (double)io->now.errors, e,
+					    sizeof(e)));
 		else if (in.w >= NARROW_W)
 			draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
-				 " %-11.11s%6s/s %7s/s %*s",
+				 " %-11.11s%8s %9s %*s",
 				 agg_io_class_name(io->cls), c, b,
 				 fmt_w(p99, 6), p99);
 		else
 			draw_fmt(y++, in.x, in.w, STYLE_NORMAL,
-				 " %-8.8s%6s/s %6s/s",
-				 agg_io_class_name(io->cls), c, b);
+				 " %-8.8s%8s %8s", agg_io_class_name(io->cls),
+				 c, b);
 	}
 	if (y == in.y + 1)
 		draw_text(y++, in.x, in.w, STYLE_DIM, " no IO yet");

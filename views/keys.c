@@ -78,7 +78,7 @@ static const struct key_help HELP[] = {
 	{ "s F6 < >", "next sort column, sort column left / right" },
 	{ "Space", "Probes: off, or on again with the specs it had" },
 	{ "a", "Probes: choose what to do with the probe (count, by "
-	       "string, quantize, latency)" },
+	       "string, quantize, latency); Stacks: sample the stacks" },
 	{ "f", "Probes: function symbols (fn: probes) <-> USDT probes" },
 	{ "Left Right", "Histogram: previous / next histogram" },
 	{ "c", "Histogram: compare with the Top row selected before" },

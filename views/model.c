@@ -203,3 +203,12 @@ const struct model_role *model_frames(const struct model *m)
 		return &m->frames_calls;
 	return m->frames_samples.id >= 0 ? &m->frames_samples : NULL;
 }
+
+const char *model_rate(const struct model *m, double n, char *buf, size_t len)
+{
+	if (m->exited) {
+		snprintf(buf, len, "ended");
+		return buf;
+	}
+	return fmt_rate(m->snap_s > 0 ? n / m->snap_s : 0, buf, len);
+}

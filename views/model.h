@@ -124,6 +124,13 @@ struct model {
 	const char *status; /* last message worth showing, or NULL */
 	double budget_pct; /* what tracing may take, % of one CPU; < 0: none */
 	char sampling[256]; /* which specs the budget samples, and why; "" */
+	char frames_why[PS_TEXT_MAX + 200]; /* why Top has no frames of the
+					       target's runtime, and what
+					       would fill it; "" */
+	bool frames_why_any; /* say it over Top's other rows too (else only
+				when Top is empty) */
+	const char *stack_spec; /* the stack sampler that fits the target:
+				   Stacks' a adds it */
 
 	/* the row the Top view has selected, for Histogram and Dashboard */
 	int sel_spec; /* -1: none */
@@ -164,6 +171,10 @@ struct request {
 	char text[SPEC_TEXT_MAX];
 	const char *view; /* REQ_VIEW */
 };
+
+/* n events of the interval as a rate ("1.2k") into buf, or "ended" once
+ * the target has exited: nothing is going on per second any more. */
+const char *model_rate(const struct model *m, double n, char *buf, size_t len);
 
 /* Find the snapshot's spec id, or NULL. */
 const struct agg_spec *model_spec(const struct model *m, int id);

@@ -316,10 +316,11 @@ static void draw_probe(const struct model *m, const struct model_probe *pr,
 	inert_put(name, sizeof(name), o, pr->name);
 	if (pr->spec_id >= 0) {
 		as = model_spec(m, pr->spec_id);
-		fmt_rate(m->snap_s > 0 ? (double)pr->hits / m->snap_s : 0, rate,
-			 sizeof(rate));
+		model_rate(m, (double)pr->hits, rate, sizeof(rate));
 		snprintf(hits, sizeof(hits), "%s%s",
-			 as && pr->hits ? draw_mark(as->events_mark) : "",
+			 as && pr->hits && !m->exited
+				 ? draw_mark(as->events_mark)
+				 : "",
 			 rate);
 	}
 	if (as) /* its spec's: % of one CPU taken from the target */
@@ -336,8 +337,7 @@ static void draw_func(const struct model *m, const struct model_func *f, int y,
 	char hits[32] = "", name[256], obj[256];
 
 	if (f->spec_id >= 0)
-		fmt_rate(m->snap_s > 0 ? (double)f->hits / m->snap_s : 0, hits,
-			 sizeof(hits));
+		model_rate(m, (double)f->hits, hits, sizeof(hits));
 	draw_fmt(y, in.x, in.w, sel ? STYLE_SELECTED : STYLE_NORMAL,
 		 " %-6s %-44s %9s  %s", f->spec_id >= 0 ? "ON" : "off",
 		 inert_str(name, sizeof(name), f->name), hits,

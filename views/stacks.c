@@ -384,6 +384,12 @@ static int stacks_key(void *st, const struct model *m, enum action a,
 		next_spec(s, m);
 		rebuild(s, m);
 		break;
+	case ACT_ACTION: /* no stacks yet: sample the ones that fit */
+		if (s->spec_id >= 0 || !m->stack_spec)
+			return VIEW_IGNORED;
+		req->kind = REQ_ADD;
+		snprintf(req->text, sizeof(req->text), "%s", m->stack_spec);
+		break;
 	default:
 		return VIEW_IGNORED;
 	}
@@ -543,14 +549,23 @@ static void draw_cells(struct stacks *s, int y, int x, int rows, bool focus)
 	}
 }
 
-/* What the box says when there is no graph. */
-static const char *empty_text(const struct stacks *s, const struct model *m)
+/* What the box says when there is no graph, into buf. */
+static const char *empty_text(const struct stacks *s, const struct model *m,
+			      char *buf, size_t n)
 {
 	if (!m->snap)
 		return "  waiting for the first interval";
+	if (s->spec_id < 0 && m->stack_spec) {
+		snprintf(buf, n,
+			 "  no aggregation keyed by a stack: a adds '%s' (%s "
+			 "stacks, sampled 99 times a second)",
+			 m->stack_spec,
+			 strstr(m->stack_spec, "pystack") ? "Python"
+							  : "native");
+		return buf;
+	}
 	if (s->spec_id < 0)
-		return "  no aggregation keyed by a stack: -P pysample, or -e "
-		       "'profile:99=count(pystack)'";
+		return "  no aggregation keyed by a stack";
 	if (s->nzooms)
 		return "  no samples under the zoomed frame (Esc out)";
 	return s->interval ? "  no samples this interval (t: totals)"
@@ -588,7 +603,10 @@ static void stacks_draw(void *st, const struct model *m,
 	rows = in.h - 2;
 	c = cursor_cell(s);
 	if (c < 0) {
-		draw_text(in.y + 1, in.x, in.w, STYLE_DIM, empty_text(s, m));
+		char why[160];
+
+		draw_text(in.y + 1, in.x, in.w, STYLE_DIM,
+			  empty_text(s, m, why, sizeof(why)));
 		return;
 	}
 	if (s->cells[c].row < s->scroll)

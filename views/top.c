@@ -797,13 +797,20 @@ static void top_draw(void *st, const struct model *m,
 	int namew, lines, avail, cmdw;
 	unsigned marks;
 	bool samples;
+	int why;
 
 	(void)env;
 	snprintf(note, sizeof(note), "%s %s",
 		 t->hz && t->sort == COL_RATE ? "samples/s"
 					      : COL_NAMES[t->sort],
 		 draw_utf8() ? "\u25bc" : "v");
-	lines = r.h - 3; /* the box's, less the heading */
+	/* why there are no frames, wrapped in up to 3 rows: in place of the
+	 * rows, or over them */
+	why = 0;
+	if (m->frames_why[0] && (!t->n || (!t->frames && m->frames_why_any)))
+		why = draw_wrap_rows(r.w - 2, 2, 4, m->frames_why);
+	why = why > 3 ? 3 : why;
+	lines = r.h - 3 - (t->n ? why : 0); /* the box's, less the heading */
 	if (lines > 0)
 		list_scroll(t->cursor, &t->scroll, lines);
 	marks = marks_shown(t, lines, &samples);
@@ -822,7 +829,10 @@ static void top_draw(void *st, const struct model *m,
 		avail -= 9 + cmdw; /* "%7u %-*s " */
 	namew = name_width(t, avail);
 	heading(t, m, in, namew, cmdw);
-	if (!t->n) {
+	if (why)
+		draw_wrapped(in.y + 1, in.y + 1 + why, in.x, in.w, STYLE_WARN,
+			     2, 4, m->frames_why);
+	if (!t->n && !why) {
 		draw_text(
 			in.y + 1, in.x, in.w, STYLE_DIM,
 			!m->snap       ? "  waiting for the first interval"
@@ -831,8 +841,9 @@ static void top_draw(void *st, const struct model *m,
 				? "  no calls yet"
 				: "  nothing counted yet: switch probes on in "
 				  "Probes (2)");
-		return;
 	}
+	if (!t->n)
+		return;
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
 		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[64] = "";
@@ -859,14 +870,17 @@ static void top_draw(void *st, const struct model *m,
 				 cmdw, cmdw,
 				 inert_str(cmd, sizeof(cmd),
 					   model_pid_cmd(m, row->row->pid)));
-		draw_fmt(in.y + 1 + i, in.x, in.w,
+		draw_fmt(in.y + 1 + why + i, in.x, in.w,
 			 focus && t->scroll + (size_t)i == t->cursor
 				 ? STYLE_SELECTED
 				 : STYLE_NORMAL,
 			 "%s%10s %11s%s%s  %-*.*s %s", pid,
 			 approx(erate, sizeof(erate),
-				row->rate > 0 ? row->mark : AGG_EXACT,
-				fmt_rate(row->rate, rate, sizeof(rate))),
+				row->rate > 0 && !m->exited ? row->mark
+							    : AGG_EXACT,
+				m->exited ? "ended"
+					  : fmt_rate(row->rate, rate,
+						     sizeof(rate))),
 			 approx(etot, sizeof(etot),
 				row->total > 0 ? row->mark_total : AGG_EXACT,
 				fmt_count(row->total, tot, sizeof(tot))),

@@ -3,7 +3,10 @@
 """The console on each of Debian's runtimes, launched with -- COMMAND in a
 real terminal (tmux): Top shows the runtime's frames (or allocations,
 for Ruby, whose method probes do not fire), the GC pane its collections,
-and the Probes view says why a probe is silent. Python 3.11: a function
+and the Probes view says why a probe is silent. Where a runtime gives no
+frames (PHP without USE_ZEND_DTRACE=1, Java without
+-XX:+DTraceMethodProbes, Ruby, a Node without probes), Top and Messages
+say why and what would, and Stacks offers native stacks (a). Python 3.11: a function
 returning from several lines is one row at its first line, exact calls
 said in the title, and its latency (AVG, P50, P99) once Enter on it has
 attached it; the --demo test of console_tmux.py shows the rest."""
@@ -93,10 +96,16 @@ def test_ruby(tap):
         s = wait_screen(r"gc: \d+(\.\d)?/s", 10)
         tap.ok("pause p50" in s, "ruby: the GC pane shows collections "
                                  "and mark pauses", s)
+        keys("1")
+        s = wait_screen(r"method probes have not fired since 2\.5")
+        tap.ok(re.search(r"│  Ruby's method probes have not fired since "
+                         r"2\.5 \(bug #14582\), so Top has no frames", s),
+               "ruby: Top (on the Dashboard) says why it has no frames", s)
         keys("2", "/", "ruby:method__entry", "Enter")
         s = wait_screen(r"14582")
         tap.ok("14582" in s, "ruby: Probes says why method__entry is "
                              "silent", s)
+        messages_say(tap, "ruby", r"Top: Ruby's method probes have not fired")
         quit_ok(tap, "ruby")
     finally:
         tmux("kill-session", "-t", SESSION)
@@ -118,6 +127,70 @@ def test_java(tap, classes):
         tmux("kill-session", "-t", SESSION)
 
 
+def test_java_plain(tap, classes):
+    """A JVM started without -XX:+DTraceMethodProbes: Top says why it has
+    no frames and what would give them."""
+    start("%s -- java -XX:+UseSerialGC -cp %s GcWork 100000 slow"
+          % (PROBETOP, classes))
+    try:
+        s = wait_screen(r"counts calls only in a process started", 30)
+        tap.ok(re.search(r"│  Java \(HotSpot\) counts calls only in a "
+                         r"process started with -XX:\+DTraceMethodProbes",
+                         s),
+               "java without -XX:+DTraceMethodProbes: Top says why it has "
+               "no frames", s)
+        messages_say(tap, "java", r"Top: Java \(HotSpot\) counts calls "
+                                  r"only in a process started with")
+        quit_ok(tap, "java")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+
+
+def messages_say(tap, what, pattern):
+    """Messages (L) has pattern; back to the Dashboard."""
+    keys("L")
+    s = wait_screen(pattern, 5)
+    tap.ok(re.search(pattern, s) is not None,
+           "%s: Messages says why Top has no frames" % what, s)
+    keys("1")
+
+
+def stacks_fill(tap, what):
+    """Stacks (7) offers native stacks sampled by profile:99; a starts
+    them and the graph fills."""
+    keys("7")
+    s = wait_screen(r"a adds 'profile:99=count\(ustack\)'", 5)
+    tap.ok("no aggregation keyed by a stack: a adds "
+           "'profile:99=count(ustack)' (native stacks" in s,
+           "%s: the empty Stacks view offers native stacks (ustack), not "
+           "pystack" % what, s)
+    keys("a")
+    s = wait_screen(r"Stacks, profile:99=count\(ustack\)[^\n]*\n.*\n│all",
+                    10)
+    tap.ok(re.search(r"Stacks, profile:99=count\(ustack\)[^\n]*\n.*\n│all",
+                     s) is not None,
+           "%s: a in Stacks samples them and the graph fills" % what, s)
+    keys("1")
+
+
+def test_node(tap):
+    """Debian's Node 20 has no probes: Top says where to look instead, and
+    Stacks samples its native stacks."""
+    start("%s -- node -e 'function f(x) { return x + 1 } let s = 0; "
+          "setInterval(() => { for (let i = 0; i < 1000; i++) s = f(s) }, 2)'"
+          % PROBETOP)
+    try:
+        s = wait_screen(r"no probe of this process counts function calls",
+                        15)
+        tap.ok("│  no probe of this process counts function calls: "
+               "Stacks (7)" in s,
+               "node without probes: Top says where its frames are", s)
+        stacks_fill(tap, "node")
+        quit_ok(tap, "node")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+
+
 def test_php(tap, script):
     start("USE_ZEND_DTRACE=1 %s -- php8.2 %s" % (PROBETOP, script))
     try:
@@ -129,11 +202,19 @@ def test_php(tap, script):
         tmux("kill-session", "-t", SESSION)
     start("%s -- php8.2 %s" % (PROBETOP, script))
     try:
+        s = wait_screen(r"counts calls only in a process started", 15)
+        tap.ok("│  PHP counts calls only in a process started with "
+               "USE_ZEND_DTRACE=1" in s,
+               "php without USE_ZEND_DTRACE: Top says why it has no "
+               "frames", s)
+        messages_say(tap, "php", r"Top: PHP counts calls only in a process "
+                                 r"started with USE_ZEND_DTRACE=1")
         keys("2", "/", "function__return", "Enter")
         s = wait_screen(r"started without USE_ZEND_DTRACE=1")
         tap.ok("will not fire: this process was started without "
                "USE_ZEND_DTRACE=1" in s,
                "php without USE_ZEND_DTRACE: Probes says so", s)
+        stacks_fill(tap, "php")
         quit_ok(tap, "php")
     finally:
         tmux("kill-session", "-t", SESSION)
@@ -160,6 +241,8 @@ def main():
         test_python(tap, cb)
         test_ruby(tap)
         test_java(tap, tmp)
+        test_java_plain(tap, tmp)
+        test_node(tap)
         test_php(tap, php)
     tap.done()
 

@@ -553,6 +553,48 @@ static void test_golden(void **state)
 	golden_in("dash", 80, 24, false); /* TERM=vt100, no UTF-8 locale */
 }
 
+/* Once the target has exited, every per-second column says ended (its
+ * last interval's rate is not going on), and the totals stay. */
+static void test_exited_rates(void **state)
+{
+	static char got[65536];
+
+	(void)state;
+	model.exited = true;
+	render("dash", 120, 40, true, got, sizeof(got));
+	model.exited = false;
+	assert_non_null(strstr(got, "x     ended   9,120,331  leaf"));
+	assert_non_null(strstr(got, "x read          ended     ended  1.0µs"));
+	assert_non_null(strstr(got, "0: ended/s"));
+	assert_null(strstr(got, "3,041,000"));
+}
+
+/* Why Top has no frames, wrapped over its rows: and in place of the
+ * "nothing counted" line when it is empty. */
+static void test_frames_why(void **state)
+{
+	static char got[65536];
+	int calls = model.frames_calls.id;
+
+	(void)state;
+	snprintf(model.frames_why, sizeof(model.frames_why),
+		 "PHP counts calls only in a process started with "
+		 "USE_ZEND_DTRACE=1, and this one was not: restart it so, or "
+		 "sample its stacks in Stacks (7)");
+	model.frames_why_any = true;
+	model.frames_calls.id = -1; /* its probes then: Top probes */
+	tick_all();
+	render("top", 80, 24, true, got, sizeof(got));
+	model.frames_calls.id = calls;
+	model.frames_why[0] = '\0';
+	tick_all();
+	assert_non_null(strstr(got,
+			       "x  PHP counts calls only in a process "
+			       "started with USE_ZEND_DTRACE=1, and this x"));
+	assert_non_null(strstr(got, "x    one was not: restart it so"));
+	assert_non_null(strstr(got, "Top probes"));
+}
+
 /* The GC pane names its rows by the probeset's label, "generation=0",
  * and where that does not fit by its first letters, "gen0". */
 static void test_gc_labels(void **state)
@@ -1077,6 +1119,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_io_runtime, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_gc_labels, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_exited_rates, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_frames_why, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_log_scroll, setup,
 						teardown),
