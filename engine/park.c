@@ -6,7 +6,7 @@
  * one pipe (each record is written whole: it is smaller than PIPE_BUF).
  * Several, because a close waits out a grace period and grace periods of
  * concurrent closes overlap: a duty cycle parks a spec several times a
- * second.
+ * second, and tracer_free() parks every spec to end at once.
  */
 #include "park.h"
 
@@ -26,7 +26,7 @@
 #include "probetop.skel.h"
 #include "tracer_impl.h"
 
-#define PARK_CLOSERS 4
+#define PARK_CLOSERS 8
 
 struct park_closer {
 	int wfd; /* write end; the threads read the other */

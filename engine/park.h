@@ -22,7 +22,8 @@
  * returns at once, the breakpoints are gone before close() waits, and
  * the tracer's thread never blocks on it.
  *
- * Called by tracer.c (tracer_park(), tracer_free()); uses tracer_impl.h.
+ * Called by tracer.c (tracer_park(), and tracer_free(), which parks every
+ * spec so that their links are closed side by side); uses tracer_impl.h.
  */
 #ifndef PROBETOP_PARK_H
 #define PROBETOP_PARK_H

@@ -327,6 +327,12 @@ void tracer_free(struct tracer *tr)
 {
 	if (!tr)
 		return;
+	/* each close waits out a grace period (some 50 ms): parked, the
+	 * specs' links are closed by park's threads side by side (33 links
+	 * of -b postgres took 1.7 s one after the other) */
+	for (int i = 0; i < tr->nspecs; i++)
+		if (tr->specs[i].used)
+			park_spec(tr, &tr->specs[i]);
 	for (int i = 0; i < tr->nspecs; i++)
 		if (tr->specs[i].used)
 			detach_spec(tr, &tr->specs[i]);

@@ -7,20 +7,22 @@ attached show their query's text in Top with their PID and role
 (postgres: USER DB [local] ...), Enter on one shows its latency
 histogram, the IO view shows the buffer reads of the probeset's [io]
 section (PostgreSQL IO), CHECKPOINT shows in the Dashboard's pane titled
-Checkpoints, and q quits with status 0."""
+Checkpoints, and q quits with status 0. Then issue 32's load: see
+check_load()."""
 import os
 import re
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..",
                                 "integration"))
-from console_tmux import PROBETOP, SESSION, keys, start, tmux, \
+from console_tmux import PROBETOP, SESSION, keys, screen, start, tmux, \
     wait_screen  # noqa: E402
 from pgcluster import BIN, POSTGRES, USER, Cluster, \
     need_postgres  # noqa: E402
-from tap import Tap, need_root  # noqa: E402
+from tap import Tap, fd_infos, need_root  # noqa: E402
 
 QUERY = "SELECT count(*) FROM pg_class WHERE relname = 'probetop';"
 CKPT_FLAGS = 0x4 | 0x8 | 0x20 | 0x40  # immediate, force, wait, requested
@@ -103,12 +105,110 @@ def check_console(tap, pg):
         bench.wait()
 
 
+def probetop_pid():
+    """The pid of the probetop the tmux pane runs (its shell's child)."""
+    pane = int(tmux("list-panes", "-t", SESSION, "-F",
+                    "#{pane_pid}").stdout.split()[0])
+    for _ in range(50):
+        kids = subprocess.run(["pgrep", "-P", str(pane), "probetop"],
+                              capture_output=True, text=True).stdout.split()
+        if kids:
+            return int(kids[0])
+        time.sleep(0.1)
+    return None
+
+
+def totals(s, pattern):
+    """The TOTAL column of Top's rows whose query matches pattern, summed
+    over backends (-b: a row per PID)."""
+    row = re.compile(r"│\s*\d+ postgres: .*?\s([\d.,]+k?)\s+([\d,]+)\s+.*" +
+                     pattern)
+    return sum(int(m.group(2).replace(",", "")) for m in
+               (row.search(line) for line in s.splitlines()) if m)
+
+
+def check_load(tap, pg):
+    """pgbench's TPC-B-like script (simple protocol, two clients) for 60 s
+    under the console with -b: the screen changes at every interval, keys
+    are answered at once, Top shows the UPDATE by its shape with as many
+    calls as pg_stat_statements counted, and q quits within 2 s. Then a
+    console whose terminal goes away (tmux kill-session: SIGHUP) ends and
+    leaves no link behind. --budget off: the check is an exact count (the
+    specs cost about 1% of a CPU here, but a loaded machine may sample)."""
+    pg.psql("SELECT pg_stat_statements_reset();")
+    start("%s -b %s --budget off" % (PROBETOP, POSTGRES), w=200, h=50)
+    s = wait_screen(r"probes \(\d+ on\)", 20)
+    bench = pg.run_async([BIN + "/pgbench", "-M", "simple", "-c", "2", "-j",
+                          "1", "-T", "60", pg.db])
+    shots, slow = [], []
+    try:
+        keys("3")
+        end = time.time() + 58
+        while time.time() < end:
+            time.sleep(1.5)  # over one 1 s interval: a new picture
+            shots.append(screen())
+            before = shots[-1]
+            t0 = time.time()
+            keys("1" if len(shots) % 2 else "3")  # Dashboard <-> Top
+            while screen() == before and time.time() - t0 < 5:
+                time.sleep(0.01)
+            slow.append(time.time() - t0 - 0.15)  # keys() sleeps 0.15
+        out, err = bench.communicate(timeout=60)
+        tap.eq(bench.returncode, 0, "pgbench -M simple -c 2 -T 60 ran", err)
+        same = sum(a == b for a, b in zip(shots, shots[1:]))
+        tap.ok(len(shots) >= 30 and same == 0,
+               "the screen changed between every two looks 1.5 s apart "
+               "(%d looks, %d unchanged)" % (len(shots), same))
+        tap.ok(max(slow) < 1.0, "every key answered within 1 s under the "
+               "load (slowest %.3f s, median %.3f s)"
+               % (max(slow), sorted(slow)[len(slow) // 2]))
+        stats = pg.psql("SELECT calls FROM pg_stat_statements WHERE query "
+                        "LIKE 'UPDATE pgbench_accounts%';",
+                        tuples=True).stdout.split()
+        keys("3", "/", "UPDATE pgbench_accounts", "Enter")
+        time.sleep(2.5)  # the interval after the last call
+        s = screen()
+        shown = totals(s, re.escape("UPDATE pgbench_accounts SET abalance "
+                                    "= abalance + $1 WHERE aid"))
+        tap.ok(len(stats) == 1 and shown == int(stats[0]) and shown > 1000,
+               "Top: the UPDATE by its shape, its calls as many as "
+               "pg_stat_statements' (%s)" % stats, s)
+        t0 = time.time()
+        keys("q")
+        s = wait_screen(r"EXITED \d+", 5)
+        tap.ok("EXITED 0" in s and time.time() - t0 < 2,
+               "q quits within 2 s (%.2f s)" % (time.time() - t0), s)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        bench.kill()
+        bench.wait()
+    start("%s -b %s" % (PROBETOP, POSTGRES), w=120, h=40)
+    wait_screen(r"probes \(\d+ on\)", 20)
+    pid = probetop_pid()
+    links = [int(i["link_id"]) for i in fd_infos(pid) if "link_id" in i]
+    tmux("kill-session", "-t", SESSION)  # the terminal gone: SIGHUP
+    for _ in range(40):
+        if not os.path.exists("/proc/%d" % pid):
+            break
+        time.sleep(0.05)
+    left = [i for i in links if subprocess.run(
+        ["bpftool", "link", "show", "id", str(i)],
+        capture_output=True).returncode == 0]
+    tap.ok(links and not os.path.exists("/proc/%d" % pid) and not left,
+           "SIGHUP (its tmux pane killed): probetop ends within 2 s, none "
+           "of its %d links left" % len(links), left)
+
+
 def main():
     tap = Tap()
     need_root(tap)
     need_postgres(tap)
-    with Cluster() as pg:
+    with Cluster("-c shared_preload_libraries=pg_stat_statements") as pg:
+        pg.psql("CREATE EXTENSION pg_stat_statements;")
+        init = pg.run([BIN + "/pgbench", "-i", "-q", pg.db])
+        tap.eq(init.returncode, 0, "pgbench -i", init.stderr)
         check_console(tap, pg)
+        check_load(tap, pg)
     tap.done()
 
 

@@ -99,7 +99,8 @@ def test_ruby(tap):
         keys("1")
         s = wait_screen(r"method probes have not fired since 2\.5")
         tap.ok(re.search(r"│  Ruby's method probes have not fired since "
-                         r"2\.5 \(bug #14582\), so Top has no frames", s),
+                         r"2\.5 \(bug #14582\), so Top", s) and
+               "has no frames: Stacks (7) samples the stacks" in s,
                "ruby: Top (on the Dashboard) says why it has no frames", s)
         keys("2", "/", "ruby:method__entry", "Enter")
         s = wait_screen(r"14582")
@@ -135,8 +136,9 @@ def test_java_plain(tap, classes):
     try:
         s = wait_screen(r"counts calls only in a process started", 30)
         tap.ok(re.search(r"│  Java \(HotSpot\) counts calls only in a "
-                         r"process started with -XX:\+DTraceMethodProbes",
-                         s),
+                         r"process started with\s", s) and
+               re.search(r"│    -XX:\+DTraceMethodProbes or "
+                         r"-XX:\+ExtendedDTraceProbes, and this", s),
                "java without -XX:+DTraceMethodProbes: Top says why it has "
                "no frames", s)
         messages_say(tap, "java", r"Top: Java \(HotSpot\) counts calls "

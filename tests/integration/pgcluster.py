@@ -118,6 +118,14 @@ class Cluster:
                               timeout=timeout,
                               env=dict(os.environ, PGHOST=self.dir))
 
+    def run_async(self, argv):
+        """argv as the postgres user, in the cluster's directory, started:
+        its Popen (text, stdout and stderr piped)."""
+        return subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                user=USER, cwd=self.dir,
+                                env=dict(os.environ, PGHOST=self.dir))
+
     def psql_argv(self):
         return [BIN + "/psql", "-X", "-h", self.dir, "-d", self.db,
                 "-v", "ON_ERROR_STOP=1"]
