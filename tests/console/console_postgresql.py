@@ -18,8 +18,8 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..",
                                 "integration"))
-from console_tmux import PROBETOP, SESSION, keys, screen, start, tmux, \
-    wait_screen  # noqa: E402
+from console_tmux import PROBETOP, SESSION, keys, probetop_pid, screen, \
+    start, tmux, wait_screen  # noqa: E402
 from pgcluster import BIN, POSTGRES, USER, Cluster, \
     need_postgres  # noqa: E402
 from tap import Tap, fd_infos, need_root  # noqa: E402
@@ -103,19 +103,6 @@ def check_console(tap, pg):
         tmux("kill-session", "-t", SESSION)
         bench.kill()
         bench.wait()
-
-
-def probetop_pid():
-    """The pid of the probetop the tmux pane runs (its shell's child)."""
-    pane = int(tmux("list-panes", "-t", SESSION, "-F",
-                    "#{pane_pid}").stdout.split()[0])
-    for _ in range(50):
-        kids = subprocess.run(["pgrep", "-P", str(pane), "probetop"],
-                              capture_output=True, text=True).stdout.split()
-        if kids:
-            return int(kids[0])
-        time.sleep(0.1)
-    return None
 
 
 def totals(s, pattern):

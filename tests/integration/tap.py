@@ -194,20 +194,6 @@ def rows_by_key(agg, field="count"):
     return {tuple(r["key"]): r[field] for r in agg["rows"]}
 
 
-def bpf_maps():
-    """{id: map} of every BPF map, as bpftool shows them."""
-    out = subprocess.run(["bpftool", "map", "show", "--json"],
-                         capture_output=True, text=True).stdout
-    return {m["id"]: m for m in json.loads(out or "[]")}
-
-
-def newest_map(name):
-    """The BPF map named name loaded last (the probetop just started
-    has the highest id), as bpftool shows it."""
-    return max((m for m in bpf_maps().values() if m.get("name") == name),
-               key=lambda m: m["id"])
-
-
 def fd_infos(pid):
     """The /proc/PID/fdinfo entries of process pid, each as a dict of its
     "key:\tvalue" lines (fds closed meanwhile are left out)."""
@@ -223,13 +209,25 @@ def fd_infos(pid):
 
 def held_links(pid):
     """The BPF links process pid holds open, from /proc/PID/fdinfo, as
-    dicts {type, prog_id, path, cnt}: path and cnt (its uprobe count) for
-    uprobe_multi links only. Only pid's own links, whatever else runs."""
-    return [{"type": info.get("link_type"),
+    dicts {id, type, prog_id, path, cnt}: path and cnt (its uprobe count)
+    for uprobe_multi links only. Only pid's own links, whatever else
+    runs."""
+    return [{"id": int(info["link_id"]),
+             "type": info.get("link_type"),
              "prog_id": int(info["prog_id"]),
              "path": info.get("path"),
              "cnt": int(info.get("uprobe_cnt", 1))}
             for info in fd_infos(pid) if "link_id" in info]
+
+
+def links_left(ids):
+    """Those of the BPF link ids that still exist (bpftool link show id N
+    succeeds): given the ids a process held, what it left behind once it
+    ended. Ids are not reused soon, so no other process's link is
+    mistaken for one of them."""
+    return {i for i in ids if subprocess.run(
+        ["bpftool", "link", "show", "id", str(i)],
+        capture_output=True).returncode == 0}
 
 
 def read_u16(pid, addr):
@@ -266,18 +264,23 @@ def trace_wait_err(tr, fragment, timeout=60):
         time.sleep(0.02)
 
 
+def held_maps(pid):
+    """The BPF maps process pid holds open, as bpftool shows them (id,
+    name, max_entries, bytes_memlock ...), each once: the ids come from
+    /proc/PID/fdinfo, so these are one probetop's own maps whatever other
+    instances run (bpftool is only asked to name them)."""
+    ids = {int(info["map_id"]) for info in fd_infos(pid)
+           if "map_id" in info}
+    if not ids:
+        return []
+    out = subprocess.run(["bpftool", "map", "show", "--json"],
+                         capture_output=True, text=True).stdout
+    return [m for m in json.loads(out or "[]") if m["id"] in ids]
+
+
 def own_maps(pid):
-    """{name: id} of the BPF maps process pid holds open (from its
-    fdinfo): one probetop's own maps, whatever other instances run."""
-    out = {}
-    by_id = None
-    for info in fd_infos(pid):
-        if "map_id" in info:
-            by_id = by_id if by_id is not None else bpf_maps()
-            m = by_id.get(int(info["map_id"]))
-            if m and "name" in m:
-                out[m["name"]] = m["id"]
-    return out
+    """{name: id} of the BPF maps process pid holds open (held_maps)."""
+    return {m["name"]: m["id"] for m in held_maps(pid) if "name" in m}
 
 
 def _bpf(cmd, attr):

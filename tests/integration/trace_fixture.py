@@ -16,9 +16,9 @@ import subprocess
 import sys
 import time
 
-from tap import (FIXTURE_DIR, PROBETOP, Tap, Target, Trace, agg_of, bpf_maps,
-                 held_links, load_bias, need_root, read_u16, readelf_probes,
-                 rows_by_key, run)
+from tap import (FIXTURE_DIR, PROBETOP, Tap, Target, Trace, agg_of,
+                 held_links, held_maps, links_left, load_bias, need_root,
+                 read_u16, readelf_probes, rows_by_key, run)
 
 tap = Tap()
 need_root(tap)
@@ -27,9 +27,8 @@ N = 100
 PERF = sys.argv[1:] == ["perf"]
 if PERF:
     os.environ["PROBETOP_UPROBE"] = "perf"
-# what bpftool calls the links of probetop's sites (7.1 has no name for
-# uprobe_multi links yet: their type number)
-LINK_TYPES = {"perf_event"} if PERF else {12, "uprobe_multi"}
+# what /proc/PID/fdinfo calls the links of probetop's sites
+LINK_TYPES = {"perf"} if PERF else {"uprobe_multi"}
 
 
 def log2_buckets(values):
@@ -266,7 +265,6 @@ DROP_SPECS = {
     "s": "fixture:ints=count(str(arg3))",  # 1<<40|i: no memory there
     "d": "fixture:enter..fixture:konst=latency()",
 }
-before = set(bpf_maps())
 t = Target([EXE])
 args = []
 for s in DROP_SPECS.values():
@@ -275,10 +273,10 @@ for s in DROP_SPECS.values():
 # are asserted exactly
 tr = Trace(["-p", str(t.pid), "-i", "30", "--aggsize", "4m", "--budget",
             "off"] + args)
-ours = {m["name"]: m for i, m in bpf_maps().items()
-        if i not in before and m.get("name") in AGG_MAPS}
-tap.eq(sorted(ours), sorted(AGG_MAPS),
-       "--aggsize: the aggregation maps and the IO under way")
+ours = [m for m in held_maps(tr.p.pid) if m.get("name") in AGG_MAPS]
+tap.eq(sorted(m["name"] for m in ours), sorted(AGG_MAPS),
+       "--aggsize: the aggregation maps and the IO under way, one each")
+ours = {m["name"]: m for m in ours}
 mem = sum(m["bytes_memlock"] for m in ours.values())
 tap.ok(mem <= 4 << 20 and ours["nhists"]["max_entries"] < ND and
        ours["ncounts"]["max_entries"] < ND,
@@ -498,39 +496,28 @@ objs = [json.loads(l) for l in r.stdout.splitlines()]
 tap.eq([o.get("interval", "final") for o in objs], [1, 2, 3, "final"],
        "-n 3: three intervals and the final summary")
 
-
-def link_types():
-    """{link id: type} of every BPF link."""
-    out = subprocess.run(["bpftool", "link", "show", "--json"],
-                         capture_output=True, text=True).stdout
-    return {l["id"]: l["type"] for l in json.loads(out or "[]")}
-
-
-def our_links():
-    return set(link_types())
-
-
 sem = sem_addr(t.pid)
-before = our_links()
 p = subprocess.Popen([PROBETOP, "trace", "-p", str(t.pid), "-e",
                       "fixture:sem", "-e", "fixture:tick"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                      text=True)
 p.stderr.readline()
-types = link_types()
-tap.ok(len(set(types) - before) >= 2 and read_u16(t.pid, sem) == 1,
+# its own links (fdinfo), whatever other probetop runs meanwhile
+types = {l["id"]: l["type"] for l in held_links(p.pid)}
+tap.ok(len(types) >= 2 and read_u16(t.pid, sem) == 1,
        "attached: links exist, semaphore 1")
 # besides the sites' links, a BTF tracepoint's (pt_forked, multi only)
-sites = [types[i] for i in set(types) - before
-         if types[i] not in ("raw_tracepoint", "tracing")]
+sites = [ty for ty in types.values()
+         if ty not in ("raw_tracepoint", "tracing")]
 tap.eq((len(sites), {t in LINK_TYPES for t in sites}), (2, {True}),
        "the two sites are %s links" % ("perf-event" if PERF else
                                        "uprobe_multi"), repr(types))
 p.kill()
 p.wait()
 time.sleep(0.5)
-tap.eq((our_links() - before, read_u16(t.pid, sem)), (set(), 0),
-       "kill -9: no link left, semaphore back to 0")
+tap.eq((links_left(types), read_u16(t.pid, sem)), (set(), 0),
+       "kill -9: none of its %d links left, semaphore back to 0" %
+       len(types))
 t.stop()
 
 # a process the target forks inherits the pages its breakpoints are in:

@@ -7,7 +7,7 @@ what does not fit the process map, counted as drops."""
 import os
 import tempfile
 
-from tap import Tap, Target, Trace, need_root, newest_map
+from tap import Tap, Target, Trace, held_maps, need_root
 
 tap = Tap()
 need_root(tap)
@@ -139,7 +139,8 @@ with tempfile.TemporaryDirectory() as tmp:
                 "    os.waitpid(pid, 0)\n")
     tr = Trace(["-P", "process", "--aggsize", "1m", "--", PY, many],
                json_out=False)
-    cap = newest_map("proc")["max_entries"]
+    [cap] = [m["max_entries"] for m in held_maps(tr.p.pid)
+             if m.get("name") == "proc"]
     tr.finish(sig=None)
     final = tr.stdout[tr.stdout.index("=== final"):]
     got = [l.split() for l in final.splitlines()

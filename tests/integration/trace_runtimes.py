@@ -13,8 +13,8 @@ import signal
 import tempfile
 import time
 
-from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
-                 newest_map, rows_by_key, run, trace_wait_err)
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, held_maps,
+                 need_root, rows_by_key, run, trace_wait_err)
 
 tap = Tap()
 need_root(tap)
@@ -278,7 +278,8 @@ with tempfile.TemporaryDirectory() as tmp:
     t = Target([PY, busy])
     tr = Trace(["-p", str(t.pid), "-i", "30", "-P", "io",
                 "--aggsize", "1m"])
-    cap = newest_map("io_start")["max_entries"]
+    [cap] = [m["max_entries"] for m in held_maps(tr.p.pid)
+             if m.get("name") == "io_start"]
     n = cap + 20
     t.p.stdin.write("%d\n" % n)
     t.p.stdin.flush()

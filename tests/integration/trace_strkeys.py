@@ -15,7 +15,8 @@ import struct
 import subprocess
 import time
 
-from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root, rows_by_key
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
+                 own_maps, rows_by_key)
 
 tap = Tap()
 need_root(tap)
@@ -26,9 +27,11 @@ QUANT = "strk:key=quantize(arg1, str(arg0))"  # no address slots: read
 
 
 def slot_strings(pid):
-    """{string: count} held in probetop's address slots (all CPUs), from
-    the kernel's map itself: which events took the fast path."""
-    out = subprocess.run(["bpftool", "map", "dump", "name", "aslots"],
+    """{string: count} held in the address slots (all CPUs) of probetop
+    pid, from the kernel's map itself (its own, by id: not another
+    probetop's): which events took the fast path."""
+    out = subprocess.run(["bpftool", "map", "dump", "id",
+                          str(own_maps(pid)["aslots"])],
                          capture_output=True, text=True).stdout
     got = {}
     for e in json.loads(out or "[]"):
@@ -63,7 +66,7 @@ tr = Trace(["-p", str(t.pid), "-i", "1", "-e", COUNT, "-e", SUM])
 opened_a = t.send("open a").split()
 time.sleep(2.5)  # an interval's rescan puts the library's range in the table
 t.send("lib 7")
-tap.eq(slot_strings(t.pid), {"lib-a-key": 2 * 7},
+tap.eq(slot_strings(tr.p.pid), {"lib-a-key": 2 * 7},
        "a dlopen()ed library's literal took address slots once rescanned")
 t.send("close")
 opened_b = t.send("open b").split()
@@ -73,19 +76,19 @@ t.send("lib 5")  # right away: before any rescan (a stale table)
 time.sleep(2.5)
 t.send("lib 3")  # after one (a table of a new generation)
 t.send("close")
-tap.eq(slot_strings(t.pid), {"lib-a-key": 2 * 7, "lib-b-key": 2 * 3},
+tap.eq(slot_strings(tr.p.pid), {"lib-a-key": 2 * 7, "lib-b-key": 2 * 3},
        "the second library's literal took slots of its own")
 # the dlclose made the range table stale (ro_epoch): until the next
 # interval's rescan a literal is keyed by its string, not by its address
 time.sleep(2.5)
 
 tap.eq(t.send("lit 400 40").strip(), "fired 400", "literals fired")
-slots = slot_strings(t.pid)
+slots = slot_strings(tr.p.pid)
 tap.eq(len([k for k in slots if k.startswith("key-")]), 16 - 2, "literals of the executable took the free "
        "address slots (16 per spec and CPU), the others overflowed",
        repr(slots))
 tap.eq(t.send("heap 400 40").strip(), "fired 400", "heap copies fired")
-tap.eq(slot_strings(t.pid), slots, "heap strings took no address slot")
+tap.eq(slot_strings(tr.p.pid), slots, "heap strings took no address slot")
 
 tap.eq(t.send("exec").split()[0], "ready", "the target exec()ed itself")
 t.send("lit 40 40")
