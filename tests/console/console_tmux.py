@@ -175,8 +175,9 @@ def test_demo(tap):
                "pause p50" in s,
                "--demo: the GC pane shows collections and pauses", s)
         s = wait_screen(r"write +\d", 10)
-        tap.ok(re.search(r"write +\d+(\.\d)?/s", s) is not None,
-               "--demo: the IO pane shows writes", s)
+        tap.ok(re.search(r"CLASS +CALLS/s +BYTES/s", s) is not None and
+               re.search(r"write +\d+(\.\d)? +\d", s) is not None,
+               "--demo: the IO pane shows writes per second", s)
         keys("2")
         s = wait_screen(r"function__entry")
         keys("/", "function__entry", "Enter")
