@@ -4,7 +4,7 @@
  * of tracer.h. Compiling a spec for a location is site.c's, attaching it
  * to a catalog's objects attach.c's; following what the process maps
  * later is rescan.c's (with literals.c and forks.c), the kernel watches
- * are watch.c's; struct tracer is in tracer_impl.h.
+ * are watch.c's; struct tracer is in tracer_state.h.
  *
  * Objects are visited once each: the tracer remembers every (dev, inode)
  * it has attached specs to, so a rescan only looks at what is new, and a
@@ -35,6 +35,7 @@
 #include "log.h"
 #include "mapsize.h"
 #include "needed.h"
+#include "objects.h"
 #include "park.h"
 #include "profile.h"
 #include "pyframe.h"
@@ -42,7 +43,7 @@
 #include "probetop.skel.h"
 #include "proc.h"
 #include "rescan.h"
-#include "tracer_impl.h"
+#include "tracer_state.h"
 #include "ulink.h"
 #include "watch.h"
 
@@ -124,38 +125,6 @@ static bool may_trace(void)
 	eff = data[0].effective | (uint64_t)data[1].effective << 32;
 	return (eff >> CAP_SYS_ADMIN & 1) ||
 	       ((eff >> 39 & 1) && (eff >> 38 & 1)); /* CAP_BPF, CAP_PERFMON */
-}
-
-bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode)
-{
-	for (size_t i = 0; i < set->n; i++)
-		if (set->v[i].dev == dev && set->v[i].inode == inode)
-			return true;
-	return false;
-}
-
-int seen_add(struct seen_set *set, uint64_t dev, uint64_t inode)
-{
-	struct seen *v = realloc(set->v, (set->n + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	set->v = v;
-	v[set->n++] = (struct seen){ dev, inode };
-	return 0;
-}
-
-int tracer_keep_catalog(struct tracer *tr, struct catalog *cat)
-{
-	struct catalog **c = realloc(tr->cats, (tr->ncats + 1) * sizeof(*c));
-
-	if (!c) {
-		catalog_free(cat);
-		return -ENOMEM;
-	}
-	tr->cats = c;
-	c[tr->ncats++] = cat;
-	return 0;
 }
 
 /* Life cycle -------------------------------------------------------- */
@@ -272,7 +241,7 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 			if (err)
 				goto fail;
 		}
-		err = tracer_keep_catalog(tr, cat);
+		err = objects_keep(tr, cat);
 		cat = NULL;
 		if (err)
 			goto fail;
@@ -376,7 +345,7 @@ int tracer_add_file(struct tracer *tr, const char *path)
 		catalog_free(cat);
 		return 0;
 	}
-	err = tracer_keep_catalog(tr, cat);
+	err = objects_keep(tr, cat);
 	if (err)
 		return err;
 	err = attach_catalog(tr, cat, -1, &tr->seen);
@@ -458,19 +427,8 @@ static int python_wanted(struct tracer *tr, struct tspec *ts)
 		return -EINVAL;
 	}
 	tr->py_wanted = true;
-	tracer_py_setup(tr);
+	objects_py_setup(tr);
 	return 0;
-}
-
-void tracer_py_setup(struct tracer *tr)
-{
-	const struct cat_object *objs[512];
-	size_t n;
-
-	if (!tr->py_wanted || pyframe_ready(tr->py, tr->pid))
-		return;
-	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
-	pyframe_setup(tr->py, tr->pid, objs, n, &tr->maps);
 }
 
 bool tracer_py_readable(struct tracer *tr)
@@ -633,27 +591,6 @@ size_t tracer_nprobes(const struct tracer *tr)
 	for (int i = 0; i < tr->nspecs; i++)
 		if (tr->specs[i].used)
 			n += tr->specs[i].info.nprobes;
-	return n;
-}
-
-size_t tracer_objects(const struct tracer *tr, const struct cat_object **out,
-		      size_t max)
-{
-	size_t n = 0;
-
-	for (size_t c = tr->ncats; c-- > 0;) {
-		for (size_t i = 0; i < catalog_nobjects(tr->cats[c]); i++) {
-			const struct cat_object *obj =
-				catalog_object(tr->cats[c], i);
-			size_t j = 0;
-
-			while (j < n && (out[j]->dev != obj->dev ||
-					 out[j]->inode != obj->inode))
-				j++;
-			if (j == n && n < max)
-				out[n++] = obj;
-		}
-	}
 	return n;
 }
 

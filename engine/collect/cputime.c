@@ -12,7 +12,7 @@
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
-#include "tracer_impl.h"
+#include "tracer_state.h"
 
 struct cputime {
 	struct tracer *tr;

@@ -14,9 +14,10 @@
 #include "catalog.h"
 #include "elfobj.h"
 #include "log.h"
+#include "objects.h"
 #include "probetop.h"
 #include "probetop.skel.h"
-#include "tracer_impl.h"
+#include "tracer_state.h"
 
 /* A location whose site is built and in the sites map, waiting for its
  * uprobe (flush()). */
