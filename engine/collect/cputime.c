@@ -80,3 +80,11 @@ uint64_t cputime_ns(const struct cputime *c)
 		n += cpu_ns(&o[i], now);
 	return n;
 }
+
+double cputime_clock_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
