@@ -16,7 +16,7 @@
 #define PROBETOP_BPF_SHARED_H
 
 #define PT_MAX_SPECS 256 /* specs alive at once (spec ids are slots) */
-#define PT_ONCPU_CPUS 256 /* CPUs oncpu[] counts on (engine/collect/cputime.c) */
+#define PT_ONCPU_CPUS 256 /* CPUs oncpu[] counts on (collect/cputime.c) */
 #define PT_MAX_SITES 16384 /* attachments, cookies 0..PT_MAX_SITES-1 */
 #define PT_MAX_KEYS 4
 #define PT_MAX_STRS 2
