@@ -26,7 +26,7 @@ void log_set_sink(log_sink_fn fn, void *ctx);
 void log_set_level(enum log_level max);
 
 /* Format one message (no trailing newline) and hand it to the sink,
- * inert (engine/inert.h): it may quote a target's names. */
+ * inert (engine/name/inert.h): it may quote a target's names. */
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -8,7 +8,6 @@
  * contain ':'), and end at "..", '=' or the end of the text.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -436,30 +435,6 @@ static const char *const AGG_NAMES[] = {
 	[SPEC_AGG_LATENCY] = "latency",
 };
 
-bool spec_key_is_py(const struct spec_key *k)
-{
-	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PYSTACK ||
-	       k->kind == SPEC_KEY_PYLINE || k->kind == SPEC_KEY_PYFIRSTLINE;
-}
-
-bool spec_key_is_stack(const struct spec_key *k)
-{
-	return k->kind == SPEC_KEY_PYSTACK || k->kind == SPEC_KEY_USTACK ||
-	       k->kind == SPEC_KEY_KSTACK;
-}
-
-bool spec_key_is_ctx(const struct spec_key *k)
-{
-	return spec_key_is_py(k) || k->kind == SPEC_KEY_USTACK ||
-	       k->kind == SPEC_KEY_KSTACK;
-}
-
-bool spec_key_is_str(const struct spec_key *k)
-{
-	return k->kind == SPEC_KEY_STR || k->kind == SPEC_KEY_STRN ||
-	       k->kind == SPEC_KEY_SQL;
-}
-
 int spec_key_text(const struct spec_key *k, char *out, size_t n)
 {
 	int len = -1;
@@ -675,38 +650,4 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 		out->agg = SPEC_AGG_COUNT;
 	}
 	return check_spec(&c, out, agg_pos);
-}
-
-void spec_probe_text(const struct spec_probe *p, char *out, size_t len)
-{
-	snprintf(out, len, "%s%s%s%s%s%s%s", p->fn ? "fn:" : "", p->object,
-		 p->object[0] ? ":" : "", p->fn ? "" : p->provider,
-		 p->fn ? "" : ":", p->name, p->ret ? "%return" : "");
-}
-
-bool spec_probe_matches(const struct spec_probe *p, const char *provider,
-			const char *name)
-{
-	return !p->fn && !fnmatch(p->provider, provider, 0) &&
-	       !fnmatch(p->name, name, 0);
-}
-
-bool spec_object_matches(const struct spec_probe *p, const char *path)
-{
-	const char *base = strrchr(path, '/');
-	size_t n = strlen(p->object);
-
-	base = base ? base + 1 : path;
-	if (!n || !strcmp(p->object, path) || !strcmp(p->object, base))
-		return true;
-	if (strchr(p->object, '/'))
-		return false;
-	return !strncmp(base, p->object, n) &&
-	       (base[n] == '.' || base[n] == '-');
-}
-
-bool spec_has_buckets(const struct spec *sp)
-{
-	return sp->agg == SPEC_AGG_QUANTIZE || sp->agg == SPEC_AGG_LQUANTIZE ||
-	       sp->timed;
 }

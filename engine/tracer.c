@@ -4,7 +4,7 @@
  * of tracer.h. Compiling a spec for a location is site.c's, attaching it
  * to a catalog's objects attach.c's; following what the process maps
  * later is rescan.c's (with literals.c and forks.c), the kernel watches
- * are watch.c's; struct tracer is in tracer_impl.h.
+ * are watch.c's; struct tracer is in tracer_state.h.
  *
  * Objects are visited once each: the tracer remembers every (dev, inode)
  * it has attached specs to, so a rescan only looks at what is new, and a
@@ -35,6 +35,7 @@
 #include "log.h"
 #include "mapsize.h"
 #include "needed.h"
+#include "objects.h"
 #include "park.h"
 #include "profile.h"
 #include "pyframe.h"
@@ -42,7 +43,7 @@
 #include "probetop.skel.h"
 #include "proc.h"
 #include "rescan.h"
-#include "tracer_impl.h"
+#include "tracer_state.h"
 #include "ulink.h"
 #include "watch.h"
 
@@ -124,38 +125,6 @@ static bool may_trace(void)
 	eff = data[0].effective | (uint64_t)data[1].effective << 32;
 	return (eff >> CAP_SYS_ADMIN & 1) ||
 	       ((eff >> 39 & 1) && (eff >> 38 & 1)); /* CAP_BPF, CAP_PERFMON */
-}
-
-bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode)
-{
-	for (size_t i = 0; i < set->n; i++)
-		if (set->v[i].dev == dev && set->v[i].inode == inode)
-			return true;
-	return false;
-}
-
-int seen_add(struct seen_set *set, uint64_t dev, uint64_t inode)
-{
-	struct seen *v = realloc(set->v, (set->n + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	set->v = v;
-	v[set->n++] = (struct seen){ dev, inode };
-	return 0;
-}
-
-int tracer_keep_catalog(struct tracer *tr, struct catalog *cat)
-{
-	struct catalog **c = realloc(tr->cats, (tr->ncats + 1) * sizeof(*c));
-
-	if (!c) {
-		catalog_free(cat);
-		return -ENOMEM;
-	}
-	tr->cats = c;
-	c[tr->ncats++] = cat;
-	return 0;
 }
 
 /* Life cycle -------------------------------------------------------- */
@@ -272,7 +241,7 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 			if (err)
 				goto fail;
 		}
-		err = tracer_keep_catalog(tr, cat);
+		err = objects_keep(tr, cat);
 		cat = NULL;
 		if (err)
 			goto fail;
@@ -376,7 +345,7 @@ int tracer_add_file(struct tracer *tr, const char *path)
 		catalog_free(cat);
 		return 0;
 	}
-	err = tracer_keep_catalog(tr, cat);
+	err = objects_keep(tr, cat);
 	if (err)
 		return err;
 	err = attach_catalog(tr, cat, -1, &tr->seen);
@@ -458,19 +427,8 @@ static int python_wanted(struct tracer *tr, struct tspec *ts)
 		return -EINVAL;
 	}
 	tr->py_wanted = true;
-	tracer_py_setup(tr);
+	objects_py_setup(tr);
 	return 0;
-}
-
-void tracer_py_setup(struct tracer *tr)
-{
-	const struct cat_object *objs[512];
-	size_t n;
-
-	if (!tr->py_wanted || pyframe_ready(tr->py, tr->pid))
-		return;
-	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
-	pyframe_setup(tr->py, tr->pid, objs, n, &tr->maps);
 }
 
 bool tracer_py_readable(struct tracer *tr)
@@ -636,27 +594,6 @@ size_t tracer_nprobes(const struct tracer *tr)
 	return n;
 }
 
-size_t tracer_objects(const struct tracer *tr, const struct cat_object **out,
-		      size_t max)
-{
-	size_t n = 0;
-
-	for (size_t c = tr->ncats; c-- > 0;) {
-		for (size_t i = 0; i < catalog_nobjects(tr->cats[c]); i++) {
-			const struct cat_object *obj =
-				catalog_object(tr->cats[c], i);
-			size_t j = 0;
-
-			while (j < n && (out[j]->dev != obj->dev ||
-					 out[j]->inode != obj->inode))
-				j++;
-			if (j == n && n < max)
-				out[n++] = obj;
-		}
-	}
-	return n;
-}
-
 bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p)
 {
 	const struct cat_object *objs[512];
@@ -694,123 +631,7 @@ const struct proc_maps *tracer_known_maps(const struct tracer *tr, pid_t pid)
 		       : NULL;
 }
 
-void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
-{
-	out->counts = bpf_map__fd(tr->skel->maps.counts);
-	out->hists = bpf_map__fd(tr->skel->maps.hists);
-	out->ncounts = bpf_map__fd(tr->skel->maps.ncounts);
-	out->nhists = bpf_map__fd(tr->skel->maps.nhists);
-	out->scounts = bpf_map__fd(tr->skel->maps.scounts);
-	out->shists = bpf_map__fd(tr->skel->maps.shists);
-	out->solo_counts = bpf_map__fd(tr->skel->maps.solo_counts);
-	out->solo_hists = bpf_map__fd(tr->skel->maps.solo_hists);
-	out->aslots = bpf_map__fd(tr->skel->maps.aslots);
-	out->stats = bpf_map__fd(tr->skel->maps.stats);
-	out->io = bpf_map__fd(tr->skel->maps.io);
-	out->proc = bpf_map__fd(tr->skel->maps.proc);
-	out->kdrops = bpf_map__fd(tr->skel->maps.kdrops);
-	out->nstacks = bpf_map__fd(tr->skel->maps.nstacks);
-	out->nmaps = bpf_map__fd(tr->skel->maps.nmaps);
-	out->nmaps_lost = (const volatile uint64_t *)&tr->skel->bss->vmas_lost;
-}
-
-int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n)
-{
-	struct pt_pid_name v;
-	size_t len;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.pid_names), &pid,
-				&v))
-		return -ENOENT;
-	v.comm[sizeof(v.comm) - 1] = '\0';
-	len = v.args_len < sizeof(v.args) ? v.args_len : sizeof(v.args);
-	if (!v.args[0] || !(len = proc_join_args(v.args, len))) {
-		snprintf(buf, n, "[%s]", v.comm);
-		return 0;
-	}
-	snprintf(buf, n, "%.*s", (int)len, v.args);
-	return 0;
-}
-
-const struct mapsize *tracer_mapsize(const struct tracer *tr)
-{
-	return &tr->sizes;
-}
-
-void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
-{
-	const struct bpf_program *usdt = tr->skel->progs.pt_usdt,
-				 *ret = tr->skel->progs.pt_ret,
-				 *calib = tr->skel->progs.pt_calib;
-	struct bpf_program *p;
-
-	out->site[0] = bpf_program__fd(usdt);
-	out->site[1] = bpf_program__fd(ret);
-	out->nkernel = 0;
-	bpf_object__for_each_program(p, tr->skel->obj)
-	{
-		if (p == usdt || p == ret || p == calib ||
-		    out->nkernel >= COST_PROGS_MAX)
-			continue;
-		out->kernel[out->nkernel++] = bpf_program__fd(p);
-	}
-}
-
 pid_t tracer_target_pid(const struct tracer *tr)
 {
 	return tr->kind == TRACER_PID ? tr->pid : 0;
-}
-
-int tracer_park(struct tracer *tr, int id, bool park)
-{
-	struct tspec *ts;
-
-	if (id < 0 || id >= tr->nspecs || !tr->specs[id].used)
-		return -ENOENT;
-	ts = &tr->specs[id];
-	if (park)
-		return park_spec(tr, ts);
-	park_unpark(tr, ts);
-	return 0;
-}
-
-void tracer_keep_exact(struct tracer *tr, int id)
-{
-	if (id >= 0 && id < tr->nspecs && tr->specs[id].used)
-		tr->specs[id].info.exact = true;
-}
-
-bool tracer_parked(const struct tracer *tr, int id)
-{
-	return id >= 0 && id < tr->nspecs && tr->specs[id].used &&
-	       tr->specs[id].parked;
-}
-
-int tracer_stat(const struct tracer *tr, int id, struct pt_stat *sum)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	struct pt_stat v[ncpu > 0 ? ncpu : 1];
-	uint32_t key = (uint32_t)id;
-
-	memset(sum, 0, sizeof(*sum));
-	if (bpf_map__lookup_elem(tr->skel->maps.stats, &key, sizeof(key), v,
-				 sizeof(v), 0))
-		return -errno;
-	for (int c = 0; c < (ncpu > 0 ? ncpu : 1); c++) {
-		sum->drop_full += v[c].drop_full;
-		sum->drop_str += v[c].drop_str;
-		sum->drop_deep += v[c].drop_deep;
-		sum->drop_py += v[c].drop_py;
-		sum->unmatched += v[c].unmatched;
-		sum->hits += v[c].hits;
-		sum->parked += v[c].parked;
-		sum->cut += v[c].cut;
-		sum->shared += v[c].shared;
-	}
-	return 0;
-}
-
-void tracer_count_hits(struct tracer *tr, bool on)
-{
-	tr->skel->bss->pt_count_hits = on;
 }

@@ -20,7 +20,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_probesets(int argc, char **argv);
 
 /* Print "probetop: MSG" on stderr, the one way the CLI reports; MSG
- * inert (engine/inert.h), as it may quote the target's names. */
+ * inert (engine/name/inert.h), as it may quote the target's names. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*

@@ -8,7 +8,7 @@
  * locations prints its first address followed by "(N)"; -v adds a line per
  * location with its file offsets and decoded arguments. JSON carries every
  * location always. Names, paths and argument specs come from the target's
- * files: both print them inert (engine/inert.h).
+ * files: both print them inert (engine/name/inert.h).
  */
 #include <errno.h>
 #include <fnmatch.h>

@@ -4,7 +4,7 @@
  *
  * Text goes through wide characters so that clipping counts columns, not
  * bytes (a "µs" or a block character is one column). What comes from a
- * target reaches draw_text() inert already (engine/inert.h), so that
+ * target reaches draw_text() inert already (engine/name/inert.h), so that
  * columns are measured on what is shown; a line that still holds a
  * control or invalid UTF-8 is made inert whole there, as a last resort,
  * so that nothing drawn can act on the terminal or take two lines.

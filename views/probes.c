@@ -2,7 +2,7 @@
 /*
  * probes — every probe of the target, grouped by object and provider,
  * with arguments, semaphore, locations, state, live hits/s and what its
- * spec costs the target (COST, % of one CPU: engine/cost.h).
+ * spec costs the target (COST, % of one CPU: engine/collect/cost.h).
  *
  * Space switches a probe off (every spec on it, which the console keeps)
  * or on (what it kept, else count()); `a` opens a menu that

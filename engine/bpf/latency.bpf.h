@@ -17,7 +17,7 @@
  * tid. tstacks needs none of this: the kernel frees task storage with
  * the task.
  *
- * Under the budget a spec is attached in windows (engine/budget.c): from
+ * Under the budget a spec is attached in windows (engine/collect/budget.c): from
  * the moment it is parked its hits are dropped, starts and ends alike,
  * until it is attached again. A start before the gap whose end fell in
  * it would pair with a later end (a latency as long as the gap), and an

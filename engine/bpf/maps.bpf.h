@@ -112,16 +112,16 @@ __u32 exec_hold; /* and stops (a launched command) */
 __u32 execs;
 __u32 pt_count_hits; /* count every hit in stats (a budget is on) */
 /* specs parked by the budget (bit id): their uprobes are on their way
- * out (engine/park.c); a hit in between is neither counted nor kept */
+ * out (engine/attach/park.c); a hit in between is neither counted nor kept */
 __u64 pt_parked[PT_MAX_SPECS / 64];
-/* the target's CPU time by CPU (pt_oncpu, engine/cputime.c); oncpu_pid:
+/* the target's CPU time by CPU (pt_oncpu, engine/collect/cputime.c); oncpu_pid:
  * the target's tgid, 0 for none */
 __u32 oncpu_pid;
 struct pt_oncpu oncpu[PT_ONCPU_CPUS];
 /* the last spec run on each CPU (struct pt_lasthit) */
 struct pt_lasthit lasthit[PT_ONCPU_CPUS];
 /* each spec's epoch: 0 while the budget has never parked it, bumped when
- * it parks it and when it attaches it again (engine/park.c), so that a
+ * it parks it and when it attaches it again (engine/attach/park.c), so that a
  * latency pair is only made of a start and an end of one window
  * (latency.bpf.h) */
 __u32 pt_epoch[PT_MAX_SPECS];

@@ -153,7 +153,7 @@ int pt_profile(struct bpf_perf_event_data *ctx)
 }
 
 /* A CPU switches tasks: if from or to a thread of the target, the
- * target's time on it (engine/cputime.c reads it). */
+ * target's time on it (engine/collect/cputime.c reads it). */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(pt_oncpu, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
@@ -186,5 +186,5 @@ int BPF_PROG(pt_oncpu, bool preempt, struct task_struct *prev,
 #include "io.bpf.h"
 #include "procevents.bpf.h"
 
-/* the uprobe trap's calibration (engine/cost.c) */
+/* the uprobe trap's calibration (engine/collect/cost.c) */
 #include "calib.bpf.h"

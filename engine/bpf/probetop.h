@@ -16,7 +16,7 @@
 #define PROBETOP_BPF_SHARED_H
 
 #define PT_MAX_SPECS 256 /* specs alive at once (spec ids are slots) */
-#define PT_ONCPU_CPUS 256 /* CPUs oncpu[] counts on (engine/cputime.c) */
+#define PT_ONCPU_CPUS 256 /* CPUs oncpu[] counts on (collect/cputime.c) */
 #define PT_MAX_SITES 16384 /* attachments, cookies 0..PT_MAX_SITES-1 */
 #define PT_MAX_KEYS 4
 #define PT_MAX_STRS 2
@@ -97,7 +97,7 @@ enum pt_key_kind {
 };
 
 /* pyprocs: where a CPython process keeps its frames, by tgid; written by
- * engine/pyframe.c from the version's layout (engine/pylayout.h). */
+ * engine/name/pyframe.c from the version's layout (engine/name/pylayout.h). */
 struct pt_pyproc {
 	__u64 runtime; /* the address of _PyRuntime */
 	__u32 runtime_interp_head; /* offsets, as in struct pylayout */
@@ -404,7 +404,7 @@ struct pt_stat {
 	__u64 unmatched; /* a latency end without its start */
 	__u64 drop_py; /* a Python frame (or thread state) unreadable */
 	__u64 hits; /* program runs for the spec, while pt_count_hits is
-		       set (the governor's rate; engine/budget.c) */
+		       set (the governor's rate; engine/collect/budget.c) */
 	__u64 parked; /* ... while it was parked (pt_parked): dropped,
 			 but they cost the target all the same */
 	__u64 cut; /* latency halves whose other half the budget's parking

@@ -4,7 +4,7 @@
  * CPython's own structures (pyframe, pyline, pyfirstline and pystack
  * keys).
  *
- * engine/pyframe.c writes, per CPython process, where its _PyRuntime is
+ * engine/name/pyframe.c writes, per CPython process, where its _PyRuntime is
  * and the offsets of its version (struct pt_pyproc). The thread's
  * PyThreadState is found by walking the interpreter's list for the one
  * whose thread_id (pthread_self(), on x86-64 the thread's fs base) is
@@ -20,7 +20,7 @@
  * Names are taken here, at first sight: the first time a process's code
  * object is a key (or a frame of a new stack), py_name() reads its name,
  * file, first line (and, for pyline, its line table) from the process
- * and sends them to user space on pynew (engine/pyframe.c keeps them).
+ * and sends them to user space on pynew (engine/name/pyframe.c keeps them).
  * User space drains pynew a few times a second; a process that exits
  * before that would leave addresses no one can read any more. The
  * reads cost about a microsecond, once per code object, never on the

@@ -2,7 +2,7 @@
 /*
  * rostr.bpf.h — string keys counted by address: for a site with aslot,
  * a string whose address lies in the target's read-only ranges (ro_tables,
- * filled by user space, see engine/rostr.c) cannot change, so it is read
+ * filled by user space, see engine/attach/rostr.c) cannot change, so it is read
  * once and its events are counted in an address slot of the spec
  * (aslots); ro_epoch, bumped by target.bpf.h's hooks, says when the
  * ranges may no longer hold. Anything else falls back to the string key.

@@ -8,7 +8,7 @@
  * buffer one frame longer than a key keeps, so that a deeper stack is
  * known to be cut. The stack's id is a hash of its addresses; the stack
  * is kept in `nstacks` by that id the first time it is seen, and user
- * space names it once (engine/stackname.c). Unlike the kernel's stack
+ * space names it once (engine/name/stackname.c). Unlike the kernel's stack
  * trace map, two stacks never share an id slot: a full map drops the
  * event (counted), it never overwrites a stack already named.
  *

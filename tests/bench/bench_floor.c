@@ -5,7 +5,7 @@
  * PID, print "attached", and hold until stdin closes: the floor that
  * probetop's per-event cost is compared with. --multi attaches by
  * uprobe_multi links (as probetop does where the kernel has them), else
- * by perf-event uprobes (engine/ulink.h). --clock attaches a program that
+ * by perf-event uprobes (engine/attach/ulink.h). --clock attaches a program that
  * only reads its cookie and the clock (floor.bpf.c) instead.
  */
 #include <bpf/libbpf.h>

@@ -126,7 +126,7 @@ CASES = [
 print("per-event cost, ns (best of %d rounds, each attaching every tool "
       "in turn for 2 loops of %d)" % (ROUNDS, N))
 print("floor: an empty program by perf-event uprobe (how bpftrace attaches);"
-      " floor-m: by uprobe_multi link (how probetop attaches, engine/ulink.h)"
+      " floor-m: by uprobe_multi link (how probetop attaches, engine/attach/ulink.h)"
       ", the goal's floor")
 print("%-18s %7s %7s %7s %8s %8s %9s %9s %11s" % (
     "aggregation", "none", "floor", "floor-m", "probetop", "bpftrace",

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The engine's CPython layouts (engine/pylayout.c) are the headers' own:
+"""The engine's CPython layouts (engine/name/pylayout.c) are the headers' own:
 for every pyenv CPython 3.8 to 3.13 installed (and Debian's python3.11-dev
 headers if present), tests/tools/pylayout_probe.c is compiled against its
 headers and what it prints (offsetof, sizeof, the state bit-fields) must

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The budget (engine/budget.h) under probetop trace -P python --json, on
+"""The budget (engine/collect/budget.h) under probetop trace -P python --json, on
 Debian's /usr/bin/python3.11 by -p: a call-heavy script (a function of
 some 10 us, 100,000 calls a second) is sampled under the default budget
 of 5%: its spec has "estimated": true (and on its rows) and a duty below

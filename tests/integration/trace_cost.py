@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The cost meter under probetop trace --json (engine/cost.h): every
+"""The cost meter under probetop trace --json (engine/collect/cost.h): every
 object, the intervals and the final one, has "overhead" (cpu_pct,
 target_pct, self_pct); in the interval the fixture fires, cost_pct is
 above 0 exactly for the specs that fired, 0 for the one that did not,

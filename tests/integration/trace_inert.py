@@ -2,7 +2,7 @@
 """A traced program cannot write to the user's terminal: a Python
 function in a file whose name holds ESC ] 0 ; x BEL (retitle), ESC [ 2 J
 (clear) and a newline (a forged line), counted by file name, comes out
-inert (engine/inert.h) in trace's text and JSON, by -p and by --, with
+inert (engine/name/inert.h) in trace's text and JSON, by -p and by --, with
 its exact count; and an error message that quotes such a name too."""
 
 import json

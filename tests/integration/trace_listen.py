@@ -119,7 +119,7 @@ def raw_status(port, request, wait_close=True):
 PY = "/usr/bin/python3.11"
 PY_SPEC = "python:function__return=count(str(arg0))"
 EVIL = 'e"q\\b\nv.py'
-SHOWN = 'e"q\\\\b\\nv.py'  # the inert form (engine/inert.h)
+SHOWN = 'e"q\\\\b\\nv.py'  # the inert form (engine/name/inert.h)
 CALLS = 7
 tmp = tempfile.mkdtemp(prefix="probetop-listen-")
 evil = os.path.join(tmp, EVIL)

@@ -2,7 +2,7 @@
 /*
  * pylayout_probe — the memory layout of one CPython, from its own headers:
  * compiled against them, it prints (as one JSON object) every field of
- * struct pylayout (engine/pylayout.h) by offsetof and sizeof, and the
+ * struct pylayout (engine/name/pylayout.h) by offsetof and sizeof, and the
  * bit positions of PyASCIIObject's state by setting each bit-field in a
  * zeroed struct. pylayout_headers.py compares that with the table the
  * engine has (pylayout_dump). Build, for CPython 3.X under $P:

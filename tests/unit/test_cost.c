@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of the cost meter's arithmetic (engine/cost.h): hits from an
+/* Unit tests of the cost meter's arithmetic (engine/collect/cost.h): hits from an
  * interval's events (latency pairs are two hits), ns to % of one CPU,
  * the share of the target's CPU, and nothing from no events. */
 #include <setjmp.h>

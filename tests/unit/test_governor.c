@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the budget's governor (engine/governor.h) on a simulated
+ * Unit tests of the budget's governor (engine/collect/governor.h) on a simulated
  * clock: each spec fires at a known rate while attached, at a known price
  * per hit; every slot the test feeds the governor the hits the duty it
  * gave last would have seen, as budget.c does. Steady, a burst, a short

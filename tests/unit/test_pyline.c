@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of the line tables (engine/pyline.h): 3.8-3.9's co_lnotab,
+/* Unit tests of the line tables (engine/name/pyline.h): 3.8-3.9's co_lnotab,
  * 3.10's co_linetable of ranges, 3.11+'s location table in each of its
  * entry forms, and tables cut short. */
 #include <setjmp.h>

@@ -15,15 +15,19 @@
 #ifndef PROBETOP_ATTACH_H
 #define PROBETOP_ATTACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+struct attachment;
+struct bpf_program;
 struct catalog;
 struct cat_object;
 struct proc_maps;
 struct seen_set;
 struct tracer;
+struct ulink;
 
 /*
  * Attach specs (one id, or all when id < 0) to every object of cat not in
@@ -42,6 +46,14 @@ struct pt_site;
 struct tspec;
 int attach_site(struct tracer *tr, const struct tspec *ts,
 		const struct pt_site *site, uint32_t *idx);
+
+/* atts[0..n) of one object, at path, in one uprobe_multi link of prog,
+ * their sites the cookies (ulink_attach_many()): the attach walk's
+ * batches and park's links attached again. 0 and *link filled, or a
+ * negative errno. */
+int attach_many(struct bpf_program *prog, pid_t pid, const char *path,
+		const struct attachment *atts, size_t n, bool ret,
+		struct ulink *link);
 
 /* The path to attach at for an object: the file itself for TRACER_FILE
  * and launched files (maps NULL); for process pid, its map_files link,

@@ -96,14 +96,21 @@ void agg_free(struct agg *agg)
 	free(agg);
 }
 
+/* Take the names the kernel sent of what it saw first (Python code
+ * objects, stacks), so that rows read next are named. */
+static void take_names(struct agg *agg)
+{
+	pyframe_drain(tracer_pyframe(agg->tr));
+	stackname_drain(agg->stacks);
+}
+
 void agg_tick(struct agg *agg)
 {
 	if (!agg)
 		return;
 	cost_tick(agg->cost);
 	budget_tick(agg->budget);
-	pyframe_drain(tracer_pyframe(agg->tr));
-	stackname_drain(agg->stacks);
+	take_names(agg);
 }
 
 double agg_wake_s(const struct agg *agg)
@@ -257,7 +264,7 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	int err;
 
 	tracer_maps(agg->tr, &maps);
-	pyframe_drain(tracer_pyframe(agg->tr)); /* name what is new first */
+	take_names(agg); /* name what is new first */
 	for (size_t i = 0; i < agg->nrows; i++)
 		aggrows_raw(agg->rows[i]);
 	err = aggread_rows(agg, &maps);

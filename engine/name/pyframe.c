@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include <sys/uio.h>
 
 #include "catalog.h"
 #include "elfobj.h"
@@ -33,11 +32,11 @@
 #include "probetop.h"
 #include "proc.h"
 #include "pylayout.h"
+#include "pymem.h"
 #include "stacktext.h"
 #include "pyline.h"
 
 #define INDEX 16384 /* chains of the names' index */
-#define STR_MAX 1024 /* characters of a name or path read at most */
 
 _Static_assert(offsetof(struct pt_pynew, lines) == PT_PYNEW_HEAD,
 	       "pt_pynew layout");
@@ -123,24 +122,6 @@ void pyframe_free(struct pyframe *pf)
 	free(pf);
 }
 
-/* n bytes at addr in pid. 0 or -1. */
-static int peek(pid_t pid, uint64_t addr, void *buf, size_t n)
-{
-	struct iovec local = { buf, n };
-	struct iovec remote = { (void *)(uintptr_t)addr, n };
-
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n
-		       ? 0
-		       : -1;
-}
-
-static uint64_t peek_ptr(pid_t pid, uint64_t addr)
-{
-	uint64_t v = 0;
-
-	return peek(pid, addr, &v, sizeof(v)) ? 0 : v;
-}
-
 static struct pyproc *find_proc(struct pyframe *pf, pid_t pid, bool add)
 {
 	for (size_t i = 0; i < pf->nprocs; i++)
@@ -179,7 +160,7 @@ static int object_minor(pid_t pid, const struct cat_object *obj, uint64_t bias,
 	int minor = name_minor(obj->path, threaded);
 
 	if (!elfobj_symbol_addr(obj->elf, "Py_Version", &addr) &&
-	    !peek(pid, addr + bias, &hex, sizeof(hex)) &&
+	    !pymem_peek(pid, addr + bias, &hex, sizeof(hex)) &&
 	    (hex >> 24 & 0xff) == 3)
 		minor = (int)(hex >> 16 & 0xff);
 	return minor;
@@ -339,133 +320,22 @@ int pyframe_ready(const struct pyframe *pf, pid_t pid)
 	return 0;
 }
 
-/* Append code point c as UTF-8 to out (room for 4 more bytes). */
-static size_t put_utf8(char *out, uint32_t c)
-{
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		out[0] = (char)(0xc0 | c >> 6);
-		out[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		out[0] = (char)(0xe0 | c >> 12);
-		out[1] = (char)(0x80 | (c >> 6 & 0x3f));
-		out[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | (c >> 18 & 7));
-	out[1] = (char)(0x80 | (c >> 12 & 0x3f));
-	out[2] = (char)(0x80 | (c >> 6 & 0x3f));
-	out[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
-/* n characters of kind (1, 2 or 4 bytes each) at raw as UTF-8 into buf
- * (4 * n + 1 bytes). Its length. */
-static int decode(const uint8_t *raw, size_t n, uint32_t kind, char *buf)
-{
-	size_t at = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		uint32_t c =
-			kind == 1 ? raw[i]
-			: kind == 2
-				? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
-				: (uint32_t)(raw[4 * i] | raw[4 * i + 1] << 8 |
-					     raw[4 * i + 2] << 16 |
-					     (uint32_t)raw[4 * i + 3] << 24);
-
-		at += put_utf8(buf + at, c > 0x10ffff ? 0xfffd : c);
-	}
-	buf[at] = '\0';
-	return (int)at;
-}
-
-/* The str object at obj in pid as UTF-8 into buf (4 * STR_MAX + 1
- * bytes). Its length, or -1 (not a compact string, unreadable). */
-static int read_str(pid_t pid, const struct pylayout *l, uint64_t obj,
-		    char *buf)
-{
-	uint32_t state, kind;
-	int64_t len;
-	uint64_t utf8;
-	static uint8_t raw[4 * STR_MAX];
-
-	if (!obj || peek(pid, obj + l->unicode_state, &state, sizeof(state)) ||
-	    peek(pid, obj + l->unicode_length, &len, sizeof(len)) ||
-	    !(state >> l->state_compact_shift & 1) || len < 0)
-		return -1;
-	kind = state >> l->state_kind_shift & 7;
-	len = len > STR_MAX ? STR_MAX : len;
-	if (state >> l->state_ascii_shift & 1) {
-		if (peek(pid, obj + l->unicode_ascii_data, buf, (size_t)len))
-			return -1;
-		buf[len] = '\0';
-		return (int)len;
-	}
-	utf8 = peek_ptr(pid, obj + l->unicode_utf8);
-	if (kind != 1 && kind != 2 && kind != 4)
-		return -1;
-	if (!utf8 &&
-	    peek(pid, obj + l->unicode_compact_data, raw, (size_t)len * kind))
-		return -1;
-	if (utf8) {
-		int64_t n = 0;
-
-		if (peek(pid, obj + l->unicode_utf8_length, &n, sizeof(n)) ||
-		    n < 0 ||
-		    peek(pid, utf8, buf, (size_t)(n > STR_MAX ? STR_MAX : n)))
-			return -1;
-		n = n > STR_MAX ? STR_MAX : n;
-		buf[n] = '\0';
-		return (int)n;
-	}
-	return decode(raw, (size_t)len, kind, buf);
-}
-
-/* s cut to out (n bytes): its end kept behind "..." if tail, else its
- * start followed by "...", never inside a UTF-8 character. */
-static void cut(const char *s, char *out, size_t n, bool tail)
-{
-	size_t len = strlen(s), keep;
-
-	if (len < n) {
-		memcpy(out, s, len + 1);
-		return;
-	}
-	keep = n - 4; /* "..." and the NUL */
-	if (tail) {
-		const char *p = s + len - keep;
-
-		while (((unsigned char)*p & 0xc0) == 0x80)
-			p++;
-		snprintf(out, n, "...%s", p);
-		return;
-	}
-	while (keep && ((unsigned char)s[keep] & 0xc0) == 0x80)
-		keep--;
-	snprintf(out, n, "%.*s...", (int)keep, s);
-}
-
 /* The line table of the code object at code into s (malloc'd), so that
  * lines are found after the process is gone. */
 static void read_lines(const struct pyproc *p, uint64_t code,
 		       struct name_slot *s)
 {
 	const struct pylayout *l = p && p->ready ? p->lay : NULL;
-	uint64_t tab = l ? peek_ptr(p->pid, code + l->code_linetable) : 0;
+	uint64_t tab = l ? pymem_ptr(p->pid, code + l->code_linetable) : 0;
 	int64_t n = 0;
 
-	if (!tab || peek(p->pid, tab + l->bytes_size, &n, sizeof(n)) || n <= 0)
+	if (!tab || pymem_peek(p->pid, tab + l->bytes_size, &n, sizeof(n)) ||
+	    n <= 0)
 		return;
 	n = n > LINES_MAX ? LINES_MAX : n;
 	s->lines = malloc((size_t)n);
 	if (s->lines &&
-	    peek(p->pid, tab + l->bytes_sval, s->lines, (size_t)n)) {
+	    pymem_peek(p->pid, tab + l->bytes_sval, s->lines, (size_t)n)) {
 		free(s->lines);
 		s->lines = NULL;
 		return;
@@ -478,22 +348,23 @@ static void read_lines(const struct pyproc *p, uint64_t code,
 static int read_code(const struct pyproc *p, uint64_t code, struct pyname *out)
 {
 	const struct pylayout *l = p->lay;
-	static char buf[4 * STR_MAX + 1];
+	static char buf[4 * PYMEM_STR_MAX + 1];
 	uint64_t type = 0;
 	int32_t line = 0;
 
-	if (!code || peek(p->pid, code + 8, &type, sizeof(type)) ||
+	if (!code || pymem_peek(p->pid, code + 8, &type, sizeof(type)) ||
 	    (p->code_type && type != p->code_type))
 		return -1; /* no code object (any more) */
-	if (peek(p->pid, code + l->code_firstlineno, &line, sizeof(line)))
+	if (pymem_peek(p->pid, code + l->code_firstlineno, &line, sizeof(line)))
 		return -1;
-	if (read_str(p->pid, l, peek_ptr(p->pid, code + l->code_name), buf) < 0)
+	if (pymem_str(p->pid, l, pymem_ptr(p->pid, code + l->code_name), buf) <
+	    0)
 		return -1;
-	cut(buf, out->func, sizeof(out->func), false);
-	if (read_str(p->pid, l, peek_ptr(p->pid, code + l->code_filename),
-		     buf) < 0)
+	pymem_cut(buf, out->func, sizeof(out->func), false);
+	if (pymem_str(p->pid, l, pymem_ptr(p->pid, code + l->code_filename),
+		      buf) < 0)
 		return -1;
-	cut(buf, out->file, sizeof(out->file), true);
+	pymem_cut(buf, out->file, sizeof(out->file), true);
 	out->line = line;
 	return 0;
 }
@@ -652,8 +523,8 @@ static bool take_str(const struct pt_pystr *st, char *out, size_t n, bool tail)
 	if ((st->kind != 1 && st->kind != 2 && st->kind != 4) ||
 	    st->len > PT_PYSTR || st->len % st->kind)
 		return false;
-	decode(st->data, st->len / st->kind, st->kind, buf);
-	cut(buf, out, n, tail);
+	pymem_decode(st->data, st->len / st->kind, st->kind, buf);
+	pymem_cut(buf, out, n, tail);
 	return true;
 }
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracer_impl — struct tracer, private to the modules that implement
+ * tracer_state — struct tracer, private to the modules that implement
  * tracer.h: tracer.c (life cycle, the spec table, accessors), attach.c,
  * rescan.c, literals.c and forks.c. Nothing outside engine/ includes it;
  * a module that needs less (site.c, needed.c, watch.c) takes what it
  * needs as arguments instead.
  */
-#ifndef PROBETOP_TRACER_IMPL_H
-#define PROBETOP_TRACER_IMPL_H
+#ifndef PROBETOP_TRACER_STATE_H
+#define PROBETOP_TRACER_STATE_H
 
 #include <linux/types.h>
 #include <stdbool.h>
@@ -118,19 +118,5 @@ struct tracer {
 	struct touched *touched; /* literals_touch(): mappings made present */
 	size_t ntouched;
 };
-
-/* Whether (dev, inode) is in set. */
-bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode);
-
-/* Add (dev, inode) to set. 0 or -ENOMEM. */
-int seen_add(struct seen_set *set, uint64_t dev, uint64_t inode);
-
-/* Set up the traced process's CPython when a spec reads Python frames
- * and its objects show it (pyframe.h); a no-op once done. */
-void tracer_py_setup(struct tracer *tr);
-
-/* Keep cat among tr's catalogs, which now owns it (freed on failure).
- * 0 or -ENOMEM. */
-int tracer_keep_catalog(struct tracer *tr, struct catalog *cat);
 
 #endif

@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "log.h"
+#include "needed.h"
 #include "probetop.h"
 #include "probetop.skel.h"
-#include "rescan.h"
 #include "rostr.h"
-#include "tracer_impl.h"
+#include "tracer_state.h"
 
 uint32_t literals_epoch(const struct tracer *tr)
 {
@@ -55,7 +55,7 @@ static int ro_start(struct tracer *tr)
 	int err;
 
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)tr->pid);
-	err = rescan_dl_hook(tr->cache, exe, interp, sizeof(interp), &offset);
+	err = needed_dl_hook(tr->cache, exe, interp, sizeof(interp), &offset);
 	if (!err) {
 		tr->ro_links[1] = bpf_program__attach_uprobe(
 			tr->skel->progs.pt_dlmark, false, tr->pid, interp,

@@ -3,8 +3,10 @@
 #include "needed.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,4 +102,28 @@ int needed_walk(const char *exe, needed_add_fn *add, void *ctx)
 	if (err)
 		return err;
 	return add_tree(add, ctx, path, 0);
+}
+
+int needed_dl_hook(struct objcache *cache, const char *exe, char *interp,
+		   size_t n, uint64_t *offset)
+{
+	struct catalog *cat = catalog_open_file(cache, exe);
+	const struct cat_object *obj = cat ? catalog_object(cat, 0) : NULL;
+	struct elfobj *ld;
+	uint64_t addr;
+	int err = -ENOENT;
+
+	if (obj && obj->elf)
+		err = elfobj_interp(obj->elf, interp, n);
+	catalog_free(cat);
+	if (err)
+		return err;
+	ld = elfobj_open(interp);
+	if (!ld)
+		return -errno;
+	err = elfobj_symbol_addr(ld, "_dl_debug_state", &addr);
+	if (!err)
+		err = elfobj_vaddr_to_offset(ld, addr, offset);
+	elfobj_free(ld);
+	return err;
 }

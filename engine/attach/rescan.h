@@ -29,10 +29,4 @@ struct tracer;
  * unsaid, and the periodic rescan still attaches to the new image. */
 void rescan_start(struct tracer *tr);
 
-/* File offset of _dl_debug_state in the interpreter exe names, into
- * interp (n bytes); exe's object parsed through cache. 0 or a negative
- * errno (-ENOENT: exe is static). */
-int rescan_dl_hook(struct objcache *cache, const char *exe, char *interp,
-		   size_t n, uint64_t *offset);
-
 #endif

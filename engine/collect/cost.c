@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cputime.h"
 #include "log.h"
 #include "proc.h"
 #include "ulink.h"
@@ -68,14 +69,6 @@ static double trap_ns = -1, stats_ns;
 static double pid_delta(struct cost *c, pid_t pid);
 static uint64_t boot_ticks(void);
 
-static double now_s(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The place the calibration probes: a nop, as at a USDT site (the kernel
  * emulates it; an instruction it must single-step out of line would
  * cost a second trap that no USDT hit pays). */
@@ -93,11 +86,11 @@ static double best_loop_ns(void)
 	double best = -1;
 
 	for (int r = 0; r < CALIB_ROUNDS; r++) {
-		double t0 = now_s(CLOCK_THREAD_CPUTIME_ID), t;
+		double t0 = cputime_clock_s(CLOCK_THREAD_CPUTIME_ID), t;
 
 		for (int i = 0; i < CALIB_CALLS; i++)
 			cost_probe_site();
-		t = (now_s(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e9;
+		t = (cputime_clock_s(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e9;
 		if (best < 0 || t < best)
 			best = t;
 	}
@@ -272,7 +265,7 @@ static void open_window(struct cost *c)
 	if (c->continuous || c->stats_fd >= 0) {
 		mark_all(c);
 		c->window = true;
-		c->window_t0 = now_s(CLOCK_MONOTONIC);
+		c->window_t0 = cputime_clock_s(CLOCK_MONOTONIC);
 	}
 }
 
@@ -284,7 +277,7 @@ static void close_window(struct cost *c)
 
 	if (!c->window)
 		return;
-	c->window_s = now_s(CLOCK_MONOTONIC) - c->window_t0;
+	c->window_s = cputime_clock_s(CLOCK_MONOTONIC) - c->window_t0;
 	for (int i = 0; i < 2; i++) {
 		if (prog_stats(c->progs.site[i], &now))
 			continue;
@@ -322,7 +315,7 @@ struct cost *cost_new(const struct cost_progs *progs, pid_t target)
 	c->progs = *progs;
 	c->target = target;
 	c->stats_fd = -1;
-	c->last_t = c->start_t = now_s(CLOCK_MONOTONIC);
+	c->last_t = c->start_t = cputime_clock_s(CLOCK_MONOTONIC);
 	c->all_measured = true;
 	getrusage(RUSAGE_SELF, &c->self_at);
 	if (target > 0)
@@ -345,7 +338,7 @@ void cost_free(struct cost *c)
 void cost_tick(struct cost *c)
 {
 	if (c && c->window && !c->continuous &&
-	    now_s(CLOCK_MONOTONIC) - c->window_t0 >= COST_WINDOW_S)
+	    cputime_clock_s(CLOCK_MONOTONIC) - c->window_t0 >= COST_WINDOW_S)
 		close_window(c);
 }
 
@@ -470,7 +463,7 @@ static uint64_t boot_ticks(void)
 void cost_fill(struct cost *c, struct agg_snapshot *snap,
 	       struct agg_spec *specs)
 {
-	double t = now_s(CLOCK_MONOTONIC), secs = t - c->last_t;
+	double t = cputime_clock_s(CLOCK_MONOTONIC), secs = t - c->last_t;
 	double all = t - c->start_t;
 	double prog_ns, per_hit, specs_ns = 0, kern_ns, tns, sns, frac = 0;
 

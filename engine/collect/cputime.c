@@ -12,7 +12,7 @@
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
-#include "tracer_impl.h"
+#include "tracer_state.h"
 
 struct cputime {
 	struct tracer *tr;
@@ -79,4 +79,12 @@ uint64_t cputime_ns(const struct cputime *c)
 	for (int i = 0; i < PT_ONCPU_CPUS; i++)
 		n += cpu_ns(&o[i], now);
 	return n;
+}
+
+double cputime_clock_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -95,14 +95,6 @@ struct budget {
 	struct bspec s[PT_MAX_SPECS];
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A spec seen for the first time in slot id (or its slot reused): its
  * counters start now, at mark m. */
 static void new_spec(struct budget *b, int id, unsigned int gen, uint64_t hits,
@@ -141,7 +133,7 @@ static void spend(struct budget *b, struct bspec *s, const struct pt_stat *st)
  * and the specs' hits. */
 static void take_mark(struct budget *b, struct mark *m)
 {
-	m->t = now_s();
+	m->t = cputime_clock_s(CLOCK_MONOTONIC);
 	m->cpu = (double)cputime_ns(b->cpu);
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		const struct tracer_spec_info *info =
@@ -235,6 +227,34 @@ static bool is_fixed(const struct tracer_spec_info *info)
 	return info->exact;
 }
 
+/* Attach every live spec the budget parked; whether there was one. Each
+ * is then on from the mark its caller takes (start_on()). */
+static bool unpark_all(struct budget *b)
+{
+	bool attached = false;
+
+	for (int id = 0; id < PT_MAX_SPECS; id++) {
+		if (b->s[id].live && !b->s[id].on) {
+			tracer_park(b->tr, id, false);
+			attached = true;
+		}
+	}
+	return attached;
+}
+
+/* The specs unpark_all() attached are on since mark m. */
+static void start_on(struct budget *b, const struct mark *m)
+{
+	for (int id = 0; id < PT_MAX_SPECS; id++) {
+		struct bspec *s = &b->s[id];
+
+		if (s->live && !s->on) {
+			s->on = true;
+			s->since = *m;
+		}
+	}
+}
+
 /* A slot starts at mark m: ask the governor, attach every spec, and
  * time the parks. */
 static void start_slot(struct budget *b, const struct mark *m)
@@ -242,7 +262,6 @@ static void start_slot(struct budget *b, const struct mark *m)
 	struct gov_in in[PT_MAX_SPECS];
 	double duty[PT_MAX_SPECS], best = -1;
 	struct mark after = *m;
-	bool attached = false;
 	int n = tracer_nspecs(b->tr);
 
 	end_part(b, m);
@@ -276,25 +295,17 @@ static void start_slot(struct budget *b, const struct mark *m)
 			best = b->gov.spec[id].price;
 			b->costliest = id;
 		}
-		if (!s->on) {
-			tracer_park(b->tr, id, false);
-			attached = true;
-		}
 	}
 	/* attaching takes the kernel a grace period or so (ms): the
 	 * windows start when it is done, as the hits counted do (park.h) */
-	if (attached)
+	if (unpark_all(b))
 		take_mark(b, &after);
+	start_on(b, &after);
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
 
-		if (!s->live)
-			continue;
-		if (!s->on) {
-			s->on = true;
-			s->since = after;
-		}
-		s->off_at = s->since.t + s->duty * b->slot_s;
+		if (s->live)
+			s->off_at = s->since.t + s->duty * b->slot_s;
 	}
 	b->slot = *m;
 }
@@ -311,7 +322,7 @@ struct budget *budget_new(struct tracer *tr, const struct cost *c, double pct)
 	b->cost = c;
 	b->cpu = cputime_new(tr);
 	b->costliest = -1;
-	b->checked = now_s();
+	b->checked = cputime_clock_s(CLOCK_MONOTONIC);
 	b->seed = (unsigned int)(b->checked * 1e6);
 	b->slot_s = GOV_SLOT_S;
 	b->pct = -1;
@@ -344,16 +355,13 @@ void budget_set(struct budget *b, double pct)
 	b->costliest = -1;
 	take_mark(b, &m);
 	end_part(b, &m);
+	unpark_all(b);
+	start_on(b, &m);
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
 
 		if (!s->live)
 			continue;
-		if (!s->on) {
-			tracer_park(b->tr, id, false);
-			s->on = true;
-			s->since = m;
-		}
 		s->duty = 1;
 		s->slot_hits = s->hits;
 		s->slot_on_s = 0;
@@ -430,7 +438,7 @@ static void check_burst(struct budget *b, const struct mark *m)
 void budget_tick(struct budget *b)
 {
 	struct mark m;
-	double t = now_s();
+	double t = cputime_clock_s(CLOCK_MONOTONIC);
 	bool due = false, slot = t >= b->slot.t + b->slot_s;
 	bool check = t >= b->checked + GOV_CHECK_S;
 

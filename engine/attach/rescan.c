@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* rescan — new objects of a traced process, and its dynamic linker's
  * hold; see rescan.h. */
-#include "pyframe.h"
 #include "rescan.h"
 
 #include <bpf/libbpf.h>
@@ -19,10 +18,13 @@
 #include "forks.h"
 #include "literals.h"
 #include "log.h"
+#include "needed.h"
+#include "objects.h"
 #include "proc.h"
 #include "probetop.h"
 #include "probetop.skel.h"
-#include "tracer_impl.h"
+#include "pyframe.h"
+#include "tracer_state.h"
 
 static bool has_new_object(const struct tracer *tr, const struct proc_maps *m)
 {
@@ -45,7 +47,7 @@ static int attach_new(struct tracer *tr)
 
 	if (!cat)
 		return -errno;
-	err = tracer_keep_catalog(tr, cat);
+	err = objects_keep(tr, cat);
 	if (err)
 		return err;
 	n = attach_catalog(tr, cat, -1, &tr->seen);
@@ -124,7 +126,7 @@ static void follow_interp(struct tracer *tr)
 	if (!tr->dl_interp && !held)
 		return;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)tr->pid);
-	if (rescan_dl_hook(tr->cache, exe, interp, sizeof(interp), &offset) ||
+	if (needed_dl_hook(tr->cache, exe, interp, sizeof(interp), &offset) ||
 	    (tr->dl_interp && !strcmp(interp, tr->dl_interp)))
 		return; /* static (the old hooks are harmless), or the same */
 	dup = strdup(interp);
@@ -182,7 +184,7 @@ static int rescan_maps(struct tracer *tr)
 	}
 	if (fresh)
 		n = attach_new(tr);
-	tracer_py_setup(tr);
+	objects_py_setup(tr);
 	return n;
 }
 
@@ -230,30 +232,6 @@ static int dl_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int rescan_dl_hook(struct objcache *cache, const char *exe, char *interp,
-		   size_t n, uint64_t *offset)
-{
-	struct catalog *cat = catalog_open_file(cache, exe);
-	const struct cat_object *obj = cat ? catalog_object(cat, 0) : NULL;
-	struct elfobj *ld;
-	uint64_t addr;
-	int err = -ENOENT;
-
-	if (obj && obj->elf)
-		err = elfobj_interp(obj->elf, interp, n);
-	catalog_free(cat);
-	if (err)
-		return err;
-	ld = elfobj_open(interp);
-	if (!ld)
-		return -errno;
-	err = elfobj_symbol_addr(ld, "_dl_debug_state", &addr);
-	if (!err)
-		err = elfobj_vaddr_to_offset(ld, addr, offset);
-	elfobj_free(ld);
-	return err;
-}
-
 /* The ring both holds report on, once. 0 or a negative errno. */
 static int open_ring(struct tracer *tr)
 {
@@ -285,7 +263,7 @@ int tracer_hold_dlopen(struct tracer *tr, const char *exe)
 
 	if (tr->kind != TRACER_PID || tr->dl_link)
 		return -EINVAL;
-	err = rescan_dl_hook(tr->cache, exe, interp, sizeof(interp), &offset);
+	err = needed_dl_hook(tr->cache, exe, interp, sizeof(interp), &offset);
 	if (err) {
 		if (err != -ENOENT)
 			log_msg(LOG_WARN, "%s: no dynamic linker hook: %s", exe,

@@ -7,7 +7,7 @@
  * libpython3.X.so), its version from Py_Version (3.11+) or the object's
  * name (python3.X, libpython3.X.so). Described to the kernel as a struct
  * pt_pyproc in pyprocs (the address of _PyRuntime and the offsets of the
- * version, engine/pylayout.h), which bpf/pyframe.bpf.h follows.
+ * version, engine/name/pylayout.h), which bpf/pyframe.bpf.h follows.
  *
  * Named once per code object: the kernel keys a frame by its code
  * object's address and, the first time it sees one, takes its name,

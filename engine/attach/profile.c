@@ -16,7 +16,7 @@
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
-#include "tracer_impl.h"
+#include "tracer_state.h"
 
 /* A CPU-clock event on cpu, hz samples a second. fd or -errno. */
 static int open_clock(int cpu, int hz)

@@ -14,25 +14,22 @@
 #include "catalog.h"
 #include "elfobj.h"
 #include "log.h"
+#include "objects.h"
 #include "probetop.h"
 #include "probetop.skel.h"
-#include "tracer_impl.h"
+#include "tracer_state.h"
 
 /* A location whose site is built and in the sites map, waiting for its
  * uprobe (flush()). */
-struct pending {
-	uint32_t site;
-	uint64_t offset, ref_ctr;
-	uint64_t probe; /* probe_id(): counted once a location attaches */
-};
-
 /* What the current attach walk works on. */
 struct walk {
 	struct tracer *tr;
 	struct tspec *ts;
 	const struct cat_object *obj;
 	const char *attach_path;
-	struct pending *pend; /* the sites of one role of ts in obj */
+	struct attachment *pend; /* the sites of one role of ts in obj, not
+				    attached yet (probe: counted once one
+				    attaches) */
 	size_t npend, cap;
 };
 
@@ -135,7 +132,11 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 	err = attach_site(tr, ts, &site, &idx);
 	if (err)
 		return err;
-	w->pend[w->npend++] = (struct pending){ idx, offset, ref_ctr, probe };
+	w->pend[w->npend++] = (struct attachment){ .site = idx,
+						   .obj = w->obj,
+						   .probe = probe,
+						   .offset = offset,
+						   .ref_ctr = ref_ctr };
 	return 0;
 }
 
@@ -152,15 +153,11 @@ static int reserve(struct tspec *ts, size_t n)
 
 /* Record the attached location p of role (room reserved). 0 or
  * -ENOMEM. */
-static int commit(struct walk *w, int role, const struct pending *p)
+static int commit(struct walk *w, int role, const struct attachment *p)
 {
 	struct tspec *ts = w->ts;
 
-	ts->atts[ts->natts++] = (struct attachment){ .site = p->site,
-						     .obj = w->obj,
-						     .probe = p->probe,
-						     .offset = p->offset,
-						     .ref_ctr = p->ref_ctr };
+	ts->atts[ts->natts++] = *p;
 	ts->info.nsites++;
 	ts->info.role_sites[role]++;
 	return remember_probe(ts, p->probe);
@@ -176,11 +173,9 @@ static void add_link(struct tspec *ts, const struct ulink *link, size_t n,
 	};
 }
 
-/* Queued locations pend[0..n) in one uprobe_multi link of prog. 0 and
- * *link filled, or a negative errno. */
-static int attach_batch(const struct walk *w, const struct pending *pend,
-			size_t n, struct bpf_program *prog, pid_t pid, bool ret,
-			struct ulink *link)
+int attach_many(struct bpf_program *prog, pid_t pid, const char *path,
+		const struct attachment *atts, size_t n, bool ret,
+		struct ulink *link)
 {
 	uint64_t *v = calloc(3 * n, sizeof(*v));
 	int err;
@@ -188,12 +183,12 @@ static int attach_batch(const struct walk *w, const struct pending *pend,
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		v[i] = pend[i].offset;
-		v[n + i] = pend[i].ref_ctr;
-		v[2 * n + i] = pend[i].site;
+		v[i] = atts[i].offset;
+		v[n + i] = atts[i].ref_ctr;
+		v[2 * n + i] = atts[i].site;
 	}
-	err = ulink_attach_many(prog, pid, w->attach_path, v, v + n, v + 2 * n,
-				n, ret, link);
+	err = ulink_attach_many(prog, pid, path, v, v + n, v + 2 * n, n, ret,
+				link);
 	free(v);
 	return err;
 }
@@ -214,15 +209,15 @@ struct flush_ctx {
  * nskipped and its site freed. 0 or -ENOMEM.
  */
 static int attach_pending(struct walk *w, const struct flush_ctx *f,
-			  const struct pending *pend, size_t n)
+			  const struct attachment *pend, size_t n)
 {
 	struct tracer *tr = w->tr;
 	struct tspec *ts = w->ts;
 	struct ulink link;
 	int err, first = 0;
 
-	if (tr->multi &&
-	    !attach_batch(w, pend, n, f->prog, f->pid, f->ret, &link)) {
+	if (tr->multi && !attach_many(f->prog, f->pid, w->attach_path, pend, n,
+				      f->ret, &link)) {
 		add_link(ts, &link, n, f->ret);
 		for (size_t i = 0; i < n; i++) {
 			err = commit(w, f->role, &pend[i]);
@@ -236,7 +231,7 @@ static int attach_pending(struct walk *w, const struct flush_ctx *f,
 		return first ? first : err;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct pending *p = &pend[i];
+		const struct attachment *p = &pend[i];
 
 		err = ulink_attach(f->prog, tr->multi, f->pid, w->attach_path,
 				   p->offset, p->ref_ctr, p->site, f->ret,

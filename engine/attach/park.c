@@ -24,7 +24,7 @@
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
-#include "tracer_impl.h"
+#include "tracer_state.h"
 
 #define PARK_CLOSERS 8
 
@@ -127,26 +127,13 @@ static int relink(struct tracer *tr, struct tspec *ts, struct tlink *tl)
 	const struct attachment *a = &ts->atts[tl->first];
 	pid_t pid = tr->kind == TRACER_PID ? tr->pid : -1;
 	char path[PATH_MAX + 64];
-	uint64_t *v;
-	int err;
 
 	attach_path(tr->pid, a->obj, tr->kind == TRACER_PID ? &tr->maps : NULL,
 		    path, sizeof(path));
 	if (!tr->multi)
 		return ulink_attach(prog, false, pid, path, a->offset,
 				    a->ref_ctr, a->site, tl->ret, &tl->l);
-	v = calloc(3 * tl->n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < tl->n; i++) {
-		v[i] = a[i].offset;
-		v[tl->n + i] = a[i].ref_ctr;
-		v[2 * tl->n + i] = a[i].site;
-	}
-	err = ulink_attach_many(prog, pid, path, v, v + tl->n, v + 2 * tl->n,
-				tl->n, tl->ret, &tl->l);
-	free(v);
-	return err;
+	return attach_many(prog, pid, path, a, tl->n, tl->ret, &tl->l);
 }
 
 int park_unpark(struct tracer *tr, struct tspec *ts)

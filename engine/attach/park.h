@@ -23,7 +23,7 @@
  * the tracer's thread never blocks on it.
  *
  * Called by tracer.c (tracer_park(), and tracer_free(), which parks every
- * spec so that their links are closed side by side); uses tracer_impl.h.
+ * spec so that their links are closed side by side); uses tracer_state.h.
  */
 #ifndef PROBETOP_PARK_H
 #define PROBETOP_PARK_H

@@ -8,12 +8,13 @@
  * every context switch, adds up the time the target's threads run on
  * each CPU; cputime_ns() sums it with the stretches under way. Every
  * thread counts, those started later and those gone too. Called by
- * budget.c.
+ * budget.c; its clock in seconds (cputime_clock_s()) by cost.c too.
  */
 #ifndef PROBETOP_CPUTIME_H
 #define PROBETOP_CPUTIME_H
 
 #include <stdint.h>
+#include <time.h>
 
 struct cputime;
 struct tracer;
@@ -27,5 +28,8 @@ void cputime_free(struct cputime *c);
 
 /* The target's CPU time since cputime_new(), ns; 0 for NULL. */
 uint64_t cputime_ns(const struct cputime *c);
+
+/* Clock clk now, in seconds (the budget's and the cost meter's clocks). */
+double cputime_clock_s(clockid_t clk);
 
 #endif

@@ -16,7 +16,7 @@
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
-#include "tracer_impl.h"
+#include "tracer_state.h"
 #include "ulink.h"
 
 void forks_start(struct tracer *tr)

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * objects — the objects a tracer knows of its target; see objects.h.
+ */
+#include "objects.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "catalog.h"
+#include "pyframe.h"
+#include "tracer_state.h"
+
+bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].dev == dev && set->v[i].inode == inode)
+			return true;
+	return false;
+}
+
+int seen_add(struct seen_set *set, uint64_t dev, uint64_t inode)
+{
+	struct seen *v = realloc(set->v, (set->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	set->v = v;
+	v[set->n++] = (struct seen){ dev, inode };
+	return 0;
+}
+
+int objects_keep(struct tracer *tr, struct catalog *cat)
+{
+	struct catalog **c = realloc(tr->cats, (tr->ncats + 1) * sizeof(*c));
+
+	if (!c) {
+		catalog_free(cat);
+		return -ENOMEM;
+	}
+	tr->cats = c;
+	c[tr->ncats++] = cat;
+	return 0;
+}
+
+size_t tracer_objects(const struct tracer *tr, const struct cat_object **out,
+		      size_t max)
+{
+	size_t n = 0;
+
+	for (size_t c = tr->ncats; c-- > 0;) {
+		for (size_t i = 0; i < catalog_nobjects(tr->cats[c]); i++) {
+			const struct cat_object *obj =
+				catalog_object(tr->cats[c], i);
+			size_t j = 0;
+
+			while (j < n && (out[j]->dev != obj->dev ||
+					 out[j]->inode != obj->inode))
+				j++;
+			if (j == n && n < max)
+				out[n++] = obj;
+		}
+	}
+	return n;
+}
+
+void objects_py_setup(struct tracer *tr)
+{
+	const struct cat_object *objs[512];
+	size_t n;
+
+	if (!tr->py_wanted || pyframe_ready(tr->py, tr->pid))
+		return;
+	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
+	pyframe_setup(tr->py, tr->pid, objs, n, &tr->maps);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * objects — the objects a tracer knows of its target: the catalogs it
+ * keeps (each object's probes and symbols), the set of objects every
+ * live spec was offered (seen), and the target's CPython, set up from
+ * them once a spec reads Python frames. tracer_objects() (tracer.h)
+ * lists them. Called by tracer.c, attach.c and rescan.c; calls find/
+ * and name/ only.
+ */
+#ifndef PROBETOP_OBJECTS_H
+#define PROBETOP_OBJECTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct catalog;
+struct seen_set;
+struct tracer;
+
+/* Whether (dev, inode) is in set. */
+bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode);
+
+/* Add (dev, inode) to set. 0 or -ENOMEM. */
+int seen_add(struct seen_set *set, uint64_t dev, uint64_t inode);
+
+/* Keep cat among tr's catalogs, which now owns it (freed on failure).
+ * 0 or -ENOMEM. */
+int objects_keep(struct tracer *tr, struct catalog *cat);
+
+/* Set up the traced process's CPython when a spec reads Python frames
+ * and its objects show it (pyframe.h); a no-op once done. */
+void objects_py_setup(struct tracer *tr);
+
+#endif
