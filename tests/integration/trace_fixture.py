@@ -6,7 +6,7 @@ constants), strings (NUL-terminated, length-bounded, across a page
 boundary), a shared library, semaphores (restored after detach), function
 entry/return, latency with nesting; then the exit paths. Run with the
 argument "perf", all of it again on perf-event uprobes, the way kernels
-before 6.12 attach (PROBETOP_UPROBE=perf, engine/ulink.h)."""
+before 6.12 attach (PROBETOP_UPROBE=perf, engine/attach/ulink.h)."""
 
 import json
 import os
@@ -144,7 +144,7 @@ t.send("quit")
 t.stop()
 
 # -- globs: one link per object and role ---------------------------------------
-# (engine/ulink.h: closing a link costs the kernel one wait, so a spec's
+# (engine/attach/ulink.h: closing a link costs the kernel one wait, so a spec's
 # locations in one object share one uprobe_multi link per role; on
 # perf-event uprobes each location has its own)
 GLOB = {

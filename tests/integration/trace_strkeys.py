@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""String keys counted in address slots (engine/rostr.h): strings in the
+"""String keys counted in address slots (engine/attach/rostr.h): strings in the
 target's read-only code mappings are read once per address, the others
 at every event, and both land in one row per string, exactly. A library
 closed and another opened at the same address, holding another string,
