@@ -6,26 +6,30 @@
  * are parsed and -P names looked up first; then the target is opened
  * (a command is started, held before exec); then probesets are picked by
  * the probes the target's objects have, and every spec is attached.
+ *
+ * This file owns that order (session_open()), the rescans and the end;
+ * the options trace and the console share; what is said of a spec that
+ * attaches nowhere, waits or drops; and what metrics.h is given to
+ * render. The target is session_target.c's, the probesets and where each
+ * spec came from session_probesets.c's (session_impl.h); neither calls
+ * this file.
  */
 #include "session.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <linux/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include "catalog.h"
 #include "cmd.h"
 #include "export.h"
 #include "log.h"
 #include "nearest.h"
 #include "probetop.h"
 #include "proc.h"
-#include "shebang.h"
+#include "session_impl.h"
 
 _Static_assert(SESSION_MAX_SPECS == PT_MAX_SPECS, "one slot per spec id");
 
@@ -33,187 +37,6 @@ static void report_bad_file(const char *msg, void *ctx)
 {
 	(void)ctx;
 	cli_error("%s (skipped)", msg);
-}
-
-static int open_target(struct session *s, const struct session_args *a)
-{
-	char path[4096], elf[4096], why[600];
-	bool alive;
-	int err;
-
-	if (a->binary) {
-		if (catalog_find_file(a->binary, s->binary,
-				      sizeof(s->binary))) {
-			cli_error("-b %s: no such file (not in $PATH or the "
-				  "library directories)",
-				  a->binary);
-			return -1;
-		}
-		s->tr = tracer_new(TRACER_FILE, 0, s->binary, a->aggsize);
-		return s->tr ? 0 : -1; /* why is logged */
-	}
-	if (a->pid) {
-		s->pid = a->pid;
-		alive = proc_alive(a->pid);
-		s->tr = tracer_new(TRACER_PID, a->pid, NULL, a->aggsize);
-		if (!s->tr && errno == ESRCH && alive)
-			cli_error(
-				"pid %d exited before its probes were attached",
-				(int)a->pid);
-		else if (!s->tr && errno == ESRCH)
-			cli_error("no such process: %d", (int)a->pid);
-		else if (!s->tr && errno == EACCES)
-			cli_maps_denied((int)a->pid);
-		return s->tr ? 0 : -1;
-	}
-	if (catalog_find_file(a->command[0], path, sizeof(path)) ||
-	    access(path, X_OK)) {
-		cli_error("%s: command not found", a->command[0]);
-		return -1;
-	}
-	if (shebang_resolve(path, elf, sizeof(elf), why, sizeof(why))) {
-		cli_error("%s", why);
-		return -1;
-	}
-	err = launch_start(a->command, a->quiet_command, &s->l);
-	if (err) {
-		cli_error("cannot start %s: %s", a->command[0], strerror(-err));
-		return -1;
-	}
-	s->launched = true;
-	s->execs_said = 1; /* its own exec is not news */
-	s->pid = s->l.pid;
-	s->tr = tracer_new(TRACER_PID, s->pid, NULL, a->aggsize);
-	if (!s->tr)
-		return -1;
-	if (tracer_add_command_files(s->tr, elf))
-		return -1;
-	/* else: found by the rescan, later */
-	tracer_hold_dlopen(s->tr, elf);
-	tracer_hold_exec(s->tr);
-	return 0;
-}
-
-/* NUL-separated copies of strs (NULL-terminated) into *out, *len. */
-static int join_strings(char *const *strs, char **out, size_t *len)
-{
-	size_t n = 0;
-	char *buf;
-
-	for (char *const *p = strs; *p; p++)
-		n += strlen(*p) + 1;
-	buf = malloc(n + 1);
-	if (!buf)
-		return -ENOMEM;
-	*len = n;
-	n = 0;
-	for (char *const *p = strs; *p; p++) {
-		size_t l = strlen(*p) + 1;
-
-		memcpy(buf + n, *p, l);
-		n += l;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	return 0;
-}
-
-/* The target's environment and command line, for session_unmet(): a
- * process's from /proc, a command's from ours and its argv. Without them
- * (-b, or /proc hidden) nothing is said. */
-static void read_target_env(struct session *s, const struct session_args *a)
-{
-	int err;
-
-	if (a->pid)
-		err = proc_strings(s->pid, "environ", &s->env, &s->envlen) ||
-		      proc_strings(s->pid, "cmdline", &s->argv, &s->argvlen);
-	else if (a->command)
-		err = join_strings(environ, &s->env, &s->envlen) ||
-		      join_strings(a->command, &s->argv, &s->argvlen);
-	else
-		return;
-	if (err) {
-		free(s->env);
-		free(s->argv);
-		s->env = s->argv = NULL;
-	}
-}
-
-/* Whether the target meets n's requires; unknown (no environ) is "yes",
- * so nothing is said or attached on a guess. */
-static bool target_meets(const struct session *s, const struct ps_note *n)
-{
-	return !s->env ||
-	       probeset_note_met(n, s->env, s->envlen, s->argv, s->argvlen);
-}
-
-/* An optional spec that the target was started to serve: its probe has
- * requires (a flag, an env var), and the target meets them. */
-static bool asked_by_target(const struct session *s, const struct ps_spec *r)
-{
-	const struct ps_note *n = session_note(s, r->spec.probe[0].provider,
-					       r->spec.probe[0].name);
-
-	return s->env && n && n->nrequires && target_meets(s, n);
-}
-
-static bool detected(const struct session *s, const struct probeset *ps)
-{
-	for (int d = 0; d < ps->ndetect; d++)
-		if (tracer_has_probe(s->tr, &ps->detect[d]))
-			return true;
-	return false;
-}
-
-/* -P names (checked before the target is opened), or what is detected. */
-static int pick_named(struct session *s, const struct session_args *a)
-{
-	for (int i = 0; i < a->nsets; i++) {
-		const struct probeset *ps =
-			probesets_find(&s->sets, a->sets[i]);
-
-		if (!ps) {
-			cli_error("-P %s: no such probeset; see probetop "
-				  "probesets",
-				  a->sets[i]);
-			return -1;
-		}
-		s->picked[s->npicked++] = ps;
-	}
-	return 0;
-}
-
-static bool is_picked(const struct session *s, const struct probeset *ps)
-{
-	for (int i = 0; i < s->npicked; i++)
-		if (s->picked[i] == ps)
-			return true;
-	return false;
-}
-
-/* Pick every probeset (not picked yet) whose detect probes are there. */
-static void pick_detected(struct session *s)
-{
-	for (size_t i = 0; i < s->sets.n && s->npicked < SESSION_MAX_SETS;
-	     i++) {
-		const struct probeset *ps = s->sets.sets[i];
-
-		if (!ps->kernel && !is_picked(s, ps) && detected(s, ps))
-			s->picked[s->npicked++] = ps;
-	}
-}
-
-/* Pick the builtin kernel probesets (io, process) not picked yet. */
-static void pick_kernel(struct session *s)
-{
-	for (size_t i = 0; i < s->sets.n && s->npicked < SESSION_MAX_SETS;
-	     i++) {
-		const struct probeset *ps = s->sets.sets[i];
-
-		if (ps->kernel && !is_picked(s, ps))
-			s->picked[s->npicked++] = ps;
-	}
 }
 
 #define HINT_OBJECTS 1024 /* objects searched for a suggestion */
@@ -387,93 +210,6 @@ static int check_attached(const struct session *s, const struct spec *spec,
 	return 0;
 }
 
-/* Have the kernel watch the target for a kernel probeset. 0 or -1. */
-static int attach_kernel_set(struct session *s, const struct probeset *ps)
-{
-	bool io = ps->kernel == PS_KERNEL_IO;
-	int err;
-
-	if (s->binary[0]) {
-		cli_error("-P %s needs -p PID or a command, not -b", ps->name);
-		return -1;
-	}
-	err = tracer_watch(s->tr, s->pid, io ? PT_WATCH_IO : PT_WATCH_PROC);
-	if (err) {
-		cli_error("-P %s: cannot watch %d: %s", ps->name, (int)s->pid,
-			  strerror(-err));
-		return -1;
-	}
-	if (io)
-		s->io = true;
-	else
-		s->proc = true;
-	return 0;
-}
-
-/* Whether the target can serve sp's keys: one that reads Python frames
- * only where the tracer can read them (tracer_py_readable()). */
-static bool keys_served(const struct session *s, const struct spec *sp)
-{
-	for (int i = 0; i < sp->nkeys; i++)
-		if (spec_key_is_py(&sp->keys[i]))
-			return tracer_py_readable(s->tr);
-	return true;
-}
-
-const struct ps_spec *session_pick_alt(const struct session *s,
-				       const struct probeset *ps,
-				       const struct ps_spec *r)
-{
-	for (; r; r = probeset_next_alt(ps, r))
-		if (tracer_has_probe(s->tr, &r->spec.probe[0]) &&
-		    keys_served(s, &r->spec))
-			return r;
-	return NULL;
-}
-
-/* Attach one picked probeset: its specs (optional ones only with
- * asked_by_target(); of alternatives, session_pick_alt()'s), or what the kernel
- * watches.
- * 0 or -1 (said). */
-static int attach_set(struct session *s, const struct probeset *ps)
-{
-	if (ps->kernel)
-		return attach_kernel_set(s, ps);
-	for (int k = 0; k < ps->nspecs; k++) {
-		const struct ps_spec *r = &ps->specs[k], *first = r;
-		int id;
-
-		if (r->alt)
-			continue; /* chosen with the first of its name */
-		if (probeset_next_alt(ps, r))
-			r = session_pick_alt(s, ps, first = r);
-		if (!r || (r->optional && !asked_by_target(s, r)))
-			continue;
-		if (r != first && !keys_served(s, &first->spec))
-			log_msg(LOG_INFO,
-				"-P %s: %s.%s is '%s': the first choice reads "
-				"Python frames, which probetop reads in one "
-				"process of a CPython 3.8-3.13 only",
-				ps->name, ps->sections[r->section].name,
-				r->name, r->spec.text);
-		id = session_add(s, &r->spec, ps, r);
-		if (id < 0) {
-			cli_error("-P %s: '%s': cannot attach: %s", ps->name,
-				  r->spec.text, strerror(-id));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static int attach_sets(struct session *s)
-{
-	for (int i = 0; i < s->npicked; i++)
-		if (attach_set(s, s->picked[i]))
-			return -1;
-	return 0;
-}
-
 int session_rescan(struct session *s, int *new_sets,
 		   const struct tracer_exec **exec)
 {
@@ -481,9 +217,9 @@ int session_rescan(struct session *s, int *new_sets,
 	const struct tracer_exec *x = tracer_exec(s->tr);
 
 	if (n >= 0 && s->detecting) {
-		pick_detected(s);
+		session_pick_detected(s);
 		for (int i = before; i < s->npicked; i++)
-			attach_set(s, s->picked[i]);
+			session_attach_set(s, s->picked[i]);
 	}
 	tracer_resume(s->tr);
 	*new_sets = s->npicked - before;
@@ -514,17 +250,17 @@ int session_open(struct session *s, const struct session_args *a)
 		ret = 1;
 		goto fail;
 	}
-	if (pick_named(s, a))
+	if (session_pick_named(s, a))
 		goto fail;
 	ret = 1;
-	if (open_target(s, a))
+	if (session_open_target(s, a))
 		goto fail;
-	read_target_env(s, a);
+	session_read_target_env(s, a);
 	s->detecting = !a->nsets && !a->nspecs;
 	if (s->detecting)
-		pick_detected(s);
+		session_pick_detected(s);
 	if (a->with_kernel)
-		pick_kernel(s);
+		session_pick_kernel(s);
 	for (int i = 0; i < a->nspecs; i++) {
 		int id = session_add(s, &specs[i], NULL, NULL), bad;
 
@@ -539,7 +275,7 @@ int session_open(struct session *s, const struct session_args *a)
 			goto fail;
 		}
 	}
-	if (attach_sets(s))
+	if (session_attach_sets(s))
 		goto fail;
 	free(specs);
 	return 0;
@@ -645,109 +381,6 @@ int session_arg(struct session_args *a, int opt, const char *arg)
 	}
 }
 
-int session_release(struct session *s)
-{
-	int err;
-
-	if (s->launched && s->l.go_fd >= 0) {
-		err = launch_release(&s->l);
-		if (err) {
-			cli_error("cannot run the command: %s", strerror(-err));
-			s->l.pid = -1;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-const struct ps_note *session_note(const struct session *s,
-				   const char *provider, const char *name)
-{
-	for (size_t i = 0; i < s->sets.n; i++) {
-		const struct ps_note *n =
-			probeset_note(s->sets.sets[i], provider, name);
-
-		if (n)
-			return n;
-	}
-	return NULL;
-}
-
-const struct ps_note *session_unmet(const struct session *s,
-				    const char *provider, const char *name)
-{
-	const struct ps_note *n = session_note(s, provider, name);
-
-	return n && !target_meets(s, n) ? n : NULL;
-}
-
-/* The note on probe p worth a warning: unmet requirements, or for a
- * spec of the user's own (-e) a probe that may stay silent. */
-static const struct ps_note *warn_note(const struct session *s, int id,
-				       const struct spec_probe *p)
-{
-	const struct ps_note *n;
-
-	if (p->fn)
-		return NULL;
-	n = session_note(s, p->provider, p->name);
-	if (!n)
-		return NULL;
-	if (n->nrequires)
-		return target_meets(s, n) ? NULL : n;
-	return n->silent[0] && !s->specs[id].ps ? n : NULL;
-}
-
-void session_warn_unmet(const struct session *s)
-{
-	const struct ps_note *said[SESSION_MAX_SPECS];
-	int nsaid = 0;
-
-	for (int id = 0; id < tracer_nspecs(s->tr); id++) {
-		const struct tracer_spec_info *info =
-			tracer_spec_info(s->tr, id);
-
-		for (int r = 0; info && r < info->spec->nprobes; r++) {
-			const struct spec_probe *p = &info->spec->probe[r];
-			const struct ps_note *n = warn_note(s, id, p);
-			int k = 0;
-
-			while (n && k < nsaid && said[k] != n)
-				k++;
-			if (!n || k < nsaid || nsaid == SESSION_MAX_SPECS)
-				continue;
-			said[nsaid++] = n;
-			if (n->nrequires)
-				cli_error("%s will not fire: process %d was "
-					  "started without %s",
-					  n->probe, (int)s->pid,
-					  n->requires_shown);
-			else
-				cli_error("%s:%s may not fire: %s", p->provider,
-					  p->name, n->silent);
-		}
-	}
-}
-
-void session_end_command(struct session *s)
-{
-	if (!s->launched || s->l.pid <= 0 || s->l.go_fd >= 0)
-		return; /* not ours, gone, or never released */
-	if (kill(s->l.pid, SIGTERM))
-		return;
-	kill(s->l.pid, SIGCONT); /* held at a dlopen or exec: let it end */
-	for (int i = 0; i < 100; i++) { /* 1 s to finish, then SIGKILL */
-		if (waitpid(s->l.pid, NULL, WNOHANG) == s->l.pid) {
-			s->l.pid = -1;
-			return;
-		}
-		usleep(10000);
-	}
-	kill(s->l.pid, SIGKILL);
-	waitpid(s->l.pid, NULL, 0);
-	s->l.pid = -1;
-}
-
 void session_close(struct session *s)
 {
 	if (s->l.pid > 0 && s->l.go_fd >= 0)
@@ -765,115 +398,6 @@ void session_close(struct session *s)
 	free(s->pidcmds);
 	s->pidcmds = NULL;
 	s->npidcmds = s->cappidcmds = 0;
-}
-
-int session_add(struct session *s, const struct spec *spec,
-		const struct probeset *ps, const struct ps_spec *role)
-{
-	int id = tracer_add(s->tr, spec), hid = -1;
-
-	if (id < 0)
-		return id;
-	if (role && role->needs[0]) {
-		struct spec need;
-		char err[128];
-
-		if (!spec_parse(role->needs, &need, err, sizeof(err)))
-			hid = tracer_add(s->tr, &need);
-		if (hid >= 0)
-			tracer_keep_exact(s->tr, hid); /* its semaphore */
-		if (hid >= 0)
-			s->specs[hid] =
-				(struct session_spec){ .used = true,
-						       .ps = ps,
-						       .helper = true,
-						       .helper_id = -1 };
-	}
-	s->specs[id] = (struct session_spec){
-		.used = true, .ps = ps, .role = role, .helper_id = hid
-	};
-	return id;
-}
-
-/* Name pid into buf[0..n) (session_pid_command()). */
-static void name_pid(const struct session *s, uint32_t pid, char *buf, size_t n)
-{
-	char line[512];
-	const char *slash, *sp;
-
-	if ((proc_cmdline((pid_t)pid, line, sizeof(line)) || !line[0]) &&
-	    tracer_pid_name(s->tr, pid, line, sizeof(line))) {
-		snprintf(buf, n, "(exited)");
-		return;
-	}
-	sp = strchr(line, ' ');
-	slash = memrchr(line, '/', sp ? (size_t)(sp - line) : strlen(line));
-	snprintf(buf, n, "%s", slash ? slash + 1 : line);
-}
-
-/* Room for one more in s->pidcmds; false when it is full. */
-static bool pidcmd_room(struct session *s)
-{
-	size_t cap = s->cappidcmds ? 2 * s->cappidcmds : 16;
-	struct model_pidcmd *v;
-
-	if (s->npidcmds < s->cappidcmds)
-		return true;
-	if (s->npidcmds == SESSION_PIDCMDS)
-		return false;
-	v = realloc(s->pidcmds, cap * sizeof(*v));
-	if (!v)
-		return false;
-	s->pidcmds = v;
-	s->cappidcmds = cap;
-	return true;
-}
-
-const char *session_pid_command(struct session *s, uint32_t pid)
-{
-	size_t at = model_pidcmd_at(s->pidcmds, s->npidcmds, pid);
-	struct model_pidcmd *c;
-
-	if (at < s->npidcmds && s->pidcmds[at].pid == pid)
-		return s->pidcmds[at].cmd;
-	if (!pidcmd_room(s)) {
-		name_pid(s, pid, s->pidcmd_spare, sizeof(s->pidcmd_spare));
-		return s->pidcmd_spare;
-	}
-	c = &s->pidcmds[at];
-	memmove(c + 1, c, (s->npidcmds++ - at) * sizeof(*c));
-	c->pid = pid;
-	name_pid(s, pid, c->cmd, sizeof(c->cmd));
-	return c->cmd;
-}
-
-int session_remove(struct session *s, int id)
-{
-	int err;
-
-	if (id < 0 || id >= SESSION_MAX_SPECS || !s->specs[id].used)
-		return -ENOENT;
-	if (s->specs[id].helper_id >= 0)
-		tracer_remove(s->tr, s->specs[id].helper_id);
-	if (s->specs[id].helper_id >= 0)
-		s->specs[s->specs[id].helper_id].used = false;
-	err = tracer_remove(s->tr, id);
-	s->specs[id].used = false;
-	return err;
-}
-
-int session_role(const struct session *s, const char *section, const char *name)
-{
-	for (int id = 0; id < SESSION_MAX_SPECS; id++) {
-		const struct session_spec *ss = &s->specs[id];
-
-		if (ss->used && ss->role &&
-		    !strcmp(ss->ps->sections[ss->role->section].name,
-			    section) &&
-		    !strcmp(ss->role->name, name))
-			return id;
-	}
-	return -1;
 }
 
 /* metrics.h's origin callback: the spec's probeset role and its labels */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trace_out — the renderers of an agg snapshot for `probetop trace`:
- * DTrace-like text, one JSON object per line, and folded stacks
- * (trace_folded.c) (docs/probetop.1).
+ * DTrace-like text, one JSON object per line (trace_json.c), and folded
+ * stacks (trace_folded.c) (docs/probetop.1).
  */
 #ifndef PROBETOP_TRACE_OUT_H
 #define PROBETOP_TRACE_OUT_H

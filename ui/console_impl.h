@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * console_impl — struct console, private to the files of the console:
+ * console.c (the life cycle, the loop, picking a process),
+ * console_keys.c (keys into actions), console_requests.c (the views'
+ * requests carried out) and console_screen.c (what the screen shows).
+ * Nothing else includes it; console.h is the console's face.
+ *
+ * Calls go one way: console.c calls the three others, console_keys.c
+ * calls console_requests.c and console_screen.c, console_requests.c
+ * calls console_screen.c, which calls none of them.
+ */
+#ifndef PROBETOP_CONSOLE_IMPL_H
+#define PROBETOP_CONSOLE_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agg.h"
+#include "session.h"
+#include "view.h"
+
+struct conmodel;
+struct export;
+
+#define LOG_MAX 200
+#define MAX_VIEWS 16
+
+struct vstate {
+	const struct view_ops *ops;
+	void *st;
+};
+
+/* A spec switched off with a probe in Probes, kept under each probe it
+ * attached (one group), so that Space on any of them brings it back once
+ * and as it was (a -e spec's keys, a probeset's role), not a plain count. */
+struct parked {
+	char probe[SPEC_TEXT_MAX]; /* object:provider:name */
+	char text[SPEC_TEXT_MAX];
+	const struct probeset *ps;
+	const struct ps_spec *role;
+	unsigned int group;
+};
+
+struct console {
+	struct session s;
+	struct parked *parked;
+	size_t nparked, parked_cap;
+	unsigned int park_groups;
+	struct agg *agg;
+	struct export *ex; /* --listen, or NULL */
+	struct conmodel *cm;
+	struct model m;
+	struct vstate views[MAX_VIEWS];
+	int nviews, cur, prev;
+	char *log[LOG_MAX];
+	size_t nlog;
+	char status[256];
+	char said_why[sizeof(((struct model *)0)->frames_why)]; /* in Messages */
+	double next_tick, last_read;
+	double given_interval; /* -i, which bounds + and - if outside theirs */
+	int sigfd, pidfd;
+	bool prompting;
+	char prompt[32], answer[64];
+	bool quit;
+	double duration_s, deadline; /* -d; 0: none */
+};
+
+/* console_screen.c ---------------------------------------------------- */
+
+/* fmt on the status line (made inert) and in Messages (LOG_INFO). */
+void console_say(struct console *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The index in c->views of the view called name; 0 (the first) if none. */
+int console_view_index(const struct console *c, const char *name);
+
+/* Draw the screen: the current view between the header (the picker's
+ * one line, else two) and the footer; a note alone on a screen under
+ * 40x10. */
+void console_redraw(struct console *c);
+
+/* console_requests.c -------------------------------------------------- */
+
+/* Carry out the request a view returned (attach, detach, show a view,
+ * prompt...); the model is refreshed after those that change it. */
+void console_carry_out(struct console *c, const struct request *r);
+
+/* The model from the engine; a new reason for Top's missing frames goes
+ * to Messages too. */
+void console_refresh_model(struct console *c);
+
+/* console_keys.c ------------------------------------------------------ */
+
+/* Every key waiting on stdin: to the prompt while one is up, else as an
+ * action to the current view, and to the console when the view does not
+ * handle it. */
+void console_read_keys(struct console *c);
+
+/* Key ch while a prompt is up: Esc drops it, Enter sends the answer to
+ * the current view (ACT_TEXT), Backspace and printable ASCII edit it. */
+void console_prompt_key(struct console *c, int ch);
+
+#endif
