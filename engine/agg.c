@@ -177,6 +177,7 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 
 	snap->events = snap->events_total = 0;
 	snap->events_mark = snap->events_mark_total = AGG_EXACT;
+	agg->shown = false;
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		struct agg_spec *as = &agg->specs[s];
 		const struct budget_est *e = &est[as->id];
@@ -203,10 +204,10 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 			if (i + AGG_AHEAD < as->nrows)
 				aggrows_prefetch(
 					arow_of(as->rows[i + AGG_AHEAD]));
-			aggrows_show(arow_of(as->rows[i]),
-				     arow_of(as->rows[i])->stamp ==
-					     agg->interval,
-				     e);
+			agg->shown |= aggrows_show(
+				arow_of(as->rows[i]),
+				arow_of(as->rows[i])->stamp == agg->interval,
+				e);
 		}
 		/* the lower bounds add up to one; estimates may not */
 		raw += estimate_events(agg, as, e);
@@ -288,7 +289,7 @@ const struct agg_snapshot *agg_read_step(struct agg *agg, double step_s)
 		return NULL;
 	}
 	if (!err) {
-		for (size_t i = 0; i < agg->nrows; i++) {
+		for (size_t i = 0; i < agg->nrows && agg->shown; i++) {
 			if (i + AGG_AHEAD < agg->nrows)
 				aggrows_prefetch(agg->rows[i + AGG_AHEAD]);
 			aggrows_raw(agg->rows[i]);

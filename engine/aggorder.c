@@ -137,16 +137,46 @@ static void mark_ordered(const struct agg_row *r)
 	a->ord_total = r->total;
 }
 
-/* Merge the sorted u[0..nu) and t[0..nt) into out. */
+/* The first i in u[lo..n) (sorted) that row *t goes before, by galloping
+ * from lo: steps that double, then a binary search. */
+static size_t gallop(const struct agg_row **u, size_t lo, size_t n,
+		     const struct agg_row **t)
+{
+	size_t hi = lo, step = 1;
+
+	while (hi < n && cmp_rows(t, &u[hi]) >= 0) {
+		lo = hi + 1;
+		hi = lo + step;
+		step *= 2;
+	}
+	hi = hi < n ? hi : n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_rows(t, &u[mid]) >= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Merge the sorted u[0..nu) and the few t[0..nt) into out, each t put in
+ * place by gallop(): the runs of u between them are copied whole. */
 static void merge(const struct agg_row **u, size_t nu, const struct agg_row **t,
 		  size_t nt, const struct agg_row **out)
 {
-	size_t i = 0, j = 0, o = 0;
+	size_t i = 0, o = 0;
 
-	while (i < nu && j < nt)
-		out[o++] = cmp_rows(&t[j], &u[i]) < 0 ? t[j++] : u[i++];
+	for (size_t j = 0; j < nt; j++) {
+		size_t to = gallop(u, i, nu, &t[j]);
+
+		memcpy(out + o, u + i, (to - i) * sizeof(*out));
+		o += to - i;
+		i = to;
+		out[o++] = t[j];
+	}
 	memcpy(out + o, u + i, (nu - i) * sizeof(*out));
-	memcpy(out + o + nu - i, t + j, (nt - j) * sizeof(*out));
 }
 
 /*

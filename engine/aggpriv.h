@@ -106,6 +106,8 @@ struct agg {
 	unsigned int aprev_gen[PT_MAX_SPECS];
 	void *keys, *vals; /* batch buffers */
 	bool changed, prev_changed; /* a row came or moved, now / before */
+	bool shown; /* a row's totals show other than what was counted
+		       (aggrows_raw() has work at the next read) */
 	struct layout layout[PT_MAX_SPECS];
 	struct budget *budget;
 	bool est_total[PT_MAX_SPECS]; /* a spec's totals hold estimates */

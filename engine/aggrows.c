@@ -660,7 +660,7 @@ void aggrows_raw(struct arow *r)
 		r->row.b_total = r->buckets + PT_NBUCKETS;
 }
 
-void aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
+bool aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 {
 	uint64_t *est_b = r->buckets ? r->buckets + 3 * PT_NBUCKETS : NULL;
 	double c, est, sys, var, lo, f;
@@ -712,4 +712,5 @@ void aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 	} else if (r->row.mark_total == AGG_BOUND && !est_b) {
 		r->row.total = (uint64_t)r->lo_total;
 	}
+	return r->row.mark_total != AGG_EXACT;
 }

@@ -100,9 +100,10 @@ void aggrows_raw(struct arow *r);
  * After a read: r's interval values (zero unless touched: a source
  * added to it in this read) stand for what e says (budget_row()); keep
  * its counted and estimated totals and show each of count and total as
- * its mark says: an estimate's value, or what was counted.
+ * its mark says: an estimate's value, or what was counted. Whether its
+ * totals show other than what was counted (aggrows_raw() has work).
  */
-void aggrows_show(struct arow *r, bool touched, const struct budget_est *e);
+bool aggrows_show(struct arow *r, bool touched, const struct budget_est *e);
 
 /* Ask the memory for what a pass over the rows reads and writes of row r
  * (its bookkeeping and its numbers), a few rows ahead of the one it is

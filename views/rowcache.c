@@ -6,8 +6,9 @@
  * carry the round that last got or put them. A get touches its one slot,
  * which rowcache_prefetch() can ask for ahead; the sweep is one pass over
  * the slots, deleting the stale ones by moving their probe chains back
- * (no tombstones to lengthen the chains). An entry that a deletion moves
- * into a slot the pass has left behind is looked at by the next sweep.
+ * (no tombstones to lengthen the chains), and no pass at all when the
+ * round used every entry. An entry that a deletion moves into a slot the
+ * pass has left behind is looked at by the next sweep.
  */
 #include "rowcache.h"
 
@@ -26,6 +27,7 @@ struct rowcache {
 	struct slot *s;
 	size_t cap, n; /* cap a power of two, or 0 */
 	unsigned int round;
+	size_t used; /* entries this round got or put */
 	void (*free_fn)(void *);
 };
 
@@ -127,12 +129,21 @@ void rowcache_prefetch(const struct rowcache *c, uint64_t id)
 		__builtin_prefetch(&c->s[home(id, c->cap)], 1);
 }
 
+void rowcache_prefetch_value(const struct rowcache *c, uint64_t id)
+{
+	const struct slot *s = find(c, id);
+
+	if (s)
+		__builtin_prefetch(s->v, 1);
+}
+
 void *rowcache_get(struct rowcache *c, uint64_t id)
 {
 	struct slot *s = find(c, id);
 
 	if (!s)
 		return NULL;
+	c->used += s->round != c->round;
 	s->round = c->round;
 	return s->v;
 }
@@ -143,18 +154,20 @@ int rowcache_put(struct rowcache *c, uint64_t id, void *v)
 		return -ENOMEM;
 	place(c->s, c->cap, &(struct slot){ id, v, c->round });
 	c->n++;
+	c->used++;
 	return 0;
 }
 
 void rowcache_sweep(struct rowcache *c)
 {
-	for (size_t i = 0; i < c->cap; i++) {
+	for (size_t i = 0; i < c->cap && c->used < c->n; i++) {
 		while (c->s[i].id && c->s[i].round != c->round) {
 			c->free_fn(c->s[i].v);
 			delete_at(c, i);
 		}
 	}
 	c->round++;
+	c->used = 0;
 }
 
 void rowcache_clear(struct rowcache *c)
@@ -164,5 +177,5 @@ void rowcache_clear(struct rowcache *c)
 			c->free_fn(c->s[i].v);
 	if (c->cap)
 		memset(c->s, 0, c->cap * sizeof(*c->s));
-	c->n = 0;
+	c->n = c->used = 0;
 }

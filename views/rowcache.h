@@ -28,6 +28,10 @@ void rowcache_free(struct rowcache *c);
  * not wait for it (a loop over rows prefetches a few rows ahead). */
 void rowcache_prefetch(const struct rowcache *c, uint64_t id);
 
+/* The same for the value kept by id, once its slot is in (a
+ * rowcache_prefetch() earlier); nothing if it has none. */
+void rowcache_prefetch_value(const struct rowcache *c, uint64_t id);
+
 /* The value of id, kept for this round, or NULL. */
 void *rowcache_get(struct rowcache *c, uint64_t id);
 

@@ -18,7 +18,9 @@
  * in its life and kept by its id (rowcache.h): at a hundred thousand
  * rows, formatting every key each interval was most of a refresh. Rows
  * are sorted as small records (struct top_sort) and then laid out in
- * their order, rather than moved about by the sort.
+ * their order, rather than moved about by the sort; and as rows keep
+ * their place (below), those whose band did not change are in order
+ * already: only the others are sorted, and merged in.
  *
  * Rows keep their place: numeric columns sort by bands a quarter of an
  * octave wide, and rows in one band keep the order they had on the last
@@ -76,6 +78,7 @@ struct top_text {
 	uint64_t hash; /* hash_key(spec, key) */
 	uint64_t rank; /* its place in refresh ranked (struct top.refresh) */
 	unsigned int ranked;
+	int band; /* its band then */
 	int nlen, wlen; /* strlen() of name and where */
 	const char *name, *where; /* FUNCTION, FILE:LINE columns */
 	char key[]; /* model_key_text(" "), the identity; then name, where */
@@ -122,7 +125,9 @@ _Static_assert(sizeof(struct top_sort) == 32, "a sort record is 32 bytes");
 struct top {
 	struct top_row *rows, *built; /* in order; as rebuild() adds them */
 	struct top_sort *keys; /* rebuild()'s sort: of the rows, */
-	const struct top_sort **order; /* in order */
+	const struct top_sort **order; /* in order; */
+	const struct top_sort **kept, **moved; /* those in their band, by
+						  place, and the others */
 	size_t n, cap;
 	struct rowcache *texts; /* row id -> struct top_text */
 	bool texts_frames; /* the frames flag they were made with */
@@ -442,6 +447,14 @@ static int row_room(struct top *t)
 	if (!p)
 		return -1;
 	t->order = p;
+	p = realloc(t->kept, cap * sizeof(*p));
+	if (!p)
+		return -1;
+	t->kept = p;
+	p = realloc(t->moved, cap * sizeof(*p));
+	if (!p)
+		return -1;
+	t->moved = p;
 	t->cap = cap;
 	return 0;
 }
@@ -530,17 +543,86 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 }
 
 /* Sort t->built[0..n) into t->rows (cmp_rows()). */
+/* Whether row r is in the band it was in on the last refresh, which
+ * placed it at r->rank (of t->nprev): then it is in order among the
+ * others that are (numeric columns sort by band, then place). */
+static bool kept_band(const struct top *t, const struct top_row *r)
+{
+	return t->sort != COL_NAME && r->rank < t->nprev &&
+	       r->text->ranked == t->refresh && r->text->rank == r->rank &&
+	       r->text->band == r->band;
+}
+
+/* The first i in a[lo..n) (sorted) that b goes before (cmp_rows()), by
+ * galloping from lo: steps that double, then a binary search. */
+static size_t gallop(const struct top *t, const struct top_sort **a, size_t lo,
+		     size_t n, const struct top_sort **b)
+{
+	size_t hi = lo, step = 1;
+	void *arg = (void *)&t->sort;
+
+	while (hi < n && cmp_rows(b, &a[hi], arg) >= 0) {
+		lo = hi + 1;
+		hi = lo + step;
+		step *= 2;
+	}
+	hi = hi < n ? hi : n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_rows(b, &a[mid], arg) >= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Merge the sorted a[0..na) and the few b[0..nb) into out (cmp_rows(); a
+ * first of equals), each b put in place by gallop(): the runs of a
+ * between them are copied whole. */
+static void merge(const struct top *t, const struct top_sort **a, size_t na,
+		  const struct top_sort **b, size_t nb,
+		  const struct top_sort **out)
+{
+	size_t i = 0, o = 0;
+
+	for (size_t j = 0; j < nb; j++) {
+		size_t to = gallop(t, a, i, na, &b[j]);
+
+		memcpy(out + o, a + i, (to - i) * sizeof(*out));
+		o += to - i;
+		i = to;
+		out[o++] = b[j];
+	}
+	memcpy(out + o, a + i, (na - i) * sizeof(*out));
+}
+
+/* Sort t->built[0..n) into t->rows (cmp_rows()): the rows that kept
+ * their band are laid out by their place, the others sorted and merged
+ * in; what a sort of all would make. */
 static void sort_rows(struct top *t)
 {
+	size_t nkept = 0, nmoved = 0;
+
+	if (t->nprev)
+		memset(t->kept, 0, t->nprev * sizeof(*t->kept));
 	for (size_t i = 0; i < t->n; i++) {
 		const struct top_row *r = &t->built[i];
 
 		t->keys[i] = (struct top_sort){ r->band, (uint32_t)r->rank,
 						sort_value(r, t->sort),
 						r->total, r };
-		t->order[i] = &t->keys[i];
+		if (kept_band(t, r))
+			t->kept[r->rank] = &t->keys[i];
+		else
+			t->moved[nmoved++] = &t->keys[i];
 	}
-	qsort_r(t->order, t->n, sizeof(*t->order), cmp_rows, &t->sort);
+	for (size_t i = 0; i < t->nprev; i++)
+		if (t->kept[i])
+			t->kept[nkept++] = t->kept[i];
+	qsort_r(t->moved, nmoved, sizeof(*t->moved), cmp_rows, &t->sort);
+	merge(t, t->kept, nkept, t->moved, nmoved, t->order);
 	for (size_t i = 0; i < t->n; i++)
 		t->rows[i] = *t->order[i]->r;
 }
@@ -569,16 +651,19 @@ static void begin_texts(struct top *t, bool frames)
 }
 
 /* Before the k-th row of as is added: ask the memory for what rows a
- * little further on will need (their row, its count, their texts' slot),
- * so that a hundred thousand rows are not read one cache miss at a time. */
+ * little further on will need (their row, its count, their texts' slot,
+ * then their texts), so that a hundred thousand rows are not read one
+ * cache miss at a time. */
 static void prefetch(const struct top *t, const struct agg_spec *as, size_t k)
 {
-	if (k + 16 < as->nrows) {
-		__builtin_prefetch(as->rows[k + 16]);
-		__builtin_prefetch(&as->rows[k + 16]->count);
+	if (k + 24 < as->nrows) {
+		__builtin_prefetch(as->rows[k + 24]);
+		__builtin_prefetch(&as->rows[k + 24]->count);
 	}
+	if (k + 16 < as->nrows)
+		rowcache_prefetch(t->texts, as->rows[k + 16]->id);
 	if (k + 8 < as->nrows)
-		rowcache_prefetch(t->texts, as->rows[k + 8]->id);
+		rowcache_prefetch_value(t->texts, as->rows[k + 8]->id);
 }
 
 /* Add the rows of the snapshot's specs Top shows: the frames' (fr), or
@@ -613,6 +698,7 @@ static void place_rows(struct top *t, bool all)
 			__builtin_prefetch(t->rows[i + 8].text, 1);
 		t->rows[i].text->rank = i;
 		t->rows[i].text->ranked = t->refresh;
+		t->rows[i].text->band = t->rows[i].band;
 	}
 }
 
@@ -690,6 +776,8 @@ static void top_close(void *st)
 	free(t->built);
 	free(t->keys);
 	free(t->order);
+	free(t->kept);
+	free(t->moved);
 	rowcache_free(t->texts);
 	for (size_t i = 0; i < t->nscratch; i++)
 		free(t->scratch[i]);
