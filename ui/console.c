@@ -46,6 +46,9 @@
 #include "view.h"
 
 #define RESCAN_S 0.2
+/* The longest walk of the maps between two reads of the keyboard
+ * (agg_read_step()) */
+#define READ_STEP_S 0.004
 
 static volatile sig_atomic_t curses_up;
 
@@ -201,13 +204,19 @@ static void publish(struct console *c, const struct agg_snapshot *snap)
 				  "metrics");
 }
 
-static void tick(struct console *c)
+/* Start an interval's read, unless paused or the target's end was read;
+ * true if one is under way (read_step()). */
+static bool tick_start(struct console *c)
 {
 	if (c->m.pid && !c->m.exited)
 		fill_target(c); /* it may have exec()ed */
-	if (c->m.paused || (c->m.exited && c->m.snap))
-		return;
-	c->m.snap = agg_read(c->agg);
+	return !c->m.paused && !(c->m.exited && c->m.snap);
+}
+
+/* The interval's snapshot is read (or could not be): show it. */
+static void tick_end(struct console *c, const struct agg_snapshot *snap)
+{
+	c->m.snap = snap;
 	if (c->m.snap)
 		say_new_drops(c->m.snap);
 	publish(c, c->m.snap);
@@ -224,6 +233,18 @@ static void tick(struct console *c)
 				console_carry_out(c, &r);
 		}
 	}
+}
+
+/* One step of the read under way (agg_read_step()), the views ticked if
+ * it was the last; true then. */
+static bool read_step(struct console *c)
+{
+	const struct agg_snapshot *snap = agg_read_step(c->agg, READ_STEP_S);
+
+	if (!snap && errno == EAGAIN)
+		return false;
+	tick_end(c, snap);
+	return true;
 }
 
 /* Attach to what the target mapped since (dlopen, exec); notice its end. */
@@ -261,9 +282,33 @@ static void rescan(struct console *c)
 		conmodel_probes(c->cm, &c->s, &c->m);
 }
 
+/* When the loop must wake: the next interval (now while a read is under
+ * way, read_step()), rescan, budget slot or -d deadline, whichever is
+ * first. */
+static double wake_at(const struct console *c, bool reading, double next_rescan)
+{
+	double wake = reading ? cli_now_s() : c->next_tick;
+
+	if (!c->m.exited && next_rescan < wake)
+		wake = next_rescan; /* rescans, the cost meter */
+	if (!c->m.exited && agg_wake_s(c->agg) > 0 && agg_wake_s(c->agg) < wake)
+		wake = agg_wake_s(c->agg); /* the budget's slots */
+	if (c->deadline > 0 && c->deadline < wake)
+		wake = c->deadline;
+	return wake;
+}
+
+/*
+ * Until q or a signal: poll the keyboard, the signals, the target's end
+ * and the tracer's events; rescan every RESCAN_S; each interval read the
+ * maps in steps of READ_STEP_S with the keyboard read between them, so
+ * that a key waits for no more than a step (or the views' tick that ends
+ * a read), however many keys the maps hold; redraw when something moved.
+ */
 static void run_loop(struct console *c)
 {
 	double next_rescan = cli_now_s() + RESCAN_S;
+	bool reading = false;
 
 	c->next_tick = cli_now_s() + c->m.interval_s;
 	if (c->duration_s > 0)
@@ -277,23 +322,19 @@ static void run_loop(struct console *c)
 			{ live ? c->pidfd : -1, POLLIN, 0 },
 			{ live ? tracer_event_fd(c->s.tr) : -1, POLLIN, 0 },
 		};
-		double now = cli_now_s(), wake = c->next_tick;
+		double now = cli_now_s(),
+		       wake = wake_at(c, reading, next_rescan);
+		bool show; /* something to redraw */
 
-		if (!c->m.exited && next_rescan < wake)
-			wake = next_rescan; /* rescans, the cost meter */
-		if (!c->m.exited && agg_wake_s(c->agg) > 0 &&
-		    agg_wake_s(c->agg) < wake)
-			wake = agg_wake_s(c->agg); /* the budget's slots */
 		if (c->deadline > 0 && now >= c->deadline)
 			return; /* -d: the lunch-break fail-safe */
-		if (c->deadline > 0 && c->deadline < wake)
-			wake = c->deadline;
 		poll(pfd, 4, now < wake ? (int)((wake - now) * 1000) + 1 : 0);
 		if (pfd[1].revents)
 			return; /* SIGINT, SIGTERM, SIGHUP */
 		if (pfd[2].revents) {
 			c->m.exited = true;
 			c->m.snap = agg_read(c->agg); /* the last data */
+			reading = false;
 			publish(c, c->m.snap);
 			console_refresh_model(c);
 		}
@@ -301,20 +342,25 @@ static void run_loop(struct console *c)
 			console_read_keys(c);
 		now = cli_now_s();
 		agg_tick(c->agg); /* the budget's slots: cheap when not due */
-		if (!pfd[0].revents && !pfd[2].revents && !pfd[3].revents &&
-		    now < next_rescan && now < c->next_tick)
-			continue; /* woken for the budget only: nothing to draw */
+		show = pfd[0].revents || pfd[2].revents || pfd[3].revents;
 		if (now >= next_rescan || pfd[3].revents) {
 			rescan(c);
 			next_rescan = now + RESCAN_S;
+			show = true;
 		}
-		if (now >= c->next_tick) {
-			tick(c);
+		if (!reading && now >= c->next_tick) {
+			reading = tick_start(c);
+			show |= !reading; /* paused: the header says so */
 			c->next_tick += c->m.interval_s;
 			if (c->next_tick < now)
 				c->next_tick = now + c->m.interval_s;
 		}
-		console_redraw(c);
+		if (reading && read_step(c)) {
+			reading = false;
+			show = true;
+		}
+		if (show)
+			console_redraw(c);
 	}
 }
 

@@ -3,9 +3,19 @@
  * top — the hottest frames: calls/s, total, average latency, function,
  * file:line (and PID and COMMAND for -b), sortable, filterable, zeroable.
  *
- * This file is the view: its keys, Enter, and the drawing, with P50 and
- * P99 where the box is PCT_MIN_W wide. The rows, and how they are named,
- * averaged and ordered, are top_rows.c's (top_impl.h).
+ * Rows come from the frames.calls spec of the picked probeset; without
+ * one (a program with its own probes), from every spec a user attached
+ * (count, sum, quantize, lquantize, latency), each row named by its probe
+ * (and, but for count and latency, its aggregation) and key. AVG is the
+ * mean latency of a latency spec and the mean value of the others that
+ * have a value; P50 and P99, where the box is PCT_MIN_W wide, a latency
+ * row's percentiles since attach (the frame's, for frames: PostgreSQL's
+ * query latency). Rows are rebuilt when a
+ * snapshot arrives or the sort/filter changes; the cursor follows the
+ * selected key, not the line, so rows can move without losing it.
+ *
+ * The rows are built, named and ordered by top_rows.c (top_impl.h):
+ * they keep their place from one refresh to the next.
  *
  * A row's rate and total each carry the engine's mark (enum agg_mark:
  * exact, ~ an estimate, >= a lower bound); the box's title says what
@@ -21,6 +31,7 @@
 
 #include "draw.h"
 #include "inert.h"
+#include "rowcache.h"
 #include "top_impl.h"
 #include "view.h"
 
@@ -64,19 +75,27 @@ static void select_cursor(struct top *t, struct request *req)
 {
 	if (!t->n)
 		return;
-	snprintf(t->sel, sizeof(t->sel), "%s", t->rows[t->cursor].key);
+	snprintf(t->sel, sizeof(t->sel), "%s", t->rows[t->cursor].text->key);
 	t->sel_spec = t->rows[t->cursor].spec;
 	req->kind = REQ_SELECT;
 	req->id = t->sel_spec;
 	snprintf(req->text, sizeof(req->text), "%s", t->sel);
 }
 
+static void top_close(void *st);
+
 static void *top_open(void)
 {
 	struct top *t = calloc(1, sizeof(*t));
 
-	if (t)
-		t->sel_spec = -1;
+	if (!t)
+		return NULL;
+	t->sel_spec = -1;
+	t->texts = rowcache_new(free);
+	if (!t->texts) {
+		top_close(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -86,9 +105,7 @@ static void top_close(void *st)
 
 	if (!t)
 		return;
-	free(t->rows);
-	free(t->zeros);
-	free(t->ranks);
+	top_rows_free(t);
 	free(t);
 }
 
@@ -98,7 +115,7 @@ static void top_tick(void *st, const struct model *m, struct request *req)
 
 	top_rebuild(t, m);
 	if (t->n &&
-	    (t->sel_spec < 0 || strcmp(t->rows[t->cursor].key, t->sel) ||
+	    (t->sel_spec < 0 || strcmp(t->rows[t->cursor].text->key, t->sel) ||
 	     t->rows[t->cursor].spec != t->sel_spec))
 		select_cursor(t, req);
 }
@@ -173,11 +190,11 @@ static int top_key(void *st, const struct model *m, enum action a,
 	case ACT_SORT:
 	case ACT_SORT_NEXT:
 		t->sort = (t->sort + 1) % NCOLS;
-		t->nranks = 0; /* a new order from scratch */
+		t->unranked = true; /* a new order from scratch */
 		break;
 	case ACT_SORT_PREV:
 		t->sort = (t->sort + NCOLS - 1) % NCOLS;
-		t->nranks = 0;
+		t->unranked = true;
 		break;
 	case ACT_FILTER:
 		req->kind = REQ_PROMPT;
@@ -211,7 +228,7 @@ static int top_key(void *st, const struct model *m, enum action a,
 			return VIEW_IGNORED;
 		req->kind = REQ_STACKS;
 		snprintf(req->text, sizeof(req->text), "%s",
-			 t->rows[t->cursor].name);
+			 t->rows[t->cursor].text->name);
 		return VIEW_HANDLED;
 	default:
 		return VIEW_IGNORED;
@@ -495,11 +512,11 @@ static void top_draw(void *st, const struct model *m,
 			 approx(etot, sizeof(etot),
 				row->total > 0 ? row->mark_total : AGG_EXACT,
 				fmt_count(row->total, tot, sizeof(tot))),
-			 avg, pct, namew, row->where[0] ? namew : in.w,
-			 row->name,
-			 t->frames ? tail(row->where, avail - namew - 1, wh,
-					  sizeof(wh))
-				   : row->where);
+			 avg, pct, namew, row->text->where[0] ? namew : in.w,
+			 row->text->name,
+			 t->frames ? tail(row->text->where, avail - namew - 1,
+					  wh, sizeof(wh))
+				   : row->text->where);
 	}
 }
 

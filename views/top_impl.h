@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_impl — the Top view's state, private to its two files: top.c (the
- * view: keys, Enter, drawing) and top_rows.c (the rows: built from the
- * snapshot, named, averaged, ordered). Nothing else includes it.
- *
- * Calls go one way: top.c calls top_rows.c.
+ * top_impl — the Top view's state, shared by its two halves: top_rows.c
+ * builds, names and orders the rows from a snapshot (top_rebuild()), and
+ * top.c is the view (keys, Enter, drawing). Private to views/top*.c.
  */
 #ifndef PROBETOP_TOP_IMPL_H
 #define PROBETOP_TOP_IMPL_H
@@ -14,6 +12,8 @@
 #include <stdint.h>
 
 #include "model.h"
+
+struct rowcache;
 
 enum top_col {
 	COL_RATE,
@@ -26,13 +26,23 @@ enum top_col {
 #define CMD_W 16 /* -b's COMMAND column, at least */
 #define CMD_W_MAX 44 /* and at most */
 
+/* A row's texts, made once (row_text()), and its place. */
+struct top_text {
+	uint64_t hash; /* hash_key(spec, key) */
+	uint64_t rank; /* its place in refresh ranked (struct top.refresh) */
+	unsigned int ranked;
+	int band; /* its band then */
+	int nlen, wlen; /* strlen() of name and where */
+	const char *name, *where; /* FUNCTION, FILE:LINE columns */
+	char key[]; /* model_key_text(" "), the identity; then name, where */
+};
+
 struct top_row {
 	const struct agg_row *row;
+	struct top_text *text;
+	uint64_t hash; /* text's */
 	int spec;
-	uint64_t hash; /* hash_key(spec, key) */
 	uint64_t rank; /* place on the last refresh; UINT64_MAX: new */
-	char key[256]; /* model_key_text(" "), the identity */
-	char name[160], where[160]; /* FUNCTION, FILE:LINE columns */
 	double rate, avg; /* mean latency (ns) or value, if avg_kind */
 	enum {
 		AVG_NONE,
@@ -53,9 +63,29 @@ struct keyed {
 	uint64_t hash, v;
 };
 
+/* What rows are sorted by (cmp_rows()), in 32 bytes; r the row (rank
+ * the low 32 bits of its place: places are < the rows). The sort moves
+ * pointers to these, which qsort() does fastest. */
+struct top_sort {
+	int band;
+	uint32_t rank;
+	double v; /* sort_value() */
+	uint64_t total;
+	const struct top_row *r;
+};
+_Static_assert(sizeof(struct top_sort) == 32, "a sort record is 32 bytes");
+
 struct top {
-	struct top_row *rows;
+	struct top_row *rows, *built; /* in order; as rebuild() adds them */
+	struct top_sort *keys; /* rebuild()'s sort: of the rows, */
+	const struct top_sort **order; /* in order; */
+	const struct top_sort **kept, **moved; /* those in their band, by
+						  place, and the others */
 	size_t n, cap;
+	struct rowcache *texts; /* row id -> struct top_text */
+	bool texts_frames; /* the frames flag they were made with */
+	struct top_text **scratch; /* texts of rows with no id: freed at */
+	size_t nscratch, capscratch; /* the next rebuild() */
 	enum top_col sort;
 	char filter[64];
 	char sel[256];
@@ -63,8 +93,12 @@ struct top {
 	size_t cursor, scroll;
 	struct keyed *zeros; /* total when z was pressed */
 	size_t nzeros;
-	struct keyed *ranks; /* place on the last refresh */
+	unsigned int refresh; /* rebuilds that placed their rows' texts */
+	bool unranked; /* the next rebuild sorts from scratch (s) */
+	size_t nprev; /* the last refresh's rows, at the start of a rebuild */
+	struct keyed *ranks; /* their places by hash, if asked for */
 	size_t nranks;
+	bool indexed; /* ranks is of them */
 	int maxn, maxw; /* longest name and where of the rows */
 	int maxc; /* longest command of the rows (-b) */
 	bool frames; /* rows are the frames spec (model_frames()) */
@@ -73,13 +107,14 @@ struct top {
 	bool pct_col; /* and P50 and P99 */
 };
 
-/* t's rows from m's snapshot: those of the frames spec, else of every
- * spec Top shows, named, filtered, ordered by t->sort (keeping last
- * time's places within a band); the cursor on the selected key. */
+/* t's rows from m: built, filtered, ordered (rows keep their place in
+ * their band), the cursor on the selected key. */
 void top_rebuild(struct top *t, const struct model *m);
 
-/* z: from the next top_rebuild() on, each row's TOTAL counts from its
- * total now. */
+/* Remember every row's total as its zero (z). */
 void top_zero_totals(struct top *t);
+
+/* Free what the rows hold (not t). */
+void top_rows_free(struct top *t);
 
 #endif

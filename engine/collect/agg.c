@@ -14,6 +14,7 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,10 @@ void agg_free(struct agg *agg)
 	free(agg->slots);
 	free(agg->specs);
 	free(agg->order);
+	free(agg->order_next);
+	free(agg->order_tmp[0]);
+	free(agg->order_tmp[1]);
+	free(agg->order_tmp[2]);
 	free(agg->io);
 	free(agg->proc);
 	stackname_free(agg->stacks);
@@ -93,6 +98,8 @@ void agg_free(struct agg *agg)
 	free(agg->keys);
 	free(agg->vals);
 	free(agg->aprev);
+	free(agg->walk.counts);
+	free(agg->walk.hists);
 	free(agg);
 }
 
@@ -177,6 +184,7 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 
 	snap->events = snap->events_total = 0;
 	snap->events_mark = snap->events_mark_total = AGG_EXACT;
+	agg->shown = false;
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		struct agg_spec *as = &agg->specs[s];
 		const struct budget_est *e = &est[as->id];
@@ -200,11 +208,13 @@ static void estimate(struct agg *agg, struct agg_snapshot *snap, double secs)
 					 : 1;
 		snap->sampled += e->estimated;
 		for (size_t i = 0; i < as->nrows; i++) {
-			struct arow *r =
-				(struct arow *)((char *)as->rows[i] -
-						offsetof(struct arow, row));
-
-			aggrows_show(r, r->stamp == agg->interval, e);
+			if (i + AGG_AHEAD < as->nrows)
+				aggrows_prefetch(
+					arow_of(as->rows[i + AGG_AHEAD]));
+			agg->shown |= aggrows_show(
+				arow_of(as->rows[i]),
+				arow_of(as->rows[i])->stamp == agg->interval,
+				e);
 		}
 		/* the lower bounds add up to one; estimates may not */
 		raw += estimate_events(agg, as, e);
@@ -257,6 +267,20 @@ const struct agg_snapshot *agg_empty(struct agg *agg)
 
 const struct agg_snapshot *agg_read(struct agg *agg)
 {
+	return agg_read_step(agg, INFINITY);
+}
+
+/* The CLOCK_MONOTONIC second now. */
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const struct agg_snapshot *agg_read_step(struct agg *agg, double step_s)
+{
 	struct agg_snapshot *snap = &agg->snap;
 	struct tracer_maps maps;
 	struct timespec now;
@@ -264,10 +288,21 @@ const struct agg_snapshot *agg_read(struct agg *agg)
 	int err;
 
 	tracer_maps(agg->tr, &maps);
-	take_names(agg); /* name what is new first */
-	for (size_t i = 0; i < agg->nrows; i++)
-		aggrows_raw(agg->rows[i]);
-	err = aggread_rows(agg, &maps);
+	if (!agg->walk.on) /* name what is new first */
+		take_names(agg);
+	err = aggread_walk(agg, &maps, mono_s() + step_s);
+	if (err > 0) {
+		errno = EAGAIN;
+		return NULL;
+	}
+	if (!err) {
+		for (size_t i = 0; i < agg->nrows && agg->shown; i++) {
+			if (i + AGG_AHEAD < agg->nrows)
+				aggrows_prefetch(agg->rows[i + AGG_AHEAD]);
+			aggrows_raw(agg->rows[i]);
+		}
+		err = aggread_rows(agg, &maps);
+	}
 	if (err) {
 		log_msg(LOG_ERROR, "cannot read the BPF maps: %s",
 			strerror(-err));

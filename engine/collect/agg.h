@@ -72,6 +72,9 @@ const char *agg_mark_sign(unsigned char m, bool utf8);
 enum agg_mark agg_mark_of(double est, double sys, double var);
 
 struct agg_row {
+	uint64_t id; /* a number no other row of this agg had, changed when
+			the key parts are (0: a row agg did not make): what a
+			view derives from the key it may keep by it */
 	uint32_t pid;
 	int nkeys; /* parts in key[] */
 	struct agg_key_part key[AGG_MAX_PARTS];
@@ -215,6 +218,18 @@ const struct agg_snapshot *agg_empty(struct agg *agg);
  * NULL with errno if a map cannot be read (logged).
  */
 const struct agg_snapshot *agg_read(struct agg *agg);
+
+/*
+ * agg_read() in steps, for a caller that must answer its user meanwhile
+ * (the console): each call walks the key maps for about step_s seconds
+ * (at least one batch of keys) and returns NULL with errno EAGAIN while
+ * there is more to walk; the call that ends the walk returns what
+ * agg_read() would. Until then the last snapshot stays valid and shows
+ * what it showed (but for the rows of a spec removed since, whose slot a
+ * new spec took: those may be reset). Call agg_tick() between steps as
+ * between reads; agg_read() ends a walk under way.
+ */
+const struct agg_snapshot *agg_read_step(struct agg *agg, double step_s);
 
 /* The string of a string key part. */
 const char *agg_key_text(const struct agg_key_part *k);

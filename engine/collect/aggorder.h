@@ -19,7 +19,9 @@ struct agg;
  * Free the rows of removed specs (and of reused slots), then point each
  * of agg->specs[0..snap.nspecs) at its rows, sorted, and add them up into
  * its events. The last interval's order is kept when no row came, went
- * or changed in this interval and the one before. 0 or -ENOMEM.
+ * or changed in this interval and the one before; else it is mended:
+ * kept if still in order, or the rows that came or moved sorted and
+ * merged into it. 0 or -ENOMEM.
  */
 int aggorder_rows(struct agg *agg);
 

@@ -9,12 +9,22 @@
  * walk of an empty map's buckets each interval. Solo specs (no keys, one
  * process) count in a slot of their own, address slots count one string
  * each per CPU: both are looked up slot by slot.
+ *
+ * The key maps can hold a hundred thousand keys, whose walk takes tens of
+ * milliseconds in the kernel alone; so it goes in steps of a bounded time
+ * (aggread_walk()), between which the console reads its keyboard. A step
+ * takes each entry (aggrows_*_take(): its row found or added, its values
+ * summed) into struct agg_walk; the rows are changed only when the walk
+ * is done (aggread_rows()), so that the last snapshot stays as it was
+ * until the next one is made. The small maps and slots are read then.
  */
 #include "aggread.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "aggpriv.h"
 #include "aggrows.h"
@@ -22,18 +32,15 @@
 /* What takes one entry of a walked map: one of aggrows_*_entry(). */
 typedef void (*entry_fn)(struct agg *agg, const void *key, const void *vals);
 
-/* A hash map agg walks: key and value sizes, what takes each entry,
- * and whether the key is a prefix of struct pt_key (the shorter keys of
- * specs with fewer strings), which fn gets widened with zeros. */
+/* A small hash map agg reads whole (IO, processes): its fd, key and
+ * value sizes, and what takes each entry. */
 struct map_read {
-	bool use;
 	int fd;
 	size_t ksz, vsz;
 	entry_fn fn;
-	bool prefix;
 };
 
-/* Walk a whole hash map with batch lookups; 0 or a negative errno. */
+/* Read a whole hash map with batch lookups; 0 or a negative errno. */
 static int read_batches(struct agg *agg, const struct map_read *m)
 {
 	uint32_t in = 0, out = 0;
@@ -47,25 +54,105 @@ static int read_batches(struct agg *agg, const struct map_read *m)
 
 		if (err && errno != ENOENT)
 			return -errno;
-		for (uint32_t i = 0; i < count; i++) {
-			const void *key =
-				(const uint8_t *)agg->keys + i * m->ksz;
-			struct pt_key wide = { 0 };
-
-			if (m->prefix) {
-				memcpy(&wide, key, m->ksz);
-				key = &wide;
-			}
-			m->fn(agg, key,
+		for (uint32_t i = 0; i < count; i++)
+			m->fn(agg, (const uint8_t *)agg->keys + i * m->ksz,
 			      (const uint8_t *)agg->vals +
 				      i * agg_round8(m->vsz) *
 					      (size_t)agg->ncpu);
-		}
 		if (err)
 			return 0;
 		in = out;
 		first = false;
 	}
+}
+
+/* A key map: its fd, its key's size (a prefix of struct pt_key, widened
+ * with zeros), and whether its values are struct pt_hist (else struct
+ * pt_count). */
+struct key_map {
+	int fd;
+	size_t ksz;
+	bool hist;
+};
+
+/* The key maps, in the order a walk takes them (struct agg_walk.map). */
+static void key_maps(const struct tracer_maps *maps,
+		     struct key_map km[AGG_KEY_MAPS])
+{
+	const struct key_map all[AGG_KEY_MAPS] = {
+		{ maps->counts, sizeof(struct pt_key), false },
+		{ maps->hists, sizeof(struct pt_key), true },
+		{ maps->scounts, sizeof(struct pt_skey), false },
+		{ maps->shists, sizeof(struct pt_skey), true },
+		{ maps->ncounts, sizeof(struct pt_nkey), false },
+		{ maps->nhists, sizeof(struct pt_nkey), true },
+	};
+
+	memcpy(km, all, sizeof(all));
+}
+
+/* Room in the walk for n more entries of the kind of m; 0 or -ENOMEM. */
+static int walk_reserve(struct agg_walk *w, const struct key_map *m, size_t n)
+{
+	size_t *len = m->hist ? &w->nhists : &w->ncounts;
+	size_t *cap = m->hist ? &w->caphists : &w->capcounts;
+	void **v = m->hist ? (void **)&w->hists : (void **)&w->counts;
+	size_t size = m->hist ? sizeof(*w->hists) : sizeof(*w->counts);
+	size_t want = *cap ? *cap : AGG_BATCH;
+	void *grown;
+
+	if (*len + n <= *cap)
+		return 0;
+	while (want < *len + n)
+		want *= 2;
+	grown = realloc(*v, want * size);
+	if (!grown)
+		return -ENOMEM;
+	*v = grown;
+	*cap = want;
+	return 0;
+}
+
+/* Take the i-th entry of the batch in agg's buffers, of map m, into the
+ * walk. */
+static void walk_take(struct agg *agg, const struct key_map *m, uint32_t i)
+{
+	struct agg_walk *w = &agg->walk;
+	struct pt_key key = { 0 };
+	const void *vals;
+
+	memcpy(&key, (const uint8_t *)agg->keys + i * m->ksz, m->ksz);
+	vals = (const uint8_t *)agg->vals +
+	       i *
+		       agg_round8(m->hist ? sizeof(struct pt_hist)
+					  : sizeof(struct pt_count)) *
+		       (size_t)agg->ncpu;
+	if (m->hist)
+		w->nhists += aggrows_hist_take(agg, &key, vals,
+					       &w->hists[w->nhists]);
+	else
+		w->ncounts += aggrows_count_take(agg, &key, vals,
+						 &w->counts[w->ncounts]);
+}
+
+/* One batch of map m from where the walk is, taken into the walk: 1 if
+ * the map has more, 0 at its end, or a negative errno. */
+static int walk_batch(struct agg *agg, const struct key_map *m)
+{
+	struct agg_walk *w = &agg->walk;
+	uint32_t count = AGG_BATCH, out = 0;
+	int err = bpf_map_lookup_batch(m->fd, w->first ? NULL : &w->next, &out,
+				       agg->keys, agg->vals, &count, NULL);
+
+	if (err && errno != ENOENT)
+		return -errno;
+	if (walk_reserve(w, m, count))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count; i++)
+		walk_take(agg, m, i);
+	w->next = out;
+	w->first = false;
+	return err ? 0 : 1;
 }
 
 /* Whether spec's rows are histograms (else counts and sums). */
@@ -253,50 +340,94 @@ uint32_t aggread_capacity(const struct agg *agg,
 }
 
 /*
- * Which key maps can hold rows, use[width][hist]: those of a live spec's
- * width and kind (a removed spec's keys go with it), so that a walk of
- * the buckets of an empty map is not paid each interval.
+ * Which key maps can hold rows, use[map] in key_maps()'s order: those of
+ * a live spec's width and kind (a removed spec's keys go with it), so
+ * that a walk of the buckets of an empty map is not paid each interval.
  */
-static void maps_in_use(const struct agg *agg, bool use[3][2])
+static void maps_in_use(const struct agg *agg, bool use[AGG_KEY_MAPS])
 {
-	memset(use, 0, 3 * sizeof(use[0]));
+	static const int MAP[3][2] = { [PT_KEY_STR2] = { 0, 1 },
+				       [PT_KEY_STR1] = { 2, 3 },
+				       [PT_KEY_NUMS] = { 4, 5 } };
+
+	memset(use, 0, AGG_KEY_MAPS * sizeof(use[0]));
 	for (int id = 0; id < tracer_nspecs(agg->tr); id++) {
 		const struct tracer_spec_info *info =
 			tracer_spec_info(agg->tr, id);
 
 		if (info && !info->solo_pid)
-			use[info->width][is_hist(info->spec)] = true;
+			use[MAP[info->width][is_hist(info->spec)]] = true;
 	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Past the key maps the walk does not use, from w->map on. */
+static void walk_skip(struct agg_walk *w)
+{
+	while (w->map < AGG_KEY_MAPS && !w->use[w->map])
+		w->map++;
+}
+
+int aggread_walk(struct agg *agg, const struct tracer_maps *maps, double until)
+{
+	struct agg_walk *w = &agg->walk;
+	struct key_map km[AGG_KEY_MAPS];
+
+	if (!w->on) {
+		maps_in_use(agg, w->use);
+		w->on = true;
+		w->map = 0;
+		w->first = true;
+		w->ncounts = w->nhists = 0;
+	}
+	key_maps(maps, km);
+	for (walk_skip(w); w->map < AGG_KEY_MAPS; walk_skip(w)) {
+		int more = walk_batch(agg, &km[w->map]);
+
+		if (more < 0) {
+			w->on = false;
+			return more;
+		}
+		if (!more) {
+			w->map++;
+			w->first = true;
+		}
+		if (now_s() >= until) {
+			walk_skip(w);
+			return w->map < AGG_KEY_MAPS;
+		}
+	}
+	return 0;
 }
 
 int aggread_rows(struct agg *agg, const struct tracer_maps *maps)
 {
-	bool use[3][2];
+	struct agg_walk *w = &agg->walk;
+	const struct map_read READS[] = {
+		{ maps->io, sizeof(struct pt_io_key), sizeof(struct pt_io_val),
+		  aggrows_io_entry },
+		{ maps->proc, sizeof(struct pt_proc_key),
+		  sizeof(struct pt_proc_val), aggrows_proc_entry },
+	};
 	int err = 0;
 
-	maps_in_use(agg, use);
-	const struct map_read READS[] = {
-		{ use[PT_KEY_STR2][0], maps->counts, sizeof(struct pt_key),
-		  sizeof(struct pt_count), aggrows_count_entry, false },
-		{ use[PT_KEY_STR2][1], maps->hists, sizeof(struct pt_key),
-		  sizeof(struct pt_hist), aggrows_hist_entry, false },
-		{ use[PT_KEY_STR1][0], maps->scounts, sizeof(struct pt_skey),
-		  sizeof(struct pt_count), aggrows_count_entry, true },
-		{ use[PT_KEY_STR1][1], maps->shists, sizeof(struct pt_skey),
-		  sizeof(struct pt_hist), aggrows_hist_entry, true },
-		{ use[PT_KEY_NUMS][0], maps->ncounts, sizeof(struct pt_nkey),
-		  sizeof(struct pt_count), aggrows_count_entry, true },
-		{ use[PT_KEY_NUMS][1], maps->nhists, sizeof(struct pt_nkey),
-		  sizeof(struct pt_hist), aggrows_hist_entry, true },
-		{ true, maps->io, sizeof(struct pt_io_key),
-		  sizeof(struct pt_io_val), aggrows_io_entry, false },
-		{ true, maps->proc, sizeof(struct pt_proc_key),
-		  sizeof(struct pt_proc_val), aggrows_proc_entry, false },
-	};
-
+	for (size_t i = 0; i < w->ncounts; i++) {
+		if (i + AGG_AHEAD < w->ncounts)
+			aggrows_prefetch(w->counts[i + AGG_AHEAD].r);
+		aggrows_count_put(agg, &w->counts[i]);
+	}
+	for (size_t i = 0; i < w->nhists; i++)
+		aggrows_hist_put(agg, &w->hists[i]);
+	w->on = false;
 	for (size_t i = 0; i < sizeof(READS) / sizeof(READS[0]) && !err; i++)
-		if (READS[i].use)
-			err = read_batches(agg, &READS[i]);
+		err = read_batches(agg, &READS[i]);
 	if (!err)
 		err = read_solo(agg, maps);
 	if (!err)

@@ -15,9 +15,19 @@
 struct agg;
 
 /*
- * Read every map that holds rows into agg's rows: the key maps of a live
- * spec's width and kind, the IO and process maps, the solo slots and the
- * address slots. 0 or a negative errno (a map could not be read).
+ * Walk the key maps of a live spec's width and kind (as they are when a
+ * walk starts), batch by batch until the CLOCK_MONOTONIC second until has
+ * passed (at least one batch a call), taking each entry into agg->walk
+ * without changing a row a snapshot shows. 1 if there is more to walk
+ * (call again), 0 when the walk is done (then aggread_rows()), or a
+ * negative errno (a map could not be read; the walk is dropped).
+ */
+int aggread_walk(struct agg *agg, const struct tracer_maps *maps, double until);
+
+/*
+ * After a walk is done: add what it took to the rows, and read the IO
+ * and process maps, the solo slots and the address slots into them.
+ * 0 or a negative errno (a map could not be read).
  */
 int aggread_rows(struct agg *agg, const struct tracer_maps *maps);
 

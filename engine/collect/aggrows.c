@@ -3,7 +3,9 @@
  * aggrows — agg's row table; see aggrows.h.
  *
  * Key rows are found by the raw BPF key (struct pt_key) in an
- * open-addressing hash table over agg->rows, kept under half full. A row
+ * open-addressing hash table over agg->rows, kept under half full; only
+ * the bytes its spec's key width can fill are hashed and compared (the
+ * rest are zeros), 40 of the 168 for a spec without strings. A row
  * whose spec slot was freed and then reused (another generation) is reset
  * in place. A count row may have several sources (its hash map entry and
  * address slots that read the same string): each source's totals are
@@ -25,12 +27,13 @@
 #include "stackname.h"
 #include "symbolize.h"
 
-/* A multiply-xorshift hash over the key's 64-bit words. */
-static uint64_t key_hash(const struct pt_key *k)
+/* A multiply-xorshift hash over the first len bytes of the key (64-bit
+ * words). */
+static uint64_t key_hash(const struct pt_key *k, size_t len)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL, w;
 
-	for (size_t i = 0; i < sizeof(*k); i += sizeof(w)) {
+	for (size_t i = 0; i < len; i += sizeof(w)) {
 		memcpy(&w, (const uint8_t *)k + i, sizeof(w));
 		h = (h ^ w) * 0xff51afd7ed558ccdULL;
 		h ^= h >> 32;
@@ -41,7 +44,8 @@ static uint64_t key_hash(const struct pt_key *k)
 /* Index agg->rows[i]: the first free slot from its key's hash on. */
 static void slot_insert(struct agg *agg, size_t i)
 {
-	size_t h = key_hash(&agg->rows[i]->key) & (agg->nslots - 1);
+	const struct arow *r = agg->rows[i];
+	size_t h = key_hash(&r->key, r->klen) & (agg->nslots - 1);
 
 	while (agg->slots[h])
 		h = (h + 1) & (agg->nslots - 1);
@@ -62,18 +66,40 @@ int aggrows_rehash(struct agg *agg, size_t nslots)
 	return 0;
 }
 
-/* The row of key k, or NULL. */
+/* The bytes of key k that its spec's key width can fill (struct pt_nkey,
+ * pt_skey or pt_key: the rest are zeros); all if the spec is gone. */
+static uint32_t key_len(const struct agg *agg, const struct pt_key *k)
+{
+	static const uint32_t LEN[] = {
+		[PT_KEY_STR2] = sizeof(struct pt_key),
+		[PT_KEY_STR1] = sizeof(struct pt_skey),
+		[PT_KEY_NUMS] = sizeof(struct pt_nkey),
+	};
+	const struct tracer_spec_info *info =
+		tracer_spec_info(agg->tr, (int)k->spec);
+
+	return info ? LEN[info->width] : sizeof(*k);
+}
+
+_Static_assert(sizeof(struct pt_nkey) % 8 == 0 &&
+		       sizeof(struct pt_skey) % 8 == 0 &&
+		       sizeof(struct pt_key) % 8 == 0,
+	       "keys hash in 64-bit words");
+
+/* The row of key k, or NULL. A row whose spec's width was another (its
+ * slot since reused) is not k's. */
 static struct arow *find_row(struct agg *agg, const struct pt_key *k)
 {
+	uint32_t len = key_len(agg, k);
 	size_t h;
 
 	if (!agg->nslots)
 		return NULL;
-	h = key_hash(k) & (agg->nslots - 1);
+	h = key_hash(k, len) & (agg->nslots - 1);
 	while (agg->slots[h]) {
 		struct arow *r = agg->rows[agg->slots[h] - 1];
 
-		if (!memcmp(&r->key, k, sizeof(*k)))
+		if (r->klen == len && !memcmp(&r->key, k, len))
 			return r;
 		h = (h + 1) & (agg->nslots - 1);
 	}
@@ -173,11 +199,12 @@ static void row_keys(struct agg *agg, struct arow *r,
 }
 
 /* Row r's key parts: like's (the row it shows, see shown_row()), or
- * named from its key. */
+ * named from its key; and a new id. */
 static void name_row(struct agg *agg, struct arow *r,
 		     const struct tracer_spec_info *info,
 		     const struct arow *like)
 {
+	r->row.id = ++agg->next_id;
 	if (!like) {
 		row_keys(agg, r, info);
 		return;
@@ -220,8 +247,10 @@ static struct arow *add_row(struct agg *agg, const struct pt_key *k,
 		r->row.b_total = r->buckets + PT_NBUCKETS;
 	}
 	r->key = *k;
+	r->klen = key_len(agg, k);
 	r->spec = (int)k->spec;
 	r->gen = info->gen;
+	r->seq = agg->next_seq++;
 	name_row(agg, r, info, like);
 	agg->rows[agg->nrows++] = r;
 	slot_insert(agg, agg->nrows - 1);
@@ -235,7 +264,8 @@ static void reset_row(struct agg *agg, struct arow *r,
 		      const struct tracer_spec_info *info, bool hist,
 		      const struct arow *like)
 {
-	uint64_t *buckets = r->buckets;
+	uint64_t *buckets = r->buckets, seq = r->seq;
+	uint32_t klen = r->klen;
 	struct pt_key key = r->key;
 
 	if (hist && !buckets)
@@ -245,6 +275,8 @@ static void reset_row(struct agg *agg, struct arow *r,
 	r->key = key;
 	r->spec = (int)key.spec;
 	r->gen = info->gen;
+	r->seq = seq; /* its place in agg->rows */
+	r->klen = klen; /* how it is indexed */
 	r->buckets = buckets;
 	if (buckets) {
 		memset(buckets, 0, 4 * PT_NBUCKETS * sizeof(*buckets));
@@ -252,6 +284,15 @@ static void reset_row(struct agg *agg, struct arow *r,
 		r->row.b_total = buckets + PT_NBUCKETS;
 	}
 	name_row(agg, r, info, like);
+}
+
+void aggrows_prefetch(const struct arow *r)
+{
+	if (!r)
+		return;
+	__builtin_prefetch(&r->stamp, 1);
+	__builtin_prefetch(&r->raw_total, 1);
+	__builtin_prefetch(&r->row.count, 1);
 }
 
 void aggrows_free_row(struct arow *r)
@@ -395,35 +436,68 @@ void aggrows_gain(struct agg *agg, struct arow *r, uint64_t count, int64_t sum)
 	agg->changed |= count != 0;
 }
 
-void aggrows_count_entry(struct agg *agg, const void *key, const void *vals)
+bool aggrows_count_take(struct agg *agg, const void *key, const void *vals,
+			struct aggrows_count *e)
 {
-	struct arow *r = aggrows_get(agg, key, false);
-	uint64_t count = 0;
-	int64_t sum = 0;
-
-	if (!r)
-		return;
+	e->r = aggrows_get(agg, key, false);
+	if (!e->r)
+		return false;
+	e->gen = e->r->gen;
+	e->count = 0;
+	e->sum = 0;
 	for (int c = 0; c < agg->ncpu; c++) {
 		const struct pt_count *v =
 			(const void *)((const uint8_t *)vals +
 				       c * agg_round8(sizeof(*v)));
 
-		count += v->count;
-		sum += v->sum;
+		e->count += v->count;
+		e->sum += v->sum;
 	}
-	aggrows_gain(agg, r, count - r->map_total, sum - r->map_sum);
-	r->map_total = count;
-	r->map_sum = sum;
+	return true;
 }
 
-void aggrows_hist_entry(struct agg *agg, const void *key, const void *vals)
+/* Whether row r still stands for what was taken of it in generation
+ * gen: neither it nor its spec changed generation since. */
+static bool still_current(const struct agg *agg, const struct arow *r,
+			  unsigned int gen)
 {
-	struct arow *r = aggrows_get(agg, key, true), *to;
-	uint64_t count = 0, b[PT_NBUCKETS] = { 0 };
-	int64_t sum = 0, min = INT64_MAX, max = INT64_MIN;
+	const struct tracer_spec_info *info =
+		tracer_spec_info(agg->tr, r->spec);
 
-	if (!r)
+	return r->gen == gen && info && info->gen == gen;
+}
+
+void aggrows_count_put(struct agg *agg, const struct aggrows_count *e)
+{
+	struct arow *r = e->r;
+
+	if (!still_current(agg, r, e->gen))
 		return;
+	aggrows_gain(agg, r, e->count - r->map_total, e->sum - r->map_sum);
+	r->map_total = e->count;
+	r->map_sum = e->sum;
+}
+
+void aggrows_count_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct aggrows_count e;
+
+	if (aggrows_count_take(agg, key, vals, &e))
+		aggrows_count_put(agg, &e);
+}
+
+bool aggrows_hist_take(struct agg *agg, const void *key, const void *vals,
+		       struct aggrows_hist *e)
+{
+	struct pt_hist *h = &e->v;
+
+	e->r = aggrows_get(agg, key, true);
+	if (!e->r)
+		return false;
+	e->gen = e->r->gen;
+	memset(h, 0, sizeof(*h));
+	h->min = INT64_MAX;
+	h->max = INT64_MIN;
 	for (int c = 0; c < agg->ncpu; c++) {
 		const struct pt_hist *v =
 			(const void *)((const uint8_t *)vals +
@@ -431,32 +505,50 @@ void aggrows_hist_entry(struct agg *agg, const void *key, const void *vals)
 
 		if (!v->count)
 			continue;
-		count += v->count;
-		sum += v->sum;
-		min = v->min < min ? v->min : min;
-		max = v->max > max ? v->max : max;
+		h->count += v->count;
+		h->sum += v->sum;
+		h->min = v->min < h->min ? v->min : h->min;
+		h->max = v->max > h->max ? v->max : h->max;
 		for (int i = 0; i < PT_NBUCKETS; i++)
-			b[i] += v->b[i];
+			h->b[i] += v->b[i];
 	}
-	aggrows_gain(agg, r, count - r->map_total, sum - r->map_sum);
-	r->map_total = count;
-	r->map_sum = sum;
+	return true;
+}
+
+void aggrows_hist_put(struct agg *agg, const struct aggrows_hist *e)
+{
+	const struct pt_hist *h = &e->v;
+	struct arow *r = e->r, *to;
+
+	if (!still_current(agg, r, e->gen))
+		return;
+	aggrows_gain(agg, r, h->count - r->map_total, h->sum - r->map_sum);
+	r->map_total = h->count;
+	r->map_sum = h->sum;
 	to = r->into ? r->into : r;
-	if (count && !to->minmax) { /* since attach, over the sources */
-		to->row.min = min;
-		to->row.max = max;
+	if (h->count && !to->minmax) { /* since attach, over the sources */
+		to->row.min = h->min;
+		to->row.max = h->max;
 		to->minmax = true;
-	} else if (count) {
-		to->row.min = min < to->row.min ? min : to->row.min;
-		to->row.max = max > to->row.max ? max : to->row.max;
+	} else if (h->count) {
+		to->row.min = h->min < to->row.min ? h->min : to->row.min;
+		to->row.max = h->max > to->row.max ? h->max : to->row.max;
 	}
 	for (int i = 0; i < PT_NBUCKETS; i++) {
 		uint64_t *map = &r->buckets[2 * PT_NBUCKETS + i];
 
-		to->buckets[i] += b[i] - *map;
-		to->buckets[PT_NBUCKETS + i] += b[i] - *map;
-		*map = b[i];
+		to->buckets[i] += h->b[i] - *map;
+		to->buckets[PT_NBUCKETS + i] += h->b[i] - *map;
+		*map = h->b[i];
 	}
+}
+
+void aggrows_hist_entry(struct agg *agg, const void *key, const void *vals)
+{
+	struct aggrows_hist e;
+
+	if (aggrows_hist_take(agg, key, vals, &e))
+		aggrows_hist_put(agg, &e);
 }
 
 /* The IO row of k, added (zeroed) if new; NULL if out of memory. */
@@ -568,7 +660,7 @@ void aggrows_raw(struct arow *r)
 		r->row.b_total = r->buckets + PT_NBUCKETS;
 }
 
-void aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
+bool aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 {
 	uint64_t *est_b = r->buckets ? r->buckets + 3 * PT_NBUCKETS : NULL;
 	double c, est, sys, var, lo, f;
@@ -620,4 +712,5 @@ void aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 	} else if (r->row.mark_total == AGG_BOUND && !est_b) {
 		r->row.total = (uint64_t)r->lo_total;
 	}
+	return r->row.mark_total != AGG_EXACT;
 }

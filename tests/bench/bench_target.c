@@ -5,7 +5,9 @@
  * Prints "ready PID"; each line "hit N" or "pair N" on stdin runs the loop
  * N times and prints "ns TOTAL" (the loop's wall time). hit fires
  * bench:hit (i, one of 4 short strings); pair fires bench:enter (i) and
- * bench:leave (i), so a latency pair has two events per iteration.
+ * bench:leave (i), so a latency pair has two events per iteration; "keys
+ * N" fires bench:key (i, "key-" and i in decimal) for i = 0..N-1, so that a
+ * spec keyed by either argument has N keys.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,17 @@ static long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* bench:key (i, "key-<i>") for i = 0..n-1 */
+static void fire_keys(long n)
+{
+	char key[32];
+
+	for (long i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "key-%ld", i);
+		STAP_PROBE2(bench, key, i, key);
+	}
 }
 
 int main(void)
@@ -42,6 +55,8 @@ int main(void)
 				STAP_PROBE1(bench, enter, i);
 				STAP_PROBE1(bench, leave, i);
 			}
+		} else if (sscanf(line, "keys %ld", &n) == 1) {
+			fire_keys(n);
 		} else {
 			break;
 		}
