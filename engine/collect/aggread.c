@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "aggkern.h"
 #include "aggpriv.h"
 #include "aggrows.h"
 
@@ -412,9 +413,9 @@ int aggread_rows(struct agg *agg, const struct tracer_maps *maps)
 	struct agg_walk *w = &agg->walk;
 	const struct map_read READS[] = {
 		{ maps->io, sizeof(struct pt_io_key), sizeof(struct pt_io_val),
-		  aggrows_io_entry },
+		  aggkern_io_entry },
 		{ maps->proc, sizeof(struct pt_proc_key),
-		  sizeof(struct pt_proc_val), aggrows_proc_entry },
+		  sizeof(struct pt_proc_val), aggkern_proc_entry },
 	};
 	int err = 0;
 

@@ -2,9 +2,9 @@
 /*
  * aggrows — agg's rows (private to the agg modules, see aggpriv.h): the
  * key rows of the specs in a hash table by their raw BPF key (struct
- * pt_key), the IO rows and the process rows, each keeping the totals seen
- * last time so that a read turns the kernel's running totals into this
- * interval's values.
+ * pt_key), each keeping the totals seen last time so that a read turns
+ * the kernel's running totals into this interval's values (the IO and
+ * process rows: aggkern.h).
  *
  * The *_entry functions take one map entry as read by aggread: key, and
  * vals holding agg->ncpu per-CPU values agg_round8(value size) apart. A
@@ -77,12 +77,6 @@ void aggrows_count_put(struct agg *agg, const struct aggrows_count *e);
 bool aggrows_hist_take(struct agg *agg, const void *key, const void *vals,
 		       struct aggrows_hist *e);
 void aggrows_hist_put(struct agg *agg, const struct aggrows_hist *e);
-
-/* The IO map's entry (struct pt_io_key, struct pt_io_val). */
-void aggrows_io_entry(struct agg *agg, const void *key, const void *vals);
-
-/* The process map's entry (struct pt_proc_key, struct pt_proc_val). */
-void aggrows_proc_entry(struct agg *agg, const void *key, const void *vals);
 
 /*
  * Rebuild the index of agg->rows[0..nrows) with nslots (a power of two
