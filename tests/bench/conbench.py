@@ -74,6 +74,15 @@ class Console:
     def screen(self):
         return tmux("capture-pane", "-p", "-t", self.session).stdout
 
+    def wait_for(self, text, timeout=20):
+        """Whether the pane showed text within timeout seconds."""
+        end = time.time() + timeout
+        while time.time() < end:
+            if text in self.screen():
+                return True
+            time.sleep(0.1)
+        return False
+
     def send(self, key):
         tmux("send-keys", "-t", self.session, key)
 
@@ -95,9 +104,14 @@ class Frames:
     """bpftrace timing the console's frames (see above), in ms."""
 
     def __init__(self, pid):
-        libc = next(line.split()[-1] for line in
-                    open("/proc/%d/maps" % pid)
-                    if line.rstrip().endswith("/libc.so.6"))
+        libc = None
+        for _ in range(100):  # until the loader has mapped it
+            with open("/proc/%d/maps" % pid) as f:
+                libc = next((line.split()[-1] for line in f
+                             if line.rstrip().endswith("/libc.so.6")), None)
+            if libc:
+                break
+            time.sleep(0.02)
         self.ms = []
         self.p = subprocess.Popen(
             ["bpftrace", "-p", str(pid), "-e",
