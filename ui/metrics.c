@@ -408,11 +408,6 @@ static void proc_labels(struct ctx *c, const struct agg_proc_row *r)
 	metrics_label(c, "name", r->name);
 }
 
-static bool proc_ended(int event)
-{
-	return event == PT_PROC_EXIT || event == PT_PROC_THREAD_EXIT;
-}
-
 static void proc_rows(struct ctx *c)
 {
 	const struct agg_snapshot *snap = c->snap;
@@ -430,7 +425,7 @@ static void proc_rows(struct ctx *c)
 		proc_labels(c, &snap->proc[i]);
 		metrics_sample_u64(c, "probetop_process_events", "_total",
 				   snap->proc[i].total.count);
-		ends |= proc_ended(snap->proc[i].event);
+		ends |= agg_proc_event_ends(snap->proc[i].event);
 	}
 	if (!ends)
 		return;
@@ -442,7 +437,7 @@ static void proc_rows(struct ctx *c)
 	for (size_t i = 0; i < snap->nproc; i++) {
 		const struct agg_proc_row *r = &snap->proc[i];
 
-		if (!proc_ended(r->event))
+		if (!agg_proc_event_ends(r->event))
 			continue;
 		proc_labels(c, r);
 		metrics_seconds_text(sum, sizeof(sum), r->total.ns, false);

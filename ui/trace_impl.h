@@ -20,12 +20,6 @@ static inline bool row_shown(const struct agg_row *r, bool final)
 	return final ? r->total > 0 : r->count > 0;
 }
 
-/* Whether a process event is an end, with a lifetime (exit, thread-exit) */
-static inline bool ended(int event)
-{
-	return event == PT_PROC_EXIT || event == PT_PROC_THREAD_EXIT;
-}
-
 /* One interval (final = false: interval values, rows that changed) or
  * the final summary (totals since attach, every row) as one JSON object
  * on a line of out->f (docs/probetop.1). */

@@ -287,7 +287,7 @@ static json_object *json_proc(const struct agg_proc_row *r, bool final)
 			       json_object_new_uint64(r->total.count));
 	if (r->event == PT_PROC_EXIT)
 		json_object_object_add(o, "code", json_object_new_int(r->code));
-	if (ended(r->event)) {
+	if (agg_proc_event_ends(r->event)) {
 		json_object_object_add(o, "life_ns",
 				       json_object_new_uint64(v->ns));
 		json_object_object_add(o, "buckets", json_log2_buckets(v->b));

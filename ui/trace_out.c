@@ -246,7 +246,7 @@ static void text_proc(const struct trace_out *out,
 		head = true;
 		if (r->event == PT_PROC_EXIT)
 			snprintf(code, sizeof(code), "%d", r->code);
-		if (ended(r->event))
+		if (agg_proc_event_ends(r->event))
 			snprintf(life, sizeof(life), "%llu",
 				 (unsigned long long)(v->ns / v->count));
 		fprintf(out->f, "PROC %8" PRIu32 " %-11s %5s %10llu %14s %s\n",

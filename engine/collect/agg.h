@@ -254,6 +254,9 @@ const char *agg_io_class_name(int cls);
  * "thread-exit", "lost"). */
 const char *agg_proc_event_name(int event);
 
+/* Whether a process event is an end, with a lifetime (exit, thread-exit). */
+bool agg_proc_event_ends(int event);
+
 /*
  * The lower bound of bucket i of a row of spec: log2 kinds give 0 for the
  * zero bucket, 2^(i-2) above, and the row's min for the negative bucket;

@@ -159,3 +159,8 @@ const char *agg_mark_sign(unsigned char m, bool utf8)
 		return utf8 ? "\u2265" : ">";
 	return "";
 }
+
+bool agg_proc_event_ends(int event)
+{
+	return event == PT_PROC_EXIT || event == PT_PROC_THREAD_EXIT;
+}
