@@ -553,6 +553,12 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 		s->samp_spent = s->on_spent = 0;
 	}
 	b->iv = m;
+	/* every interval begins a slot, so that its first windows are its
+	 * own: the rest of a slot whose window was in the last interval
+	 * would be a gap with none, and work that ends in it (a phase's
+	 * tail) would leave the interval's rows bounds */
+	if (b->pct >= 0)
+		start_slot(b, &m);
 }
 
 /*

@@ -79,7 +79,8 @@ void budget_tick(struct budget *b);
 size_t budget_sampled(const struct budget *b, int *costliest);
 
 /* End the interval (since the last call, or budget_new()): what each of
- * the n spec ids' rows stand for, into out[0..n). */
+ * the n spec ids' rows stand for, into out[0..n). A new slot begins
+ * with the next interval. */
 void budget_interval(struct budget *b, struct budget_est *out, size_t n);
 
 /*

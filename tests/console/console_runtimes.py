@@ -202,7 +202,9 @@ def test_php(tap, script):
         quit_ok(tap, "php")
     finally:
         tmux("kill-session", "-t", SESSION)
-    start("%s -- php8.2 %s" % (PROBETOP, script))
+    # busy (mid(20000) between sleeps of 10 ms, some half a CPU): the
+    # profile:99 that Stacks adds samples it several times a second
+    start("%s -- php8.2 %s 20000" % (PROBETOP, script))
     try:
         s = wait_screen(r"counts calls only in a process started", 15)
         tap.ok("│  PHP counts calls only in a process started with "
@@ -235,7 +237,8 @@ def main():
                     "function leaf($x) { return $x + 1; }\n"
                     "function mid($n) { $t = 0; for ($i = 0; $i < $n; "
                     "$i++) $t += leaf($i); return $t; }\n"
-                    "for (;;) { mid(100); usleep(10000); }\n")
+                    "$n = $argc > 1 ? (int)$argv[1] : 100;\n"
+                    "for (;;) { mid($n); usleep(10000); }\n")
         cb = os.path.join(tmp, "cb.py")
         with open(cb, "w") as f:
             f.write(CB)
