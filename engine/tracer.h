@@ -236,10 +236,14 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out);
 
 /*
  * Park spec id (park.h): its uprobes out, the semaphores they held put
- * back, its rows kept; or, park false, attach it again. 0, -ENOENT for
- * no such spec, or a negative errno (logged).
+ * back, its rows kept; or, park false, attach it again, its hits dropped
+ * until tracer_count_again(). 0, -ENOENT for no such spec, or a negative
+ * errno (logged).
  */
 int tracer_park(struct tracer *tr, int id, bool park);
+
+/* Count the hits of spec id, attached again, from now (park.h). */
+void tracer_count_again(struct tracer *tr, int id);
 
 /* Never sample spec id under a budget: another spec needs it whole (a
  * semaphore it raises). */

@@ -162,8 +162,16 @@ int park_unpark(struct tracer *tr, struct tspec *ts)
 		else
 			n++;
 	}
-	set_bit(tr, ts, false); /* its uprobes are in: count again */
 	return n;
+}
+
+void park_resume(struct tracer *tr, struct tspec *ts)
+{
+	size_t id = (size_t)(ts - tr->specs);
+
+	if (!ts->parked &&
+	    tr->skel->bss->pt_parked[id / 64] & (1ULL << (id % 64)))
+		set_bit(tr, ts, false); /* its uprobes are in: count again */
 }
 
 void park_forget(struct tracer *tr, struct tspec *ts)

@@ -11,9 +11,12 @@
  * per former link (uprobe_multi: one per object and role).
  *
  * From the moment a spec is parked its hits are dropped by the BPF
- * programs (a bit in pt_parked), and from the moment it is attached again
- * counted, so what it counts matches the times the budget took, whatever
- * the kernel's attach and detach take. Each park and each attach begins
+ * programs (a bit in pt_parked), and once it is attached again they are
+ * counted from the moment its caller says (park_resume()), so what it
+ * counts matches the times the budget took, whatever the kernel's attach
+ * and detach take (attaching several specs takes a grace period or more
+ * each: the budget attaches them all, then starts their windows at one
+ * moment). Each park and each attach begins
  * a new epoch of the spec (pt_epoch), so that its latency pairs are made
  * of a start and an end of one window (engine/bpf/latency.bpf.h).
  *
@@ -37,11 +40,15 @@ struct tspec;
  * 0 or a negative errno (-ENOMEM: then closed here, still parked). */
 int park_spec(struct tracer *tr, struct tspec *ts);
 
-/* Attach parked ts again (a no-op if it is not). A link that cannot be
- * attached again (its mapping gone) stays out for good, logged once.
- * Returns the number
- * of links attached. */
+/* Attach parked ts again (a no-op if it is not), its hits still dropped
+ * until park_resume(). A link that cannot be attached again (its mapping
+ * gone) stays out for good, logged once. Returns the number of links
+ * attached. */
 int park_unpark(struct tracer *tr, struct tspec *ts);
+
+/* Count ts's hits again from now: after park_unpark(), which leaves them
+ * dropped. A no-op if ts is parked or counting. */
+void park_resume(struct tracer *tr, struct tspec *ts);
 
 /* ts is being removed (its links closed by the caller): its id may
  * serve another spec, which must not start parked, and starts in epoch

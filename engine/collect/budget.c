@@ -57,6 +57,7 @@ struct bspec {
 	uint64_t hits; /* its hit counter at the last mark */
 	uint64_t parked; /* its hits while parked, then */
 	uint64_t shared; /* its hits that shared a trap, then */
+	uint64_t cut; /* its latency halves the parks cut, then */
 	uint64_t slot_hits; /* ... at the start of the slot */
 	double slot_on_s; /* attached in the slot */
 	uint64_t part_hits; /* ... at the start of the part of the slot in
@@ -66,6 +67,7 @@ struct bspec {
 	double part_on_spent; /* what every spec's hits cost then */
 	/* this interval */
 	uint64_t iv_hits; /* its hit counter at the interval's start */
+	uint64_t iv_lost; /* parked + cut then: more later, it lost some */
 	bool sampled; /* a slot of it was sampled */
 	double samp_s; /* the time of its sampled slots */
 	uint64_t samp_own; /* its own hits in them */
@@ -127,6 +129,7 @@ static void spend(struct budget *b, struct bspec *s, const struct pt_stat *st)
 	s->hits = st->hits;
 	s->parked = st->parked;
 	s->shared = st->shared;
+	s->cut = st->cut;
 }
 
 /* Look now: every live spec's hits and the target's CPU time into m
@@ -153,6 +156,8 @@ static void take_mark(struct budget *b, struct mark *m)
 			new_spec(b, id, info->gen, st.hits, m);
 			s->parked = st.parked;
 			s->shared = st.shared;
+			s->cut = st.cut;
+			s->iv_lost = st.parked + st.cut;
 			continue;
 		}
 		spend(b, s, &st);
@@ -228,7 +233,8 @@ static bool is_fixed(const struct tracer_spec_info *info)
 }
 
 /* Attach every live spec the budget parked; whether there was one. Each
- * is then on from the mark its caller takes (start_on()). */
+ * is then on from the mark its caller takes (start_on()), its hits
+ * dropped until then. */
 static bool unpark_all(struct budget *b)
 {
 	bool attached = false;
@@ -242,13 +248,15 @@ static bool unpark_all(struct budget *b)
 	return attached;
 }
 
-/* The specs unpark_all() attached are on since mark m. */
+/* The specs unpark_all() attached are on since mark m, taken after
+ * the last of them was attached: their hits are counted from now. */
 static void start_on(struct budget *b, const struct mark *m)
 {
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
 
 		if (s->live && !s->on) {
+			tracer_count_again(b->tr, id);
 			s->on = true;
 			s->since = *m;
 		}
@@ -336,9 +344,11 @@ void budget_free(struct budget *b)
 {
 	if (!b)
 		return;
-	for (int id = 0; id < tracer_nspecs(b->tr); id++)
+	for (int id = 0; id < tracer_nspecs(b->tr); id++) {
 		if (tracer_parked(b->tr, id))
 			tracer_park(b->tr, id, false);
+		tracer_count_again(b->tr, id);
+	}
 	tracer_count_hits(b->tr, false);
 	cputime_free(b->cpu);
 	free(b);
@@ -535,18 +545,23 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 	for (size_t id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
 		uint64_t own = s->hits - s->iv_hits;
+		/* hits it dropped parked, pairs its parks cut: however idle
+		 * the gaps looked, its counts are not whole */
+		bool lost = s->parked + s->cut > s->iv_lost;
 
 		out[id] = (struct budget_est){ .duty = 1, .factor = 1 };
 		if (!s->live)
 			continue;
-		if (s->sampled && b->pct >= 0 && secs > 0) {
+		if ((s->sampled || lost) && b->pct >= 0 && secs > 0) {
 			out[id].estimated = true;
 			out[id].duty = (secs - s->samp_s + s->on_s) / secs;
 			out[id].in_windows =
 				own ? (double)s->samp_own / (double)own : 0;
 			factors(b, s, &out[id]);
+			out[id].missed |= lost;
 		}
 		s->iv_hits = s->hits;
+		s->iv_lost = s->parked + s->cut;
 		s->sampled = false;
 		s->samp_s = s->on_s = s->samp_cpu = s->on_cpu = 0;
 		s->samp_own = 0;

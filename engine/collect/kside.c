@@ -95,6 +95,12 @@ int tracer_park(struct tracer *tr, int id, bool park)
 	return 0;
 }
 
+void tracer_count_again(struct tracer *tr, int id)
+{
+	if (id >= 0 && id < tr->nspecs && tr->specs[id].used)
+		park_resume(tr, &tr->specs[id]);
+}
+
 void tracer_keep_exact(struct tracer *tr, int id)
 {
 	if (id >= 0 && id < tr->nspecs && tr->specs[id].used)
