@@ -202,8 +202,9 @@ static void end_part(struct budget *b, const struct mark *m)
 		if (s->on)
 			account(s, m);
 		if (s->duty < 1) {
-			/* estimated if it was off for a while in the part */
-			s->sampled |= s->part_on_s < dt - 1e-3;
+			/* estimated if it was off at all in the part (its
+			 * hits there are not counted) */
+			s->sampled |= s->part_on_s < dt;
 			s->samp_s += dt;
 			s->samp_own += s->hits - s->part_hits;
 			s->samp_cpu += m->cpu - b->part.cpu;
@@ -290,6 +291,13 @@ static void start_slot(struct budget *b, const struct mark *m)
 	b->sampled = gov_slot(&b->gov, in, (size_t)n, m->t - b->slot.t,
 			      cost_kernel_ns_per_s(b->cost),
 			      b->pct * 1e9 / 100.0, duty);
+	/* attaching takes the kernel a grace period or so (ms): until it
+	 * is done the parked stay parked, their hits dropped (park.h), in a
+	 * part of the slot that ended; the windows start then */
+	if (unpark_all(b)) {
+		take_mark(b, &after);
+		end_part(b, &after);
+	}
 	b->costliest = -1;
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
@@ -304,10 +312,6 @@ static void start_slot(struct budget *b, const struct mark *m)
 			b->costliest = id;
 		}
 	}
-	/* attaching takes the kernel a grace period or so (ms): the
-	 * windows start when it is done, as the hits counted do (park.h) */
-	if (unpark_all(b))
-		take_mark(b, &after);
 	start_on(b, &after);
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
