@@ -106,8 +106,9 @@ enum draw_hue {
 #define FRAME_PLUS 8u
 /*
  * A frame w columns wide at (y, x): its name cut to w - 1 columns (a
- * mark in the last when cut) and a '|' closing it; one column shows the
- * name's first character. With FRAME_PLUS, w '+' (name unused).
+ * mark in the last when cut) and a '|' closing it; one column is only
+ * the '|' (a letter would read as part of the next frame's name). With
+ * FRAME_PLUS, w '+' (name unused).
  */
 void draw_frame(int y, int x, int w, enum draw_hue hue, unsigned flags,
 		const char *name);

@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 
 #include "catalog.h"
+#include "debugfile.h"
 #include "elfobj.h"
 #include "log.h"
 #include "objects.h"
@@ -286,8 +287,10 @@ static bool at_function_start(const struct cat_object *obj, uint64_t addr)
 	const char *name;
 	uint64_t off;
 
-	return obj->elf && !elfobj_symbol_at(obj->elf, addr, &name, &off) &&
-	       !off;
+	if (!obj->elf)
+		return false;
+	debugfile_attach(obj->elf, obj->path); /* a stripped file's names */
+	return !elfobj_symbol_at(obj->elf, addr, &name, &off) && !off;
 }
 
 static int attach_usdt(struct walk *w, int id, int role,

@@ -38,7 +38,21 @@ struct elfobj {
 	bool has_base;
 	uint64_t base_addr; /* address of .stapsdt.base */
 	Elf_Scn *symtab, *dynsym, *dynamic;
+	Elf_Scn *build_id, *debuglink, *debugdata; /* NULL: none */
 	uint64_t interp_off, interp_len; /* PT_INTERP; len 0: none */
+	struct elfobj *debug; /* its separate debug file (elfobj_set_debug) */
+	bool debug_set;
+	struct sym *syms; /* every function and data symbol by address, of
+			     this file and its debug file; built when first
+			     asked (elfobj_symbol_at) */
+	size_t nsyms;
+};
+
+/* A symbol in the index. */
+struct sym {
+	uint64_t addr, size;
+	const char *name;
+	size_t ord; /* where it was found: the first of a place's names wins */
 };
 
 struct note_adjust {
@@ -102,6 +116,13 @@ static int find_sections(struct elfobj *obj)
 			continue;
 		if (sh.sh_type == SHT_NOTE && !strcmp(name, ".note.stapsdt")) {
 			obj->notes_scn = scn;
+		} else if (sh.sh_type == SHT_NOTE &&
+			   !strcmp(name, ".note.gnu.build-id")) {
+			obj->build_id = scn;
+		} else if (!strcmp(name, ".gnu_debuglink")) {
+			obj->debuglink = scn;
+		} else if (!strcmp(name, ".gnu_debugdata")) {
+			obj->debugdata = scn;
 		} else if (!strcmp(name, ".stapsdt.base")) {
 			obj->has_base = true;
 			obj->base_addr = sh.sh_addr;
@@ -201,6 +222,8 @@ void elfobj_free(struct elfobj *obj)
 		elf_end(obj->elf);
 	if (obj->fd >= 0)
 		close(obj->fd);
+	elfobj_free(obj->debug);
+	free(obj->syms);
 	free(obj->segs);
 	free(obj->name);
 	free(obj);
@@ -355,57 +378,123 @@ int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr)
 	return -ENOENT;
 }
 
-/* The function or data symbol of scn nearest below vaddr that covers it
- * (or starts at it, when sized 0), if nearer than *start. */
-static void nearest_symbol(struct elfobj *obj, Elf_Scn *scn, uint64_t vaddr,
-			   const char **name, uint64_t *start)
+/* Add scn's defined function and data symbols to syms[*n..), growing
+ * it (*cap). 0 or -ENOMEM. */
+static int index_symtab(struct elfobj *obj, Elf_Scn *scn, struct sym **syms,
+			size_t *n, size_t *cap)
 {
 	Elf_Data *data;
 	GElf_Shdr sh;
 	size_t count;
 
 	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
-		return;
+		return 0;
 	data = elf_getdata(scn, NULL);
 	if (!data)
-		return;
+		return 0;
 	count = data->d_size / sh.sh_entsize;
 	for (size_t i = 0; i < count; i++) {
-		const char *n;
+		const char *name;
 		GElf_Sym sym;
 		int type;
 
 		if (!gelf_getsym(data, (int)i, &sym) ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_value > vaddr ||
-		    (*name && sym.st_value <= *start))
+		    sym.st_shndx == SHN_UNDEF)
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
 		    type != STT_OBJECT)
 			continue;
-		if (sym.st_size ? vaddr - sym.st_value >= sym.st_size
-				: vaddr != sym.st_value)
+		name = elf_strptr(obj->elf, sh.sh_link, sym.st_name);
+		if (!name || !*name)
 			continue;
-		n = elf_strptr(obj->elf, sh.sh_link, sym.st_name);
-		if (n && *n) {
-			*name = n;
-			*start = sym.st_value;
+		if (*n == *cap) {
+			size_t c = *cap ? 2 * *cap : 1024;
+			struct sym *g = realloc(*syms, c * sizeof(*g));
+
+			if (!g)
+				return -ENOMEM;
+			*syms = g;
+			*cap = c;
 		}
+		(*syms)[*n] =
+			(struct sym){ sym.st_value, sym.st_size, name, *n };
+		(*n)++;
 	}
+	return 0;
 }
+
+/* By address; at one address the first found last (elfobj_symbol_at()
+ * looks from the top down). */
+static int by_addr(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->ord > y->ord ? -1 : x->ord < y->ord;
+}
+
+/* obj's symbol index: .symtab and .dynsym, and the debug file's (same
+ * link-time addresses), sorted by address. 0 or -ENOMEM. */
+static int build_index(struct elfobj *obj)
+{
+	struct elfobj *d = obj->debug;
+	struct sym *syms = NULL;
+	size_t n = 0, cap = 0;
+
+	if (obj->syms)
+		return 0;
+	if (index_symtab(obj, obj->symtab, &syms, &n, &cap) ||
+	    index_symtab(obj, obj->dynsym, &syms, &n, &cap) ||
+	    (d && (index_symtab(d, d->symtab, &syms, &n, &cap) ||
+		   index_symtab(d, d->dynsym, &syms, &n, &cap)))) {
+		free(syms);
+		return -ENOMEM;
+	}
+	if (!n) {
+		free(syms);
+		syms = malloc(sizeof(*syms)); /* built: none */
+		if (!syms)
+			return -ENOMEM;
+	}
+	qsort(syms, n, sizeof(*syms), by_addr);
+	obj->syms = syms;
+	obj->nsyms = n;
+	return 0;
+}
+
+/* How far below an address the index looks for a symbol covering it
+ * (one that starts lower and is longer: nested or aliased symbols). */
+#define SYM_LOOKBACK 64
 
 int elfobj_symbol_at(struct elfobj *obj, uint64_t vaddr, const char **name,
 		     uint64_t *offset)
 {
-	uint64_t start = 0;
+	size_t lo = 0, hi;
 
 	*name = NULL;
-	nearest_symbol(obj, obj->symtab, vaddr, name, &start);
-	nearest_symbol(obj, obj->dynsym, vaddr, name, &start);
-	if (!*name)
-		return -ENOENT;
-	*offset = vaddr - start;
-	return 0;
+	if (build_index(obj))
+		return -ENOMEM;
+	hi = obj->nsyms;
+	while (lo < hi) { /* the first symbol above vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (obj->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, k = 0; i-- > 0 && k < SYM_LOOKBACK; k++) {
+		const struct sym *y = &obj->syms[i];
+
+		if (y->size ? vaddr - y->addr < y->size : vaddr == y->addr) {
+			*name = y->name;
+			*offset = vaddr - y->addr;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 int elfobj_dyn_strings(struct elfobj *obj, int64_t tag, elf_str_fn fn,
@@ -454,4 +543,73 @@ int elfobj_interp(const struct elfobj *obj, char *out, size_t n)
 		return -EIO;
 	out[len] = '\0';
 	return strlen(out) ? 0 : -ENOENT;
+}
+
+int elfobj_build_id(const struct elfobj *obj, uint8_t *id, size_t n)
+{
+	Elf_Data *data =
+		obj->build_id ? elf_rawdata(obj->build_id, NULL) : NULL;
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (data &&
+	       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((const char *)data->d_buf + name_off, "GNU", 4) ||
+		    !nh.n_descsz || nh.n_descsz > n)
+			continue;
+		memcpy(id, (const char *)data->d_buf + desc_off, nh.n_descsz);
+		return (int)nh.n_descsz;
+	}
+	return -ENOENT;
+}
+
+int elfobj_debuglink(const struct elfobj *obj, const char **name, uint32_t *crc)
+{
+	Elf_Data *data =
+		obj->debuglink ? elf_rawdata(obj->debuglink, NULL) : NULL;
+	const char *s;
+	size_t len, at;
+
+	if (!data || !data->d_buf || data->d_size < 8)
+		return -ENOENT;
+	s = data->d_buf;
+	len = strnlen(s, data->d_size);
+	at = (len + 4) & ~(size_t)3; /* the name, its NUL, padding to 4 */
+	if (!len || at + 4 > data->d_size)
+		return -ENOENT;
+	memcpy(crc, s + at, 4);
+	*name = s;
+	return 0;
+}
+
+int elfobj_debugdata(const struct elfobj *obj, const void **data, size_t *size)
+{
+	Elf_Data *d = obj->debugdata ? elf_rawdata(obj->debugdata, NULL) : NULL;
+
+	if (!d || !d->d_buf || !d->d_size)
+		return -ENOENT;
+	*data = d->d_buf;
+	*size = d->d_size;
+	return 0;
+}
+
+void elfobj_set_debug(struct elfobj *obj, struct elfobj *debug)
+{
+	elfobj_free(obj->debug);
+	obj->debug = debug;
+	obj->debug_set = true;
+	free(obj->syms); /* built again with its symbols */
+	obj->syms = NULL;
+	obj->nsyms = 0;
+}
+
+bool elfobj_debug_set(const struct elfobj *obj)
+{
+	return obj->debug_set;
+}
+
+bool elfobj_has_symtab(const struct elfobj *obj)
+{
+	return obj->symtab != NULL;
 }

@@ -83,15 +83,41 @@ int elfobj_load_bias(const struct elfobj *obj, uint64_t map_start,
 int elfobj_functions(struct elfobj *obj, elf_func_fn fn, void *ctx);
 
 /*
- * The function or data symbol (.symtab, then .dynsym) that covers
- * link-time address vaddr, the nearest one below it if several do: its
- * name (valid while the elfobj lives) and vaddr's offset into it.
- * 0 or -ENOENT.
+ * The function or data symbol (of .symtab, .dynsym and the debug file's,
+ * elfobj_set_debug()) that covers link-time address vaddr, the nearest
+ * one below it if several do, the first found of several names at one
+ * address: its name (valid while the elfobj lives) and vaddr's offset
+ * into it. 0, -ENOENT or -ENOMEM. The symbols are indexed when first
+ * asked for (a binary search each time then).
  */
 int elfobj_symbol_at(struct elfobj *obj, uint64_t vaddr, const char **name,
 		     uint64_t *offset);
 /* Link-time address of a data or function symbol; 0 or -ENOENT. */
 int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr);
+
+/* The GNU build ID (.note.gnu.build-id) into id[0..n): its length, or
+ * -ENOENT. */
+int elfobj_build_id(const struct elfobj *obj, uint8_t *id, size_t n);
+
+/* The separate debug file's name and CRC-32 that .gnu_debuglink gives
+ * (name valid while obj lives). 0 or -ENOENT. */
+int elfobj_debuglink(const struct elfobj *obj, const char **name,
+		     uint32_t *crc);
+
+/* The bytes of .gnu_debugdata (MiniDebugInfo: an xz-compressed ELF of
+ * symbols), valid while obj lives. 0 or -ENOENT. */
+int elfobj_debugdata(const struct elfobj *obj, const void **data, size_t *size);
+
+/*
+ * Give obj its separate debug file (find/debugfile.h), which it then
+ * owns: elfobj_symbol_at() also names addresses by its symbols. NULL
+ * says none was found; either way elfobj_debug_set() is then true.
+ */
+void elfobj_set_debug(struct elfobj *obj, struct elfobj *debug);
+bool elfobj_debug_set(const struct elfobj *obj);
+
+/* Whether obj has a .symtab (not stripped). */
+bool elfobj_has_symtab(const struct elfobj *obj);
 
 /*
  * The program interpreter (PT_INTERP: the dynamic linker) named by an

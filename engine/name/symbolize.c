@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "debugfile.h"
 #include "elfobj.h"
 #include "proc.h"
 
@@ -109,6 +110,7 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		snprintf(out, n, "0x%" PRIx64, addr);
 		return;
 	}
+	debugfile_attach(obj, m->path); /* its symbols kept elsewhere */
 	if (!catalog_load_bias(maps, m, obj, &bias) &&
 	    !elfobj_symbol_at(obj, addr - bias, &name, &off)) {
 		demangle(name, out, n);
