@@ -59,6 +59,7 @@ struct bspec {
 	uint64_t shared; /* its hits that shared a trap, then */
 	uint64_t cut; /* its latency halves the parks cut, then */
 	uint64_t slot_hits; /* ... at the start of the slot */
+	uint64_t slot_parked; /* parked, then */
 	double slot_on_s; /* attached in the slot */
 	uint64_t part_hits; /* ... at the start of the part of the slot in
 			       this interval */
@@ -154,7 +155,7 @@ static void take_mark(struct budget *b, struct mark *m)
 			m->all_hits = b->all_hits;
 			m->spent = b->spent;
 			new_spec(b, id, info->gen, st.hits, m);
-			s->parked = st.parked;
+			s->parked = s->slot_parked = st.parked;
 			s->shared = st.shared;
 			s->cut = st.cut;
 			s->iv_lost = st.parked + st.cut;
@@ -282,7 +283,11 @@ static void start_slot(struct budget *b, const struct mark *m)
 		in[id] = (struct gov_in){
 			.live = s->live && info,
 			.fixed = info && is_fixed(info),
-			.hits = s->hits - s->slot_hits,
+			/* the hits it dropped parked cost a trap each too:
+			 * those while its uprobes were going out after its
+			 * window (a grace period), and in before it */
+			.hits = s->hits - s->slot_hits + s->parked -
+				s->slot_parked,
 			.on_s = s->slot_on_s,
 			.hit_ns = cost_hit_ns(b->cost),
 		};
@@ -305,6 +310,7 @@ static void start_slot(struct budget *b, const struct mark *m)
 		if (!s->live)
 			continue;
 		s->slot_hits = s->hits;
+		s->slot_parked = s->parked;
 		s->slot_on_s = 0;
 		s->duty = duty[id];
 		if (duty[id] < 1 && b->gov.spec[id].price > best) {
@@ -378,6 +384,7 @@ void budget_set(struct budget *b, double pct)
 			continue;
 		s->duty = 1;
 		s->slot_hits = s->hits;
+		s->slot_parked = s->parked;
 		s->slot_on_s = 0;
 	}
 	/* the first slot is short: a costly spec is cut in GOV_FIRST_S */
