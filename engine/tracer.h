@@ -236,11 +236,18 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out);
 
 /*
  * Park spec id (park.h): its uprobes out, the semaphores they held put
- * back, its rows kept; or, park false, attach it again, its hits dropped
- * until tracer_count_again(). 0, -ENOENT for no such spec, or a negative
- * errno (logged).
+ * back, its rows kept. 0, -ENOENT for no such spec, or a negative errno
+ * (logged).
  */
-int tracer_park(struct tracer *tr, int id, bool park);
+int tracer_park(struct tracer *tr, int id);
+
+/*
+ * Attach parked spec id again, its hits dropped until
+ * tracer_count_again(). While its uprobes of the last park are still
+ * going out it stays parked: -EBUSY, or with wait after they have.
+ * 0, -ENOENT for no such spec.
+ */
+int tracer_unpark(struct tracer *tr, int id, bool wait);
 
 /* Count the hits of spec id, attached again, from now (park.h). */
 void tracer_count_again(struct tracer *tr, int id);

@@ -27,21 +27,32 @@
 #include "tracer_state.h"
 
 #define PARK_CLOSERS 8
+#define PARK_PIPE_BYTES (1 << 20) /* room for 40,000 links in flight */
+#define PARK_WAIT_US 1000 /* park_unpark(wait): how often it looks */
+
+/* A link handed to the closers, and the spec it was of. */
+struct park_rec {
+	struct ulink l;
+	int id;
+};
 
 struct park_closer {
-	int wfd; /* write end; the threads read the other */
+	int wfd; /* write end (never blocks); the threads read the other */
 	int rfd;
 	pthread_t threads[PARK_CLOSERS];
 	int nthreads;
+	int closing[PT_MAX_SPECS]; /* each spec id's links not closed yet */
 };
 
 static void *closer_main(void *arg)
 {
 	struct park_closer *c = arg;
-	struct ulink l;
+	struct park_rec r;
 
-	while (read(c->rfd, &l, sizeof(l)) == (ssize_t)sizeof(l))
-		ulink_detach(&l);
+	while (read(c->rfd, &r, sizeof(r)) == (ssize_t)sizeof(r)) {
+		ulink_detach(&r.l);
+		__atomic_sub_fetch(&c->closing[r.id], 1, __ATOMIC_RELEASE);
+	}
 	return NULL;
 }
 
@@ -60,6 +71,11 @@ static struct park_closer *closer(struct tracer *tr)
 	}
 	c->rfd = fds[0];
 	c->wfd = fds[1];
+	/* a full pipe (the closers behind: every close waits out a grace
+	 * period, one at a time under -b) must not stop the tracer's
+	 * thread: a larger one, and a write that says EAGAIN instead */
+	fcntl(c->wfd, F_SETPIPE_SZ, PARK_PIPE_BYTES);
+	fcntl(c->wfd, F_SETFL, O_NONBLOCK);
 	for (int i = 0; i < PARK_CLOSERS; i++)
 		if (!pthread_create(&c->threads[c->nthreads], NULL, closer_main,
 				    c))
@@ -97,6 +113,7 @@ static void set_bit(struct tracer *tr, const struct tspec *ts, bool on)
 
 int park_spec(struct tracer *tr, struct tspec *ts)
 {
+	int id = (int)(ts - tr->specs);
 	struct park_closer *c;
 	int err = 0;
 
@@ -105,18 +122,32 @@ int park_spec(struct tracer *tr, struct tspec *ts)
 	set_bit(tr, ts, true); /* from now on its hits are not kept */
 	c = closer(tr);
 	for (size_t i = 0; i < ts->nlinks; i++) {
-		struct ulink *l = &ts->links[i].l;
+		struct park_rec r = { ts->links[i].l, id };
 
-		if (l->fd < 0 && !l->perf)
+		if (r.l.fd < 0 && !r.l.perf)
 			continue;
-		if (!c || write(c->wfd, l, sizeof(*l)) != (ssize_t)sizeof(*l)) {
-			ulink_detach(l); /* here, waiting */
-			err = -ENOMEM;
+		if (c) /* counted before a closer can count it done */
+			__atomic_add_fetch(&c->closing[id], 1,
+					   __ATOMIC_ACQUIRE);
+		if (!c || write(c->wfd, &r, sizeof(r)) != (ssize_t)sizeof(r)) {
+			if (c)
+				__atomic_sub_fetch(&c->closing[id], 1,
+						   __ATOMIC_RELEASE);
+			ulink_detach(&r.l); /* here, waiting */
+			err = c ? -EAGAIN : -ENOMEM;
 		}
-		*l = (struct ulink){ -1, NULL };
+		ts->links[i].l = (struct ulink){ -1, NULL };
 	}
 	ts->parked = true;
 	return err;
+}
+
+/* Links of spec id the closers have not closed yet. */
+static int closing(const struct tracer *tr, int id)
+{
+	const struct park_closer *c = tr->closer;
+
+	return c ? __atomic_load_n(&c->closing[id], __ATOMIC_ACQUIRE) : 0;
 }
 
 /* Attach link tl of ts again, at atts[first..first+n). 0 or -errno. */
@@ -136,12 +167,17 @@ static int relink(struct tracer *tr, struct tspec *ts, struct tlink *tl)
 	return attach_many(prog, pid, path, a, tl->n, tl->ret, &tl->l);
 }
 
-int park_unpark(struct tracer *tr, struct tspec *ts)
+int park_unpark(struct tracer *tr, struct tspec *ts, bool wait)
 {
-	int n = 0;
+	int id = (int)(ts - tr->specs), n = 0;
 
 	if (!ts->parked)
 		return 0;
+	while (closing(tr, id) > 0) { /* its uprobes are still going out */
+		if (!wait)
+			return -EBUSY;
+		usleep(PARK_WAIT_US);
+	}
 	ts->parked = false;
 	for (size_t i = 0; i < ts->nlinks; i++) {
 		struct tlink *tl = &ts->links[i];

@@ -36,15 +36,18 @@
 struct tracer;
 struct tspec;
 
-/* Park ts (a no-op if it is parked): its links handed to the closers.
- * 0 or a negative errno (-ENOMEM: then closed here, still parked). */
+/* Park ts (a no-op if it is parked): its links handed to the closers
+ * (never waiting for them). 0 or a negative errno (-ENOMEM: no closers,
+ * -EAGAIN: their queue full; either way closed here, waiting). */
 int park_spec(struct tracer *tr, struct tspec *ts);
 
 /* Attach parked ts again (a no-op if it is not), its hits still dropped
- * until park_resume(). A link that cannot be attached again (its mapping
- * gone) stays out for good, logged once. Returns the number of links
- * attached. */
-int park_unpark(struct tracer *tr, struct tspec *ts);
+ * until park_resume(). While the closers have not closed its links of
+ * the last park (-b: every close of a link waits for the others') it
+ * stays parked: -EBUSY, or with wait until they have. A link that cannot
+ * be attached again (its mapping gone) stays out for good, logged once.
+ * Returns the number of links attached. */
+int park_unpark(struct tracer *tr, struct tspec *ts, bool wait);
 
 /* Count ts's hits again from now: after park_unpark(), which leaves them
  * dropped. A no-op if ts is parked or counting. */

@@ -236,16 +236,16 @@ static bool is_fixed(const struct tracer_spec_info *info)
 
 /* Attach every live spec the budget parked; whether there was one. Each
  * is then on from the mark its caller takes (start_on()), its hits
- * dropped until then. */
-static bool unpark_all(struct budget *b)
+ * dropped until then. One whose uprobes are still going out stays
+ * parked, unless wait. */
+static bool unpark_all(struct budget *b, bool wait)
 {
 	bool attached = false;
 
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
-		if (b->s[id].live && !b->s[id].on) {
-			tracer_park(b->tr, id, false);
+		if (b->s[id].live && !b->s[id].on &&
+		    !tracer_unpark(b->tr, id, wait))
 			attached = true;
-		}
 	}
 	return attached;
 }
@@ -257,7 +257,7 @@ static void start_on(struct budget *b, const struct mark *m)
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
 
-		if (s->live && !s->on) {
+		if (s->live && !s->on && !tracer_parked(b->tr, id)) {
 			tracer_count_again(b->tr, id);
 			s->on = true;
 			s->since = *m;
@@ -299,7 +299,7 @@ static void start_slot(struct budget *b, const struct mark *m)
 	/* attaching takes the kernel a grace period or so (ms): until it
 	 * is done the parked stay parked, their hits dropped (park.h), in a
 	 * part of the slot that ended; the windows start then */
-	if (unpark_all(b)) {
+	if (unpark_all(b, false)) {
 		take_mark(b, &after);
 		end_part(b, &after);
 	}
@@ -355,8 +355,7 @@ void budget_free(struct budget *b)
 	if (!b)
 		return;
 	for (int id = 0; id < tracer_nspecs(b->tr); id++) {
-		if (tracer_parked(b->tr, id))
-			tracer_park(b->tr, id, false);
+		tracer_unpark(b->tr, id, true);
 		tracer_count_again(b->tr, id);
 	}
 	tracer_count_hits(b->tr, false);
@@ -375,7 +374,7 @@ void budget_set(struct budget *b, double pct)
 	b->costliest = -1;
 	take_mark(b, &m);
 	end_part(b, &m);
-	unpark_all(b);
+	unpark_all(b, true);
 	start_on(b, &m);
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
@@ -449,7 +448,7 @@ static void check_burst(struct budget *b, const struct mark *m)
 			: gone < 1	    ? gone
 					    : 0.99;
 	account(&b->s[id], m);
-	tracer_park(b->tr, id, true);
+	tracer_park(b->tr, id);
 	b->s[id].on = false;
 	b->sampled++;
 	if (b->costliest < 0)
@@ -483,7 +482,7 @@ void budget_tick(struct budget *b)
 		if (!s->live || !s->on || s->duty >= 1 || m.t < s->off_at)
 			continue;
 		account(s, &m);
-		tracer_park(b->tr, id, true);
+		tracer_park(b->tr, id);
 		s->on = false;
 	}
 }

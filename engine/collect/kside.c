@@ -82,17 +82,21 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
 	}
 }
 
-int tracer_park(struct tracer *tr, int id, bool park)
+int tracer_park(struct tracer *tr, int id)
 {
-	struct tspec *ts;
+	if (id < 0 || id >= tr->nspecs || !tr->specs[id].used)
+		return -ENOENT;
+	return park_spec(tr, &tr->specs[id]);
+}
+
+int tracer_unpark(struct tracer *tr, int id, bool wait)
+{
+	int n;
 
 	if (id < 0 || id >= tr->nspecs || !tr->specs[id].used)
 		return -ENOENT;
-	ts = &tr->specs[id];
-	if (park)
-		return park_spec(tr, ts);
-	park_unpark(tr, ts);
-	return 0;
+	n = park_unpark(tr, &tr->specs[id], wait);
+	return n < 0 ? n : 0;
 }
 
 void tracer_count_again(struct tracer *tr, int id)
