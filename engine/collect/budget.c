@@ -57,7 +57,6 @@ struct bspec {
 	uint64_t hits; /* its hit counter at the last mark */
 	uint64_t parked; /* its hits while parked, then */
 	uint64_t shared; /* its hits that shared a trap, then */
-	uint64_t cut; /* its latency halves the parks cut, then */
 	uint64_t slot_hits; /* ... at the start of the slot */
 	uint64_t slot_parked; /* parked, then */
 	double slot_on_s; /* attached in the slot */
@@ -68,7 +67,6 @@ struct bspec {
 	double part_on_spent; /* what every spec's hits cost then */
 	/* this interval */
 	uint64_t iv_hits; /* its hit counter at the interval's start */
-	uint64_t iv_lost; /* parked + cut then: more later, it lost some */
 	bool sampled; /* a slot of it was sampled */
 	double samp_s; /* the time of its sampled slots */
 	uint64_t samp_own; /* its own hits in them */
@@ -130,7 +128,6 @@ static void spend(struct budget *b, struct bspec *s, const struct pt_stat *st)
 	s->hits = st->hits;
 	s->parked = st->parked;
 	s->shared = st->shared;
-	s->cut = st->cut;
 }
 
 /* Look now: every live spec's hits and the target's CPU time into m
@@ -157,8 +154,6 @@ static void take_mark(struct budget *b, struct mark *m)
 			new_spec(b, id, info->gen, st.hits, m);
 			s->parked = s->slot_parked = st.parked;
 			s->shared = st.shared;
-			s->cut = st.cut;
-			s->iv_lost = st.parked + st.cut;
 			continue;
 		}
 		spend(b, s, &st);
@@ -203,9 +198,8 @@ static void end_part(struct budget *b, const struct mark *m)
 		if (s->on)
 			account(s, m);
 		if (s->duty < 1) {
-			/* estimated if it was off at all in the part (its
-			 * hits there are not counted) */
-			s->sampled |= s->part_on_s < dt;
+			/* estimated if it was off for a while in the part */
+			s->sampled |= s->part_on_s < dt - 1e-3;
 			s->samp_s += dt;
 			s->samp_own += s->hits - s->part_hits;
 			s->samp_cpu += m->cpu - b->part.cpu;
@@ -296,13 +290,6 @@ static void start_slot(struct budget *b, const struct mark *m)
 	b->sampled = gov_slot(&b->gov, in, (size_t)n, m->t - b->slot.t,
 			      cost_kernel_ns_per_s(b->cost),
 			      b->pct * 1e9 / 100.0, duty);
-	/* attaching takes the kernel a grace period or so (ms): until it
-	 * is done the parked stay parked, their hits dropped (park.h), in a
-	 * part of the slot that ended; the windows start then */
-	if (unpark_all(b, false)) {
-		take_mark(b, &after);
-		end_part(b, &after);
-	}
 	b->costliest = -1;
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
@@ -318,6 +305,11 @@ static void start_slot(struct budget *b, const struct mark *m)
 			b->costliest = id;
 		}
 	}
+	/* attaching takes the kernel a grace period or so (ms): the
+	 * windows start when every spec is attached, as the hits counted
+	 * do (park.h) */
+	if (unpark_all(b, false))
+		take_mark(b, &after);
 	start_on(b, &after);
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
@@ -555,23 +547,18 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 	for (size_t id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
 		uint64_t own = s->hits - s->iv_hits;
-		/* hits it dropped parked, pairs its parks cut: however idle
-		 * the gaps looked, its counts are not whole */
-		bool lost = s->parked + s->cut > s->iv_lost;
 
 		out[id] = (struct budget_est){ .duty = 1, .factor = 1 };
 		if (!s->live)
 			continue;
-		if ((s->sampled || lost) && b->pct >= 0 && secs > 0) {
+		if (s->sampled && b->pct >= 0 && secs > 0) {
 			out[id].estimated = true;
 			out[id].duty = (secs - s->samp_s + s->on_s) / secs;
 			out[id].in_windows =
 				own ? (double)s->samp_own / (double)own : 0;
 			factors(b, s, &out[id]);
-			out[id].missed |= lost;
 		}
 		s->iv_hits = s->hits;
-		s->iv_lost = s->parked + s->cut;
 		s->sampled = false;
 		s->samp_s = s->on_s = s->samp_cpu = s->on_cpu = 0;
 		s->samp_own = 0;

@@ -48,9 +48,8 @@ struct budget_est {
 			      INFINITY: nothing can be said */
 	double f_min; /* the least it can be (a lower bound's) */
 	bool measured; /* the target's CPU time was (a process, not -b) */
-	bool missed; /* the target worked out of the windows, or the spec
-			dropped hits parked (else, idle there, it missed
-			nothing: its counts are whole) */
+	bool missed; /* the target worked out of the windows (else, idle
+			there, it missed nothing: its counts are whole) */
 	bool blind; /* ... but not in them: nothing says what it missed */
 };
 
