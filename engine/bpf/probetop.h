@@ -287,6 +287,30 @@ struct pt_uobj {
 	__u32 first, count; /* its rows in urows */
 };
 
+/*
+ * uprocs: the executable mappings of a process user space knows (the -p
+ * target), sorted by start, each with its object's rows (count 0: none,
+ * walk the frame pointer): found by a binary search, without
+ * bpf_find_vma(), which takes the mmap lock and, in a profile sample's
+ * interrupt, succeeds once per sample. A frame outside them (another
+ * process, a mapping newer than the last rescan) is looked up with
+ * bpf_find_vma() and uobjs.
+ */
+#define PT_UMAPS 128 /* mappings of a process in uprocs */
+#define PT_UPROCS 64 /* processes in uprocs */
+
+struct pt_umap {
+	__u64 start, end;
+	__u64 base; /* the file offset of start (the vDSO's: 0) */
+	__u32 first, count; /* its object's rows */
+};
+
+struct pt_uproc {
+	__u32 n;
+	__u32 pad;
+	struct pt_umap m[PT_UMAPS];
+};
+
 struct pt_site {
 	__u32 spec; /* spec id, < PT_MAX_SPECS */
 	__u8 action;

@@ -21,6 +21,10 @@
  * process it was first seen in. That costs a lookup per frame of a new
  * stack only, never on the path of an event of a known one.
  *
+ * With unwind tables loaded (unwind.bpf.h), a user stack is walked by
+ * them instead of by bpf_get_stack(); the id, nstacks and nmaps are the
+ * same either way.
+ *
  * Part of probetop.bpf.c, included before fetch.bpf.h (fill_key()).
  */
 
@@ -279,20 +283,46 @@ __noinline __u64 stack_store(__u32 which, __u32 kernel)
 	return id;
 }
 
+/* The id of the current thread's user stack walked by the unwind
+ * tables (unwind.bpf.h) from registers (pc, sp, bp), as stack_store();
+ * which: the scratch slot; entry: pc is a function's first instruction.
+ * A global function: verified once, whatever calls it. */
+__noinline __u64 ustack_walk(__u32 which, __u64 pc, __u64 sp, __u64 bp,
+			     __u32 entry)
+{
+	struct stack_scratch *sc = bpf_map_lookup_elem(&stackscratch, &which);
+
+	if (!sc)
+		return 1;
+	uw_walk(&sc->st, which, pc, sp, bp, entry);
+	return stack_store(which, 0);
+}
+
 /* The id of the current thread's user (or kernel) stack at ctx, as
- * stack_store(); sample: ctx is a profile sample (its own scratch);
+ * stack_store(); sample: ctx is a profile sample (its own scratch; the
+ * user registers are the task's, saved when it entered the kernel);
  * entry: ctx is at a function's first instruction, which has not made
  * its frame yet: the frame walk would miss its caller, whose return
- * address is then read from the stack pointer and put second. */
+ * address is then read from the stack pointer and put second. With
+ * unwind tables loaded, user stacks are walked by them (ustack_walk()). */
 static __always_inline __u64 stack_key(const void *ctx, __u32 sample,
 				       bool kernel, bool entry)
 {
 	struct stack_scratch *sc = bpf_map_lookup_elem(&stackscratch, &sample);
+	const struct pt_regs *regs = ctx;
 	__u64 ret = 0;
 	long n;
 
 	if (!sc)
 		return 1;
+	if (!kernel && unwind_on) {
+		if (sample)
+			regs = (const struct pt_regs *)bpf_task_pt_regs(
+				bpf_get_current_task_btf());
+		return ustack_walk(sample, BPF_CORE_READ(regs, ip),
+				   BPF_CORE_READ(regs, sp),
+				   BPF_CORE_READ(regs, bp), entry);
+	}
 	entry = entry && !kernel &&
 		!bpf_probe_read_user(&ret, sizeof(ret),
 				     (void *)PT_REGS_SP((struct pt_regs *)ctx));

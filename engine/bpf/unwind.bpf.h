@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * unwind.bpf.h — a thread's user stack walked by the unwind tables of
+ * the objects it runs in (issue 34), for ustack keys.
+ *
+ * Debian builds nothing with frame pointers, so the kernel's own walk
+ * (bpf_get_stack(), rbp to rbp) loses its way in the first frame of libc
+ * or of any -O2 program. User space compiles each object's .eh_frame into
+ * rows by file offset (engine/find/ehframe.c, struct pt_urow) and loads
+ * them into urows; the walker, from the probe's registers, for each frame:
+ * finds its mapping (uprocs: the process's executable mappings, sorted,
+ * as user space read them; else bpf_find_vma() and uobjs, by the file's
+ * device and inode, the last one found kept per CPU), the rule at its
+ * file offset (a binary search of the object's rows), and applies it: the
+ * CFA from rsp or rbp, the return address at CFA - 8, the caller's rbp
+ * where the rule says it was saved. An object without a table, or an
+ * address no FDE covers, is walked by its frame pointer; the walk ends at
+ * the outermost frame (_start's and clone's undefined return address), at
+ * a rule it cannot follow, at unreadable memory, a zero return address or
+ * a frame that does not move up the stack.
+ *
+ * A frame costs a map lookup or none for its mapping (the last frame's
+ * mapping is tried first), some 17 array lookups for its rule and one
+ * user-memory read (two when the caller's rbp is not next to the return
+ * address). The tables are user space's to change: it bumps unwind_gen,
+ * which makes the per-CPU last mapping stale, and a walk under way reads
+ * at worst a row that just changed (a wrong frame, never a fault).
+ *
+ * Part of probetop.bpf.c, included before stack.bpf.h (stack_key()).
+ */
+
+#define UW_ENOENT 2 /* errno values (vmlinux.h has none) */
+#define UW_EBUSY 16
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PT_UROWS); /* sized by user space (mapsize.c) */
+	__type(key, __u32);
+	__type(value, struct pt_urow);
+} urows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_UOBJS);
+	__type(key, struct pt_uobj_key);
+	__type(value, struct pt_uobj);
+} uobjs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_UPROCS);
+	__type(key, __u32);
+	__type(value, struct pt_uproc);
+} uprocs SEC(".maps");
+
+/* Walk by the tables (set by user space once it has loaded some). */
+__u32 unwind_on;
+/* The tables' generation: user space bumps it at each change. */
+__u32 unwind_gen;
+
+/* The mapping a frame is in, as the walker needs it (struct pt_umap). */
+struct uw_map {
+	__u64 start, end, base;
+	__u32 first, count;
+};
+
+/* Per CPU, for uprobes and profile samples: the last mapping found by
+ * bpf_find_vma(), of which address space, at which generation. */
+struct uw_last {
+	struct uw_map m;
+	__u64 mm;
+	__u32 gen;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct uw_last);
+} uwlast SEC(".maps");
+
+/* A walk under way, for bpf_loop(). */
+struct uw_walk {
+	struct pt_stack_ips *st;
+	const struct pt_uproc *proc; /* the process's mappings, or NULL */
+	struct uw_last *last;
+	struct task_struct *task;
+	struct uw_map cur; /* the last frame's mapping */
+	__u64 pc, sp, bp; /* the frame's registers */
+	__u64 mm;
+	__u32 gen;
+	__u8 bp_ok; /* bp is the frame's rbp (not lost) */
+	__u8 entry; /* frame 0 is at a function's first instruction */
+};
+
+/* Mapping a of the process's in uprocs into w->cur; 0 or -1. */
+static __always_inline int uw_proc_map(struct uw_walk *w, __u64 a)
+{
+	const struct pt_uproc *p = w->proc;
+	const struct pt_umap *m;
+	__u32 lo = 0, n;
+
+	if (!p)
+		return -1;
+	n = p->n < PT_UMAPS ? p->n : PT_UMAPS;
+	if (!n)
+		return -1;
+	for (int i = 0; i < 8; i++) { /* the answer is in [lo, lo + n) */
+		__u32 half = n / 2;
+
+		if (n <= 1)
+			break;
+		if (p->m[(lo + half) & (PT_UMAPS - 1)].start <= a) {
+			lo += half;
+			n -= half;
+		} else {
+			n = half;
+		}
+	}
+	m = &p->m[lo & (PT_UMAPS - 1)];
+	if (a < m->start || a >= m->end)
+		return -1;
+	w->cur.start = m->start;
+	w->cur.end = m->end;
+	w->cur.base = m->base;
+	w->cur.first = m->first;
+	w->cur.count = m->count;
+	return 0;
+}
+
+/* bpf_find_vma()'s callback: the mapping into w->last, its rows by the
+ * file's device and inode (the vDSO: 0, 0). */
+static long uw_vma_found(struct task_struct *task, struct vm_area_struct *vma,
+			 void *data)
+{
+	struct uw_walk *w = data;
+	struct uw_last *l = w->last;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+	struct pt_uobj_key k = {};
+	struct pt_uobj *o = NULL;
+	__u64 start = BPF_CORE_READ(vma, vm_start);
+
+	l->m.start = start;
+	l->m.end = BPF_CORE_READ(vma, vm_end);
+	l->m.base = 0;
+	if (f) {
+		k.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+		k.ino = BPF_CORE_READ(f, f_inode, i_ino);
+		l->m.base = BPF_CORE_READ(vma, vm_pgoff) << 12;
+		o = bpf_map_lookup_elem(&uobjs, &k);
+	} else if ((__u64)BPF_CORE_READ(vma, vm_mm, context.vdso) == start) {
+		o = bpf_map_lookup_elem(&uobjs, &k);
+	}
+	l->m.first = o ? o->first : 0;
+	l->m.count = o ? o->count : 0;
+	l->mm = w->mm;
+	l->gen = w->gen;
+	return 0;
+}
+
+/* The mapping of address a into w->cur: the last frame's, the
+ * process's in uprocs, the last found on this CPU, or bpf_find_vma()'s.
+ * 0, -ENOENT (none: not code), -EBUSY (not known now: in a profile
+ * sample's interrupt bpf_find_vma() takes the mmap lock once). */
+static __always_inline int uw_map_of(struct uw_walk *w, __u64 a)
+{
+	struct uw_last *l = w->last;
+	long err;
+
+	if (a >= w->cur.start && a < w->cur.end)
+		return 0;
+	if (!uw_proc_map(w, a))
+		return 0;
+	if (l->mm != w->mm || l->gen != w->gen || a < l->m.start ||
+	    a >= l->m.end) {
+		err = bpf_find_vma(w->task, a, uw_vma_found, w, 0);
+		if (err)
+			return err == -UW_EBUSY ? -UW_EBUSY : -UW_ENOENT;
+	}
+	w->cur = l->m;
+	return 0;
+}
+
+/* The rule of address a of mapping m: a binary search of its rows. */
+static __always_inline __u32 uw_rule(const struct uw_map *m, __u64 a)
+{
+	__u64 off = a - m->start + m->base;
+	__u32 lo = m->first, n = m->count, idx;
+	struct pt_urow *r;
+
+	if (!n || off > 0xffffffffULL)
+		return PT_UR_MAKE(PT_UR_FP, 0, 0, 0);
+	for (int i = 0; i < 21; i++) { /* PT_UROWS is 2^20 */
+		__u32 half = n / 2;
+
+		if (n <= 1)
+			break;
+		idx = lo + half;
+		r = bpf_map_lookup_elem(&urows, &idx);
+		if (!r)
+			return PT_UR_MAKE(PT_UR_STOP, 0, 0, 0);
+		if (r->off <= off) {
+			lo = idx;
+			n -= half;
+		} else {
+			n = half;
+		}
+	}
+	r = bpf_map_lookup_elem(&urows, &lo);
+	if (!r)
+		return PT_UR_MAKE(PT_UR_STOP, 0, 0, 0);
+	return r->off <= off ? r->rule : PT_UR_MAKE(PT_UR_FP, 0, 0, 0);
+}
+
+/* The CFA of w's frame by rule, and where the caller's rbp is (*bp:
+ * PT_UR_BP() of the rule, 2 for a frame-pointer frame). 0 or -1 (the
+ * walk ends). */
+static __always_inline int uw_cfa(struct uw_walk *w, __u32 i, __u32 rule,
+				  __u64 *cfa, __u32 *bp)
+{
+	__s64 off = PT_UR_OFF(rule);
+
+	*bp = PT_UR_BP(rule);
+	switch (PT_UR_KIND(rule)) {
+	case PT_UR_RSP:
+		*cfa = w->sp + off;
+		return 0;
+	case PT_UR_RBP:
+		*cfa = w->bp + off;
+		return w->bp_ok ? 0 : -1;
+	case PT_UR_PLT:
+		*cfa = w->sp + off + ((w->pc & 15) >= PT_UR_THR(rule) ? 8 : 0);
+		return 0;
+	case PT_UR_DEREF:
+		return w->bp_ok && !bpf_probe_read_user(cfa, sizeof(*cfa),
+							(void *)(w->bp + off))
+			       ? 0
+			       : -1;
+	case PT_UR_FP:
+		if (!i && w->entry) { /* before the push of rbp */
+			*cfa = w->sp + 8;
+			*bp = 0;
+			return 0;
+		}
+		*cfa = w->bp + 16;
+		*bp = 2;
+		return w->bp_ok && w->bp ? 0 : -1;
+	default: /* PT_UR_END, PT_UR_STOP */
+		return -1;
+	}
+}
+
+/* Frame i of the walk, for bpf_loop(): record it, step to its caller. */
+static long uw_step(__u32 i, void *data)
+{
+	struct uw_walk *w = data;
+	__u64 look = w->pc - (i ? 1 : 0); /* a return address: its call's */
+	__u32 rule = PT_UR_MAKE(PT_UR_FP, 0, 0, 0), bp;
+	__u64 cfa, ra, two[2];
+	int err;
+
+	__u32 at = i;
+
+	if (i >= PT_STACK_FRAMES) {
+		w->st->truncated = 1;
+		return 1;
+	}
+	barrier_var(at); /* keep the mask: the verifier knows not i < 64 */
+	w->st->ip[at & (PT_STACK_FRAMES - 1)] = w->pc;
+	w->st->depth = i + 1;
+	err = uw_map_of(w, look);
+	if (err == -UW_ENOENT)
+		return 1;
+	if (!err)
+		rule = uw_rule(&w->cur, look);
+	if (uw_cfa(w, i, rule, &cfa, &bp))
+		return 1;
+	if (bp == 2) { /* rbp just below the return address: one read */
+		if (bpf_probe_read_user(two, sizeof(two), (void *)(cfa - 16)))
+			return 1;
+		w->bp = two[0];
+		ra = two[1];
+	} else {
+		if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+			return 1;
+		if (bp && (bp == PT_UR_BP_LOST ||
+			   bpf_probe_read_user(&w->bp, sizeof(w->bp),
+					       (void *)(cfa - 8 * bp))))
+			w->bp_ok = 0;
+	}
+	if (!ra || cfa <= w->sp)
+		return 1;
+	w->sp = cfa;
+	w->pc = ra;
+	return 0;
+}
+
+/*
+ * Walk the current thread's user stack from registers (pc, sp, bp) into
+ * st (its depth, frames and whether it was cut); which: the per-CPU
+ * slot (uprobes 0, profile samples 1); entry: pc is a function's first
+ * instruction (a frame-pointer frame there has not pushed rbp yet).
+ */
+static __always_inline void uw_walk(struct pt_stack_ips *st, __u32 which,
+				    __u64 pc, __u64 sp, __u64 bp, bool entry)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct uw_walk w = {
+		.st = st,
+		.task = task,
+		.pc = pc,
+		.sp = sp,
+		.bp = bp,
+		.mm = (__u64)task->mm,
+		.gen = unwind_gen,
+		.bp_ok = 1,
+		.entry = entry,
+	};
+
+	st->depth = 0;
+	st->truncated = 0;
+	w.last = bpf_map_lookup_elem(&uwlast, &which);
+	if (!w.last)
+		return;
+	w.proc = bpf_map_lookup_elem(&uprocs, &pid);
+	bpf_loop(PT_STACK_FRAMES + 1, uw_step, &w, 0);
+}
