@@ -17,7 +17,9 @@
  * address no FDE covers, is walked by its frame pointer; the walk ends at
  * the outermost frame (_start's and clone's undefined return address), at
  * a rule it cannot follow, at unreadable memory, a zero return address or
- * a frame that does not move up the stack.
+ * a frame that does not move up the stack. A return address a uretprobe
+ * replaced by its trampoline is put back (the thread's pending
+ * return_instances, in order, as the kernel's own stack traces do).
  *
  * A frame costs a map lookup or none for its mapping (the last frame's
  * mapping is tried first), some 17 array lookups for its rule and one
@@ -88,6 +90,8 @@ struct uw_walk {
 	struct task_struct *task;
 	struct uw_map cur; /* the last frame's mapping */
 	__u64 pc, sp, bp; /* the frame's registers */
+	__u64 ri, tramp; /* the next uretprobe's return_instance, and the
+			    trampoline it put in the return address's place */
 	__u64 mm;
 	__u32 gen;
 	__u8 bp_ok; /* bp is the frame's rbp (not lost) */
@@ -289,6 +293,12 @@ static long uw_step(__u32 i, void *data)
 					       (void *)(cfa - 8 * bp))))
 			w->bp_ok = 0;
 	}
+	if (w->ri && ra == w->tramp) { /* a uretprobe's: the real one */
+		struct return_instance *ri = (void *)w->ri;
+
+		ra = BPF_CORE_READ(ri, orig_ret_vaddr);
+		w->ri = (__u64)BPF_CORE_READ(ri, next);
+	}
 	if (!ra || cfa <= w->sp)
 		return 1;
 	w->sp = cfa;
@@ -325,5 +335,9 @@ static __always_inline void uw_walk(struct pt_stack_ips *st, __u32 which,
 	if (!w.last)
 		return;
 	w.proc = bpf_map_lookup_elem(&uprocs, &pid);
+	w.ri = (__u64)BPF_CORE_READ(task, utask, return_instances);
+	if (w.ri)
+		w.tramp =
+			BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
 	bpf_loop(PT_STACK_FRAMES + 1, uw_step, &w, 0);
 }
