@@ -48,6 +48,8 @@ struct unwind {
 	const void *vdso; /* this process's vDSO image (every process's) */
 	size_t vdso_size;
 	struct pt_uproc proc; /* the -p process's mappings, as written */
+	uint32_t execs; /* tr->exec.count when proc was written (an exec
+			   takes it out of uprocs: pt_execstop) */
 	size_t rows, full;
 };
 
@@ -303,6 +305,10 @@ void unwind_sync(struct tracer *tr)
 	if (!p)
 		return;
 	describe(tr, p);
+	if (u->execs != tr->exec.count) {
+		memset(&u->proc, 0, sizeof(u->proc));
+		u->execs = tr->exec.count;
+	}
 	if (memcmp(p, &u->proc, sizeof(*p)) &&
 	    !bpf_map_update_elem(bpf_map__fd(tr->skel->maps.uprocs), &pid, p,
 				 BPF_ANY))
@@ -375,13 +381,14 @@ void unwind_start(struct tracer *tr)
 	tr->skel->bss->unwind_on = 1;
 }
 
-void unwind_stats(const struct tracer *tr, struct unwind_stats *out)
+void tracer_unwind(const struct tracer *tr, struct tracer_unwind *out)
 {
 	const struct unwind *u = tr->unwind;
 
 	memset(out, 0, sizeof(*out));
 	if (!u)
 		return;
+	out->on = true;
 	for (size_t i = 0; i < u->nobjs; i++)
 		out->objects += u->objs[i].count != 0;
 	out->rows = u->rows;

@@ -22,7 +22,8 @@
  * frame pointer alone (bpf_get_stack()), as before issue 34.
  *
  * Called by tracer.c (unwind_start() from tracer_add(), unwind_free())
- * and rescan.c (unwind_sync()); calls find/ only.
+ * and rescan.c (unwind_sync()); implements tracer_unwind() of tracer.h;
+ * calls find/ only.
  */
 #ifndef PROBETOP_UNWIND_H
 #define PROBETOP_UNWIND_H
@@ -42,15 +43,6 @@ void unwind_start(struct tracer *tr);
  * unmapped released, the process's mappings written again if they
  * changed. A no-op while off. */
 void unwind_sync(struct tracer *tr);
-
-/* What the tables take: objects with rows, rows, and objects whose rows
- * did not fit (walked by frame pointer). */
-struct unwind_stats {
-	size_t objects, rows, full;
-	uint32_t capacity; /* rows the array holds */
-};
-
-void unwind_stats(const struct tracer *tr, struct unwind_stats *out);
 
 /* Free the tracer's unwind state (the maps go with the BPF object). */
 void unwind_free(struct tracer *tr);

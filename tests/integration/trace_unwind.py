@@ -15,6 +15,9 @@ known call paths, one of them from a qsort() callback, through libc:
 - profile:99=count(ustack) while the fixture spins in churn(): every
   sample's stack reaches main through spin; with frame pointers only,
   fewer than half do;
+- JSON "unwind": the tables' objects, rows and bytes; with --aggsize 1m
+  libc's rows do not fit: said once, counted, its frames walked by frame
+  pointer, the fixture's own paths still exact;
 - -b: every process of the binary, its stacks walked by the tables of
   the file and of the libraries it needs, loaded before it ran."""
 
@@ -54,21 +57,27 @@ def path_of(frames):
     return None
 
 
-def fire(spec, env=None):
+def fire(spec, env=None, extra=()):
     """Fire 300 times by path a, 200 by b, and sort 150 pairs (path c);
-    the final aggregation of spec and the comparisons counted."""
+    the final aggregation of spec, the comparisons counted, the trace."""
     t = Target([EXE])
-    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", spec], env=env)
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", spec] + list(extra),
+               env=env)
     ans = t.send("300 200 150").split()
     time.sleep(0.3)
     tr.finish()
     t.stop()
     tap.eq(ans[:3], ["fired", "300", "200"], "the fixture fired")
-    return agg_of(tr.final(), spec), int(ans[3])
+    return agg_of(tr.final(), spec), int(ans[3]), tr
 
 
 for spec in (USTACK, FN):
-    a, compared = fire(spec)
+    a, compared, tr = fire(spec)
+    u = tr.final().get("unwind", {})
+    tap.ok(u.get("objects", 0) >= 4 and u.get("rows", 0) >= 28000 and
+           u.get("bytes") == 8 * u.get("rows", 0) and u.get("full") == 0,
+           "%s: JSON unwind: the tables of the fixture, libc, ld.so and "
+           "the vDSO, none left out" % spec, u)
     tap.ok(compared >= 150, "%s: qsort compared each pair (%d)" %
            (spec, compared))
     got, outer, paths = {}, set(), {}
@@ -91,7 +100,8 @@ for spec in (USTACK, FN):
 
 # frame pointers only: the same probe loses its way in the first frame
 env = dict(os.environ, PROBETOP_UNWIND="fp")
-a, compared = fire(USTACK, env)
+a, compared, tr = fire(USTACK, env)
+tap.ok("unwind" not in tr.final(), "PROBETOP_UNWIND=fp: no tables")
 fp = {}
 for r in a["rows"]:
     p = path_of(from_main(r["key"][0])[0])
@@ -100,6 +110,24 @@ tap.ok(fp.get("a", 0) + fp.get("b", 0) + fp.get("c", 0) == 0,
        "PROBETOP_UNWIND=fp: no path found by frame pointers", a["rows"])
 tap.eq(sum(fp.values()), 500 + compared,
        "PROBETOP_UNWIND=fp: every hit counted all the same")
+
+
+# a table that does not fit (--aggsize 1m: some 6,000 rows, libc has
+# 28,000): said once, counted, its frames walked by frame pointer; the
+# fixture's own frames still by its table
+a, compared, tr = fire(USTACK, extra=["--aggsize", "1m"])
+u = tr.final().get("unwind", {})
+said = [l for l in tr.stderr.splitlines() if "unwind tables full" in l]
+tap.ok(u.get("full", 0) >= 1 and len(said) == 1,
+       "--aggsize 1m: the tables full, said once and counted", tr.stderr)
+got = {}
+for r in a["rows"]:
+    p = path_of(from_main(r["key"][0])[0])
+    got[p] = got.get(p, 0) + r["total"]
+tap.eq((got.get("a"), got.get("b"), sum(got.values())),
+       (300, 200, 500 + compared),
+       "--aggsize 1m: paths a and b still exact from main, every hit "
+       "counted", a["rows"])
 
 
 def spin(env=None):
