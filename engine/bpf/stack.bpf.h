@@ -255,24 +255,18 @@ static long stack_hash_step(__u32 i, void *data)
 }
 
 /*
- * The id of the stack in scratch slot `which` (kernel: a kernel stack;
- * the id differs from a user stack of the same addresses), the stack
- * kept in `nstacks` if new (a user stack's mappings sent, stack_maps()).
- * Never 0; 1 when `nstacks` is full. A global function: verified once,
- * whatever calls it.
+ * The id of the stack in scratch slot `which`, hashed as h (kernel: a
+ * kernel stack), the stack kept in `nstacks` if new (a user stack's
+ * mappings sent, stack_maps()). Never 0; 1 when `nstacks` is full. A
+ * global function: verified once, whatever calls it.
  */
-__noinline __u64 stack_store(__u32 which, __u32 kernel)
+__noinline __u64 stack_keep(__u32 which, __u32 kernel, __u64 h)
 {
 	struct stack_scratch *sc = bpf_map_lookup_elem(&stackscratch, &which);
-	struct stack_hash sh;
-	__u64 id;
+	__u64 id = h > 1 ? h : h + 2;
 
 	if (!sc)
 		return 1;
-	sh.st = &sc->st;
-	sh.h = 0xcbf29ce484222325ULL ^ sc->st.depth ^ ((__u64)kernel << 63);
-	bpf_loop(PT_STACK_FRAMES, stack_hash_step, &sh, 0);
-	id = sh.h > 1 ? sh.h : sh.h + 2;
 	if (bpf_map_lookup_elem(&nstacks, &id))
 		return id;
 	sc->st.pid = kernel ? 0 : bpf_get_current_pid_tgid() >> 32;
@@ -281,6 +275,21 @@ __noinline __u64 stack_store(__u32 which, __u32 kernel)
 	if (!kernel)
 		stack_maps(&sc->st, which);
 	return id;
+}
+
+/* stack_keep() of the stack in scratch slot `which`, hashed here (the
+ * id differs from a user stack of the same addresses when kernel). */
+__noinline __u64 stack_store(__u32 which, __u32 kernel)
+{
+	struct stack_scratch *sc = bpf_map_lookup_elem(&stackscratch, &which);
+	struct stack_hash sh;
+
+	if (!sc)
+		return 1;
+	sh.st = &sc->st;
+	sh.h = 0xcbf29ce484222325ULL ^ sc->st.depth ^ ((__u64)kernel << 63);
+	bpf_loop(PT_STACK_FRAMES, stack_hash_step, &sh, 0);
+	return stack_keep(which, kernel, sh.h);
 }
 
 /* The id of the current thread's user stack walked by the unwind
@@ -294,8 +303,7 @@ __noinline __u64 ustack_walk(__u32 which, __u64 pc, __u64 sp, __u64 bp,
 
 	if (!sc)
 		return 1;
-	uw_walk(&sc->st, which, pc, sp, bp, entry);
-	return stack_store(which, 0);
+	return stack_keep(which, 0, uw_walk(&sc->st, which, pc, sp, bp, entry));
 }
 
 /* The id of the current thread's user (or kernel) stack at ctx, as

@@ -66,8 +66,8 @@ struct uw_map {
 	__u32 first, count;
 };
 
-/* Per CPU, for uprobes and profile samples: the last mapping found by
- * bpf_find_vma(), of which address space, at which generation. */
+/* The last mapping found by bpf_find_vma(), of which address space, at
+ * which generation. */
 struct uw_last {
 	struct uw_map m;
 	__u64 mm;
@@ -75,30 +75,60 @@ struct uw_last {
 	__u32 pad;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
-	__type(key, __u32);
-	__type(value, struct uw_last);
-} uwlast SEC(".maps");
+/* A window of the stack: one read serves every frame in it (a
+ * user-memory read costs some 150 ns here, whatever its size up to a
+ * few KB). */
+#define UW_WIN 4096
 
-/* A walk under way, for bpf_loop(). */
-struct uw_walk {
-	struct pt_stack_ips *st;
-	const struct pt_uproc *proc; /* the process's mappings, or NULL */
-	struct uw_last *last;
-	struct task_struct *task;
+/* The rules of the addresses walked last, by address: a stack walked
+ * again (a probe's stacks are few) costs no search. */
+#define UW_RC 512
+
+struct uw_rc {
+	__u64 pc, mm;
+	__u32 gen, rule;
+};
+
+/*
+ * A walk's state, per CPU (uprobes, profile samples): the window, the
+ * last mapping found, the rules cache and the frame's registers. Kept in a map value,
+ * not in the walk on the stack: the verifier does not follow what a map
+ * holds, so it sees one state per step of bpf_loop() whatever was read
+ * (in a stack value each step's differences made it explore on past a
+ * million instructions).
+ */
+struct uw_scratch {
+	__u8 b[UW_WIN];
+	__u64 base, len; /* b holds [base, base + len) of the stack */
+	struct uw_last last;
+	struct uw_rc rc[UW_RC];
 	struct uw_map cur; /* the last frame's mapping */
 	__u64 pc, sp, bp; /* the frame's registers */
 	__u64 ri, tramp; /* the next uretprobe's return_instance, and the
 			    trampoline it put in the return address's place */
 	__u64 mm;
+	__u64 hash; /* FNV-1a of the frames so far */
 	__u32 gen;
 	__u8 bp_ok; /* bp is the frame's rbp (not lost) */
 	__u8 entry; /* frame 0 is at a function's first instruction */
 };
 
-/* Mapping a of the process's in uprocs into w->cur; 0 or -1. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct uw_scratch);
+} uwscratch SEC(".maps");
+
+/* A walk under way, for bpf_loop(): what does not change. */
+struct uw_walk {
+	struct pt_stack_ips *st;
+	const struct pt_uproc *proc; /* the process's mappings, or NULL */
+	struct task_struct *task;
+	struct uw_scratch *s;
+};
+
+/* Mapping a of the process's in uprocs into w->s->cur; 0 or -1. */
 static __always_inline int uw_proc_map(struct uw_walk *w, __u64 a)
 {
 	const struct pt_uproc *p = w->proc;
@@ -125,21 +155,21 @@ static __always_inline int uw_proc_map(struct uw_walk *w, __u64 a)
 	m = &p->m[lo & (PT_UMAPS - 1)];
 	if (a < m->start || a >= m->end)
 		return -1;
-	w->cur.start = m->start;
-	w->cur.end = m->end;
-	w->cur.base = m->base;
-	w->cur.first = m->first;
-	w->cur.count = m->count;
+	w->s->cur.start = m->start;
+	w->s->cur.end = m->end;
+	w->s->cur.base = m->base;
+	w->s->cur.first = m->first;
+	w->s->cur.count = m->count;
 	return 0;
 }
 
-/* bpf_find_vma()'s callback: the mapping into w->last, its rows by the
- * file's device and inode (the vDSO: 0, 0). */
+/* bpf_find_vma()'s callback: the mapping into the walk's last, its rows
+ * by the file's device and inode (the vDSO: 0, 0). */
 static long uw_vma_found(struct task_struct *task, struct vm_area_struct *vma,
 			 void *data)
 {
 	struct uw_walk *w = data;
-	struct uw_last *l = w->last;
+	struct uw_last *l = &w->s->last;
 	struct file *f = BPF_CORE_READ(vma, vm_file);
 	struct pt_uobj_key k = {};
 	struct pt_uobj *o = NULL;
@@ -158,32 +188,63 @@ static long uw_vma_found(struct task_struct *task, struct vm_area_struct *vma,
 	}
 	l->m.first = o ? o->first : 0;
 	l->m.count = o ? o->count : 0;
-	l->mm = w->mm;
-	l->gen = w->gen;
+	l->mm = w->s->mm;
+	l->gen = w->s->gen;
 	return 0;
 }
 
-/* The mapping of address a into w->cur: the last frame's, the
+/* The mapping of address a into w->s->cur: the last frame's, the
  * process's in uprocs, the last found on this CPU, or bpf_find_vma()'s.
  * 0, -ENOENT (none: not code), -EBUSY (not known now: in a profile
  * sample's interrupt bpf_find_vma() takes the mmap lock once). */
 static __always_inline int uw_map_of(struct uw_walk *w, __u64 a)
 {
-	struct uw_last *l = w->last;
+	struct uw_last *l = &w->s->last;
 	long err;
 
-	if (a >= w->cur.start && a < w->cur.end)
+	if (a >= w->s->cur.start && a < w->s->cur.end)
 		return 0;
 	if (!uw_proc_map(w, a))
 		return 0;
-	if (l->mm != w->mm || l->gen != w->gen || a < l->m.start ||
+	if (l->mm != w->s->mm || l->gen != w->s->gen || a < l->m.start ||
 	    a >= l->m.end) {
 		err = bpf_find_vma(w->task, a, uw_vma_found, w, 0);
 		if (err)
 			return err == -UW_EBUSY ? -UW_EBUSY : -UW_ENOENT;
 	}
-	w->cur = l->m;
+	w->s->cur = l->m;
 	return 0;
+}
+
+/* Make the window hold [lo, hi) of the stack (hi - lo <= 512): if it
+ * does not, read a new one from lo: UW_WIN bytes, or to the end of lo's
+ * page when more cannot be read (the top of a stack). 0 or -1. */
+static __always_inline int uw_fill(struct uw_walk *w, __u64 lo, __u64 hi)
+{
+	struct uw_scratch *win = w->s;
+	__u64 n = UW_WIN;
+
+	if (lo >= win->base && hi - win->base <= win->len)
+		return 0;
+	if (bpf_probe_read_user(win->b, UW_WIN, (void *)lo)) {
+		n = (4096 - (lo & 4095)) & (UW_WIN - 1);
+		if (bpf_probe_read_user(win->b, n, (void *)lo))
+			n = 0;
+	}
+	win->base = lo;
+	win->len = n;
+	return hi - lo <= win->len ? 0 : -1;
+}
+
+/* The 8 bytes of the stack at a, which the window holds (uw_fill()). */
+static __always_inline __u64 uw_at(const struct uw_walk *w, __u64 a)
+{
+	__u64 at = a - w->s->base;
+
+	barrier_var(at);
+	if (at > UW_WIN - 8)
+		return 0;
+	return *(__u64 *)&w->s->b[at];
 }
 
 /* The rule of address a of mapping m: a binary search of its rows. */
@@ -217,6 +278,32 @@ static __always_inline __u32 uw_rule(const struct uw_map *m, __u64 a)
 	return r->off <= off ? r->rule : PT_UR_MAKE(PT_UR_FP, 0, 0, 0);
 }
 
+/* The rule of address a (a frame's, or its call's): from the rules
+ * cache, else by its mapping and that object's rows, kept in the cache.
+ * 0, or -1 when a is in no mapping (the walk ends). */
+static __always_inline int uw_rule_of(struct uw_walk *w, __u64 a, __u32 *rule)
+{
+	struct uw_scratch *s = w->s;
+	struct uw_rc *e = &s->rc[(a ^ (a >> 9)) & (UW_RC - 1)];
+	int err;
+
+	if (e->pc == a && e->mm == s->mm && e->gen == s->gen) {
+		*rule = e->rule;
+		return 0;
+	}
+	err = uw_map_of(w, a);
+	if (err == -UW_ENOENT)
+		return -1;
+	if (err) /* -EBUSY: not known now, not kept */
+		return 0;
+	*rule = uw_rule(&s->cur, a);
+	e->pc = a;
+	e->mm = s->mm;
+	e->gen = s->gen;
+	e->rule = *rule;
+	return 0;
+}
+
 /* The CFA of w's frame by rule, and where the caller's rbp is (*bp:
  * PT_UR_BP() of the rule, 2 for a frame-pointer frame). 0 or -1 (the
  * walk ends). */
@@ -228,28 +315,30 @@ static __always_inline int uw_cfa(struct uw_walk *w, __u32 i, __u32 rule,
 	*bp = PT_UR_BP(rule);
 	switch (PT_UR_KIND(rule)) {
 	case PT_UR_RSP:
-		*cfa = w->sp + off;
+		*cfa = w->s->sp + off;
 		return 0;
 	case PT_UR_RBP:
-		*cfa = w->bp + off;
-		return w->bp_ok ? 0 : -1;
+		*cfa = w->s->bp + off;
+		return w->s->bp_ok ? 0 : -1;
 	case PT_UR_PLT:
-		*cfa = w->sp + off + ((w->pc & 15) >= PT_UR_THR(rule) ? 8 : 0);
+		*cfa = w->s->sp + off +
+		       ((w->s->pc & 15) >= PT_UR_THR(rule) ? 8 : 0);
 		return 0;
 	case PT_UR_DEREF:
-		return w->bp_ok && !bpf_probe_read_user(cfa, sizeof(*cfa),
-							(void *)(w->bp + off))
+		return w->s->bp_ok && !bpf_probe_read_user(
+					      cfa, sizeof(*cfa),
+					      (void *)(w->s->bp + off))
 			       ? 0
 			       : -1;
 	case PT_UR_FP:
-		if (!i && w->entry) { /* before the push of rbp */
-			*cfa = w->sp + 8;
+		if (!i && w->s->entry) { /* before the push of rbp */
+			*cfa = w->s->sp + 8;
 			*bp = 0;
 			return 0;
 		}
-		*cfa = w->bp + 16;
+		*cfa = w->s->bp + 16;
 		*bp = 2;
-		return w->bp_ok && w->bp ? 0 : -1;
+		return w->s->bp_ok && w->s->bp ? 0 : -1;
 	default: /* PT_UR_END, PT_UR_STOP */
 		return -1;
 	}
@@ -259,11 +348,9 @@ static __always_inline int uw_cfa(struct uw_walk *w, __u32 i, __u32 rule,
 static long uw_step(__u32 i, void *data)
 {
 	struct uw_walk *w = data;
-	__u64 look = w->pc - (i ? 1 : 0); /* a return address: its call's */
+	__u64 look = w->s->pc - (i ? 1 : 0); /* a return address: its call's */
 	__u32 rule = PT_UR_MAKE(PT_UR_FP, 0, 0, 0), bp;
-	__u64 cfa, ra, two[2];
-	int err;
-
+	__u64 cfa, ra;
 	__u32 at = i;
 
 	if (i >= PT_STACK_FRAMES) {
@@ -271,38 +358,32 @@ static long uw_step(__u32 i, void *data)
 		return 1;
 	}
 	barrier_var(at); /* keep the mask: the verifier knows not i < 64 */
-	w->st->ip[at & (PT_STACK_FRAMES - 1)] = w->pc;
+	w->st->ip[at & (PT_STACK_FRAMES - 1)] = w->s->pc;
+	w->s->hash = (w->s->hash ^ w->s->pc) * 0x100000001b3ULL;
 	w->st->depth = i + 1;
-	err = uw_map_of(w, look);
-	if (err == -UW_ENOENT)
+	if (uw_rule_of(w, look, &rule))
 		return 1;
-	if (!err)
-		rule = uw_rule(&w->cur, look);
 	if (uw_cfa(w, i, rule, &cfa, &bp))
 		return 1;
-	if (bp == 2) { /* rbp just below the return address: one read */
-		if (bpf_probe_read_user(two, sizeof(two), (void *)(cfa - 16)))
-			return 1;
-		w->bp = two[0];
-		ra = two[1];
-	} else {
-		if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
-			return 1;
-		if (bp && (bp == PT_UR_BP_LOST ||
-			   bpf_probe_read_user(&w->bp, sizeof(w->bp),
-					       (void *)(cfa - 8 * bp))))
-			w->bp_ok = 0;
+	if (bp > 64) { /* not worth a read of its own: lost */
+		bp = 0;
+		w->s->bp_ok = 0;
 	}
-	if (w->ri && ra == w->tramp) { /* a uretprobe's: the real one */
-		struct return_instance *ri = (void *)w->ri;
+	if (uw_fill(w, cfa - 8 * (bp ? bp : 1), cfa))
+		return 1;
+	ra = uw_at(w, cfa - 8);
+	if (bp)
+		w->s->bp = uw_at(w, cfa - 8 * bp);
+	if (w->s->ri && ra == w->s->tramp) { /* a uretprobe's: the real one */
+		struct return_instance *ri = (void *)w->s->ri;
 
 		ra = BPF_CORE_READ(ri, orig_ret_vaddr);
-		w->ri = (__u64)BPF_CORE_READ(ri, next);
+		w->s->ri = (__u64)BPF_CORE_READ(ri, next);
 	}
-	if (!ra || cfa <= w->sp)
+	if (!ra || cfa <= w->s->sp)
 		return 1;
-	w->sp = cfa;
-	w->pc = ra;
+	w->s->sp = cfa;
+	w->s->pc = ra;
 	return 0;
 }
 
@@ -310,34 +391,37 @@ static long uw_step(__u32 i, void *data)
  * Walk the current thread's user stack from registers (pc, sp, bp) into
  * st (its depth, frames and whether it was cut); which: the per-CPU
  * slot (uprobes 0, profile samples 1); entry: pc is a function's first
- * instruction (a frame-pointer frame there has not pushed rbp yet).
+ * instruction (a frame-pointer frame there has not pushed rbp yet). The
+ * stack's hash (FNV-1a of its frames, then its depth), for its id.
  */
-static __always_inline void uw_walk(struct pt_stack_ips *st, __u32 which,
-				    __u64 pc, __u64 sp, __u64 bp, bool entry)
+static __always_inline __u64 uw_walk(struct pt_stack_ips *st, __u32 which,
+				     __u64 pc, __u64 sp, __u64 bp, bool entry)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-	struct uw_walk w = {
-		.st = st,
-		.task = task,
-		.pc = pc,
-		.sp = sp,
-		.bp = bp,
-		.mm = (__u64)task->mm,
-		.gen = unwind_gen,
-		.bp_ok = 1,
-		.entry = entry,
-	};
+	struct uw_walk w = { .st = st, .task = task };
+	struct uw_scratch *s = bpf_map_lookup_elem(&uwscratch, &which);
 
 	st->depth = 0;
 	st->truncated = 0;
-	w.last = bpf_map_lookup_elem(&uwlast, &which);
-	if (!w.last)
-		return;
-	w.proc = bpf_map_lookup_elem(&uprocs, &pid);
-	w.ri = (__u64)BPF_CORE_READ(task, utask, return_instances);
-	if (w.ri)
-		w.tramp =
+	if (!s)
+		return 0;
+	w.s = s;
+	s->hash = 0xcbf29ce484222325ULL;
+	s->len = 0;
+	s->cur.start = s->cur.end = 0;
+	s->pc = pc;
+	s->sp = sp;
+	s->bp = bp;
+	s->mm = (__u64)task->mm;
+	s->gen = unwind_gen;
+	s->bp_ok = 1;
+	s->entry = entry;
+	s->ri = task->utask ? (__u64)task->utask->return_instances : 0;
+	if (s->ri)
+		s->tramp =
 			BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	w.proc = bpf_map_lookup_elem(&uprocs, &pid);
 	bpf_loop(PT_STACK_FRAMES + 1, uw_step, &w, 0);
+	return (s->hash ^ st->depth) * 0x100000001b3ULL;
 }
