@@ -311,8 +311,12 @@ void unwind_sync(struct tracer *tr)
 	}
 	if (memcmp(p, &u->proc, sizeof(*p)) &&
 	    !bpf_map_update_elem(bpf_map__fd(tr->skel->maps.uprocs), &pid, p,
-				 BPF_ANY))
+				 BPF_ANY)) {
 		u->proc = *p;
+		/* rules cached by address may be another object's now */
+		__atomic_add_fetch(&tr->skel->bss->unwind_gen, 1,
+				   __ATOMIC_RELEASE);
+	}
 	free(p);
 }
 

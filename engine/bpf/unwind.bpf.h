@@ -21,12 +21,14 @@
  * replaced by its trampoline is put back (the thread's pending
  * return_instances, in order, as the kernel's own stack traces do).
  *
- * A frame costs a map lookup or none for its mapping (the last frame's
- * mapping is tried first), some 17 array lookups for its rule and one
- * user-memory read (two when the caller's rbp is not next to the return
- * address). The tables are user space's to change: it bumps unwind_gen,
- * which makes the per-CPU last mapping stale, and a walk under way reads
- * at worst a row that just changed (a wrong frame, never a fault).
+ * A frame whose address was walked lately costs a probe of the per-CPU
+ * rules cache; another a map lookup or none for its mapping (the last
+ * frame's is tried first) and some 17 array lookups for its rule. The
+ * stack is read through a 4 KB window: one user-memory read for most
+ * stacks. The tables are user space's to change: it bumps unwind_gen,
+ * which makes the per-CPU last mapping and cached rules stale, and a
+ * walk under way reads at worst a row that just changed (a wrong frame,
+ * never a fault).
  *
  * Part of probetop.bpf.c, included before stack.bpf.h (stack_key()).
  */
