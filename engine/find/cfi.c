@@ -233,6 +233,13 @@ struct prog {
 	uint32_t *seq;
 };
 
+/* v times a data alignment factor, wrapping as the target's registers
+ * would (a broken section's numbers must not overflow here). */
+static int64_t scaled(uint64_t v, int64_t factor)
+{
+	return (int64_t)(v * (uint64_t)factor);
+}
+
 /* The rule of a state (struct pt_urow). */
 static uint32_t encode(const struct state *s)
 {
@@ -258,7 +265,7 @@ static uint32_t encode(const struct state *s)
 	if (s->bp == R_SAME)
 		bp = 0;
 	else if (s->bp == R_OFFSET && s->bp_off < 0 && !(s->bp_off % 8) &&
-		 -s->bp_off / 8 < PT_UR_BP_LOST)
+		 s->bp_off > -8 * (int64_t)PT_UR_BP_LOST)
 		bp = (uint32_t)(-s->bp_off / 8);
 	return PT_UR_MAKE(kind, s->thr, bp, off);
 }
@@ -362,15 +369,15 @@ static int step_ext(struct prog *pg, struct rd *r, uint8_t op)
 		return advance(pg, pg->loc + n * pg->cie->code_align);
 	case 0x05: /* offset_extended */
 		reg = rd_uleb(r);
-		set_reg(s, reg, R_OFFSET, (int64_t)rd_uleb(r) * da);
+		set_reg(s, reg, R_OFFSET, scaled(rd_uleb(r), da));
 		return 0;
 	case 0x11: /* offset_extended_sf */
 		reg = rd_uleb(r);
-		set_reg(s, reg, R_OFFSET, rd_sleb(r) * da);
+		set_reg(s, reg, R_OFFSET, scaled((uint64_t)rd_sleb(r), da));
 		return 0;
 	case 0x2f: /* GNU_negative_offset_extended */
 		reg = rd_uleb(r);
-		set_reg(s, reg, R_OFFSET, -(int64_t)rd_uleb(r) * da);
+		set_reg(s, reg, R_OFFSET, scaled(-rd_uleb(r), da));
 		return 0;
 	case 0x06: /* restore_extended */
 		restore_reg(pg, rd_uleb(r));
@@ -412,7 +419,8 @@ static int step_ext(struct prog *pg, struct rd *r, uint8_t op)
 	case 0x12: /* def_cfa_sf */
 		s->cfa = C_REG;
 		s->cfa_reg = (uint32_t)rd_uleb(r);
-		s->cfa_off = op == 0x0c ? (int64_t)rd_uleb(r) : rd_sleb(r) * da;
+		s->cfa_off = op == 0x0c ? (int64_t)rd_uleb(r)
+					: scaled((uint64_t)rd_sleb(r), da);
 		return 0;
 	case 0x0d: /* def_cfa_register */
 		s->cfa = s->cfa == C_REG || s->cfa == C_NONE ? C_REG : C_OTHER;
@@ -420,7 +428,8 @@ static int step_ext(struct prog *pg, struct rd *r, uint8_t op)
 		return 0;
 	case 0x0e: /* def_cfa_offset */
 	case 0x13: /* def_cfa_offset_sf */
-		s->cfa_off = op == 0x0e ? (int64_t)rd_uleb(r) : rd_sleb(r) * da;
+		s->cfa_off = op == 0x0e ? (int64_t)rd_uleb(r)
+					: scaled((uint64_t)rd_sleb(r), da);
 		if (s->cfa != C_REG)
 			s->cfa = C_OTHER;
 		return 0;
@@ -450,7 +459,7 @@ static int run(struct prog *pg, const uint8_t *p, const uint8_t *end)
 							pg->cie->code_align);
 		else if ((op & 0xc0) == 0x80) /* offset */
 			set_reg(&pg->st, op & 0x3f, R_OFFSET,
-				(int64_t)rd_uleb(&r) * pg->cie->data_align);
+				scaled(rd_uleb(&r), pg->cie->data_align));
 		else if ((op & 0xc0) == 0xc0) /* restore */
 			restore_reg(pg, op & 0x3f);
 		else

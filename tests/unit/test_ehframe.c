@@ -8,8 +8,8 @@
  * (.eh_frame, -O2 -fomit-frame-pointer), unwind_dbgframe (its functions
  * in .debug_frame only) and Debian's libc.so.6. Then broken input: a
  * hand-made CIE and FDE read exactly, cut at every length and with each
- * byte flipped (an error or rows, never a crash), a file that is not
- * ELF, an ELF file cut short.
+ * byte flipped (an error or rows, never a crash), operands whose scaling
+ * overflows, a file that is not ELF, an ELF file cut short.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -355,6 +355,33 @@ static void test_broken_bytes(void **state)
 	}
 }
 
+/* Operands whose scaling overflows (found by fuzz_cfi): a save of rbp
+ * at a ULEB128 of 2^63 - 1 times the data alignment, wrapping as the
+ * target's registers would, not undefined (UBSan in the ASan build):
+ * the row says rbp is lost. */
+static void test_huge_operands(void **state)
+{
+	uint8_t buf[24 + 32];
+	struct cfi_rows rows = { 0 };
+	size_t bad = 0;
+	/* the FDE: length 28, CIE pointer 28, pc begin and range as SEC's,
+	 * aug length 0, then offset rbp ULEB(2^63 - 1), 4 nops */
+	static const uint8_t fde[] = { 0x1c, 0,	   0,	 0,    0x1c, 0,	   0,
+				       0,    0xe0, 0xef, 0xff, 0xff, 0x10, 0,
+				       0,    0,	   0,	 0x86, 0xff, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0 };
+
+	(void)state;
+	memcpy(buf, SEC, 24);
+	memcpy(buf + 24, fde, sizeof(fde));
+	memset(buf + 24 + sizeof(fde), 0, sizeof(buf) - 24 - sizeof(fde));
+	assert_int_equal(cfi_read(buf, sizeof(buf), 0x2000, true, &rows, &bad),
+			 0);
+	assert_int_equal(rows.n, 2);
+	assert_int_equal(PT_UR_BP(rows.v[0].rule), PT_UR_BP_LOST);
+	free(rows.v);
+}
+
 /* Not ELF, and libc cut short: errors, no table. */
 static void test_broken_files(void **state)
 {
@@ -391,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_handmade),
 		cmocka_unit_test(test_broken_bytes),
+		cmocka_unit_test(test_huge_operands),
 		cmocka_unit_test(test_broken_files),
 	};
 
