@@ -45,6 +45,7 @@
 #include "rescan.h"
 #include "tracer_state.h"
 #include "ulink.h"
+#include "unwind.h"
 #include "watch.h"
 
 _Static_assert(sizeof(struct pt_key) ==
@@ -318,6 +319,7 @@ void tracer_free(struct tracer *tr)
 	ring_buffer__free(tr->dl_ring);
 	free(tr->dl_interp);
 	probetop_bpf__destroy(tr->skel);
+	unwind_free(tr);
 	pyframe_free(tr->py);
 	for (size_t i = 0; i < tr->ncats; i++)
 		catalog_free(tr->cats[i]);
@@ -415,6 +417,15 @@ static bool spec_reads_python(const struct spec *spec)
 	return false;
 }
 
+/* Whether a key of spec is the native user stack (unwind.h). */
+static bool spec_walks_ustack(const struct spec *spec)
+{
+	for (int i = 0; i < spec->nkeys; i++)
+		if (spec->keys[i].kind == SPEC_KEY_USTACK)
+			return true;
+	return false;
+}
+
 /* ts reads Python frames: set up the process's CPython, now or when it
  * appears. 0 or -EINVAL (-b: no one process). */
 static int python_wanted(struct tracer *tr, struct tspec *ts)
@@ -475,6 +486,8 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 		tr->nspecs = id + 1;
 	if (spec->timed)
 		lat_exit_start(tr);
+	if (spec_walks_ustack(spec))
+		unwind_start(tr);
 	if (spec->probe[0].hz)
 		err = profile_attach(tr, ts, id);
 	if (err >= 0 && spec_reads_python(spec))

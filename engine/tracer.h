@@ -97,6 +97,18 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 /* The aggregation maps' capacities, as loaded. */
 const struct mapsize *tracer_mapsize(const struct tracer *tr);
 
+/* The unwind tables in the kernel (ustack, engine/attach/unwind.h):
+ * whether stacks are walked by them, the objects with rows, the rows
+ * (8 bytes each) and the array's capacity, and the objects whose rows
+ * did not fit (walked by frame pointer). */
+struct tracer_unwind {
+	bool on;
+	size_t objects, rows, full;
+	uint32_t capacity;
+};
+
+void tracer_unwind(const struct tracer *tr, struct tracer_unwind *out);
+
 /* Detach everything and unload. NULL is a no-op. */
 void tracer_free(struct tracer *tr);
 

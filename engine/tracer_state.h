@@ -32,6 +32,7 @@ struct objcache;
 struct probetop_bpf;
 struct ring_buffer;
 struct park_closer;
+struct unwind;
 
 /* One location a spec is attached at: its site (the cookie), and where
  * it is, for forks_sweep(). The uprobe is in one of the spec's links. */
@@ -117,6 +118,7 @@ struct tracer {
 	bool py_wanted; /* a spec reads Python frames: set up its CPython */
 	struct touched *touched; /* literals_touch(): mappings made present */
 	size_t ntouched;
+	struct unwind *unwind; /* unwind.h: the kernel's unwind tables */
 };
 
 #endif

@@ -295,6 +295,25 @@ static json_object *json_proc(const struct agg_proc_row *r, bool final)
 	return o;
 }
 
+/* {"objects":N,"rows":N,"bytes":N,"capacity":N,"full":N}: the unwind
+ * tables ustack walks by, in the kernel; full: objects whose rows did
+ * not fit (their frames walked by frame pointer) */
+static json_object *json_unwind(const struct tracer_unwind *u)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "objects",
+			       json_object_new_uint64(u->objects));
+	json_object_object_add(o, "rows", json_object_new_uint64(u->rows));
+	json_object_object_add(
+		o, "bytes",
+		json_object_new_uint64(u->rows * sizeof(struct pt_urow)));
+	json_object_object_add(o, "capacity",
+			       json_object_new_uint64(u->capacity));
+	json_object_object_add(o, "full", json_object_new_uint64(u->full));
+	return o;
+}
+
 /* {"in_flight":N,"io":N,"process":N}: what the kernel's IO and process
  * counting lost, by reason */
 static json_object *json_kdrops(const struct agg_snapshot *snap, bool final)
@@ -356,6 +375,8 @@ void trace_json_print(const struct trace_out *out,
 	if (out->kernel)
 		json_object_object_add(o, "kernel_drops",
 				       json_kdrops(snap, final));
+	if (snap->unwind.on)
+		json_object_object_add(o, "unwind", json_unwind(&snap->unwind));
 	if (snap->nproc) {
 		procs = json_object_new_array();
 		for (size_t i = 0; i < snap->nproc; i++)

@@ -25,6 +25,7 @@
 #include "probetop.skel.h"
 #include "pyframe.h"
 #include "tracer_state.h"
+#include "unwind.h"
 
 static bool has_new_object(const struct tracer *tr, const struct proc_maps *m)
 {
@@ -185,6 +186,7 @@ static int rescan_maps(struct tracer *tr)
 	if (fresh)
 		n = attach_new(tr);
 	objects_py_setup(tr);
+	unwind_sync(tr);
 	return n;
 }
 

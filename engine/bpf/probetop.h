@@ -233,6 +233,84 @@ struct pt_vma {
 	char path[PT_PATH_MAX];
 };
 
+/*
+ * Unwind tables (issue 34): each object's .eh_frame (or .debug_frame)
+ * compiled by engine/find/ehframe.c into rows sorted by file offset: from
+ * a row's offset to the next row's, how to find the caller's frame. All
+ * objects' rows share one array (urows); uobjs finds an object's
+ * [first, first + count) by the device (the kernel's, major << 20 |
+ * minor) and inode of the file its mapping has, so a frame is looked up
+ * from its VMA (vm_pgoff, vm_start) without the load bias. The vDSO,
+ * which is no file, is dev 0, inode 0, offsets from its start.
+ *
+ * A row's rule is 32 bits: its kind (enum pt_ur_kind) in bits 0-2; a
+ * PLT entry's threshold in bits 3-6; where the caller's rbp is in bits
+ * 7-16 (0: unchanged, PT_UR_BP_LOST: unknown, else saved at CFA - 8 * n);
+ * the CFA's offset from its register, in 8-byte units, signed, in bits
+ * 17-31. The return address is always at CFA - 8 (x86-64).
+ */
+#define PT_UROWS (1u << 20) /* rows of every object, at most */
+#define PT_UOBJS 4096 /* objects with a table */
+#define PT_UR_BP_LOST 1023u
+
+enum pt_ur_kind {
+	PT_UR_FP, /* no unwind entry covers it: walk the frame pointer */
+	PT_UR_RSP, /* CFA = rsp + off */
+	PT_UR_RBP, /* CFA = rbp + off */
+	PT_UR_PLT, /* CFA = rsp + off + ((rip & 15) >= thr ? 8 : 0) */
+	PT_UR_DEREF, /* CFA = *(rbp + off) (a realigned stack's frame) */
+	PT_UR_END, /* the outermost frame (return address undefined) */
+	PT_UR_STOP, /* a rule the walker cannot follow: the stack ends */
+};
+
+#define PT_UR_KIND(r) ((r)&7u)
+#define PT_UR_THR(r) (((r) >> 3) & 15u)
+#define PT_UR_BP(r) (((r) >> 7) & 1023u)
+#define PT_UR_OFF(r) ((__s32)(r) >> 17 << 3) /* bytes */
+#define PT_UR_OFF_MIN (-(1 << 14) * 8)
+#define PT_UR_OFF_MAX (((1 << 14) - 1) * 8)
+#define PT_UR_MAKE(kind, thr, bp, off)                          \
+	((__u32)(kind) | (__u32)(thr) << 3 | (__u32)(bp) << 7 | \
+	 (__u32)((off) / 8) << 17)
+
+struct pt_urow {
+	__u32 off; /* file offset (the vDSO's: from its start) */
+	__u32 rule;
+};
+
+struct pt_uobj_key {
+	__u64 dev; /* the kernel's: major << 20 | minor */
+	__u64 ino;
+};
+
+struct pt_uobj {
+	__u32 first, count; /* its rows in urows */
+};
+
+/*
+ * uprocs: the executable mappings of a process user space knows (the -p
+ * target), sorted by start, each with its object's rows (count 0: none,
+ * walk the frame pointer): found by a binary search, without
+ * bpf_find_vma(), which takes the mmap lock and, in a profile sample's
+ * interrupt, succeeds once per sample. A frame outside them (another
+ * process, a mapping newer than the last rescan) is looked up with
+ * bpf_find_vma() and uobjs.
+ */
+#define PT_UMAPS 128 /* mappings of a process in uprocs */
+#define PT_UPROCS 64 /* processes in uprocs */
+
+struct pt_umap {
+	__u64 start, end;
+	__u64 base; /* the file offset of start (the vDSO's: 0) */
+	__u32 first, count; /* its object's rows */
+};
+
+struct pt_uproc {
+	__u32 n;
+	__u32 pad;
+	struct pt_umap m[PT_UMAPS];
+};
+
 struct pt_site {
 	__u32 spec; /* spec id, < PT_MAX_SPECS */
 	__u8 action;

@@ -21,6 +21,10 @@
  * process it was first seen in. That costs a lookup per frame of a new
  * stack only, never on the path of an event of a known one.
  *
+ * With unwind tables loaded (unwind.bpf.h), a user stack is walked by
+ * them instead of by bpf_get_stack(); the id, nstacks and nmaps are the
+ * same either way.
+ *
  * Part of probetop.bpf.c, included before fetch.bpf.h (fill_key()).
  */
 
@@ -251,24 +255,18 @@ static long stack_hash_step(__u32 i, void *data)
 }
 
 /*
- * The id of the stack in scratch slot `which` (kernel: a kernel stack;
- * the id differs from a user stack of the same addresses), the stack
- * kept in `nstacks` if new (a user stack's mappings sent, stack_maps()).
- * Never 0; 1 when `nstacks` is full. A global function: verified once,
- * whatever calls it.
+ * The id of the stack in scratch slot `which`, hashed as h (kernel: a
+ * kernel stack), the stack kept in `nstacks` if new (a user stack's
+ * mappings sent, stack_maps()). Never 0; 1 when `nstacks` is full. A
+ * global function: verified once, whatever calls it.
  */
-__noinline __u64 stack_store(__u32 which, __u32 kernel)
+__noinline __u64 stack_keep(__u32 which, __u32 kernel, __u64 h)
 {
 	struct stack_scratch *sc = bpf_map_lookup_elem(&stackscratch, &which);
-	struct stack_hash sh;
-	__u64 id;
+	__u64 id = h > 1 ? h : h + 2;
 
 	if (!sc)
 		return 1;
-	sh.st = &sc->st;
-	sh.h = 0xcbf29ce484222325ULL ^ sc->st.depth ^ ((__u64)kernel << 63);
-	bpf_loop(PT_STACK_FRAMES, stack_hash_step, &sh, 0);
-	id = sh.h > 1 ? sh.h : sh.h + 2;
 	if (bpf_map_lookup_elem(&nstacks, &id))
 		return id;
 	sc->st.pid = kernel ? 0 : bpf_get_current_pid_tgid() >> 32;
@@ -279,20 +277,60 @@ __noinline __u64 stack_store(__u32 which, __u32 kernel)
 	return id;
 }
 
+/* stack_keep() of the stack in scratch slot `which`, hashed here (the
+ * id differs from a user stack of the same addresses when kernel). */
+__noinline __u64 stack_store(__u32 which, __u32 kernel)
+{
+	struct stack_scratch *sc = bpf_map_lookup_elem(&stackscratch, &which);
+	struct stack_hash sh;
+
+	if (!sc)
+		return 1;
+	sh.st = &sc->st;
+	sh.h = 0xcbf29ce484222325ULL ^ sc->st.depth ^ ((__u64)kernel << 63);
+	bpf_loop(PT_STACK_FRAMES, stack_hash_step, &sh, 0);
+	return stack_keep(which, kernel, sh.h);
+}
+
+/* The id of the current thread's user stack walked by the unwind
+ * tables (unwind.bpf.h) from registers (pc, sp, bp), as stack_store();
+ * which: the scratch slot; entry: pc is a function's first instruction.
+ * A global function: verified once, whatever calls it. */
+__noinline __u64 ustack_walk(__u32 which, __u64 pc, __u64 sp, __u64 bp,
+			     __u32 entry)
+{
+	struct stack_scratch *sc = bpf_map_lookup_elem(&stackscratch, &which);
+
+	if (!sc)
+		return 1;
+	return stack_keep(which, 0, uw_walk(&sc->st, which, pc, sp, bp, entry));
+}
+
 /* The id of the current thread's user (or kernel) stack at ctx, as
- * stack_store(); sample: ctx is a profile sample (its own scratch);
+ * stack_store(); sample: ctx is a profile sample (its own scratch; the
+ * user registers are the task's, saved when it entered the kernel);
  * entry: ctx is at a function's first instruction, which has not made
  * its frame yet: the frame walk would miss its caller, whose return
- * address is then read from the stack pointer and put second. */
+ * address is then read from the stack pointer and put second. With
+ * unwind tables loaded, user stacks are walked by them (ustack_walk()). */
 static __always_inline __u64 stack_key(const void *ctx, __u32 sample,
 				       bool kernel, bool entry)
 {
 	struct stack_scratch *sc = bpf_map_lookup_elem(&stackscratch, &sample);
+	const struct pt_regs *regs = ctx;
 	__u64 ret = 0;
 	long n;
 
 	if (!sc)
 		return 1;
+	if (!kernel && unwind_on) {
+		if (sample)
+			regs = (const struct pt_regs *)bpf_task_pt_regs(
+				bpf_get_current_task_btf());
+		return ustack_walk(sample, BPF_CORE_READ(regs, ip),
+				   BPF_CORE_READ(regs, sp),
+				   BPF_CORE_READ(regs, bp), entry);
+	}
 	entry = entry && !kernel &&
 		!bpf_probe_read_user(&ret, sizeof(ret),
 				     (void *)PT_REGS_SP((struct pt_regs *)ctx));

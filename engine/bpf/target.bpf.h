@@ -3,8 +3,8 @@
  * target.bpf.h — hooks that keep user space's view of the one-process
  * target true: pt_dlstop stops the target at each change of its loaded
  * objects (dl_events) so that new libraries are attached before they
- * run, pt_execstop counts its exec()s and (a launched command) stops it
- * there the same way, pt_dlmark and pt_ro_exec bump ro_epoch when its
+ * run, pt_execstop counts its exec()s (and forgets its mappings for the
+ * unwind walk) and (a launched command) stops it there the same way, pt_dlmark and pt_ro_exec bump ro_epoch when its
  * read-only ranges may have changed, pt_forked counts its forks for
  * ulink_sweep().
  *
@@ -61,6 +61,9 @@ int BPF_PROG(pt_execstop, struct task_struct *p, pid_t old_pid,
 	if (!exec_pid || BPF_CORE_READ(p, tgid) != exec_pid)
 		return 0;
 	__sync_fetch_and_add(&execs, 1);
+	/* its mappings for the unwind walk are the old image's: gone until
+	 * the rescan writes the new one's (walks look them up meanwhile) */
+	bpf_map_delete_elem(&uprocs, &exec_pid);
 	/* launch.c asked for SIGCONT when probetop dies; the kernel clears
 	 * that at the exec of a set-user-ID (or capability) program, and
 	 * then a probetop killed during the hold would leave it stopped:

@@ -325,6 +325,7 @@ const struct agg_snapshot *agg_read_step(struct agg *agg, double step_s)
 		snap->drops_total += as->drops_total;
 	}
 	aggread_kdrops(agg, maps.kdrops, snap);
+	tracer_unwind(agg->tr, &snap->unwind);
 	aggorder_io(agg->io, agg->nio);
 	snap->specs = agg->specs;
 	snap->io = agg->io;

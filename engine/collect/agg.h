@@ -177,6 +177,7 @@ struct agg_snapshot {
 	/* events, events_total: enum agg_mark (a lower bound, every spec's
 	 * events as counted, when one spec's is) */
 	unsigned char events_mark, events_mark_total;
+	struct tracer_unwind unwind; /* the unwind tables (ustack) */
 };
 
 /* Read tr's maps; tr must outlive the agg. NULL with errno on ENOMEM. */

@@ -32,25 +32,28 @@ static const struct {
 	uint32_t key, value, cap;
 	unsigned weight;
 	bool percpu;
+	bool array; /* an array: its values only, no hash table */
 } MAPS[MAPSIZE_NMAPS] = {
 	{ "ncounts", sizeof(struct pt_nkey), sizeof(struct pt_count),
-	  PT_COUNT_ENTRIES, 2, true },
+	  PT_COUNT_ENTRIES, 2, true, false },
 	{ "scounts", sizeof(struct pt_skey), sizeof(struct pt_count),
-	  PT_COUNT_ENTRIES, 2, true },
+	  PT_COUNT_ENTRIES, 2, true, false },
 	{ "counts", sizeof(struct pt_key), sizeof(struct pt_count),
-	  PT_COUNT_ENTRIES, 2, true },
+	  PT_COUNT_ENTRIES, 2, true, false },
 	{ "nhists", sizeof(struct pt_nkey), sizeof(struct pt_hist),
-	  PT_HIST_ENTRIES, 4, true },
+	  PT_HIST_ENTRIES, 4, true, false },
 	{ "shists", sizeof(struct pt_skey), sizeof(struct pt_hist),
-	  PT_HIST_ENTRIES, 4, true },
+	  PT_HIST_ENTRIES, 4, true, false },
 	{ "hists", sizeof(struct pt_key), sizeof(struct pt_hist),
-	  PT_HIST_ENTRIES, 4, true },
+	  PT_HIST_ENTRIES, 4, true, false },
 	{ "io", sizeof(struct pt_io_key), sizeof(struct pt_io_val),
-	  PT_IO_ENTRIES, 1, true },
+	  PT_IO_ENTRIES, 1, true, false },
 	{ "proc", sizeof(struct pt_proc_key), sizeof(struct pt_proc_val),
-	  PT_PROC_ENTRIES, 1, true },
+	  PT_PROC_ENTRIES, 1, true, false },
 	{ "io_start", sizeof(__u64), sizeof(struct pt_io_start), PT_IO_INFLIGHT,
-	  1, false },
+	  1, false, false },
+	{ "urows", sizeof(__u32), sizeof(struct pt_urow), PT_UROWS, 1, false,
+	  true },
 };
 
 const char *mapsize_name(enum mapsize_map m)
@@ -65,6 +68,8 @@ static uint64_t elem_bytes(enum mapsize_map m, int ncpus)
 {
 	uint64_t value = ROUND8(MAPS[m].value);
 
+	if (MAPS[m].array)
+		return value;
 	if (MAPS[m].percpu)
 		value = (uint64_t)ncpus * value + PERCPU_PTR_BYTES;
 	return value + ROUND8(MAPS[m].key) + ELEM_BYTES;
@@ -76,6 +81,8 @@ static uint64_t map_bytes(enum mapsize_map m, int ncpus, uint64_t n)
 {
 	uint64_t buckets = 1, elems = n + (MAPS[m].percpu ? 0 : ncpus);
 
+	if (MAPS[m].array)
+		return n * elem_bytes(m, ncpus);
 	while (buckets < n)
 		buckets <<= 1;
 	return elems * elem_bytes(m, ncpus) + buckets * BUCKET_BYTES;
@@ -85,7 +92,7 @@ static uint64_t map_bytes(enum mapsize_map m, int ncpus, uint64_t n)
  * rounded up to twice the entries): what a share is divided by. */
 static uint64_t entry_bytes(enum mapsize_map m, int ncpus)
 {
-	return elem_bytes(m, ncpus) + 2 * BUCKET_BYTES;
+	return elem_bytes(m, ncpus) + (MAPS[m].array ? 0 : 2 * BUCKET_BYTES);
 }
 
 /* The weights of the maps in open[]. */

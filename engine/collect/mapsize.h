@@ -7,7 +7,8 @@
  * and the table of IO under way share a memory budget (--aggsize, as
  * DTrace's aggsize): a map whose full capacity fits its share keeps it,
  * and what it leaves goes to the others; on a big machine the maps hold
- * fewer keys, never more memory.
+ * fewer keys, never more memory. The rows of the unwind tables (one
+ * array for all CPUs, 8 bytes a row) take a share of the same budget.
  */
 #ifndef PROBETOP_MAPSIZE_H
 #define PROBETOP_MAPSIZE_H
@@ -22,15 +23,16 @@
 
 /* The aggregation maps: counts and histograms by key width (enum
  * pt_key_width: MAPSIZE_COUNTS + width, MAPSIZE_HISTS + width), then the
- * kernel's io and process maps, and io_start, the IO calls and requests
- * under way (one map for all CPUs). */
+ * kernel's io and process maps, io_start, the IO calls and requests
+ * under way (one map for all CPUs), and urows, the unwind tables. */
 enum mapsize_map {
 	MAPSIZE_COUNTS = 0, /* ncounts, scounts, counts */
 	MAPSIZE_HISTS = 3, /* nhists, shists, hists */
 	MAPSIZE_IO = 6,
 	MAPSIZE_PROC = 7,
 	MAPSIZE_INFLIGHT = 8,
-	MAPSIZE_NMAPS = 9,
+	MAPSIZE_UROWS = 9, /* the unwind tables' rows (an array) */
+	MAPSIZE_NMAPS = 10,
 };
 
 struct mapsize {
@@ -44,10 +46,10 @@ const char *mapsize_name(enum mapsize_map m);
 
 /*
  * The plan for budget bytes over ncpus possible CPUs: each map gets a
- * share by weight (a histogram map 4, a count map 2, io, process and IO
- * under way 1 each); a map whose full capacity (PT_COUNT_ENTRIES,
- * PT_HIST_ENTRIES, PT_IO_ENTRIES, PT_PROC_ENTRIES, PT_IO_INFLIGHT) fits
- * its share takes only that and the
+ * share by weight (a histogram map 4, a count map 2, io, process, IO
+ * under way and unwind rows 1 each); a map whose full capacity
+ * (PT_COUNT_ENTRIES, PT_HIST_ENTRIES, PT_IO_ENTRIES, PT_PROC_ENTRIES,
+ * PT_IO_INFLIGHT, PT_UROWS) fits its share takes only that and the
  * rest is shared again among the others. No map gets fewer than
  * MAPSIZE_MIN_ENTRIES, so a tiny budget may be exceeded (out->bytes says
  * by how much).

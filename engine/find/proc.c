@@ -184,6 +184,28 @@ int proc_open_mapped(pid_t pid, const struct proc_map *map)
 	return fd >= 0 ? fd : -errno;
 }
 
+int proc_vdso(pid_t pid, uint64_t *at)
+{
+	uint64_t av[2 * 64];
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, av, sizeof(av));
+	close(fd);
+	for (ssize_t i = 0; i + 1 < n / (ssize_t)sizeof(av[0]); i += 2) {
+		if (av[i] == 33) { /* AT_SYSINFO_EHDR */
+			*at = av[i + 1];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 #define TOUCH_CHUNK (256 * 1024)
 
 int proc_touch(pid_t pid, uint64_t lo, uint64_t hi)

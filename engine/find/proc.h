@@ -49,6 +49,10 @@ void proc_maps_free(struct proc_maps *maps);
  */
 int proc_open_mapped(pid_t pid, const struct proc_map *map);
 
+/* Where pid's vDSO is mapped (its AT_SYSINFO_EHDR, from /proc/PID/auxv),
+ * into *at. 0 or a negative errno (-ENOENT: it has none). */
+int proc_vdso(pid_t pid, uint64_t *at);
+
 /*
  * Make the pages of [lo, hi) of pid's memory present in its page tables,
  * by reading them through /proc/PID/mem as a debugger does: a BPF program

@@ -5,11 +5,14 @@
 #    deep), bare and under `trace --budget off` keyed by a number (arg2),
 #    by pyframe, by pystack, by ustack, and as the python probeset's
 #    calls (function, file, arg2 or pyfirstline): ns per event over bare, and
-#    pystack's and ustack's ratios to the numeric key (goals, issues 23
-#    and 24: under 2x).
+#    pystack's and ustack's ratios to the numeric key (goals, issues 23,
+#    24 and 34: under 2x); ustack also by frame pointers alone
+#    (PROBETOP_UNWIND=fp, the walk before the unwind tables).
 # 2. Sampling: a CPU-bound pyenv CPython under profile:99=count(pystack),
-#    the profile program's own run time (kernel BPF statistics) as a share
-#    of one CPU, and the target's slowdown against bare (goal: under 1%).
+#    and Debian's python3.11 under profile:99=count(ustack) (walked by
+#    the unwind tables): the profile program's own run time (kernel BPF
+#    statistics) as a share of one CPU, and the target's slowdown against
+#    bare (goal: under 1%).
 # Run as root from anywhere: tests/bench/pyframe.sh
 set -eu
 cd "$(dirname "$0")/../.."

@@ -24,6 +24,15 @@ for obj in $objects; do
 			tail -c +$((0x$off + 1)) "$obj" | head -c $((0x$size))
 		} >>"$corpus/seed$i"
 		;;
+	fuzz_cfi)
+		# kind byte (0: .eh_frame) + the raw section
+		printf '\000' >"$corpus/seed$i"
+		readelf -SW "$obj" | sed 's/^ *\[ *[0-9]*\]//' |
+			awk '$1 == ".eh_frame" { print $4, $5 }' | {
+			read -r off size
+			tail -c +$((0x$off + 1)) "$obj" | head -c $((0x$size))
+		} >>"$corpus/seed$i"
+		;;
 	fuzz_usdtarg)
 		readelf -n "$obj" | sed -n 's/^ *Arguments: //p' |
 			tr ' ' '\n' | sort -u | while read -r a; do

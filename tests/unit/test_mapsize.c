@@ -2,8 +2,8 @@
 /* Unit tests of mapsize: the aggregation maps' capacities from a memory
  * budget (worked out by hand from the entry sizes in probetop.h: values
  * of 16 bytes for counts, 560 for histograms and io, 544 for process
- * events, 16 for IO under way; keys of 40, 104 and 168, 8, 80 and 8),
- * and --aggsize's SIZE. */
+ * events, 16 for IO under way, 8 for an unwind row; keys of 40, 104 and
+ * 168, 8, 80 and 8), and --aggsize's SIZE. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,7 +27,7 @@ static void expect(const struct mapsize *p, const uint32_t want[])
 static void test_small_machine(void **state)
 {
 	const uint32_t want[] = { 65536, 65536, 65536, 16384, 16384,
-				  16384, 4096,	4096,  16384 };
+				  16384, 4096,	4096,  16384, 1048576 };
 	struct mapsize p;
 
 	(void)state;
@@ -38,37 +38,40 @@ static void test_small_machine(void **state)
 }
 
 /* 64 CPUs: the table of IO under way (one copy for all CPUs) fits its
- * share, 128 MiB / 21, taking (16384 + 64 spare) * 72 + 16384 * 16 =
+ * share, 128 MiB / 22, taking (16384 + 64 spare) * 72 + 16384 * 16 =
  * 1,446,400 bytes; no other map fits, so each gets the rest by weight:
- * 132,771,328 / 20 = 6,638,566 bytes a weight; a count map (2) at
+ * 132,771,328 / 21 = 6,322,444 bytes a weight; a count map (2) at
  * 64*16 + key + 88 bytes an entry, a histogram (4) at 64*560 + key + 88,
- * io and process (1 each). */
+ * io and process (1 each), unwind rows (1) at 8 bytes a row. */
 static void test_big_machine(void **state)
 {
 	const uint32_t want[] = {
-		13277132 / 1152,  13277132 / 1216,  13277132 / 1280,
-		26554264 / 35968, 26554264 / 36032, 26554264 / 36096,
-		6638566 / 35936,  6638566 / 34984,  16384,
+		12644888 / 1152,  12644888 / 1216,  12644888 / 1280,
+		25289776 / 35968, 25289776 / 36032, 25289776 / 36096,
+		6322444 / 35936,  6322444 / 34984,  16384,
+		6322444 / 8,
 	};
 	struct mapsize p;
 
 	(void)state;
 	mapsize_plan(MAPSIZE_DEFAULT, 64, &p);
 	expect(&p, want);
-	assert_int_equal(p.entries[MAPSIZE_HISTS + PT_KEY_STR2], 735);
+	assert_int_equal(p.entries[MAPSIZE_HISTS + PT_KEY_STR2], 700);
 	assert_true(p.bytes <= MAPSIZE_DEFAULT);
 }
 
-/* 4 CPUs: ncounts fits its share (65536 entries of 176 bytes, 11.0 of
- * 12.2 MiB) and keeps its capacity, as does the table of IO under way
- * (1,441,280 bytes); the other seven share what is left, 121,242,112
- * bytes, by 18 weights. */
+/* 4 CPUs: the table of IO under way fits its share (1,442,080 bytes of
+ * 128 MiB / 22); then, shares taken again by 21 weights, ncounts (65536
+ * entries of 176 bytes with their buckets, 11.0 of 12.1 MiB) keeps its
+ * capacity too; the other eight share what is left, 121,241,312 bytes,
+ * by 19 weights: 6,381,121 bytes a weight. */
 static void test_water_filling(void **state)
 {
 	const uint32_t want[] = {
-		65536,		 13471344 / 256,  13471344 / 320,
-		26942688 / 2368, 26942688 / 2432, 26942688 / 2496,
-		6735672 / 2336,	 6735672 / 2344,  16384,
+		65536,		 12762242 / 256,  12762242 / 320,
+		25524484 / 2368, 25524484 / 2432, 25524484 / 2496,
+		6381121 / 2336,	 6381121 / 2344,  16384,
+		6381121 / 8,
 	};
 	struct mapsize p;
 
@@ -106,8 +109,8 @@ static void test_bounded(void **state)
 }
 
 /* A tiny budget on a huge machine: every per-CPU map at the minimum;
- * the table of IO under way, one copy, gets its share's worth:
- * 1 MiB / 21 / (72 + 32) bytes. */
+ * the table of IO under way and the unwind rows, one copy each, get
+ * their shares' worth: 1 MiB / 22 / (72 + 32) bytes, 1 MiB / 22 / 8. */
 static void test_minimum(void **state)
 {
 	struct mapsize p;
@@ -116,7 +119,8 @@ static void test_minimum(void **state)
 	mapsize_plan(MAPSIZE_MIN_BUDGET, 4096, &p);
 	for (int m = 0; m < MAPSIZE_INFLIGHT; m++)
 		assert_int_equal(p.entries[m], MAPSIZE_MIN_ENTRIES);
-	assert_int_equal(p.entries[MAPSIZE_INFLIGHT], 1048576 / 21 / 104);
+	assert_int_equal(p.entries[MAPSIZE_INFLIGHT], 1048576 / 22 / 104);
+	assert_int_equal(p.entries[MAPSIZE_UROWS], 1048576 / 22 / 8);
 	assert_true(p.bytes > MAPSIZE_MIN_BUDGET);
 }
 
