@@ -158,6 +158,7 @@ static int size_maps(struct tracer *tr, uint64_t aggsize)
  * without the privileges, before libbpf tries). */
 static int load_programs(struct tracer *tr, uint64_t aggsize)
 {
+	uint64_t room;
 	int err;
 
 	if (!may_trace())
@@ -168,6 +169,9 @@ static int load_programs(struct tracer *tr, uint64_t aggsize)
 	err = size_maps(tr, aggsize);
 	if (err)
 		return err;
+	if (!proc_memcg_room(&room) && tr->sizes.bytes > room)
+		return -ENOMEM; /* said as the kernel's would be, before its
+				   memory-cgroup OOM killer can take us */
 	tr->multi = ulink_multi_supported();
 	if (tr->multi) {
 		ulink_prepare(tr->skel->progs.pt_usdt);

@@ -479,3 +479,63 @@ int proc_cpu_ns(pid_t pid, uint64_t *ns)
 	closedir(d);
 	return 0;
 }
+
+/* The bytes a cgroup v2 directory's memory.max allows beyond its
+ * memory.current; UINT64_MAX if unlimited or unreadable. */
+static uint64_t memcg_dir_room(const char *dir)
+{
+	char path[PATH_MAX + 48], buf[64];
+	unsigned long long max, cur;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.max", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return UINT64_MAX;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%llu", &max) != 1) {
+		fclose(f);
+		return UINT64_MAX; /* "max": no limit */
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/memory.current", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return UINT64_MAX;
+	if (fscanf(f, "%llu", &cur) != 1)
+		cur = 0;
+	fclose(f);
+	return max > cur ? max - cur : 0;
+}
+
+int proc_memcg_room(uint64_t *room)
+{
+	char line[PATH_MAX], dir[PATH_MAX + 32];
+	const char *cg = NULL;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	*room = UINT64_MAX;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) { /* cgroup v2 */
+			line[strcspn(line, "\n")] = '\0';
+			cg = line + 3;
+			break;
+		}
+	fclose(f);
+	if (!cg)
+		return -ENOENT;
+	/* the directory and each above it: the least room of all */
+	snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", cg);
+	for (;;) {
+		uint64_t r = memcg_dir_room(dir);
+		char *slash = strrchr(dir, '/');
+
+		if (r < *room)
+			*room = r;
+		if (!slash || slash == dir + strlen("/sys/fs/cgroup"))
+			break;
+		*slash = '\0';
+	}
+	return 0;
+}

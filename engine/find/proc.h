@@ -98,6 +98,11 @@ int proc_usage(pid_t pid, struct proc_usage *out);
  * (nanoseconds, where /proc/PID/stat counts 10 ms ticks). 0 or -1. */
 int proc_cpu_ns(pid_t pid, uint64_t *ns);
 
+/* The memory this process's cgroup (v2) and those above it let it take
+ * beyond what they hold now, into *room (UINT64_MAX: no limit). 0, or a
+ * negative errno (-ENOENT: no cgroup v2), *room then UINT64_MAX. */
+int proc_memcg_room(uint64_t *room);
+
 /*
  * The processes that descend from pid now (children, their children...),
  * at most max into out, from the parent pid in every /proc/N/stat.
