@@ -33,20 +33,23 @@ static const char *debug_dirs(void)
 	return d && *d ? d : DEBUG_DIRS_DEFAULT;
 }
 
-/* path opened as an ELF file with a .symtab, or NULL. */
-static struct elfobj *open_symbols(const char *path)
+/* The ELF file behind fd (taken), named name, if it has a .symtab; else
+ * NULL (a broken one is said). */
+static struct elfobj *symbols_fd(int fd, const char *name)
 {
-	struct elfobj *d;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct elfobj *d = fd < 0 ? NULL : elfobj_open_fd(fd, name);
 
-	if (fd < 0)
-		return NULL;
-	d = elfobj_open_fd(fd, path); /* a broken one is said */
 	if (d && !elfobj_has_symtab(d)) {
 		elfobj_free(d);
 		d = NULL;
 	}
 	return d;
+}
+
+/* path opened as an ELF file with a .symtab, or NULL. */
+static struct elfobj *open_symbols(const char *path)
+{
+	return symbols_fd(open(path, O_RDONLY | O_CLOEXEC), path);
 }
 
 /* By build ID under each debug directory. */
@@ -181,7 +184,6 @@ static int unxz(const void *in, size_t n)
 static struct elfobj *by_debugdata(const struct elfobj *obj, const char *path)
 {
 	char name[PATH_MAX + 32];
-	struct elfobj *d;
 	const void *data;
 	size_t size;
 	int fd;
@@ -195,12 +197,7 @@ static struct elfobj *by_debugdata(const struct elfobj *obj, const char *path)
 		return NULL;
 	}
 	snprintf(name, sizeof(name), "%s (.gnu_debugdata)", path);
-	d = elfobj_open_fd(fd, name);
-	if (d && !elfobj_has_symtab(d)) {
-		elfobj_free(d);
-		d = NULL;
-	}
-	return d;
+	return symbols_fd(fd, name);
 }
 
 struct elfobj *debugfile_open(const struct elfobj *obj, const char *path)

@@ -319,19 +319,22 @@ int elfobj_load_bias(const struct elfobj *obj, uint64_t map_start,
 	return -ENOENT;
 }
 
+/* The entries of symbol table scn (0 if none or unreadable), its header
+ * into *sh and its data into *data. */
+static size_t symtab_entries(Elf_Scn *scn, GElf_Shdr *sh, Elf_Data **data)
+{
+	if (!scn || !gelf_getshdr(scn, sh) || !sh->sh_entsize)
+		return 0;
+	*data = elf_getdata(scn, NULL);
+	return *data ? (*data)->d_size / sh->sh_entsize : 0;
+}
+
 static int walk_symtab(struct elfobj *obj, Elf_Scn *scn, elf_func_fn fn,
 		       void *ctx, const char *want, uint64_t *addr)
 {
 	Elf_Data *data;
 	GElf_Shdr sh;
-	size_t count;
-
-	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
-		return 0;
-	data = elf_getdata(scn, NULL);
-	if (!data)
-		return 0;
-	count = data->d_size / sh.sh_entsize;
+	size_t count = symtab_entries(scn, &sh, &data);
 	for (size_t i = 0; i < count; i++) {
 		struct elf_func f;
 		GElf_Sym sym;
@@ -385,14 +388,7 @@ static int index_symtab(struct elfobj *obj, Elf_Scn *scn, struct sym **syms,
 {
 	Elf_Data *data;
 	GElf_Shdr sh;
-	size_t count;
-
-	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
-		return 0;
-	data = elf_getdata(scn, NULL);
-	if (!data)
-		return 0;
-	count = data->d_size / sh.sh_entsize;
+	size_t count = symtab_entries(scn, &sh, &data);
 	for (size_t i = 0; i < count; i++) {
 		const char *name;
 		GElf_Sym sym;
