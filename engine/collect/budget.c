@@ -37,6 +37,7 @@
 #define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
 #define BUDGET_IDLE_NS 1e5 /* less work out of the windows: none missed */
 #define BUDGET_PRICE_ERR 0.15 /* how far off a hit's price may be */
+#define BUDGET_RETRY_S 0.002 /* a spec waiting to be attached: tried again */
 
 /* What a mark saw. */
 struct mark {
@@ -60,8 +61,10 @@ struct bspec {
 	uint64_t slot_hits; /* ... at the start of the slot */
 	uint64_t slot_parked; /* parked, then */
 	double slot_on_s; /* attached in the slot */
-	uint64_t part_hits; /* ... at the start of the part of the slot in
-			       this interval */
+	struct mark part_from; /* the start of the part of the slot in this
+				  interval (the later of the slot's, the
+				  interval's and the spec's own) */
+	uint64_t part_hits; /* its hit counter then */
 	double part_on_s; /* attached in the part, if sampled */
 	double part_on_cpu; /* the target's CPU time then, ns */
 	double part_on_spent; /* what every spec's hits cost then */
@@ -88,7 +91,6 @@ struct budget {
 	uint64_t all_hits;
 	double spent;
 	struct mark slot; /* the slot's start */
-	struct mark part; /* the later of the slot's and the interval's */
 	struct mark iv; /* the interval's start */
 	double slot_s; /* the length of the slot under way */
 	double checked; /* when check_burst() last looked */
@@ -108,7 +110,7 @@ static void new_spec(struct budget *b, int id, unsigned int gen, uint64_t hits,
 	s->gen = gen;
 	s->on = !tracer_parked(b->tr, id);
 	s->duty = 1;
-	s->since = *m;
+	s->since = s->part_from = *m;
 	s->hits = s->slot_hits = s->part_hits = s->iv_hits = hits;
 }
 
@@ -168,51 +170,53 @@ static double price(const struct budget *b, uint64_t hits)
 	return (double)hits * cost_hit_ns(b->cost);
 }
 
-/* Spec s was attached from s->since to m: count that time (and, in a
- * sampled slot, the hits in it). */
+/* Spec s was attached from s->since to m: count that time, the
+ * target's CPU time and what every spec's hits cost in it. */
 static void account(struct bspec *s, const struct mark *m)
 {
 	double dt = m->t - s->since.t;
 
 	s->slot_on_s += dt;
-	if (s->duty < 1) {
-		s->part_on_s += dt;
-		s->part_on_cpu += m->cpu - s->since.cpu;
-		s->part_on_spent += m->spent - s->since.spent;
-	}
+	s->part_on_s += dt;
+	s->part_on_cpu += m->cpu - s->since.cpu;
+	s->part_on_spent += m->spent - s->since.spent;
 	s->since = *m;
 }
 
 /* The part of the slot under way that is in this interval ends at m:
- * for each spec sampled in it, the target's CPU time and every spec's
- * hits over the part and in the spec's windows. */
+ * for each spec sampled in it (a duty under 1, or off for a while
+ * whatever its duty: its uprobes still going out when it was to be
+ * attached again), the target's CPU time and every spec's hits over the
+ * part and in the spec's windows. */
 static void end_part(struct budget *b, const struct mark *m)
 {
-	double dt = m->t - b->part.t;
-
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
+		const struct mark *from = &s->part_from;
+		double dt = m->t - from->t;
+		bool off;
 
 		if (!s->live)
 			continue;
 		if (s->on)
 			account(s, m);
-		if (s->duty < 1) {
+		off = s->part_on_s < dt - 1e-3;
+		if (s->duty < 1 || off) {
 			/* estimated if it was off for a while in the part */
-			s->sampled |= s->part_on_s < dt - 1e-3;
+			s->sampled |= off;
 			s->samp_s += dt;
 			s->samp_own += s->hits - s->part_hits;
-			s->samp_cpu += m->cpu - b->part.cpu;
-			s->samp_spent += m->spent - b->part.spent;
+			s->samp_cpu += m->cpu - from->cpu;
+			s->samp_spent += m->spent - from->spent;
 			s->on_s += s->part_on_s;
 			s->on_cpu += s->part_on_cpu;
 			s->on_spent += s->part_on_spent;
 		}
+		s->part_from = *m;
 		s->part_hits = s->hits;
 		s->part_on_s = s->part_on_cpu = 0;
 		s->part_on_spent = 0;
 	}
-	b->part = *m;
 }
 
 /* The length of the next slot: GOV_SLOT_S, give or take BUDGET_JITTER. */
@@ -241,6 +245,25 @@ static bool unpark_all(struct budget *b, bool wait)
 		    !tracer_unpark(b->tr, id, wait))
 			attached = true;
 	}
+	return attached;
+}
+
+/* Whether spec s is to be attached at t, but its uprobes of its last
+ * park were still going out when it was to be (tracer_unpark()). */
+static bool waiting(const struct bspec *s, double t)
+{
+	return s->live && !s->on && t < s->off_at;
+}
+
+/* Attach every spec waiting at t; whether one was. On from the mark
+ * its caller takes then (start_on()). */
+static bool unpark_waiting(struct budget *b, double t)
+{
+	bool attached = false;
+
+	for (int id = 0; id < PT_MAX_SPECS; id++)
+		if (waiting(&b->s[id], t) && !tracer_unpark(b->tr, id, false))
+			attached = true;
 	return attached;
 }
 
@@ -314,8 +337,9 @@ static void start_slot(struct budget *b, const struct mark *m)
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
 
-		if (s->live)
-			s->off_at = s->since.t + s->duty * b->slot_s;
+		if (s->live) /* one still parked: as if attached at after */
+			s->off_at = (s->on ? s->since.t : after.t) +
+				    s->duty * b->slot_s;
 	}
 	b->slot = *m;
 }
@@ -338,7 +362,6 @@ struct budget *budget_new(struct tracer *tr, const struct cost *c, double pct)
 	b->pct = -1;
 	budget_set(b, pct);
 	take_mark(b, &b->iv);
-	b->part = b->iv;
 	return b;
 }
 
@@ -391,17 +414,22 @@ double budget_pct(const struct budget *b)
 
 double budget_wake_s(const struct budget *b)
 {
-	double t;
+	double t, now;
 
 	if (b->pct < 0)
 		return -1;
 	t = b->slot.t + b->slot_s;
 	if (b->checked + GOV_CHECK_S < t)
 		t = b->checked + GOV_CHECK_S;
-	for (int id = 0; id < PT_MAX_SPECS; id++)
-		if (b->s[id].live && b->s[id].on && b->s[id].duty < 1 &&
-		    b->s[id].off_at < t)
-			t = b->s[id].off_at;
+	now = cputime_clock_s(CLOCK_MONOTONIC);
+	for (int id = 0; id < PT_MAX_SPECS; id++) {
+		const struct bspec *s = &b->s[id];
+
+		if (s->live && s->on && s->duty < 1 && s->off_at < t)
+			t = s->off_at;
+		if (waiting(s, now) && now + BUDGET_RETRY_S < t)
+			t = now + BUDGET_RETRY_S;
+	}
 	return t;
 }
 
@@ -439,6 +467,7 @@ static void check_burst(struct budget *b, const struct mark *m)
 	b->s[id].duty = gone < GOV_MIN_DUTY ? GOV_MIN_DUTY
 			: gone < 1	    ? gone
 					    : 0.99;
+	b->s[id].off_at = m->t;
 	account(&b->s[id], m);
 	tracer_park(b->tr, id);
 	b->s[id].on = false;
@@ -452,21 +481,25 @@ void budget_tick(struct budget *b)
 	struct mark m;
 	double t = cputime_clock_s(CLOCK_MONOTONIC);
 	bool due = false, slot = t >= b->slot.t + b->slot_s;
-	bool check = t >= b->checked + GOV_CHECK_S;
+	bool check = t >= b->checked + GOV_CHECK_S, attached;
 
 	if (b->pct < 0)
 		return;
 	for (int id = 0; id < PT_MAX_SPECS && !due; id++)
-		due = b->s[id].live && b->s[id].on && b->s[id].duty < 1 &&
-		      t >= b->s[id].off_at;
+		due = (b->s[id].live && b->s[id].on && b->s[id].duty < 1 &&
+		       t >= b->s[id].off_at) ||
+		      waiting(&b->s[id], t);
 	if (!due && !slot && !check)
 		return;
+	attached = !slot && unpark_waiting(b, t);
 	take_mark(b, &m);
 	b->checked = m.t;
 	if (slot) {
 		start_slot(b, &m);
 		return;
 	}
+	if (attached)
+		start_on(b, &m);
 	check_burst(b, &m);
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
