@@ -27,6 +27,8 @@
 #include "tracer_state.h"
 
 #define PARK_CLOSERS 8
+/* at the end: closes side by side share grace periods (33 links: 96 ms) */
+#define PARK_EXIT_CLOSERS 64
 #define PARK_PIPE_BYTES (1 << 20) /* room for 40,000 links in flight */
 #define PARK_WAIT_US 1000 /* park_unpark(wait): how often it looks */
 
@@ -39,7 +41,7 @@ struct park_rec {
 struct park_closer {
 	int wfd; /* write end (never blocks); the threads read the other */
 	int rfd;
-	pthread_t threads[PARK_CLOSERS];
+	pthread_t threads[PARK_EXIT_CLOSERS];
 	int nthreads;
 	int closing[PT_MAX_SPECS]; /* each spec id's links not closed yet */
 };
@@ -219,12 +221,25 @@ void park_forget(struct tracer *tr, struct tspec *ts)
 	ts->parked = false;
 }
 
+/* Closers enough for every link still to close, up to PARK_EXIT_CLOSERS. */
+static void add_closers(struct park_closer *c)
+{
+	int pending = 0;
+
+	for (int id = 0; id < PT_MAX_SPECS; id++)
+		pending += __atomic_load_n(&c->closing[id], __ATOMIC_ACQUIRE);
+	while (c->nthreads < PARK_EXIT_CLOSERS && c->nthreads < pending &&
+	       !pthread_create(&c->threads[c->nthreads], NULL, closer_main, c))
+		c->nthreads++;
+}
+
 void park_free(struct tracer *tr)
 {
 	struct park_closer *c = tr->closer;
 
 	if (!c)
 		return;
+	add_closers(c);
 	close(c->wfd); /* the threads read to the end, then stop */
 	for (int i = 0; i < c->nthreads; i++)
 		pthread_join(c->threads[i], NULL);
