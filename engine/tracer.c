@@ -625,8 +625,8 @@ bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p)
 	}
 	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
 	for (size_t i = 0; i < n; i++)
-		if (objs[i]->elf && spec_object_matches(p, objs[i]->path) &&
-		    !elfobj_symbol_addr(objs[i]->elf, p->name, &addr))
+		if (spec_object_matches(p, objs[i]->path) &&
+		    !catalog_symbol_addr(objs[i], p->name, &addr))
 			return true;
 	return false;
 }

@@ -359,7 +359,7 @@ static long list_functions(const struct catalog *cat, const struct list_opts *o)
 		const struct cat_object *obj = catalog_object(cat, i);
 
 		fl.object = obj->path;
-		if (elfobj_functions(obj->elf, collect_func, &fl)) {
+		if (catalog_functions(obj, collect_func, &fl)) {
 			rows = -ENOMEM;
 			goto out;
 		}

@@ -87,7 +87,7 @@ static int load_funcs(struct conmodel *cm, const struct cat_object *exe)
 	if (!exe || !exe->elf)
 		return 0;
 	cm->func_object = exe->path;
-	if (elfobj_functions(exe->elf, collect_func, cm))
+	if (catalog_functions(exe, collect_func, cm))
 		return -ENOMEM;
 	qsort(cm->funcs, cm->nfuncs, sizeof(*cm->funcs), cmp_func);
 	for (size_t i = 0; i < cm->nfuncs; i++) /* .symtab and .dynsym */

@@ -330,7 +330,7 @@ static int attach_fn(struct walk *w, int id, int role,
 					 .entry = !p->ret };
 	uint64_t addr, offset;
 
-	if (!w->obj->elf || elfobj_symbol_addr(w->obj->elf, p->name, &addr) ||
+	if (catalog_symbol_addr(w->obj, p->name, &addr) ||
 	    elfobj_vaddr_to_offset(w->obj->elf, addr, &offset))
 		return 0;
 	return queue_site(w, id, role, offset, 0, &src,

@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "debugfile.h"
 #include "log.h"
 #include "spec.h"
 #include "proc.h"
@@ -582,4 +583,23 @@ int catalog_find_probe(const struct catalog *cat, const struct spec_probe *p)
 bool catalog_has_probe(const struct catalog *cat, const struct spec_probe *p)
 {
 	return catalog_find_probe(cat, p) >= 0;
+}
+
+int catalog_functions(const struct cat_object *obj, elf_func_fn fn, void *ctx)
+{
+	if (!obj->elf)
+		return 0;
+	debugfile_attach(obj->elf, obj->path);
+	return elfobj_functions(obj->elf, fn, ctx);
+}
+
+int catalog_symbol_addr(const struct cat_object *obj, const char *name,
+			uint64_t *addr)
+{
+	if (!obj->elf)
+		return -ENOENT;
+	if (!elfobj_symbol_addr(obj->elf, name, addr))
+		return 0; /* its own tables: no debug file looked for */
+	debugfile_attach(obj->elf, obj->path);
+	return elfobj_symbol_addr(obj->elf, name, addr);
 }

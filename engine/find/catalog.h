@@ -130,4 +130,16 @@ size_t catalog_nobjects(const struct catalog *cat);
 const struct cat_object *catalog_object(const struct catalog *cat, size_t i);
 size_t catalog_nprobes(const struct catalog *cat); /* over all objects */
 
+/*
+ * obj's function symbols, as elfobj_functions() gives them, with those
+ * of its separate debug file (find/debugfile.h, looked for on first use):
+ * a stripped file's own functions. 0 (none too) or the callback's value.
+ */
+int catalog_functions(const struct cat_object *obj, elf_func_fn fn, void *ctx);
+
+/* The link-time address of symbol name in obj or its debug file, as
+ * catalog_functions() sees them. 0 or -ENOENT. */
+int catalog_symbol_addr(const struct cat_object *obj, const char *name,
+			uint64_t *addr);
+
 #endif

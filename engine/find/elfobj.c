@@ -368,15 +368,23 @@ static int walk_symtab(struct elfobj *obj, Elf_Scn *scn, elf_func_fn fn,
 
 int elfobj_functions(struct elfobj *obj, elf_func_fn fn, void *ctx)
 {
+	struct elfobj *d = obj->debug;
 	int ret = walk_symtab(obj, obj->symtab, fn, ctx, NULL, NULL);
 
-	return ret ? ret : walk_symtab(obj, obj->dynsym, fn, ctx, NULL, NULL);
+	if (!ret)
+		ret = walk_symtab(obj, obj->dynsym, fn, ctx, NULL, NULL);
+	if (!ret && d)
+		ret = walk_symtab(d, d->symtab, fn, ctx, NULL, NULL);
+	return ret;
 }
 
 int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr)
 {
+	struct elfobj *d = obj->debug;
+
 	if (walk_symtab(obj, obj->symtab, NULL, NULL, name, addr) == 1 ||
-	    walk_symtab(obj, obj->dynsym, NULL, NULL, name, addr) == 1)
+	    walk_symtab(obj, obj->dynsym, NULL, NULL, name, addr) == 1 ||
+	    (d && walk_symtab(d, d->symtab, NULL, NULL, name, addr) == 1))
 		return 0;
 	return -ENOENT;
 }

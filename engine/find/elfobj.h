@@ -76,9 +76,10 @@ int elfobj_load_bias(const struct elfobj *obj, uint64_t map_start,
 		     uint64_t map_offset, uint64_t *bias);
 
 /*
- * Deliver the defined function symbols of .symtab and .dynsym (a symbol in
- * both is delivered twice; callers dedupe). Returns 0 or the callback's
- * non-zero value.
+ * Deliver the defined function symbols of .symtab, .dynsym and the debug
+ * file's .symtab (elfobj_set_debug(): a stripped file's own functions;
+ * a symbol in two is delivered twice, callers dedupe). Returns 0 or the
+ * callback's non-zero value.
  */
 int elfobj_functions(struct elfobj *obj, elf_func_fn fn, void *ctx);
 
@@ -92,7 +93,8 @@ int elfobj_functions(struct elfobj *obj, elf_func_fn fn, void *ctx);
  */
 int elfobj_symbol_at(struct elfobj *obj, uint64_t vaddr, const char **name,
 		     uint64_t *offset);
-/* Link-time address of a data or function symbol; 0 or -ENOENT. */
+/* Link-time address of a data or function symbol (of the same tables);
+ * 0 or -ENOENT. */
 int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr);
 
 /* The GNU build ID (.note.gnu.build-id) into id[0..n): its length, or

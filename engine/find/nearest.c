@@ -142,8 +142,8 @@ bool nearest_probe(const struct cat_object *const *objs, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (!spec_object_matches(p, objs[i]->path))
 			continue;
-		if (p->fn && objs[i]->elf)
-			elfobj_functions(objs[i]->elf, consider_fn, &nr);
+		if (p->fn)
+			catalog_functions(objs[i], consider_fn, &nr);
 		for (size_t k = 0; !p->fn && k < objs[i]->nprobes; k++)
 			consider_usdt(&nr, &objs[i]->probes[k]);
 	}

@@ -8,8 +8,10 @@ probe stk:leaf fired 3, 5 and 7 times by three known paths:
   (the frames are "stacks-…+0x…"), the counts exact;
 - its debug file by build ID, under a directory of $PROBETOP_DEBUG_DIRS
   (.build-id/xx/yyyy.debug): main;run;path_a;mid;leaf... named;
-- by .gnu_debuglink in .debug/ beside it: named; the same link with a
-  debug file whose CRC-32 does not match (another build's): not used;
+- by .gnu_debuglink in .debug/ beside it: named, and its static
+  functions listed by list --functions and traced by fn:; the same link
+  with a debug file whose CRC-32 does not match (another build's): not
+  used;
 - by MiniDebugInfo (.gnu_debugdata, xz): named;
 - a profile sample of a process in Debian's libc, in a function that
   only libc6-dbg's debug file (by build ID under /usr/lib/debug) names:
@@ -20,7 +22,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root
+from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root, run
 
 tap = Tap()
 need_root(tap)
@@ -86,6 +88,29 @@ def named(what, exe, env=None):
            "counted exactly" % what)
 
 
+def functions_of_debug_file(exe):
+    """A stripped file's static functions, named only by its debug file,
+    are listed by list --functions and traced by fn: (mid: entered by
+    path_a 3 times and path_b 5), as the console's picker offers them."""
+    env = dict(os.environ, PROBETOP_DEBUG_DIRS="/nonexistent")
+    r = run(["list", "-b", exe, "--functions", "path_*"], env=env)
+    names = sorted({line.split()[1] for line in r.stdout.splitlines()
+                    if len(line.split()) > 1})
+    tap.ok(r.returncode == 0 and names == ["path_a", "path_b", "path_c"],
+           "list --functions: the static functions of its debug file",
+           r.stdout + r.stderr)
+    t = Target([exe])
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", "fn:mid=count()"],
+               env=env)
+    t.send("3 5 7")
+    time.sleep(0.3)
+    tr.finish()
+    t.stop()
+    a = agg_of(tr.final(), "fn:mid=count()")
+    tap.eq(sum(r["total"] for r in a["rows"]) if a else None, 8,
+           "fn:mid, a function only the debug file names: 8 calls")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     os.chmod(tmp, 0o755)
     # -- stripped, nothing to name its static functions ------------------
@@ -115,6 +140,7 @@ with tempfile.TemporaryDirectory() as tmp:
                    os.path.join(tmp, ".debug", "stacks-dl.debug"))
     named("by .gnu_debuglink in .debug/", exe,
           {"PROBETOP_DEBUG_DIRS": os.path.join(tmp, "none")})
+    functions_of_debug_file(exe)
     # the link's CRC-32 no longer matches: another build's file
     with open(os.path.join(tmp, ".debug", "stacks-dl.debug"), "ab") as f:
         f.write(b"\0")
