@@ -131,7 +131,7 @@ struct pt_pyproc {
 	__u8 state_kind_shift;
 	__u8 state_compact_shift;
 	__u8 state_ascii_shift;
-	__u8 pad[1];
+	__u8 code_version; /* co_version's offset (3.12+); 0: none */
 	/* this set-up of this process, never another's (a new one after
 	 * an exec: code objects and stacks seen before are another
 	 * program's, so their first sights are keyed by it) */
@@ -145,7 +145,26 @@ enum pt_lasti {
 	PT_LASTI_PTR, /* a pointer into the code object's bytecode (3.11+) */
 };
 
-/* A pyline key: the code object (16-byte aligned) and the offset. */
+/*
+ * A code object as frames and stacks key it: its address (below 2^48 in
+ * user space) and, in the top 16 bits, a tag: of its co_version (3.12+:
+ * a number no other code object has), else of its co_filename pointer
+ * and its co_name's hash (a str's cached hash, after its length), so
+ * that an address freed and taken by another code object (a module's
+ * code after its import, exec'd code: their names' strings freed and
+ * taken again too) is another key, not the first one's name.
+ */
+#define PT_PYCODE_ADDR_BITS 48
+#define PT_PYCODE_ADDR(v) ((v) & ((1ULL << PT_PYCODE_ADDR_BITS) - 1))
+#define PT_PYCODE_TAG(file, hash)                                           \
+	(((file) ^ ((hash) << 7 | (hash) >> 57)) * 0x9e3779b97f4a7c15ULL >> \
+	 PT_PYCODE_ADDR_BITS)
+#define PT_PYCODE_KEY(code, file, hash)                   \
+	(PT_PYCODE_ADDR(code) | PT_PYCODE_TAG(file, hash) \
+					<< PT_PYCODE_ADDR_BITS)
+
+/* A pyline key: the code object (16-byte aligned, untagged) and the
+ * offset. */
 #define PT_PYLINE_OFF_BITS 20
 #define PT_PYLINE(code, off)                 \
 	((code) >> 4 << PT_PYLINE_OFF_BITS | \

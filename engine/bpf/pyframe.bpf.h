@@ -12,7 +12,10 @@
  * at each use. Its innermost frame: tstate->frame (3.8-3.10), its cframe's
  * current_frame (3.11-3.12), tstate->current_frame (3.13); frames that
  * belong to no function (3.12+: the C stack's shims) are skipped. A
- * frame is named by its code object's address; a stack by the id (a
+ * frame is named by its code object's address, tagged by its co_version
+ * or its names (PT_PYCODE_KEY(): an address freed and taken again by
+ * another code object is another key; a line key keeps the bare
+ * address); a stack by the id (a
  * hash) of its code objects, kept in pystacks. pyfirstline is a number
  * read here at each event, the code object's co_firstlineno: nothing to
  * name.
@@ -164,7 +167,8 @@ __noinline int py_name(__u64 code, __u32 lines, __u32 sample)
 	r->nlines = 0;
 	r->lines_cut = 0;
 	r->func.kind = r->file.kind = 0;
-	if (bpf_probe_read_user(nm->code, PT_PYCODE_SPAN, (void *)code))
+	if (bpf_probe_read_user(nm->code, PT_PYCODE_SPAN,
+				(void *)PT_PYCODE_ADDR(code)))
 		goto send;
 	r->type = *(__u64 *)&nm->code[8];
 	r->firstlineno = *(__s32 *)&nm->code[pp->code_firstlineno & 0xfc];
@@ -303,6 +307,27 @@ static __always_inline __u64 py_top(const struct pt_pyproc *pp, __u64 field)
 	return field;
 }
 
+/* Code object code as keys name it (PT_PYCODE_KEY()): by its co_version
+ * (one read), or its co_filename and co_name's hash (two); its bare
+ * address if they cannot be read. */
+static __always_inline __u64 py_code_key(const struct pt_pyproc *pp, __u64 code)
+{
+	__u64 fn[2], hash = 0;
+	__u32 version = 0;
+
+	if (pp->code_version &&
+	    !bpf_probe_read_user(&version, sizeof(version),
+				 (const void *)(code + pp->code_version)) &&
+	    version)
+		return PT_PYCODE_KEY(code, (__u64)version, 0ULL);
+	if (bpf_probe_read_user(fn, sizeof(fn),
+				(const void *)(code + pp->code_filename)) ||
+	    bpf_probe_read_user(&hash, sizeof(hash),
+				(const void *)(fn[1] + pp->str_length + 8)))
+		return code;
+	return PT_PYCODE_KEY(code, fn[0], hash);
+}
+
 /* Every frame field read (back, code, owner) lies in a frame's first
  * PY_SPAN bytes (pylayout.c: below 72 in every version). */
 #define PY_SPAN 80
@@ -368,6 +393,7 @@ __noinline __u64 py_frame_key(__u32 sample)
 
 	if (!pp || !py_function_frame(pp, f, &code))
 		return 0;
+	code = py_code_key(pp, code);
 	py_seen(pp, code, 0, sample);
 	return code;
 }
@@ -501,6 +527,7 @@ static __always_inline long py_walk_step(struct py_walk *w)
 			st->truncated = 1;
 			return 1;
 		}
+		code = py_code_key(&w->pp, code);
 		st->code[st->depth & (PT_PYSTACK_DEPTH - 1)] = code;
 		st->depth++;
 		w->hash = (w->hash ^ code) * 0x100000001b3ULL;

@@ -196,6 +196,9 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		.code_filename = (uint8_t)l->code_filename,
 		.code_name = (uint8_t)l->code_name,
 		.code_linetable = (uint8_t)l->code_linetable,
+		.code_version = l->code_version == PYLAYOUT_NONE
+					? 0
+					: (uint8_t)l->code_version,
 		.str_length = (uint8_t)l->unicode_length,
 		.str_state = (uint8_t)l->unicode_state,
 		.str_ascii_data = (uint8_t)l->unicode_ascii_data,
@@ -215,6 +218,10 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 	if (l->code_firstlineno + 4 > PT_PYCODE_SPAN ||
 	    l->code_filename + 8 > PT_PYCODE_SPAN ||
 	    l->code_name + 8 > PT_PYCODE_SPAN ||
+	    l->code_name != l->code_filename + 8 || /* PT_PYCODE_KEY() */
+	    l->unicode_length != 16 || /* the hash after it: PyASCIIObject */
+	    (l->code_version != PYLAYOUT_NONE &&
+	     (!l->code_version || l->code_version + 4 > 255)) ||
 	    l->code_linetable + 8 > PT_PYCODE_SPAN ||
 	    l->unicode_length + 8 > PT_PYSTR_HEAD ||
 	    l->unicode_state + 4 > PT_PYSTR_HEAD ||
@@ -326,7 +333,9 @@ static void read_lines(const struct pyproc *p, uint64_t code,
 		       struct name_slot *s)
 {
 	const struct pylayout *l = p && p->ready ? p->lay : NULL;
-	uint64_t tab = l ? pymem_ptr(p->pid, code + l->code_linetable) : 0;
+	uint64_t tab =
+		l ? pymem_ptr(p->pid, PT_PYCODE_ADDR(code) + l->code_linetable)
+		  : 0;
 	int64_t n = 0;
 
 	if (!tab || pymem_peek(p->pid, tab + l->bytes_size, &n, sizeof(n)) ||
@@ -344,25 +353,50 @@ static void read_lines(const struct pyproc *p, uint64_t code,
 	s->minor = l->minor;
 }
 
-/* Read the code object at code of p into *out. 0 or -1. */
-static int read_code(const struct pyproc *p, uint64_t code, struct pyname *out)
+/* The key (PT_PYCODE_KEY()) of the code object at code of p now, as
+ * the kernel makes it (bpf/pyframe.bpf.h's py_code_key()); 0 if it
+ * cannot be read. */
+static uint64_t code_key(const struct pyproc *p, uint64_t code)
+{
+	const struct pylayout *l = p->lay;
+	uint64_t fn[2], hash = 0;
+	uint32_t version = 0;
+
+	if (l->code_version != PYLAYOUT_NONE &&
+	    !pymem_peek(p->pid, code + l->code_version, &version,
+			sizeof(version)) &&
+	    version)
+		return PT_PYCODE_KEY(code, (uint64_t)version, 0ULL);
+	if (pymem_peek(p->pid, code + l->code_filename, fn, sizeof(fn)) ||
+	    pymem_peek(p->pid, fn[1] + l->unicode_length + 8, &hash,
+		       sizeof(hash)))
+		return 0;
+	return PT_PYCODE_KEY(code, fn[0], hash);
+}
+
+/* Read the code object key (PT_PYCODE_KEY(), or a bare address) of p
+ * into *out: not if its address holds another code object now (another
+ * tag). 0 or -1. */
+static int read_code(const struct pyproc *p, uint64_t key, struct pyname *out)
 {
 	const struct pylayout *l = p->lay;
 	static char buf[4 * PYMEM_STR_MAX + 1];
-	uint64_t type = 0;
+	uint64_t code = PT_PYCODE_ADDR(key), type = 0, fn[2];
 	int32_t line = 0;
 
 	if (!code || pymem_peek(p->pid, code + 8, &type, sizeof(type)) ||
 	    (p->code_type && type != p->code_type))
 		return -1; /* no code object (any more) */
+	if (key != code && code_key(p, code) != key)
+		return -1; /* another code object there now */
+	if (pymem_peek(p->pid, code + l->code_filename, fn, sizeof(fn)))
+		return -1;
 	if (pymem_peek(p->pid, code + l->code_firstlineno, &line, sizeof(line)))
 		return -1;
-	if (pymem_str(p->pid, l, pymem_ptr(p->pid, code + l->code_name), buf) <
-	    0)
+	if (pymem_str(p->pid, l, fn[1], buf) < 0)
 		return -1;
 	pymem_cut(buf, out->func, sizeof(out->func), false);
-	if (pymem_str(p->pid, l, pymem_ptr(p->pid, code + l->code_filename),
-		      buf) < 0)
+	if (pymem_str(p->pid, l, fn[0], buf) < 0)
 		return -1;
 	pymem_cut(buf, out->file, sizeof(out->file), true);
 	out->line = line;

@@ -80,6 +80,9 @@ struct pylayout {
 	uint32_t code_code_adaptive;
 	/* co_lnotab (3.8-3.9), co_linetable (3.10+): a PyBytesObject * */
 	uint32_t code_linetable;
+	/* co_version (3.12+, a uint32_t: a number no other code object of
+	 * the process has while it counts), else PYLAYOUT_NONE */
+	uint32_t code_version;
 
 	/* bytes and str */
 	uint32_t bytes_sval; /* PyBytesObject: ob_sval */

@@ -54,6 +54,7 @@ static void dump(const struct pylayout *l)
 	num("code_firstlineno", l->code_firstlineno);
 	num("code_qualname", l->code_qualname);
 	num("code_code_adaptive", l->code_code_adaptive);
+	num("code_version", l->code_version);
 	num("code_linetable", l->code_linetable);
 	num("bytes_sval", l->bytes_sval);
 	num("bytes_size", l->bytes_size);

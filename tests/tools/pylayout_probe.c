@@ -170,6 +170,11 @@ static void code(void)
 	num("code_qualname", ABSENT);
 	num("code_code_adaptive", ABSENT);
 #endif
+#if PY_MINOR_VERSION >= 12
+	num("code_version", offsetof(PyCodeObject, co_version));
+#else
+	num("code_version", ABSENT);
+#endif
 #if PY_MINOR_VERSION <= 9
 	num("code_linetable", offsetof(PyCodeObject, co_lnotab));
 #else
