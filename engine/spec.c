@@ -347,10 +347,12 @@ static const struct {
 	{ "ustack", SPEC_KEY_USTACK },
 	{ "kstack", SPEC_KEY_KSTACK },
 	{ "pyfirstline", SPEC_KEY_PYFIRSTLINE },
+	{ "phpframe", SPEC_KEY_PHPFRAME },
+	{ "phpstack", SPEC_KEY_PHPSTACK },
 };
 
 /* A key read where the probe fired (pyframe, pyline, pyfirstline,
- * pystack, ustack, kstack), eaten; SPEC_KEY_NUM (nothing eaten) if none
+ * pystack, ustack, kstack, phpframe, phpstack), eaten; SPEC_KEY_NUM (nothing eaten) if none
  * is next. */
 static enum spec_key_kind ctx_key(struct cursor *c)
 {
@@ -573,7 +575,8 @@ static int check_profile(struct cursor *c, const struct spec *sp,
 			return fail(c, agg_pos,
 				    "profile:HZ has no arguments: its keys "
 				    "are pyframe, pyline, pyfirstline, "
-				    "pystack, ustack and kstack");
+				    "pystack, phpframe, phpstack, ustack "
+				    "and kstack");
 	return 0;
 }
 

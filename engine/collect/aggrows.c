@@ -22,6 +22,7 @@
 
 #include "aggpriv.h"
 #include "budget.h"
+#include "phpframe.h"
 #include "pyframe.h"
 #include "stackname.h"
 #include "symbolize.h"
@@ -139,6 +140,20 @@ static void pyframe_parts(struct agg *agg, pid_t pid, uint64_t key, bool line,
 	kp[2] = (struct agg_key_part){ .num = n.line };
 }
 
+/* A phpframe key as three parts at kp: function, file, first line. */
+static void phpframe_parts(struct agg *agg, pid_t pid, uint64_t key,
+			   struct agg_key_part *kp)
+{
+	struct phpname n;
+
+	phpframe_name(tracer_phpframe(agg->tr), pid, key, &n);
+	kp[0] = (struct agg_key_part){ .is_str = true, .num = (int64_t)key };
+	snprintf(kp[0].str, sizeof(kp[0].str), "%s", n.func);
+	kp[1] = (struct agg_key_part){ .is_str = true };
+	snprintf(kp[1].str, sizeof(kp[1].str), "%s", n.file);
+	kp[2] = (struct agg_key_part){ .num = n.line };
+}
+
 /* The row's key parts from its BPF key; sym(), pyframe and pystack keys
  * are named here, once per row. */
 static void row_keys(struct agg *agg, struct arow *r,
@@ -157,6 +172,19 @@ static void row_keys(struct agg *agg, struct arow *r,
 			pyframe_parts(agg, (pid_t)r->key.pid, r->key.num[slot],
 				      sp->keys[i].kind == SPEC_KEY_PYLINE, kp);
 			part += 2;
+		} else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME) {
+			phpframe_parts(agg, (pid_t)r->key.pid, r->key.num[slot],
+				       kp);
+			part += 2;
+		} else if (sp->keys[i].kind == SPEC_KEY_PHPSTACK) {
+			kp->is_str = true;
+			kp->is_stack = true;
+			kp->num = (int64_t)r->key.num[slot];
+			kp->text = phpframe_stack(tracer_phpframe(agg->tr),
+						  (pid_t)r->key.pid,
+						  r->key.num[slot]);
+			if (!kp->text)
+				strcpy(kp->str, "?");
 		} else if (sp->keys[i].kind == SPEC_KEY_PYSTACK) {
 			kp->is_str = true;
 			kp->is_stack = true;
@@ -315,7 +343,8 @@ static void key_parts(const struct spec *sp, int *part)
 	for (int i = 0, p = 0; i < sp->nkeys; i++) {
 		part[i] = p;
 		p += sp->keys[i].kind == SPEC_KEY_PYFRAME ||
-				     sp->keys[i].kind == SPEC_KEY_PYLINE
+				     sp->keys[i].kind == SPEC_KEY_PYLINE ||
+				     sp->keys[i].kind == SPEC_KEY_PHPFRAME
 			     ? 3
 			     : 1;
 	}
@@ -343,6 +372,7 @@ static bool merges(const struct spec *sp)
 	for (int i = 0; i < sp->nkeys; i++)
 		if (sp->keys[i].kind == SPEC_KEY_PYLINE ||
 		    sp->keys[i].kind == SPEC_KEY_PYSTACK ||
+		    sp->keys[i].kind == SPEC_KEY_PHPSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_USTACK ||
 		    sp->keys[i].kind == SPEC_KEY_KSTACK)
 			return true;
