@@ -406,6 +406,14 @@ static void frames_why(const struct session *s, struct model *m)
 		 "samples its stacks (a there)");
 }
 
+/* Whether role r counts calls with a probe this process cannot fire
+ * (one that needs what it was not started with: PHP's USE_ZEND_DTRACE=1). */
+static bool calls_unmet(const struct session *s, const struct model_role *r)
+{
+	return r->spec && session_unmet(s, r->spec->spec.probe[0].provider,
+					r->spec->spec.probe[0].name);
+}
+
 void conmodel_update(struct conmodel *cm, struct session *s,
 		     const struct agg_snapshot *snap, struct model *m)
 {
@@ -413,6 +421,8 @@ void conmodel_update(struct conmodel *cm, struct session *s,
 	m->frames_calls = role(s, "frames", "calls");
 	m->frames_samples = role(s, "frames", "samples");
 	m->frames_latency = role(s, "frames", "latency");
+	if (m->frames_samples.id >= 0 && calls_unmet(s, &m->frames_calls))
+		m->frames_calls = (struct model_role){ .id = -1 };
 	m->gc_pause = role(s, "gc", "pause");
 	m->gc_collected = role(s, "gc", "collected");
 	m->alloc = role(s, "alloc", "objects");

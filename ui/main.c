@@ -76,11 +76,12 @@
 	"line, a\n"                                                            \
 	"         number) | pystack (its Python stack, 32 frames): "           \
 	"CPython\n"                                                            \
-	"         3.8-3.13, with or without USDT | ustack (the native user "   \
-	"stack,\n"                                                             \
-	"         64 frames, by frame pointers) | kstack (the kernel stack); " \
-	"at most\n"                                                            \
-	"         4 (2 strings of 63 bytes; a longer one is cut, then ...)\n"  \
+	"         3.8-3.13, with or without USDT | phpframe, phpstack (the "   \
+	"same\n"                                                               \
+	"         for PHP 8.2, non-ZTS, with or without USDT) | ustack (the\n" \
+	"         native user stack, 64 frames, by frame pointers) | kstack\n" \
+	"         (the kernel stack); at most 4 (2 strings of 63 bytes; a\n"   \
+	"         longer one is cut, then ...)\n"                              \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \
