@@ -133,11 +133,12 @@ static __always_inline bool php_read_fn(struct php_scratch *sc, __u64 fn)
 	       !bpf_probe_read_user(sc->fn, PHP_FN_SPAN, (const void *)fn);
 }
 
-/* Whether the function in sc->fn runs PHP code (has a file). */
+/* Whether the function in sc->fn runs PHP code (has a file): any type
+ * but a C function's (ZEND_USER_CODE()). */
 static __always_inline bool php_is_user(const struct pt_phpproc *pp,
 					const struct php_scratch *sc)
 {
-	return sc->fn[pp->fn_type & (PHP_FN_SPAN - 1)] == pp->user_function;
+	return sc->fn[pp->fn_type & (PHP_FN_SPAN - 1)] != pp->internal_function;
 }
 
 /* The key of the function fn read into sc->fn (PT_PHPFUNC_KEY()). */

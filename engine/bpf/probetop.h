@@ -235,8 +235,8 @@ struct pt_phpproc {
 	__u16 ex_func, ex_prev;
 	__u16 fn_type, fn_name, fn_scope, fn_filename, fn_line_start;
 	__u16 ce_name, str_len, str_val;
-	__u8 user_function, internal_function;
-	__u8 pad[2];
+	__u8 internal_function; /* a C function's type; any other: PHP code */
+	__u8 pad[3];
 	__u32 gen; /* this set-up of this process (as pt_pyproc's) */
 };
 

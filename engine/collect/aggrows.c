@@ -360,10 +360,22 @@ static uint64_t text_hash(const char *text)
 	return h & ~SHOWN;
 }
 
+/* FNV-1a of a frame's three parts at kp (function, file, line), below
+ * SHOWN. */
+static uint64_t frame_hash(const struct agg_key_part *kp)
+{
+	char text[sizeof(kp[0].str) + sizeof(kp[1].str) + 24];
+
+	snprintf(text, sizeof(text), "%s\n%s\n%lld", kp[0].str, kp[1].str,
+		 (long long)kp[2].num);
+	return text_hash(text);
+}
+
 /*
  * Whether spec's rows are shown by what their keys name rather than by
  * the kernel's keys: a pyline key (the kernel keys a line by bytecode
- * offset: one line has several), a stack (the kernel keys one by its
+ * offset: one line has several), a phpframe key (each closure, each
+ * eval'd code is a function of its own), a stack (the kernel keys one by its
  * addresses: one call path has several, a sample anywhere in a
  * function's loop).
  */
@@ -373,6 +385,7 @@ static bool merges(const struct spec *sp)
 		if (sp->keys[i].kind == SPEC_KEY_PYLINE ||
 		    sp->keys[i].kind == SPEC_KEY_PYSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPSTACK ||
+		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_USTACK ||
 		    sp->keys[i].kind == SPEC_KEY_KSTACK)
 			return true;
@@ -402,6 +415,8 @@ static struct arow *shown_row(struct agg *agg, struct arow *r,
 			     ((uint64_t)kp[2].num & LOW_BITS);
 		else if (kp->is_stack)
 			*v = SHOWN | text_hash(agg_key_text(kp));
+		else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME)
+			*v = SHOWN | frame_hash(kp);
 	}
 	to = find_row(agg, &k);
 	if (to && to->gen != info->gen)

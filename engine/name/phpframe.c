@@ -141,7 +141,7 @@ static bool layout_fits(const struct phplayout *l)
 	       l->fn_filename + 8 <= FN_SPAN && l->fn_filename % 8 == 0 &&
 	       l->fn_line_start + 4 <= FN_SPAN && l->fn_line_start % 4 == 0 &&
 	       l->str_len % 8 == 0 && l->str_len + 8 <= 32 &&
-	       l->user_function < 256 && l->internal_function < 256;
+	       l->internal_function < 256;
 }
 
 /* Tell the kernel where pid's PHP keeps its frames. */
@@ -161,7 +161,6 @@ static int describe(struct phpframe *pf, struct phpproc *p, uint64_t eg,
 		.ce_name = (__u16)l->ce_name,
 		.str_len = (__u16)l->str_len,
 		.str_val = (__u16)l->str_val,
-		.user_function = (__u8)l->user_function,
 		.internal_function = (__u8)l->internal_function,
 		.gen = ++pf->gens,
 	};
@@ -321,14 +320,18 @@ int phpframe_ready(const struct phpframe *pf, pid_t pid)
 	return 0;
 }
 
-/* "Class::func", "func", or "{main}" (a file's top level: no name) into
- * out (n bytes); a name cut keeps its start. */
-static void join_name(const char *scope, const char *func, char *out, size_t n)
+/* "Class::func", "func", or, for code of no function, "{eval}" (eval'd
+ * code, type eval_code) or "{main}" (a file's top level) into out (n
+ * bytes); a name cut keeps its start. */
+static void join_name(const char *scope, const char *func, bool eval, char *out,
+		      size_t n)
 {
 	char buf[2 * PT_PHPSTR + 8];
 
 	snprintf(buf, sizeof(buf), "%s%s%s", scope, scope[0] ? "::" : "",
-		 func[0] ? func : "{main}");
+		 func[0] ? func
+		 : eval	 ? "{eval}"
+			 : "{main}");
 	pymem_cut(buf, out, n, false);
 }
 
@@ -353,7 +356,7 @@ static int read_str(pid_t pid, const struct phplayout *l, uint64_t str,
  * bytes b (FN_SPAN of them). */
 static uint64_t fn_key(const struct phplayout *l, uint64_t fn, const uint8_t *b)
 {
-	bool user = b[l->fn_type] == l->user_function;
+	bool user = b[l->fn_type] != l->internal_function;
 	uint64_t where, name;
 	uint32_t line = 0;
 
@@ -378,7 +381,7 @@ static int read_fn(const struct phpproc *p, uint64_t key, struct phpname *out)
 	if (!fn || pymem_peek(p->pid, fn, b, sizeof(b)) ||
 	    fn_key(l, fn, b) != key)
 		return -1;
-	user = b[l->fn_type] == l->user_function;
+	user = b[l->fn_type] != l->internal_function;
 	memcpy(&at, b + l->fn_name, 8);
 	if (at && read_str(p->pid, l, at, func, false))
 		return -1;
@@ -389,7 +392,8 @@ static int read_fn(const struct phpproc *p, uint64_t key, struct phpname *out)
 	memcpy(&at, b + l->fn_filename, 8);
 	if (user && read_str(p->pid, l, at, file, true))
 		return -1;
-	join_name(scope, func, out->func, sizeof(out->func));
+	join_name(scope, func, b[l->fn_type] == l->eval_code, out->func,
+		  sizeof(out->func));
 	pymem_cut(user ? file : PHPFRAME_INTERNAL, out->file, sizeof(out->file),
 		  true);
 	out->line = 0;
@@ -472,10 +476,11 @@ static int on_new(void *ctx, void *data, size_t size)
 		s = add_name(pf, (pid_t)r->pid, r->gen, r->key);
 	if (!s || s->ok)
 		return 0;
-	user = r->type == p->lay->user_function;
+	user = r->type != p->lay->internal_function;
 	if (take_str(&r->func, func) && take_str(&r->scope, scope) &&
 	    (!user || take_str(&r->file, file))) {
-		join_name(scope, func, s->name.func, sizeof(s->name.func));
+		join_name(scope, func, r->type == p->lay->eval_code,
+			  s->name.func, sizeof(s->name.func));
 		pymem_cut(user ? file : PHPFRAME_INTERNAL, s->name.file,
 			  sizeof(s->name.file), true);
 		s->name.line = user ? (int)r->line : 0;

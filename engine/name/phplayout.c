@@ -25,8 +25,9 @@ static const struct phplayout php82 = {
 	.str_len = 16,
 	.str_val = 24,
 	.op_lineno = 24,
-	.user_function = 2,
 	.internal_function = 1,
+	.user_function = 2,
+	.eval_code = 4,
 };
 
 static const struct phplayout *const layouts[] = { &php82 };

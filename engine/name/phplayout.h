@@ -44,8 +44,11 @@ struct phplayout {
 	uint32_t str_len; /* zend_string: len (size_t) */
 	uint32_t str_val; /* val[] */
 	uint32_t op_lineno; /* zend_op: lineno (uint32_t) */
-	uint32_t user_function; /* ZEND_USER_FUNCTION: a type with a file */
-	uint32_t internal_function; /* ZEND_INTERNAL_FUNCTION: C, no file */
+	/* zend_function.type: C (no file), or PHP code (ZEND_USER_CODE():
+	 * any other, a function's or eval'd code's) */
+	uint32_t internal_function; /* ZEND_INTERNAL_FUNCTION */
+	uint32_t user_function; /* ZEND_USER_FUNCTION */
+	uint32_t eval_code; /* ZEND_EVAL_CODE */
 };
 
 /* The layout of PHP major.minor, or NULL if none is known. Static. */

@@ -14,6 +14,9 @@ USE_ZEND_DTRACE), by -p:
   another, so that a closure's function (a copy in the closure object)
   takes the address of the one before: each row named as its own
   ({closure}, the eval'd code, its first line), its calls exact;
+- getmypid() in eval'd code, 7 evals (each compiled anew, a function of
+  its own): one row {eval}, named by the file and line of the eval;
+  every row of the exact specs one of those, no name on two rows;
 - profile:99=count(phpframe) on a loop that spends 3/4 of its time in
   heavy() and 1/4 in light(), under one spin(): every sample in spin,
   99 a second of the CPU time the process had (within 35%: the machine
@@ -66,6 +69,11 @@ function reuse($n)
         unset($f);
     }
 }
+function evals($n)
+{
+    for ($i = 0; $i < $n; $i++)
+        eval("getmypid();");
+}
 function run($cmd, $n)
 {
     if ($cmd == "calls")
@@ -74,6 +82,8 @@ function run($cmd, $n)
         (new K())->m($n);
     elseif ($cmd == "reuse")
         reuse($n);
+    elseif ($cmd == "evals")
+        evals($n);
     elseif ($cmd == "spin") {
         $end = microtime(true) + $n;
         while (microtime(true) < $end) {
@@ -92,22 +102,22 @@ while (($line = fgets(STDIN)) !== false) {
 LINES = WORKLOAD.splitlines()
 LINE = {w: next(i + 1 for i, l in enumerate(LINES) if l.startswith(w))
         for w in ("function caller", "    function m", "function spin",
-                  "        $f = eval")}
+                  "        $f = eval", "        eval(")}
 FRAME = "fn:libc.so.6:getpid=count(phpframe)"
 STACK = "fn:libc.so.6:getpid=count(phpstack)"
 PFRAME = "profile:99=count(phpframe)"
 PSTACK = "profile:99=count(phpstack)"
-N, M, REUSE = 1234, 56, 30
+N, M, REUSE, EVALS = 1234, 56, 30, 7
 
 
 def rows(obj, spec):
-    """{key: total} of spec's rows, a stack as its folded text; rows of
-    one name (two functions named alike) summed."""
+    """{key: total} of spec's rows, a stack as its folded text; a key
+    that two rows show is ("twice", key)."""
     out = {}
     for r in agg_of(obj, spec)["rows"] if agg_of(obj, spec) else []:
         k = tuple(";".join(k) if isinstance(k, list) else k
                   for k in r["key"])
-        out[k] = out.get(k, 0) + r["total"]
+        out[("twice", k) if k in out else k] = r["total"]
     return out
 
 
@@ -127,7 +137,8 @@ def check_exact(script):
     t = Target([PHP, "-n", script])
     tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME, "-e", STACK,
                 "-e", PFRAME, "-e", PSTACK])
-    for cmd, n in (("calls", N), ("method", M), ("reuse", REUSE)):
+    for cmd, n in (("calls", N), ("method", M), ("reuse", REUSE),
+                   ("evals", EVALS)):
         tap.eq(t.send("%s %d" % (cmd, n)).strip(), "done", "%s ran" % cmd)
     was = cpu_s(t.pid)
     tap.eq(t.send("spin 2").strip(), "done", "spin ran")
@@ -138,8 +149,9 @@ def check_exact(script):
     fin = tr.final()
     f, s = rows(fin, FRAME), rows(fin, STACK)
     short = cut(script)
-    tap.eq(({k: v for k, v in f.items() if k[0] != "{closure}"},
-            {k: v for k, v in s.items() if "{closure}" not in k[0]}),
+    tap.eq(({k: v for k, v in f.items() if k[0] in ("caller", "K::m")},
+            {k: v for k, v in s.items() if ";caller;" in k[0] or
+             ";K::m;" in k[0]}),
            ({("caller", short, LINE["function caller"]): N,
              ("K::m", short, LINE["    function m"]): M},
             {("{main};run;caller;getmypid",): N,
@@ -156,6 +168,16 @@ def check_exact(script):
            "%d closures called and freed one after another (their "
            "functions' addresses taken again): each named as itself, its "
            "calls exact" % REUSE, f)
+    ev = cut("%s(%d) : eval()'d code" % (script, LINE["        eval("]))
+    tap.eq(({k: v for k, v in f.items() if k[0] == "{eval}"},
+            {k: v for k, v in s.items() if "{eval}" in k[0]}),
+           ({("{eval}", ev, 1): EVALS},
+            {("{main};run;evals;{eval};getmypid",): EVALS}),
+           "getmypid() in eval'd code (%d evals, each compiled anew): one "
+           "row {eval}, the file and line of the eval, exactly" % EVALS,
+           (f, s))
+    tap.eq(len(f) + len(s), 2 + REUSE + 1 + 2 + 1 + 1,
+           "every row of the exact specs is one of those, once", (f, s))
     pf, ps = rows(fin, PFRAME), rows(fin, PSTACK)
     spin = pf.get(("spin", short, LINE["function spin"]), 0)
     tap.ok(spent > 0.4 and 0.65 <= spin / (99 * spent) <= 1.35 and

@@ -52,6 +52,9 @@ int main(int argc, char **argv)
 	num("op_lineno", l->op_lineno);
 	num("user_function", l->user_function);
 	num("internal_function", l->internal_function);
+	num("eval_code", l->eval_code);
+	/* the engine takes any type but internal_function for PHP code */
+	num("user_code_rule", 1);
 	printf("}\n");
 	return 0;
 }

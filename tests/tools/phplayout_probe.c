@@ -49,6 +49,10 @@ int main(void)
 	num("op_lineno", offsetof(zend_op, lineno));
 	num("user_function", ZEND_USER_FUNCTION);
 	num("internal_function", ZEND_INTERNAL_FUNCTION);
+	num("eval_code", ZEND_EVAL_CODE);
+	num("user_code_rule", ZEND_USER_CODE(ZEND_EVAL_CODE) &&
+				      ZEND_USER_CODE(ZEND_USER_FUNCTION) &&
+				      !ZEND_USER_CODE(ZEND_INTERNAL_FUNCTION));
 	printf("}\n");
 	return 0;
 }
