@@ -21,6 +21,9 @@ USE_ZEND_DTRACE), by -p:
   heavy() and 1/4 in light(), under one spin(): every sample in spin,
   99 a second of the CPU time the process had (within 35%: the machine
   may be shared); =count(phpstack): the two paths 3:1 (within 30%);
+- a command probetop launches, which exits at once: named all the same
+  (the kernel takes names at first sight), exactly; the getpid() PHP
+  makes before any PHP code runs dropped as without a PHP frame;
 - -P phpsample (the probeset picked for a PHP started plainly): Top's
   frames and Stacks' stacks as CPU samples, in spin;
 - a PHP whose build ID names another module API (a copy of php8.2 with
@@ -216,6 +219,49 @@ def check_probeset(script):
            "every one under run and spin", ps)
 
 
+SHORT = """\
+<?php
+function caller($n)
+{
+    for ($i = 0; $i < $n; $i++)
+        getmypid();
+}
+caller(50);
+getmypid();
+"""
+
+
+def check_launched(tmp):
+    """A command probetop launches, which ends at once: named all the same
+    (at first sight, in the kernel), exactly; PHP's own getpid() before
+    any PHP code runs is dropped as without a PHP frame."""
+    short = os.path.join(tmp, "short.php")
+    with open(short, "w") as f:
+        f.write(SHORT)
+    plain = "fn:libc.so.6:getpid"
+    tr = Trace(["-i", "60", "-e", FRAME, "-e", STACK, "-e", plain, "--",
+                PHP, "-n", short])
+    tr.finish(sig=None)
+    fin = tr.final()
+    f, s = rows(fin, FRAME), rows(fin, STACK)
+    total = sum(rows(fin, plain).values())
+    tap.eq((f, s), ({("caller", short, 2): 50, ("{main}", short, 1): 1},
+                    {("{main};caller;getmypid",): 50,
+                     ("{main};getmypid",): 1}),
+           "a launched php that exits at once: its frames named, exactly",
+           tr.stderr)
+    drops = [agg_of(fin, k)["drops_by"]["python"] for k in (FRAME, STACK)]
+    tap.ok(drops == [total - 51] * 2 and total > 51,
+           "the %d getpid() PHP makes before running PHP code: dropped as "
+           "without a frame to read" % (total - 51), (drops, total))
+    text = Trace(["-i", "60", "-e", FRAME, "--", PHP, "-n", short],
+                 json_out=False)
+    text.finish(sig=None)
+    tap.ok("(%d dropped: %d without a PHP frame to read)"
+           % (total - 51, total - 51) in text.stdout,
+           "said so in the text output", text.stdout)
+
+
 def check_unknown(script, tmp):
     """A PHP of another module API: said in one line, and the rest goes
     on."""
@@ -252,5 +298,6 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(WORKLOAD)
     check_exact(script)
     check_probeset(script)
+    check_launched(tmp)
     check_unknown(script, tmp)
 tap.done()
