@@ -163,8 +163,17 @@ enum pt_lasti {
 	(PT_PYCODE_ADDR(code) | PT_PYCODE_TAG(file, hash) \
 					<< PT_PYCODE_ADDR_BITS)
 
-/* A pyline key: the code object (16-byte aligned, untagged) and the
- * offset. */
+/* A pyline key's code object: its address with its tag folded into the
+ * 47 bits a line key holds (a user-space address's), so that an address
+ * taken again by another code object is another line key too. Not an
+ * address (but where the tag is 0): such a code object is named by what
+ * the kernel sent (PT_PYNAMED_OPAQUE), never read from the process. */
+#define PT_PYLINE_CODE(key)                                           \
+	((PT_PYCODE_ADDR(key) ^ (key) >> PT_PYCODE_ADDR_BITS << 31) & \
+	 ((1ULL << 47) - 1))
+
+/* A pyline key: the code object (16-byte aligned, PT_PYLINE_CODE()) and
+ * the offset. */
 #define PT_PYLINE_OFF_BITS 20
 #define PT_PYLINE(code, off)                 \
 	((code) >> 4 << PT_PYLINE_OFF_BITS | \
@@ -195,6 +204,7 @@ struct pt_pystr {
 #define PT_PYNAMED_FUNC 1u
 #define PT_PYNAMED_FILE 2u
 #define PT_PYNAMED_LINES 4u /* lines[] read (nlines may be 0) */
+#define PT_PYNAMED_OPAQUE 8u /* code is a line key's, not an address */
 
 struct pt_pynew {
 	__u32 pid;

@@ -14,8 +14,8 @@
  * belong to no function (3.12+: the C stack's shims) are skipped. A
  * frame is named by its code object's address, tagged by its co_version
  * or its names (PT_PYCODE_KEY(): an address freed and taken again by
- * another code object is another key; a line key keeps the bare
- * address); a stack by the id (a
+ * another code object is another key; a line key folds the tag into its
+ * address, PT_PYLINE_CODE()); a stack by the id (a
  * hash) of its code objects, kept in pystacks. pyfirstline is a number
  * read here at each event, the code object's co_firstlineno: nothing to
  * name.
@@ -141,10 +141,11 @@ static __always_inline bool py_str(const struct pt_pyproc *pp,
 /*
  * Take the names of code object code of the current process (its line
  * table too if lines), send them on pynew and remember it in pycodes;
- * sample: at a profile sample (its own scratch). A global function,
- * called at a first sight only. 1 if sent.
+ * sample: at a profile sample (its own scratch). addr: where it is (code
+ * is how keys name it). A global function, called at a first sight only.
+ * 1 if sent.
  */
-__noinline int py_name(__u64 code, __u32 lines, __u32 sample)
+__noinline int py_name(__u64 code, __u64 addr, __u32 lines, __u32 sample)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	const struct pt_pyproc *pp = bpf_map_lookup_elem(&pyprocs, &tgid);
@@ -163,12 +164,11 @@ __noinline int py_name(__u64 code, __u32 lines, __u32 sample)
 	r->code = code;
 	r->type = 0;
 	r->firstlineno = 0;
-	r->named = 0;
+	r->named = PT_PYCODE_ADDR(code) != addr ? PT_PYNAMED_OPAQUE : 0;
 	r->nlines = 0;
 	r->lines_cut = 0;
 	r->func.kind = r->file.kind = 0;
-	if (bpf_probe_read_user(nm->code, PT_PYCODE_SPAN,
-				(void *)PT_PYCODE_ADDR(code)))
+	if (bpf_probe_read_user(nm->code, PT_PYCODE_SPAN, (void *)addr))
 		goto send;
 	r->type = *(__u64 *)&nm->code[8];
 	r->firstlineno = *(__s32 *)&nm->code[pp->code_firstlineno & 0xfc];
@@ -207,13 +207,13 @@ send:
 /* Name code (py_name()) unless its names (and its line table, if
  * lines) were sent: on the path of every event, one lookup. */
 static __always_inline void py_seen(const struct pt_pyproc *pp, __u64 code,
-				    __u32 lines, __u32 sample)
+				    __u64 addr, __u32 lines, __u32 sample)
 {
 	struct py_seen_key k = { .code = code, .gen = pp->gen };
 	__u8 *bits = bpf_map_lookup_elem(&pycodes, &k);
 
 	if (!bits || (lines && !(*bits & PY_SEEN_LINES)))
-		py_name(code, lines, sample);
+		py_name(code, addr, lines, sample);
 }
 
 /* The pointer at addr in the current process, or 0. */
@@ -394,7 +394,7 @@ __noinline __u64 py_frame_key(__u32 sample)
 	if (!pp || !py_function_frame(pp, f, &code))
 		return 0;
 	code = py_code_key(pp, code);
-	py_seen(pp, code, 0, sample);
+	py_seen(pp, code, PT_PYCODE_ADDR(code), 0, sample);
 	return code;
 }
 
@@ -420,7 +420,7 @@ __noinline __u64 py_firstline_key(void)
  * the thread is (PT_PYLINE), or 0. A global function. */
 __noinline __u64 py_line_key(__u32 sample)
 {
-	__u64 f = 0, code = 0, ptr = 0;
+	__u64 f = 0, code = 0, ptr = 0, key;
 	const struct pt_pyproc *pp = py_begin(&f);
 	__s32 lasti = 0;
 	__u64 off;
@@ -440,9 +440,10 @@ __noinline __u64 py_line_key(__u32 sample)
 		      : pp->lasti_kind == PT_LASTI_UNITS ? (__u64)lasti * 2
 							 : (__u64)lasti;
 	}
+	key = code ? PT_PYLINE_CODE(py_code_key(pp, code)) : 0;
 	if (code)
-		py_seen(pp, code, 1, sample);
-	return PT_PYLINE(code, off);
+		py_seen(pp, key, code, 1, sample);
+	return PT_PYLINE(key, off);
 }
 
 /*
@@ -574,7 +575,8 @@ __noinline __u64 py_stack_key(__u32 sample)
 		if (i >= sc->st.depth)
 			break;
 		if (sc->st.code[i])
-			py_seen(&w.pp, sc->st.code[i], 0, sample);
+			py_seen(&w.pp, sc->st.code[i],
+				PT_PYCODE_ADDR(sc->st.code[i]), 0, sample);
 	}
 	return id;
 }

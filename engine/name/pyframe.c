@@ -62,6 +62,7 @@ struct name_slot {
 	uint64_t code;
 	struct pyname name;
 	bool ok;
+	bool opaque; /* code is a line key's (PT_PYLINE_CODE()): not read */
 	int minor;
 	uint8_t *lines; /* the code object's line table, for pyline */
 	size_t nlines;
@@ -446,10 +447,11 @@ static struct name_slot *add_name(struct pyframe *pf, pid_t pid, uint32_t gen,
 	return s;
 }
 
-/* Name s from the process, if it lives and s is not named yet. */
+/* Name s from the process, if it lives and s is not named yet (and is
+ * a code object's address). */
 static void read_name(const struct pyproc *p, struct name_slot *s)
 {
-	if (s->ok || !p || !p->ready || !p->lay ||
+	if (s->ok || s->opaque || !p || !p->ready || !p->lay ||
 	    read_code(p, s->code, &s->name))
 		return;
 	s->ok = true;
@@ -463,9 +465,11 @@ static void read_name(const struct pyproc *p, struct name_slot *s)
  * an exec (a key of the program before named after the exec: the key
  * does not say which; a name the kernel took in the current one would
  * have been found first), else read from the process now (a new slot,
- * "?" if it cannot be); NULL if out of memory.
+ * "?" if it cannot be, or if opaque: code is a line key's, not an
+ * address); NULL if out of memory.
  */
-static struct name_slot *name_of(struct pyframe *pf, pid_t pid, uint64_t code)
+static struct name_slot *name_of(struct pyframe *pf, pid_t pid, uint64_t code,
+				 bool opaque)
 {
 	struct pyproc *p = find_proc(pf, pid, false);
 	uint32_t gen = p ? p->gen : 0;
@@ -482,15 +486,17 @@ static struct name_slot *name_of(struct pyframe *pf, pid_t pid, uint64_t code)
 	if (s)
 		return s;
 	s = add_name(pf, pid, gen, code);
-	if (s)
+	if (s) {
+		s->opaque = opaque;
 		read_name(p, s);
+	}
 	return s;
 }
 
 int pyframe_name(struct pyframe *pf, pid_t pid, uint64_t code,
 		 struct pyname *out)
 {
-	const struct name_slot *s = name_of(pf, pid, code);
+	const struct name_slot *s = name_of(pf, pid, code, false);
 
 	if (!s) {
 		*out = (struct pyname){ .func = "?" };
@@ -503,7 +509,7 @@ int pyframe_name(struct pyframe *pf, pid_t pid, uint64_t code,
 int pyframe_line(struct pyframe *pf, pid_t pid, uint64_t code, uint32_t off,
 		 struct pyname *out)
 {
-	struct name_slot *s = name_of(pf, pid, code);
+	struct name_slot *s = name_of(pf, pid, code, true);
 	const struct pyproc *p;
 	int line;
 
@@ -512,8 +518,8 @@ int pyframe_line(struct pyframe *pf, pid_t pid, uint64_t code, uint32_t off,
 		return -1;
 	}
 	p = find_proc(pf, pid, false);
-	if (!s->lines && p && s->gen == p->gen) /* named without its lines */
-		read_lines(p, code, s);
+	if (!s->lines && !s->opaque && p && s->gen == p->gen)
+		read_lines(p, code, s); /* named without its lines */
 	*out = s->name;
 	line = s->nlines ? pyline_addr2line(s->minor, s->lines, s->nlines,
 					    out->line, off)
@@ -583,6 +589,7 @@ static int on_new(void *ctx, void *data, size_t size)
 		s = add_name(pf, (pid_t)r->pid, r->gen, r->code);
 	if (!s)
 		return 0;
+	s->opaque |= (r->named & PT_PYNAMED_OPAQUE) != 0;
 	if (!s->ok && (r->named & both) == both &&
 	    (!p->code_type || r->type == p->code_type) &&
 	    take_str(&r->func, n.func, sizeof(n.func), false) &&
