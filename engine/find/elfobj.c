@@ -613,6 +613,11 @@ bool elfobj_debug_set(const struct elfobj *obj)
 	return obj->debug_set;
 }
 
+bool elfobj_has_debug(const struct elfobj *obj)
+{
+	return obj->debug != NULL;
+}
+
 bool elfobj_has_symtab(const struct elfobj *obj)
 {
 	return obj->symtab != NULL;

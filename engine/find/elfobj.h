@@ -117,6 +117,8 @@ int elfobj_debugdata(const struct elfobj *obj, const void **data, size_t *size);
  */
 void elfobj_set_debug(struct elfobj *obj, struct elfobj *debug);
 bool elfobj_debug_set(const struct elfobj *obj);
+/* Whether obj was given a debug file (not none). */
+bool elfobj_has_debug(const struct elfobj *obj);
 
 /* Whether obj has a .symtab (not stripped). */
 bool elfobj_has_symtab(const struct elfobj *obj);
