@@ -95,17 +95,28 @@ static void demangle(const char *name, char *out, size_t n)
 	free(d);
 }
 
-/* symbolizer_name(), the symbol's offset left out if !offset. */
+/* The base name of m's file ("" for an anonymous mapping). */
+static const char *base_name(const struct proc_map *m)
+{
+	const char *base = m->path ? strrchr(m->path, '/') : NULL;
+
+	return base ? base + 1 : m->path ? m->path : "";
+}
+
+/* symbolizer_name(), the symbol's offset left out if !offset; the
+ * object's base name into mod[0..modn) if mod. */
 static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		    const struct proc_maps *known, bool offset, char *out,
-		    size_t n)
+		    size_t n, char *mod, size_t modn)
 {
 	const struct proc_maps *maps;
 	const struct proc_map *m = map_of(sy, pid, addr, known, &maps);
 	struct elfobj *obj = m ? objcache_elf(sy->cache, pid, m) : NULL;
 	uint64_t bias, off;
-	const char *name, *base;
+	const char *name;
 
+	if (mod)
+		snprintf(mod, modn, "%s", m ? base_name(m) : "");
 	if (!obj) {
 		snprintf(out, n, "0x%" PRIx64, addr);
 		return;
@@ -119,15 +130,14 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 				 "+0x%" PRIx64, off);
 		return;
 	}
-	base = strrchr(m->path, '/');
-	snprintf(out, n, "%s+0x%" PRIx64, base ? base + 1 : m->path,
+	snprintf(out, n, "%s+0x%" PRIx64, base_name(m),
 		 addr - m->start + m->offset);
 }
 
 void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		     const struct proc_maps *known, char *out, size_t n)
 {
-	name_of(sy, pid, addr, known, true, out, n);
+	name_of(sy, pid, addr, known, true, out, n, NULL, 0);
 }
 
 bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode)
@@ -136,7 +146,8 @@ bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode)
 }
 
 void symbolizer_func(struct symbolizer *sy, pid_t pid, uint64_t addr,
-		     const struct proc_maps *known, char *out, size_t n)
+		     const struct proc_maps *known, char *out, size_t n,
+		     char *mod, size_t modn)
 {
-	name_of(sy, pid, addr, known, false, out, n);
+	name_of(sy, pid, addr, known, false, out, n, mod, modn);
 }
