@@ -370,6 +370,35 @@ void unwind_start(struct tracer *tr)
 	tr->skel->bss->unwind_on = 1;
 }
 
+/* Whether the -p process's mappings, as written to uprocs, use rows
+ * [first, first + count). */
+static bool proc_uses(const struct unwind *u, uint32_t first, uint32_t count)
+{
+	for (uint32_t i = 0; i < u->proc.n; i++)
+		if (u->proc.m[i].count == count && u->proc.m[i].first == first)
+			return true;
+	return false;
+}
+
+/* The tables the -p process pid walks by into p: those of the objects
+ * its mappings hold, and the vDSO's (held by the tracer, (0, 0)) if
+ * its mappings have the vDSO. */
+static void proc_tables(const struct unwind *u, pid_t pid,
+			struct tracer_unwind_proc *p)
+{
+	*p = (struct tracer_unwind_proc){ .pid = pid };
+	for (size_t i = 0; i < u->nobjs; i++) {
+		const struct uw_obj *o = &u->objs[i];
+		bool vdso = !o->dev && !o->ino;
+
+		if (o->count && (vdso ? proc_uses(u, o->first, o->count)
+				      : seen_has(&u->held, o->dev, o->ino))) {
+			p->objects++;
+			p->rows += o->count;
+		}
+	}
+}
+
 void tracer_unwind(const struct tracer *tr, struct tracer_unwind *out)
 {
 	const struct unwind *u = tr->unwind;
@@ -383,6 +412,8 @@ void tracer_unwind(const struct tracer *tr, struct tracer_unwind *out)
 	out->rows = u->rows;
 	out->full = u->full;
 	out->capacity = u->capacity;
+	if (tr->kind == TRACER_PID)
+		proc_tables(u, tr->pid, &out->procs[out->nprocs++]);
 }
 
 void unwind_free(struct tracer *tr)

@@ -175,7 +175,8 @@ static void row_keys(struct agg *agg, struct arow *r,
 				agg->stacks, (pid_t)r->key.pid,
 				r->key.num[slot],
 				sp->keys[i].kind == SPEC_KEY_KSTACK,
-				tracer_known_maps(agg->tr, (pid_t)r->key.pid));
+				tracer_known_maps(agg->tr, (pid_t)r->key.pid),
+				&kp->mods);
 			if (!kp->text)
 				strcpy(kp->str, "?");
 		} else if (sp->keys[i].kind == SPEC_KEY_SYM) {

@@ -179,16 +179,23 @@ static void say_unnamed(struct symbolizer *sy, const struct proc_map *m,
 		m->path, base, dbg, pkg);
 }
 
+/* The base name of m's file ("" for an anonymous mapping). */
+static const char *base_name(const struct proc_map *m)
+{
+	const char *base = m->path ? strrchr(m->path, '/') : NULL;
+
+	return base ? base + 1 : m->path ? m->path : "";
+}
+
 /* addr in obj, the ELF file mapped by m (of maps): its symbol, else
  * "FILE+0x<file offset>" (said once: say_unnamed()). */
 static void name_in_file(struct symbolizer *sy, const struct proc_maps *maps,
 			 const struct proc_map *m, struct elfobj *obj,
 			 uint64_t addr, bool offset, char *out, size_t n)
 {
-	const char *name, *base = strrchr(m->path, '/');
+	const char *name, *base = base_name(m);
 	uint64_t bias, off;
 
-	base = base ? base + 1 : m->path;
 	debugfile_attach(obj, m->path); /* its symbols kept elsewhere */
 	if (!catalog_load_bias(maps, m, obj, &bias) &&
 	    !elfobj_symbol_at(obj, addr - bias, &name, &off)) {
@@ -255,42 +262,58 @@ static int name_in_perfmap(struct symbolizer *sy, pid_t pid, uint64_t addr,
 	return 0;
 }
 
+/* module into mod[0..modn), if mod. */
+static void put_module(const char *module, char *mod, size_t modn)
+{
+	if (mod)
+		snprintf(mod, modn, "%s", module);
+}
+
 /*
  * symbolizer_name(), the symbol's offset left out if !offset. An address
  * in a file of the maps read last is named by that ELF file; one outside
  * them by the vDSO, then by the perf map, before the maps are read again
  * (JIT frames are many: a read of the maps costs tens of microseconds),
  * then by the file mapped there now; in a file that is not ELF (a JIT's
- * memory file), by the perf map.
+ * memory file), by the perf map. Its module into mod[0..modn) if mod:
+ * the file's base name, "[vdso]", "[jit]" (a perf map's), "" (none).
  */
 static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		    const struct proc_maps *known, bool offset, char *out,
-		    size_t n)
+		    size_t n, char *mod, size_t modn)
 {
 	const struct proc_maps *maps = &sy->maps;
 	const struct proc_map *m =
 		sy->pid == pid ? find_map(&sy->maps, addr) : NULL;
 	struct elfobj *obj;
 
-	if (!m && (!name_in_vdso(sy, pid, addr, offset, out, n) ||
-		   !name_in_perfmap(sy, pid, addr, offset, out, n)))
+	if (!m && !name_in_vdso(sy, pid, addr, offset, out, n)) {
+		put_module("[vdso]", mod, modn);
 		return;
+	}
+	if (!m && !name_in_perfmap(sy, pid, addr, offset, out, n)) {
+		put_module("[jit]", mod, modn);
+		return;
+	}
 	if (!m)
 		m = map_of(sy, pid, addr, known, &maps);
+	put_module(m ? base_name(m) : "", mod, modn);
 	obj = m ? objcache_elf(sy->cache, pid, m) : NULL;
 	if (obj) {
 		name_in_file(sy, maps, m, obj, addr, offset, out, n);
 		return;
 	}
-	if (m && !name_in_perfmap(sy, pid, addr, offset, out, n))
+	if (m && !name_in_perfmap(sy, pid, addr, offset, out, n)) {
+		put_module("[jit]", mod, modn);
 		return;
+	}
 	snprintf(out, n, "0x%" PRIx64, addr);
 }
 
 void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		     const struct proc_maps *known, char *out, size_t n)
 {
-	name_of(sy, pid, addr, known, true, out, n);
+	name_of(sy, pid, addr, known, true, out, n, NULL, 0);
 }
 
 bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode)
@@ -299,7 +322,8 @@ bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode)
 }
 
 void symbolizer_func(struct symbolizer *sy, pid_t pid, uint64_t addr,
-		     const struct proc_maps *known, char *out, size_t n)
+		     const struct proc_maps *known, char *out, size_t n,
+		     char *mod, size_t modn)
 {
-	name_of(sy, pid, addr, known, false, out, n);
+	name_of(sy, pid, addr, known, false, out, n, mod, modn);
 }

@@ -47,8 +47,11 @@ void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode);
 
 /* The same, a function's name without the offset into it ("SYMBOL"), as
- * a stack's frame is named. */
+ * a stack's frame is named; and, if mod is not NULL, the base name of
+ * the object mapped at addr into mod[0..modn) ("libc.so.6", "[vdso]";
+ * "" when nothing is mapped there). */
 void symbolizer_func(struct symbolizer *sy, pid_t pid, uint64_t addr,
-		     const struct proc_maps *known, char *out, size_t n);
+		     const struct proc_maps *known, char *out, size_t n,
+		     char *mod, size_t modn);
 
 #endif

@@ -143,7 +143,7 @@ static void test_vdso(void **state)
 	struct symbolizer *sy = symbolizer_new(cache);
 	uint64_t size = 0;
 	uintptr_t at = vdso_symbol("__vdso_clock_gettime", &size);
-	char name[128];
+	char name[128], mod[64];
 	pid_t child;
 	int status;
 
@@ -152,9 +152,11 @@ static void test_vdso(void **state)
 	symbolizer_name(sy, getpid(), at + 4, NULL, name, sizeof(name));
 	assert_true(!strcmp(name, "__vdso_clock_gettime+0x4") ||
 		    !strcmp(name, "clock_gettime+0x4"));
-	symbolizer_func(sy, getpid(), at + 4, NULL, name, sizeof(name));
+	symbolizer_func(sy, getpid(), at + 4, NULL, name, sizeof(name), mod,
+			sizeof(mod));
 	assert_true(!strcmp(name, "__vdso_clock_gettime") ||
 		    !strcmp(name, "clock_gettime"));
+	assert_string_equal(mod, "[vdso]");
 	/* a child maps the vDSO where its parent did */
 	child = fork();
 	assert_true(child >= 0);
@@ -162,7 +164,7 @@ static void test_vdso(void **state)
 		pause();
 		_exit(0);
 	}
-	symbolizer_func(sy, child, at, NULL, name, sizeof(name));
+	symbolizer_func(sy, child, at, NULL, name, sizeof(name), NULL, 0);
 	assert_true(!strcmp(name, "__vdso_clock_gettime") ||
 		    !strcmp(name, "clock_gettime"));
 	kill(child, SIGKILL);
@@ -200,11 +202,14 @@ static void test_perf_map(void **state)
 	fclose(f);
 	symbolizer_name(sy, getpid(), at + 0x10, NULL, name, sizeof(name));
 	assert_string_equal(name, "Interpreted:jit_thing /srv/x.lua:3+0x10");
-	symbolizer_func(sy, getpid(), at + 0x10, NULL, name, sizeof(name));
+	symbolizer_func(sy, getpid(), at + 0x10, NULL, name, sizeof(name), NULL,
+			0);
 	assert_string_equal(name, "Interpreted:jit_thing /srv/x.lua:3");
-	symbolizer_func(sy, getpid(), at + 0x40, NULL, name, sizeof(name));
+	symbolizer_func(sy, getpid(), at + 0x40, NULL, name, sizeof(name), NULL,
+			0);
 	assert_string_equal(name, "jit::stubs()");
-	symbolizer_func(sy, getpid(), at + 0x80, NULL, name, sizeof(name));
+	symbolizer_func(sy, getpid(), at + 0x80, NULL, name, sizeof(name), NULL,
+			0);
 	assert_true(!strncmp(name, "0x", 2));
 	unlink(path);
 	munmap(code, 4096);
@@ -239,15 +244,15 @@ static void test_no_symbols(void **state)
 	assert_non_null(fire);
 	setenv("PROBETOP_DEBUG_DIRS", "/nonexistent", 1);
 	log_set_sink(capture, NULL);
-	symbolizer_func(sy, getpid(), (uintptr_t)fire, NULL, name,
-			sizeof(name));
+	symbolizer_func(sy, getpid(), (uintptr_t)fire, NULL, name, sizeof(name),
+			NULL, 0);
 	assert_string_equal(name, "nosyms_fire");
 	assert_int_equal(nsaid, 0); /* named: nothing to say */
 	symbolizer_func(sy, getpid(), (uintptr_t)fire - 1, NULL, name,
-			sizeof(name));
+			sizeof(name), NULL, 0);
 	assert_true(!strncmp(name, "libnosyms.so+0x", 15));
 	symbolizer_func(sy, getpid(), (uintptr_t)fire - 3, NULL, name,
-			sizeof(name));
+			sizeof(name), NULL, 0);
 	assert_true(!strncmp(name, "libnosyms.so+0x", 15));
 	log_set_sink(NULL, NULL);
 	assert_int_equal(nsaid, 1);
