@@ -188,22 +188,28 @@ static const char *base_name(const struct proc_map *m)
 }
 
 /* addr in obj, the ELF file mapped by m (of maps): its symbol, else
- * "FILE+0x<file offset>" (said once: say_unnamed()). */
+ * "FILE+0x<file offset>" (said once: say_unnamed()): without offset (a
+ * stack's frame), the file offset of its function's start where the
+ * file's .eh_frame_hdr says it (one frame a function, as a symbol's). */
 static void name_in_file(struct symbolizer *sy, const struct proc_maps *maps,
 			 const struct proc_map *m, struct elfobj *obj,
 			 uint64_t addr, bool offset, char *out, size_t n)
 {
 	const char *name, *base = base_name(m);
-	uint64_t bias, off;
+	uint64_t bias, off, start, at = addr - m->start + m->offset;
+	bool biased = !catalog_load_bias(maps, m, obj, &bias);
 
 	debugfile_attach(obj, m->path); /* its symbols kept elsewhere */
-	if (!catalog_load_bias(maps, m, obj, &bias) &&
-	    !elfobj_symbol_at(obj, addr - bias, &name, &off)) {
+	if (biased && !elfobj_symbol_at(obj, addr - bias, &name, &off)) {
 		put_symbol(name, off, offset, out, n);
 		return;
 	}
 	say_unnamed(sy, m, obj, base);
-	snprintf(out, n, "%s+0x%" PRIx64, base, addr - m->start + m->offset);
+	if (!offset && biased &&
+	    !elfobj_function_start(obj, addr - bias, &start) &&
+	    !elfobj_vaddr_to_offset(obj, start, &off) && off <= at)
+		at = off;
+	snprintf(out, n, "%s+0x%" PRIx64, base, at);
 }
 
 /*
