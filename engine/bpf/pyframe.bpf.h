@@ -480,27 +480,39 @@ static __always_inline bool py_field(struct py_walk *w, __u64 f, __u32 off,
 	return true;
 }
 
-/* One frame of the walk: 1 when it ends. */
+/* One frame of the walk: 1 when it ends. A frame's end of its eval
+ * call (struct pt_pystack's ends) is marked as enum pt_pysplit says:
+ * each frame; a frame whose is_entry is set; the frame above a frame
+ * the C stack owns (3.12+: the eval call's entry shim lies below its
+ * first frame). */
 static __always_inline long py_walk_step(struct py_walk *w)
 {
-	__u64 code = 0, owner = 0, back = 0;
+	struct pt_pystack *st = &w->sc->st;
+	__u64 code = 0, owner = 0, back = 0, entry = 0;
+	bool shim;
 
 	if (!w->f || !w->sc)
 		return 1;
 	if (w->pp.frame_owner != PT_PY_NONE &&
 	    !py_field(w, w->f, w->pp.frame_owner, &owner))
 		return 1;
-	if ((w->pp.frame_owner == PT_PY_NONE ||
-	     (__u8)owner != w->pp.owner_cstack) &&
-	    !py_field(w, w->f, w->pp.frame_code, &code))
+	shim = w->pp.frame_owner != PT_PY_NONE &&
+	       (__u8)owner == w->pp.owner_cstack;
+	if (!shim && !py_field(w, w->f, w->pp.frame_code, &code))
 		return 1;
+	if (shim && w->pp.split == PT_PYSPLIT_SHIM && st->depth &&
+	    st->depth <= PT_PYSTACK_DEPTH)
+		st->ends |= 1u << ((st->depth - 1) & (PT_PYSTACK_DEPTH - 1));
 	if (code) {
-		struct pt_pystack *st = &w->sc->st;
-
 		if (st->depth >= PT_PYSTACK_DEPTH) {
 			st->truncated = 1;
 			return 1;
 		}
+		if (w->pp.split == PT_PYSPLIT_EACH ||
+		    (w->pp.split == PT_PYSPLIT_FLAG &&
+		     py_field(w, w->f, w->pp.frame_entry, &entry) &&
+		     (__u8)entry))
+			st->ends |= 1u << (st->depth & (PT_PYSTACK_DEPTH - 1));
 		st->code[st->depth & (PT_PYSTACK_DEPTH - 1)] = code;
 		st->depth++;
 		w->hash = (w->hash ^ code) * 0x100000001b3ULL;
@@ -511,39 +523,54 @@ static __always_inline long py_walk_step(struct py_walk *w)
 	return 0;
 }
 
+/* Steps of a walk: every frame kept, and shims between them (one per
+ * eval call, 3.12+); a walk that ends with frames left is cut. */
+#define PY_WALK_STEPS (PT_PYSTACK_DEPTH + 16)
+
 /* The id of the thread's Python stack, the stack kept in pystacks and
  * its frames named the first time; sample: at a profile sample (its
- * own scratch). 0: no Python frames; 1: pystacks full. A global
- * function, as py_frame_key(). The id is an FNV-1a hash of the process
- * as set up (its gen), the code objects and the depth (never 0 or 1). */
-__noinline __u64 py_stack_key(__u32 sample)
+ * own scratch); mix: for a mixstack key, whose id takes in where the
+ * eval calls part the frames (ends, split). 0: no Python frames; 1:
+ * pystacks full. A global function, as py_frame_key(). The id is an
+ * FNV-1a hash of the process as set up (its gen), the code objects and
+ * the depth (never 0 or 1). */
+__noinline __u64 py_stack_key(__u32 sample, __u32 mix)
 {
 	struct py_scratch *sc = bpf_map_lookup_elem(&pyscratch, &sample);
 	__u64 f = 0, id;
 	const struct pt_pyproc *pp = py_begin(&f);
 	struct py_walk w;
+	__u32 i;
 
 	if (!pp || !sc)
 		return 0;
 	sc->st.depth = 0;
 	sc->st.truncated = 0;
+	sc->st.ends = 0;
+	sc->st.split = pp->split;
 	w.pp = *pp;
 	w.f = f;
 	w.sc = sc;
 	w.base = 0;
 	w.hash = 0xcbf29ce484222325ULL ^ (__u64)pp->gen << 32;
-	for (__u32 i = 0; i < PT_PYSTACK_DEPTH + 4; i++)
+	for (i = 0; i < PY_WALK_STEPS; i++)
 		if (py_walk_step(&w))
 			break;
+	if (i == PY_WALK_STEPS && w.f)
+		sc->st.truncated = 1; /* steps ran out (many shims) */
 	if (!sc->st.depth)
 		return 0;
 	id = (w.hash ^ sc->st.depth) * 0x100000001b3ULL;
+	if (mix)
+		id = ((id ^ sc->st.ends ^ (__u64)sc->st.split << 32 ^
+		       (__u64)sc->st.truncated << 40 ^ 0x6d697800000000ULL) *
+		      0x100000001b3ULL);
 	id = id > 1 ? id : id + 2;
 	if (bpf_map_lookup_elem(&pystacks, &id))
 		return id;
 	if (bpf_map_update_elem(&pystacks, &id, &sc->st, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&pystacks, &id) ? id : 1;
-	for (__u32 i = 0; i < PT_PYSTACK_DEPTH; i++) {
+	for (i = 0; i < PT_PYSTACK_DEPTH; i++) {
 		if (i >= sc->st.depth)
 			break;
 		if (sc->st.code[i])
@@ -564,5 +591,5 @@ __noinline __u64 py_key(__u32 kind, __u32 sample)
 		return py_line_key(sample);
 	if (kind == PT_KEY_PYFIRSTLINE)
 		return py_firstline_key();
-	return py_stack_key(sample);
+	return py_stack_key(sample, 0);
 }

@@ -40,7 +40,7 @@
 
 _Static_assert(offsetof(struct pt_pynew, lines) == PT_PYNEW_HEAD,
 	       "pt_pynew layout");
-_Static_assert(sizeof(struct pt_pyproc) == 72, "pt_pyproc layout");
+_Static_assert(sizeof(struct pt_pyproc) == 80, "pt_pyproc layout");
 
 #define OLD_GENS 8 /* set-ups before an exec whose names are looked up */
 
@@ -171,6 +171,18 @@ static uint32_t field(uint32_t v)
 	return v == PYLAYOUT_NONE ? PT_PY_NONE : v;
 }
 
+/* How the eval loop's C-level calls part l's frames (enum pt_pysplit). */
+static uint8_t split_of(const struct pylayout *l)
+{
+	if (!l->interp_frames)
+		return PT_PYSPLIT_EACH;
+	if (l->frame_is_entry != PYLAYOUT_NONE)
+		return PT_PYSPLIT_FLAG;
+	if (l->frame_owner != PYLAYOUT_NONE && l->owner_cstack != 0xff)
+		return PT_PYSPLIT_SHIM;
+	return PT_PYSPLIT_NONE;
+}
+
 /* Tell the kernel where pid's CPython keeps its frames. */
 static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		    const struct pylayout *l)
@@ -205,14 +217,18 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		.state_kind_shift = (uint8_t)l->state_kind_shift,
 		.state_compact_shift = (uint8_t)l->state_compact_shift,
 		.state_ascii_shift = (uint8_t)l->state_ascii_shift,
+		.split = split_of(l),
 		.gen = ++pf->gens,
+		.frame_entry = field(l->frame_is_entry),
 	};
 	uint32_t key = (uint32_t)pid;
 	struct pyproc *p = find_proc(pf, pid, false);
 
 	/* what the kernel reads of a code object, str, bytes lies in the
 	 * spans it reads (bpf/pyframe.bpf.h) */
-	if (l->code_firstlineno + 4 > PT_PYCODE_SPAN ||
+	if ((l->frame_is_entry != PYLAYOUT_NONE &&
+	     l->frame_is_entry + 8 > 80) || /* pyframe.bpf.h's PY_SPAN */
+	    l->code_firstlineno + 4 > PT_PYCODE_SPAN ||
 	    l->code_filename + 8 > PT_PYCODE_SPAN ||
 	    l->code_name + 8 > PT_PYCODE_SPAN ||
 	    l->code_linetable + 8 > PT_PYCODE_SPAN ||
