@@ -139,8 +139,13 @@ struct pt_pyproc {
 	 * an exec: code objects and stacks seen before are another
 	 * program's, so their first sights are keyed by it) */
 	__u32 gen;
-	__u32 frame_entry; /* PT_PYSPLIT_FLAG: the frame's is_entry (bool) */
-	__u32 pad;
+	/* a frame walk reads the 8 bytes at frame_flags (frame_owner, or
+	 * is_entry's offset when lower): owner is their byte at bit
+	 * owner_shift, is_entry (PT_PYSPLIT_FLAG) at bit entry_shift */
+	__u32 frame_flags;
+	__u8 owner_shift;
+	__u8 entry_shift;
+	__u8 pad2[2];
 };
 
 /*

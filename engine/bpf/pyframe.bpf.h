@@ -452,6 +452,8 @@ struct py_walk {
 	struct py_scratch *sc;
 	__u64 base; /* the address sc->win[0] was read from; 0: none */
 	__u64 hash; /* FNV-1a of the stack's code objects so far */
+	__u32 last; /* the bit in ends of the last frame kept (0: none) */
+	__u32 each, flag, shims; /* the process's split: 1 its kind, else 0 */
 };
 
 /* The field of 8 bytes at off in frame f, of the window (read into it
@@ -480,39 +482,55 @@ static __always_inline bool py_field(struct py_walk *w, __u64 f, __u32 off,
 	return true;
 }
 
+/* 1 if a == b, else 0, for a ^ b below 2^31, without a branch (the
+ * compiler makes one of a comparison's value; barrier_var() keeps it
+ * from seeing through this). */
+static __always_inline __u32 py_is(__u32 a, __u32 b)
+{
+	__u32 d = a ^ b;
+
+	barrier_var(d);
+	return (d - 1) >> 31;
+}
+
 /* One frame of the walk: 1 when it ends. A frame's end of its eval
  * call (struct pt_pystack's ends) is marked as enum pt_pysplit says:
  * each frame; a frame whose is_entry is set; the frame above a frame
  * the C stack owns (3.12+: the eval call's entry shim lies below its
- * first frame). */
+ * first frame). The owner and is_entry come in one read (frame_flags),
+ * and the marks are made without a branch (py_is()): the verifier
+ * explores each step's branches, times PY_WALK_STEPS (each branch
+ * here cost 0.2 s of the object's load). */
 static __always_inline long py_walk_step(struct py_walk *w)
 {
 	struct pt_pystack *st = &w->sc->st;
-	__u64 code = 0, owner = 0, back = 0, entry = 0;
+	__u64 code = 0, flags = 0, back = 0;
 	bool shim;
 
 	if (!w->f || !w->sc)
 		return 1;
 	if (w->pp.frame_owner != PT_PY_NONE &&
-	    !py_field(w, w->f, w->pp.frame_owner, &owner))
+	    !py_field(w, w->f, w->pp.frame_flags, &flags))
 		return 1;
 	shim = w->pp.frame_owner != PT_PY_NONE &&
-	       (__u8)owner == w->pp.owner_cstack;
+	       (__u8)(flags >> (w->pp.owner_shift & 63)) == w->pp.owner_cstack;
 	if (!shim && !py_field(w, w->f, w->pp.frame_code, &code))
 		return 1;
-	if (shim && w->pp.split == PT_PYSPLIT_SHIM && st->depth &&
-	    st->depth <= PT_PYSTACK_DEPTH)
-		st->ends |= 1u << ((st->depth - 1) & (PT_PYSTACK_DEPTH - 1));
+	st->ends |= w->last & -(py_is(flags >> (w->pp.owner_shift & 63) & 0xff,
+				      w->pp.owner_cstack) &
+				w->shims);
 	if (code) {
 		if (st->depth >= PT_PYSTACK_DEPTH) {
 			st->truncated = 1;
 			return 1;
 		}
-		if (w->pp.split == PT_PYSPLIT_EACH ||
-		    (w->pp.split == PT_PYSPLIT_FLAG &&
-		     py_field(w, w->f, w->pp.frame_entry, &entry) &&
-		     (__u8)entry))
-			st->ends |= 1u << (st->depth & (PT_PYSTACK_DEPTH - 1));
+		w->last = 1u << (st->depth & (PT_PYSTACK_DEPTH - 1));
+		st->ends |=
+			w->last &
+			-(w->each |
+			  (w->flag &
+			   (1 ^ py_is(flags >> (w->pp.entry_shift & 63) & 0xff,
+				      0))));
 		st->code[st->depth & (PT_PYSTACK_DEPTH - 1)] = code;
 		st->depth++;
 		w->hash = (w->hash ^ code) * 0x100000001b3ULL;
@@ -552,6 +570,10 @@ __noinline __u64 py_stack_key(__u32 sample, __u32 mix)
 	w.f = f;
 	w.sc = sc;
 	w.base = 0;
+	w.last = 0;
+	w.each = py_is(pp->split, PT_PYSPLIT_EACH);
+	w.flag = py_is(pp->split, PT_PYSPLIT_FLAG);
+	w.shims = py_is(pp->split, PT_PYSPLIT_SHIM);
 	w.hash = 0xcbf29ce484222325ULL ^ (__u64)pp->gen << 32;
 	for (i = 0; i < PY_WALK_STEPS; i++)
 		if (py_walk_step(&w))

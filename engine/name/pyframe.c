@@ -183,6 +183,29 @@ static uint8_t split_of(const struct pylayout *l)
 	return PT_PYSPLIT_NONE;
 }
 
+/* Where a frame walk finds l's owner and is_entry in one read of 8
+ * bytes (pp's frame_flags, owner_shift, entry_shift): 0, or -1 if they
+ * are too far apart or past what the walk reads of a frame (80 bytes:
+ * pyframe.bpf.h's PY_SPAN). */
+static int frame_flags(const struct pylayout *l, struct pt_pyproc *pp)
+{
+	uint32_t at = l->frame_owner;
+
+	if (l->frame_owner == PYLAYOUT_NONE)
+		return 0; /* (3.8-3.10: neither) */
+	if (l->frame_is_entry != PYLAYOUT_NONE && l->frame_is_entry < at)
+		at = l->frame_is_entry;
+	if (at + 8 > 80 || l->frame_owner - at > 7 ||
+	    (l->frame_is_entry != PYLAYOUT_NONE && l->frame_is_entry - at > 7))
+		return -1;
+	pp->frame_flags = at;
+	pp->owner_shift = (uint8_t)(8 * (l->frame_owner - at));
+	pp->entry_shift = l->frame_is_entry == PYLAYOUT_NONE
+				  ? 0
+				  : (uint8_t)(8 * (l->frame_is_entry - at));
+	return 0;
+}
+
 /* Tell the kernel where pid's CPython keeps its frames. */
 static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		    const struct pylayout *l)
@@ -219,16 +242,15 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		.state_ascii_shift = (uint8_t)l->state_ascii_shift,
 		.split = split_of(l),
 		.gen = ++pf->gens,
-		.frame_entry = field(l->frame_is_entry),
 	};
 	uint32_t key = (uint32_t)pid;
 	struct pyproc *p = find_proc(pf, pid, false);
 
+	if (frame_flags(l, &pp))
+		return -ENOTSUP;
 	/* what the kernel reads of a code object, str, bytes lies in the
 	 * spans it reads (bpf/pyframe.bpf.h) */
-	if ((l->frame_is_entry != PYLAYOUT_NONE &&
-	     l->frame_is_entry + 8 > 80) || /* pyframe.bpf.h's PY_SPAN */
-	    l->code_firstlineno + 4 > PT_PYCODE_SPAN ||
+	if (l->code_firstlineno + 4 > PT_PYCODE_SPAN ||
 	    l->code_filename + 8 > PT_PYCODE_SPAN ||
 	    l->code_name + 8 > PT_PYCODE_SPAN ||
 	    l->code_linetable + 8 > PT_PYCODE_SPAN ||
