@@ -13,7 +13,9 @@
  * current_frame (3.11-3.12), tstate->current_frame (3.13); frames that
  * belong to no function (3.12+: the C stack's shims) are skipped. A
  * frame is named by its code object's address; a stack by the id (a
- * hash) of its code objects, kept in pystacks. pyfirstline is a number
+ * hash) of its code objects, kept in pystacks, with (for mixstack keys,
+ * mixstack.bpf.h) where each C-level call of the eval loop begins among
+ * its frames (struct pt_pystack's ends). pyfirstline is a number
  * read here at each event, the code object's co_firstlineno: nothing to
  * name.
  *
