@@ -110,12 +110,16 @@ static size_t groups(const struct mixstack_py *py, size_t np)
 	return g;
 }
 
-/* Put the frames of eval call k (from the root) of py[0..np). */
+/* Put the frames of eval call k (from the root) of py[0..np), the
+ * first one after MIXSTACK_CUT when cut: the Python stack went on
+ * (outer frames of that call, or other calls) past what it keeps. */
 static void put_group(struct text *t, const struct mixstack_py *py, size_t np,
-		      size_t k)
+		      size_t k, bool cut)
 {
 	size_t g = 0;
 
+	if (!k && cut)
+		put(t, MIXSTACK_CUT);
 	for (size_t j = 0; j < np; j++) {
 		if (j && py[j].first)
 			g++;
@@ -147,12 +151,14 @@ int mixstack_merge(const char *const *native, size_t nn,
 
 		if (here && np && !split) {
 			put(&t, MIXSTACK_UNSPLIT);
+			if (py_cut)
+				put(&t, MIXSTACK_CUT);
 			for (size_t j = 0; j < np; j++)
 				put(&t, py[j].name);
 		} else if (here && ng > pair) {
 			put(&t, MIXSTACK_NO_EVAL);
 			for (size_t k = 0; k < ng - pair; k++)
-				put_group(&t, py, np, k);
+				put_group(&t, py, np, k, py_cut);
 		}
 		if (i == nn)
 			break;
@@ -166,7 +172,8 @@ int mixstack_merge(const char *const *native, size_t nn,
 				    py_cut ? MIXSTACK_CUT : MIXSTACK_NOT_READ);
 			else
 				put_group(&t, py, np,
-					  e - (ne - pair) + (ng - pair));
+					  e - (ne - pair) + (ng - pair),
+					  py_cut);
 		}
 		e++;
 	}

@@ -25,14 +25,16 @@
  * C frames): they are real calls, and say how Python got into C.
  *
  * What cannot be paired is said in the stack, never guessed:
- * "[python: not read]" for an eval frame with no Python frames to pair
- * ("[python: cut]" when the Python stack was deeper than the kernel
- * keeps); "[python: no eval frame]" before Python calls no eval frame is
- * left for (a native stack cut, or an eval frame not named), put in place
- * of the outermost eval frame (at the root if none); and when the
- * version does not say where its eval calls begin,
- * "[python: split unknown]" and all the Python frames in place of the
- * outermost eval frame, the other eval frames left out.
+ * "[python: not read]" for an eval frame with no Python frames to pair;
+ * when the Python stack was deeper than the kernel keeps,
+ * "[python: cut]" for such an eval frame and before the outermost
+ * Python frame kept (its call's outer frames may be missing too);
+ * "[python: no eval frame]" before Python calls no eval frame is left
+ * for (a native stack cut, or an eval frame not named), put in place of
+ * the outermost eval frame (at the root if none); and when the version
+ * does not say where its eval calls begin, "[python: split unknown]"
+ * and all the Python frames in place of the outermost eval frame, the
+ * other eval frames left out.
  */
 #ifndef PROBETOP_MIXSTACK_H
 #define PROBETOP_MIXSTACK_H

@@ -16,6 +16,9 @@ extension's function, built into Debian's interpreter) calls once a call:
   keyf) -> keyf() calls it once per item: nested and middle before
   sorted's native frames, keyf after them (a C call back into Python is
   another eval call: 3.11's is_entry, 3.12's shim frames), exact;
+- deep() -> rec() 40 deep, then zlib.crc32(): 43 Python frames, of which
+  the kernel keeps 32: the innermost 32 rec frames, "[python: cut]"
+  before them, no eval frame left, exact;
 - --folded on CPython 3.12: the same stacks as folded lines, exact.
 
 Usage: trace_mixstack.py"""
@@ -48,6 +51,13 @@ def middle(n):
     return sorted(range(n), key=keyf)
 def nested(n):
     middle(n)
+def rec(d):
+    if d:
+        return rec(d - 1)
+    zlib.crc32(b"rec")
+def deep(n):
+    for i in range(n):
+        rec(40)
 def run(cmd, n):
     if cmd == "outer":
         outer(n)
@@ -57,6 +67,8 @@ def run(cmd, n):
         second(n)
     elif cmd == "nested":
         nested(n)
+    elif cmd == "deep":
+        deep(n)
 print("ready", flush=True)
 for line in sys.stdin:
     cmd, n = line.split()
@@ -66,7 +78,8 @@ for line in sys.stdin:
 LINE = {name: i + 1 for i, l in enumerate(WORKLOAD.splitlines())
         for name in re.findall(r"^def (\w+)\(", l)}
 MIX = "fn:libz.so.1:crc32=count(mixstack)"
-RUNS = (("outer", 300), ("first", 200), ("second", 500), ("nested", 150))
+RUNS = (("outer", 300), ("first", 200), ("second", 500), ("nested", 150),
+        ("deep", 50))
 
 
 def pythons():
@@ -180,7 +193,7 @@ def check(label, py_exe, script):
         stacks[st] = stacks.get(st, 0) + r["total"]
     leaf, got = by_leaf(stacks)
     tap.eq(got, {py("outer"): 300, py("first"): 200, py("second"): 500,
-                 py("keyf"): 150},
+                 py("keyf"): 150, py("rec"): 50},
            "%s: crc32 counted exactly by the Python function that called "
            "it (two functions, two rows)" % label,
            "\n".join("%s %d" % (";".join(s), n) for s, n in stacks.items()))
@@ -193,6 +206,15 @@ def check(label, py_exe, script):
         for st in sts:
             check_stack(label, st, [py(x) for x in want],
                         between=[(py(a), py(b)) for a, b in between])
+    for st in leaf.get(py("rec"), [()]):
+        tap.ok(st.count(py("rec")) == 32 and "[python: cut]" in st and
+               st.index("[python: cut]") < st.index(py("rec")) and
+               st[-1] == "crc32" and
+               not any(f.startswith("_PyEval_EvalFrameDefault")
+                       for f in st),
+               "%s: rec() 40 deep: its innermost 32 frames (what the "
+               "kernel keeps), '[python: cut]' before them, no eval frame "
+               "left" % label, ";".join(st))
     tap.eq(a["drops"], 0, "%s: nothing dropped" % label)
 
 
@@ -218,7 +240,7 @@ with tempfile.TemporaryDirectory() as tmp:
             counts[pys[-1] if pys else None] = \
                 counts.get(pys[-1] if pys else None, 0) + int(n)
         tap.eq(counts, {py("outer"): 300, py("first"): 200,
-                        py("second"): 500, py("keyf"): 150},
+                        py("second"): 500, py("keyf"): 150, py("rec"): 50},
                "--folded, 3.12: each stack's folded line, exact",
                tr.stdout)
         tap.ok(all(l.split(";")[0] != "" and

@@ -153,7 +153,19 @@ static void test_mixstack_merge(void **state)
 			    "main;" MIXSTACK_NOT_READ ";call;inner;crc32");
 	assert_string_equal(merge("main;" EVAL ";call;" EVAL ";crc32", "inner*",
 				  true, true, out, sizeof(out)),
-			    "main;" MIXSTACK_CUT ";call;inner;crc32");
+			    "main;" MIXSTACK_CUT ";call;" MIXSTACK_CUT
+			    ";inner;crc32");
+	/* a Python stack cut inside one eval call (3.11+'s inline
+	 * recursion): its outer frames are said to be missing */
+	assert_string_equal(merge("main;" EVAL ";zlib_crc32;crc32",
+				  "rec;rec;rec", true, true, out, sizeof(out)),
+			    "main;" MIXSTACK_CUT
+			    ";rec;rec;rec;zlib_crc32;crc32");
+	/* and a split not known */
+	assert_string_equal(merge("main;" EVAL ";crc32", "rec;rec", true, false,
+				  out, sizeof(out)),
+			    "main;" MIXSTACK_UNSPLIT ";" MIXSTACK_CUT
+			    ";rec;rec;crc32");
 	assert_string_equal(
 		merge("main;" EVAL ";crc32", "", false, true, out, sizeof(out)),
 		"main;" MIXSTACK_NOT_READ ";crc32");
