@@ -19,6 +19,9 @@ extension's function, built into Debian's interpreter) calls once a call:
 - deep() -> rec() 40 deep, then zlib.crc32(): 43 Python frames, of which
   the kernel keeps 32: the innermost 32 rec frames, "[python: cut]"
   before them, no eval frame left, exact;
+- a command probetop starts (CPython 3.12 and Debian's 3.11) that calls
+  it 1,000 times from once() and exits before its stacks are named:
+  exact, every stack merged (its names taken at first sight);
 - --folded on CPython 3.12: the same stacks as folded lines, exact.
 
 Usage: trace_mixstack.py"""
@@ -227,6 +230,40 @@ with tempfile.TemporaryDirectory() as tmp:
            "Debian's 3.11", found)
     for label, exe in found:
         check(label, exe, script)
+
+    # a command probetop starts, gone before its stacks are named: the
+    # native frames named from the mappings the kernel sent, the Python
+    # ones from the names it took at first sight
+    short = os.path.join(tmp, "short.py")
+    with open(short, "w") as f:
+        f.write("import zlib\n"
+                "def once(n):\n"
+                "    for i in range(n):\n"
+                "        zlib.crc32(b'x')\n"
+                "once(1000)\n")
+    for label, exe in found:
+        if not (label.startswith("3.12.") or label.startswith("debian")):
+            continue
+        tr = Trace(["--budget", "off", "-i", "60", "-e", MIX, "--", exe,
+                    short])
+        tr.finish(sig=None, timeout=60)
+        a = agg_of(tr.final(), MIX) if tr.final() else None
+        sts = {tuple(r["key"][0]): r["total"] for r in a["rows"]} \
+            if a else {}
+        good = [st for st in sts if "Py_BytesMain" in st and
+                "once (short.py:2)" in st and
+                st.index("Py_BytesMain") < st.index("<module> (short.py:1)")
+                < st.index("once (short.py:2)") < len(st) - 2 and
+                st[-1] == "crc32" and
+                not any(is_py(f) for f in st[st.index("once (short.py:2)")
+                                             + 1:]) and
+                not any(f.startswith("_PyEval_EvalFrameDefault") or
+                        f.startswith("[python:") for f in st)]
+        tap.ok(len(good) == len(sts) and sum(sts.values()) == 1000,
+               "%s, launched and gone: 1,000 calls from once() exactly, "
+               "every stack named and merged" % label,
+               "\n".join("%s %d" % (";".join(st), n)
+                         for st, n in sts.items()))
 
     # --folded: the same stacks, one line each, exact
     p312 = [exe for label, exe in found if label.startswith("3.12.")]
