@@ -347,10 +347,11 @@ static const struct {
 	{ "ustack", SPEC_KEY_USTACK },
 	{ "kstack", SPEC_KEY_KSTACK },
 	{ "pyfirstline", SPEC_KEY_PYFIRSTLINE },
+	{ "mixstack", SPEC_KEY_MIXSTACK },
 };
 
 /* A key read where the probe fired (pyframe, pyline, pyfirstline,
- * pystack, ustack, kstack), eaten; SPEC_KEY_NUM (nothing eaten) if none
+ * pystack, ustack, kstack, mixstack), eaten; SPEC_KEY_NUM (nothing eaten) if none
  * is next. */
 static enum spec_key_kind ctx_key(struct cursor *c)
 {
@@ -573,7 +574,7 @@ static int check_profile(struct cursor *c, const struct spec *sp,
 			return fail(c, agg_pos,
 				    "profile:HZ has no arguments: its keys "
 				    "are pyframe, pyline, pyfirstline, "
-				    "pystack, ustack and kstack");
+				    "pystack, ustack, kstack and mixstack");
 	return 0;
 }
 

@@ -79,6 +79,7 @@ struct tracer_maps {
 	int counts, hists, scounts, shists, ncounts, nhists, solo_counts,
 		solo_hists, aslots, stats, io, proc, kdrops, nstacks;
 	int nmaps; /* the ring of new stacks' mappings (stackname) */
+	int pystacks, mixstacks; /* Python stacks, mixstack pairs */
 	const volatile uint64_t *nmaps_lost; /* its kernel's count of those
 						it had no room for */
 };

@@ -51,6 +51,7 @@ struct stacks {
 	int nspecs, at; /* stack-keyed specs, and which one is shown */
 	bool interval; /* this interval's counts (t), else the totals */
 	bool python; /* its stacks are Python's (pystack) */
+	bool mixed; /* native and Python frames (mixstack) */
 	uint32_t cursor;
 	uint32_t zooms[MAX_ZOOMS]; /* the zoomed node last: Enter pushes */
 	int nzooms;
@@ -86,12 +87,26 @@ static bool is_stack_spec(const struct agg_spec *as)
 	return as->nrows && stack_part(as->rows[0]) >= 0;
 }
 
-static bool is_python(const struct agg_spec *as)
+/* Whether the stacks of as are of kind (pystack, mixstack). */
+static bool has_kind(const struct agg_spec *as, enum spec_key_kind kind)
 {
 	for (int i = 0; i < as->spec->nkeys; i++)
-		if (as->spec->keys[i].kind == SPEC_KEY_PYSTACK)
+		if (as->spec->keys[i].kind == kind)
 			return true;
 	return false;
+}
+
+static bool is_python(const struct agg_spec *as)
+{
+	return has_kind(as, SPEC_KEY_PYSTACK);
+}
+
+/* Whether a mixstack frame is a Python one: "function (file:line)". */
+static bool py_named(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 2 && name[n - 1] == ')' && strstr(name, " (");
 }
 
 /* The spec to show: the one shown if it is still there, else the first
@@ -164,6 +179,7 @@ static void rebuild(struct stacks *s, const struct model *m)
 	}
 	flame_begin(s->f);
 	s->python = as && is_python(as);
+	s->mixed = as && has_kind(as, SPEC_KEY_MIXSTACK);
 	for (size_t i = 0; as && i < as->nrows; i++) {
 		const struct agg_row *row = as->rows[i];
 		int k = stack_part(row);
@@ -465,11 +481,12 @@ static enum draw_hue hue_of(struct stacks *s, uint32_t id)
 	const char *name = flame_name(s->f, id), *mod = flame_mod(s->f, id);
 	uint64_t h = str_hash(name);
 
-	if (id == FLAME_ROOT || !strcmp(name, "...") || !strcmp(name, "?"))
+	if (id == FLAME_ROOT || !strcmp(name, "...") || !strcmp(name, "?") ||
+	    !strncmp(name, "[python:", 8)) /* a mixstack's note */
 		return HUE_OTHER;
 	if (mod[0])
 		return mod_hue(s, mod);
-	if (s->python)
+	if (s->python || (s->mixed && py_named(name)))
 		return (h >> 7) & 1 ? HUE_PY_B : HUE_PY_A;
 	return (h >> 7) & 1 ? HUE_NATIVE_B : HUE_NATIVE_A;
 }

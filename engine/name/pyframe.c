@@ -40,7 +40,7 @@
 
 _Static_assert(offsetof(struct pt_pynew, lines) == PT_PYNEW_HEAD,
 	       "pt_pynew layout");
-_Static_assert(sizeof(struct pt_pyproc) == 72, "pt_pyproc layout");
+_Static_assert(sizeof(struct pt_pyproc) == 80, "pt_pyproc layout");
 
 #define OLD_GENS 8 /* set-ups before an exec whose names are looked up */
 
@@ -172,6 +172,41 @@ static uint32_t field(uint32_t v)
 	return v == PYLAYOUT_NONE ? PT_PY_NONE : v;
 }
 
+/* How the eval loop's C-level calls part l's frames (enum pt_pysplit). */
+static uint8_t split_of(const struct pylayout *l)
+{
+	if (!l->interp_frames)
+		return PT_PYSPLIT_EACH;
+	if (l->frame_is_entry != PYLAYOUT_NONE)
+		return PT_PYSPLIT_FLAG;
+	if (l->frame_owner != PYLAYOUT_NONE && l->owner_cstack != 0xff)
+		return PT_PYSPLIT_SHIM;
+	return PT_PYSPLIT_NONE;
+}
+
+/* Where a frame walk finds l's owner and is_entry in one read of 8
+ * bytes (pp's frame_flags, owner_shift, entry_shift): 0, or -1 if they
+ * are too far apart or past what the walk reads of a frame (80 bytes:
+ * pyframe.bpf.h's PY_SPAN). */
+static int frame_flags(const struct pylayout *l, struct pt_pyproc *pp)
+{
+	uint32_t at = l->frame_owner;
+
+	if (l->frame_owner == PYLAYOUT_NONE)
+		return 0; /* (3.8-3.10: neither) */
+	if (l->frame_is_entry != PYLAYOUT_NONE && l->frame_is_entry < at)
+		at = l->frame_is_entry;
+	if (at + 8 > 80 || l->frame_owner - at > 7 ||
+	    (l->frame_is_entry != PYLAYOUT_NONE && l->frame_is_entry - at > 7))
+		return -1;
+	pp->frame_flags = at;
+	pp->owner_shift = (uint8_t)(8 * (l->frame_owner - at));
+	pp->entry_shift = l->frame_is_entry == PYLAYOUT_NONE
+				  ? 0
+				  : (uint8_t)(8 * (l->frame_is_entry - at));
+	return 0;
+}
+
 /* Tell the kernel where pid's CPython keeps its frames. */
 static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		    const struct pylayout *l)
@@ -209,11 +244,14 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		.state_kind_shift = (uint8_t)l->state_kind_shift,
 		.state_compact_shift = (uint8_t)l->state_compact_shift,
 		.state_ascii_shift = (uint8_t)l->state_ascii_shift,
+		.split = split_of(l),
 		.gen = ++pf->gens,
 	};
 	uint32_t key = (uint32_t)pid;
 	struct pyproc *p = find_proc(pf, pid, false);
 
+	if (frame_flags(l, &pp))
+		return -ENOTSUP;
 	/* what the kernel reads of a code object, str, bytes lies in the
 	 * spans it reads (bpf/pyframe.bpf.h) */
 	if (l->code_firstlineno + 4 > PT_PYCODE_SPAN ||
