@@ -9,7 +9,7 @@
  *                                                 second per CPU
  *   AGG   := count | sum | quantize | lquantize | latency
  *   ARG   := argN | str(argN) | str(argN, argM) | sym(argN) | pyframe
- *          | pystack | pyline | pyfirstline | ustack | kstack
+ *          | pystack | pyline | pyfirstline | ustack | kstack | mixstack
  *          | an integer (lquantize)
  *
  * lquantize(latency, LOW, HIGH, STEP, KEYS) on a pair A..B (or fn:SYM)
@@ -69,6 +69,10 @@ enum spec_key_kind {
 	SPEC_KEY_PYFIRSTLINE, /* pyfirstline: the first line of the innermost
 			       * Python frame's function (co_firstlineno), a
 			       * number read in the kernel */
+	SPEC_KEY_MIXSTACK, /* mixstack: the native user stack with the
+			    * Python frames in place of the eval loop's
+			    * frames (an id of the pair in the kernel,
+			    * merged once in user space) */
 	SPEC_KEY_PHPFRAME, /* phpframe: the innermost PHP function frame
 			    * (its zend_function, in the kernel; function,
 			    * file and first line in user space) */
@@ -114,8 +118,8 @@ struct spec {
  */
 int spec_parse(const char *text, struct spec *out, char *err, size_t errlen);
 
-/* Whether k is pyframe, pyline, pyfirstline or pystack (read from
- * CPython's memory). */
+/* Whether k is pyframe, pyline, pyfirstline, pystack or mixstack (read
+ * from CPython's memory). */
 bool spec_key_is_py(const struct spec_key *k);
 
 /* Whether k is phpframe or phpstack (read from PHP's memory). */
@@ -125,7 +129,8 @@ bool spec_key_is_php(const struct spec_key *k);
  * the Python and PHP keys, ustack and kstack. */
 bool spec_key_is_ctx(const struct spec_key *k);
 
-/* Whether k is a call stack: pystack, phpstack, ustack or kstack. */
+/* Whether k is a call stack: pystack, phpstack, ustack, kstack or
+ * mixstack. */
 bool spec_key_is_stack(const struct spec_key *k);
 
 /* Whether the kernel reads a string for k (str(...)), not a number. */

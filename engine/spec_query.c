@@ -14,7 +14,8 @@
 bool spec_key_is_py(const struct spec_key *k)
 {
 	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PYSTACK ||
-	       k->kind == SPEC_KEY_PYLINE || k->kind == SPEC_KEY_PYFIRSTLINE;
+	       k->kind == SPEC_KEY_PYLINE || k->kind == SPEC_KEY_PYFIRSTLINE ||
+	       k->kind == SPEC_KEY_MIXSTACK;
 }
 
 bool spec_key_is_php(const struct spec_key *k)
@@ -25,7 +26,8 @@ bool spec_key_is_php(const struct spec_key *k)
 bool spec_key_is_stack(const struct spec_key *k)
 {
 	return k->kind == SPEC_KEY_PYSTACK || k->kind == SPEC_KEY_USTACK ||
-	       k->kind == SPEC_KEY_KSTACK || k->kind == SPEC_KEY_PHPSTACK;
+	       k->kind == SPEC_KEY_KSTACK || k->kind == SPEC_KEY_MIXSTACK ||
+	       k->kind == SPEC_KEY_PHPSTACK;
 }
 
 bool spec_key_is_ctx(const struct spec_key *k)

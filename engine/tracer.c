@@ -419,7 +419,8 @@ static void lat_exit_start(struct tracer *tr)
 			strerror(errno));
 }
 
-/* Whether a key of spec is read from CPython (pyframe, pystack). */
+/* Whether a key of spec is read from CPython (pyframe, pystack,
+ * mixstack ...). */
 static bool spec_reads_python(const struct spec *spec)
 {
 	for (int i = 0; i < spec->nkeys; i++)
@@ -428,11 +429,13 @@ static bool spec_reads_python(const struct spec *spec)
 	return false;
 }
 
-/* Whether a key of spec is the native user stack (unwind.h). */
+/* Whether a key of spec is the native user stack (unwind.h): ustack,
+ * or mixstack's native half. */
 static bool spec_walks_ustack(const struct spec *spec)
 {
 	for (int i = 0; i < spec->nkeys; i++)
-		if (spec->keys[i].kind == SPEC_KEY_USTACK)
+		if (spec->keys[i].kind == SPEC_KEY_USTACK ||
+		    spec->keys[i].kind == SPEC_KEY_MIXSTACK)
 			return true;
 	return false;
 }
@@ -443,7 +446,8 @@ static int python_wanted(struct tracer *tr, struct tspec *ts)
 {
 	if (tr->kind != TRACER_PID) {
 		log_msg(LOG_ERROR,
-			"%s: pyframe and pystack read one process's Python: "
+			"%s: pyframe, pystack and mixstack read one "
+			"process's Python: "
 			"give -p PID or a command, not -b",
 			ts->spec.text);
 		return -EINVAL;

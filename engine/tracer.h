@@ -79,6 +79,7 @@ struct tracer_maps {
 	int counts, hists, scounts, shists, ncounts, nhists, solo_counts,
 		solo_hists, aslots, stats, io, proc, kdrops, nstacks;
 	int nmaps; /* the ring of new stacks' mappings (stackname) */
+	int pystacks, mixstacks; /* Python stacks, mixstack pairs */
 	const volatile uint64_t *nmaps_lost; /* its kernel's count of those
 						it had no room for */
 };
@@ -97,14 +98,30 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 /* The aggregation maps' capacities, as loaded. */
 const struct mapsize *tracer_mapsize(const struct tracer *tr);
 
+/* The tables one process walks by: the objects with rows among those
+ * it maps (each counted in every process that maps it), their rows. */
+struct tracer_unwind_proc {
+	int pid;
+	size_t objects, rows;
+};
+
+#define TRACER_UNWIND_PROCS 64 /* at most, as uprocs (PT_UPROCS) */
+
 /* The unwind tables in the kernel (ustack, engine/attach/unwind.h):
  * whether stacks are walked by them, the objects with rows, the rows
- * (8 bytes each) and the array's capacity, and the objects whose rows
- * did not fit (walked by frame pointer). */
+ * (8 bytes each: struct pt_urow) and the array's capacity, the bound
+ * of rows, and the objects whose rows did not fit (walked by frame
+ * pointer); per process, the tables of the processes whose mappings
+ * hold them (the -p process or command; none under -b, whose tables
+ * are the file's, shared by every process that runs it). Every object
+ * of a process's is one of the total's: a process's rows are at most
+ * the total's, and with one process that maps every object, equal. */
 struct tracer_unwind {
 	bool on;
 	size_t objects, rows, full;
 	uint32_t capacity;
+	size_t nprocs;
+	struct tracer_unwind_proc procs[TRACER_UNWIND_PROCS];
 };
 
 void tracer_unwind(const struct tracer *tr, struct tracer_unwind *out);

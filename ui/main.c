@@ -79,9 +79,15 @@
 	"         3.8-3.13, with or without USDT | phpframe, phpstack (the "   \
 	"same\n"                                                               \
 	"         for PHP 8.2, non-ZTS, with or without USDT) | ustack (the\n" \
-	"         native user stack, 64 frames, by frame pointers) | kstack\n" \
-	"         (the kernel stack); at most 4 (2 strings of 63 bytes; a\n"   \
-	"         longer one is cut, then ...)\n"                              \
+	"         native user stack,\n"                                        \
+	"         64 frames, by unwind tables) | kstack (the kernel stack) |"  \
+	"\n"                                                                   \
+	"         mixstack (the native stack with each CPython eval frame\n"   \
+	"         replaced by the Python frames it ran: C extensions under "   \
+	"their\n"                                                              \
+	"         Python callers, -p or a command); at most 4 (2 strings "     \
+	"of 63\n"                                                              \
+	"         bytes; a longer one is cut, then ...)\n"                     \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \
@@ -94,6 +100,7 @@
 	"'fn:libc.so.6:write=count(pystack)'\n"                                \
 	"       'profile:99=count(ustack)'  "                                  \
 	"'fn:libc.so.6:malloc=sum(arg0, ustack)'\n"                            \
+	"       'profile:99=count(mixstack)'\n"                                \
 	"\n"                                                                   \
 	"Options:\n"                                                           \
 	"  -p, --pid PID        a running process (and what it maps later)\n"  \

@@ -139,6 +139,7 @@ static int default_labels(const struct spec *sp, char names[][LABEL_MAX_LEN],
 				snprintf(names[n++], LABEL_MAX_LEN, "%s",
 					 PYFRAME[j]);
 		else if (key->kind == SPEC_KEY_PYSTACK ||
+			 key->kind == SPEC_KEY_MIXSTACK ||
 			 key->kind == SPEC_KEY_PHPSTACK)
 			snprintf(names[n++], LABEL_MAX_LEN, "stack");
 		else

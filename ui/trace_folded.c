@@ -13,7 +13,7 @@
 #define LINE_MAX_BYTES 65536
 
 /* Whether a key part of the spec's rows is a stack (ustack, kstack,
- * pystack). */
+ * pystack, mixstack). */
 static bool has_stack(const struct agg_spec *as)
 {
 	for (int i = 0; i < as->spec->nkeys; i++)

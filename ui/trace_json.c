@@ -295,12 +295,31 @@ static json_object *json_proc(const struct agg_proc_row *r, bool final)
 	return o;
 }
 
-/* {"objects":N,"rows":N,"bytes":N,"capacity":N,"full":N}: the unwind
- * tables ustack walks by, in the kernel; full: objects whose rows did
- * not fit (their frames walked by frame pointer) */
-static json_object *json_unwind(const struct tracer_unwind *u)
+/* {"pid":N,"objects":N,"rows":N,"bytes":N}: the tables one process
+ * walks by */
+static json_object *json_unwind_proc(const struct tracer_unwind_proc *p)
 {
 	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "pid", json_object_new_int64(p->pid));
+	json_object_object_add(o, "objects",
+			       json_object_new_uint64(p->objects));
+	json_object_object_add(o, "rows", json_object_new_uint64(p->rows));
+	json_object_object_add(
+		o, "bytes",
+		json_object_new_uint64(p->rows * sizeof(struct pt_urow)));
+	return o;
+}
+
+/* {"objects":N,"rows":N,"bytes":N,"capacity":N,"capacity_bytes":N,
+ * "full":N,"procs":[...]}: the unwind tables ustack walks by, in the
+ * kernel, in total (each object once) and per process; capacity: the
+ * rows they may take at most; full: objects whose rows did not fit
+ * (their frames walked by frame pointer) */
+static json_object *json_unwind(const struct tracer_unwind *u)
+{
+	json_object *o = json_object_new_object(),
+		    *procs = json_object_new_array();
 
 	json_object_object_add(o, "objects",
 			       json_object_new_uint64(u->objects));
@@ -310,7 +329,13 @@ static json_object *json_unwind(const struct tracer_unwind *u)
 		json_object_new_uint64(u->rows * sizeof(struct pt_urow)));
 	json_object_object_add(o, "capacity",
 			       json_object_new_uint64(u->capacity));
+	json_object_object_add(o, "capacity_bytes",
+			       json_object_new_uint64((uint64_t)u->capacity *
+						      sizeof(struct pt_urow)));
 	json_object_object_add(o, "full", json_object_new_uint64(u->full));
+	for (size_t i = 0; i < u->nprocs; i++)
+		json_object_array_add(procs, json_unwind_proc(&u->procs[i]));
+	json_object_object_add(o, "procs", procs);
 	return o;
 }
 

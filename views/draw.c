@@ -22,9 +22,36 @@
 #include "inert.h"
 
 static bool use_color, use_utf8;
+static int mod_hues = 6;
+
+#define HUE_PAIR 6 /* the colour pair of enum draw_hue 0 */
+
+/* The backgrounds of the flame's hues (black text on them), by enum
+ * draw_hue: on 8 colours, the module hues are the six colours besides
+ * black and white, so that six modules differ (the Python and native
+ * hues share them: a stack has either kind); on 256, twelve light
+ * colours of the xterm cube that differ in hue. */
+static const short hue8[HUE_N] = {
+	[HUE_PY_A] = COLOR_YELLOW,     [HUE_PY_B] = COLOR_GREEN,
+	[HUE_NATIVE_A] = COLOR_RED,    [HUE_NATIVE_B] = COLOR_MAGENTA,
+	[HUE_OTHER] = COLOR_WHITE,     [HUE_MOD + 0] = COLOR_YELLOW,
+	[HUE_MOD + 1] = COLOR_CYAN,    [HUE_MOD + 2] = COLOR_GREEN,
+	[HUE_MOD + 3] = COLOR_MAGENTA, [HUE_MOD + 4] = COLOR_RED,
+	[HUE_MOD + 5] = COLOR_BLUE,
+};
+static const short hue256[HUE_N] = {
+	[HUE_PY_A] = 222,     [HUE_PY_B] = 150,	    [HUE_NATIVE_A] = 210,
+	[HUE_NATIVE_B] = 182, [HUE_OTHER] = 252,    [HUE_MOD + 0] = 222,
+	[HUE_MOD + 1] = 117,  [HUE_MOD + 2] = 150,  [HUE_MOD + 3] = 218,
+	[HUE_MOD + 4] = 210,  [HUE_MOD + 5] = 147,  [HUE_MOD + 6] = 159,
+	[HUE_MOD + 7] = 186,  [HUE_MOD + 8] = 180,  [HUE_MOD + 9] = 115,
+	[HUE_MOD + 10] = 183, [HUE_MOD + 11] = 229,
+};
 
 void draw_init(bool color, bool utf8)
 {
+	const short *bg;
+
 	use_color = color && has_colors();
 	use_utf8 = utf8;
 	if (!use_color)
@@ -36,14 +63,17 @@ void draw_init(bool color, bool utf8)
 	init_pair(3, COLOR_YELLOW, -1); /* mark */
 	init_pair(4, COLOR_RED, -1); /* warn */
 	init_pair(5, COLOR_BLACK, COLOR_CYAN); /* header */
-	/* flame frames, by enum draw_hue */
-	init_pair(6, COLOR_BLACK, COLOR_YELLOW);
-	init_pair(7, COLOR_BLACK, COLOR_GREEN);
-	init_pair(8, COLOR_BLACK, COLOR_RED);
-	init_pair(9, COLOR_BLACK, COLOR_MAGENTA);
-	init_pair(10, COLOR_BLACK, COLOR_CYAN);
-	init_pair(11, COLOR_BLACK, COLOR_BLUE);
-	init_pair(12, COLOR_BLACK, COLOR_WHITE);
+	mod_hues = COLORS >= 256 && COLOR_PAIRS > HUE_PAIR + HUE_N
+			   ? DRAW_MOD_HUES_MAX
+			   : 6;
+	bg = mod_hues == DRAW_MOD_HUES_MAX ? hue256 : hue8;
+	for (int h = 0; h < HUE_MOD + mod_hues; h++) /* flame frames */
+		init_pair((short)(HUE_PAIR + h), COLOR_BLACK, bg[h]);
+}
+
+int draw_mod_hues(void)
+{
+	return mod_hues;
 }
 
 bool draw_utf8(void)
@@ -548,8 +578,8 @@ void draw_frame(int y, int x, int w, enum draw_hue hue, unsigned flags,
 
 	if (w < 1)
 		return;
-	if (use_color && hue < HUE_N)
-		a |= COLOR_PAIR(6 + hue);
+	if (use_color && (int)hue < HUE_MOD + mod_hues)
+		a |= COLOR_PAIR(HUE_PAIR + hue);
 	if (flags & FRAME_MATCH)
 		a |= A_BOLD | A_UNDERLINE;
 	else if (flags & FRAME_DIM)

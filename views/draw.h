@@ -89,17 +89,26 @@ const char *fmt_bytes(double v, char *buf, size_t n);
 /* Flame graph frames (the Stacks view): a hue by runtime or module
  * (drawn only with colours), flags for the cursor (reverse video), a
  * search's matches (bold, underlined) and the frames that do not match
- * (dim), and FRAME_PLUS for narrow frames merged into `+` cells. */
+ * (dim), and FRAME_PLUS for narrow frames merged into `+` cells.
+ *
+ * Native frames take one of the module hues, HUE_MOD + k for k below
+ * draw_mod_hues(): a palette of background colours that tell modules
+ * apart (6 on an 8-colour terminal, 12 with 256 colours); the view
+ * picks k per module. Without colours every hue draws the same. */
+#define DRAW_MOD_HUES_MAX 12
 enum draw_hue {
 	HUE_PY_A, /* Python frames, two shades by name */
 	HUE_PY_B,
-	HUE_NATIVE_A, /* native symbols */
+	HUE_NATIVE_A, /* native symbols of no known module */
 	HUE_NATIVE_B,
-	HUE_MOD_A, /* OBJECT+0x... (no symbol), by object */
-	HUE_MOD_B,
 	HUE_OTHER, /* "...", "?", all, + */
-	HUE_N
+	HUE_MOD, /* the first module hue */
+	HUE_N = HUE_MOD + DRAW_MOD_HUES_MAX
 };
+
+/* How many module hues the terminal shows apart (after draw_init()):
+ * 12 with 256 colours, else 6. */
+int draw_mod_hues(void);
 #define FRAME_CURSOR 1u
 #define FRAME_MATCH 2u
 #define FRAME_DIM 4u

@@ -192,12 +192,14 @@ static int grow_nodes(struct flame *f, size_t cap)
 	return 0;
 }
 
-/* A new child of parent named name[0..len); its id, or FLAME_NIL. */
+/* A new child of parent named name[0..len), of module mod[0..mlen)
+ * (mlen 0: none); its id, or FLAME_NIL. */
 static uint32_t new_node(struct flame *f, uint32_t parent, const char *name,
-			 size_t len, uint32_t hash)
+			 size_t len, uint32_t hash, const char *mod,
+			 size_t mlen)
 {
 	struct flame_node *nd;
-	uint32_t id = (uint32_t)f->n, off;
+	uint32_t id = (uint32_t)f->n, off, moff;
 	size_t s;
 
 	if ((f->n + 1) * 2 > f->kcap && kids_grow(f, f->kcap * 2))
@@ -207,11 +209,15 @@ static uint32_t new_node(struct flame *f, uint32_t parent, const char *name,
 	off = keep_name(f, name, len);
 	if (off == UINT32_MAX)
 		return FLAME_NIL;
+	moff = mlen ? keep_name(f, mod, mlen) : FLAME_NIL;
+	if (moff == UINT32_MAX)
+		moff = FLAME_NIL; /* the frame without its module */
 	nd = &f->nodes[id];
 	*nd = (struct flame_node){ .parent = parent,
 				   .child = FLAME_NIL,
 				   .next = f->nodes[parent].child,
 				   .name = off,
+				   .mod = moff,
 				   .depth = f->nodes[parent].depth + 1 };
 	f->nodes[parent].child = id;
 	f->up[id] = parent;
@@ -225,9 +231,10 @@ static uint32_t new_node(struct flame *f, uint32_t parent, const char *name,
 	return id;
 }
 
-/* parent's child named name[0..len), made if new; FLAME_NIL on ENOMEM */
+/* parent's child named name[0..len), made if new (of module
+ * mod[0..mlen)); FLAME_NIL on ENOMEM */
 static uint32_t child(struct flame *f, uint32_t parent, const char *name,
-		      size_t len)
+		      size_t len, const char *mod, size_t mlen)
 {
 	uint32_t h = (uint32_t)name_hash(name, len);
 	size_t s = kid_slot(parent, h, f->kcap);
@@ -240,27 +247,30 @@ static uint32_t child(struct flame *f, uint32_t parent, const char *name,
 		    !strncmp(nm, name, len) && !nm[len])
 			return f->kids[s].id;
 	}
-	return new_node(f, parent, name, len, h);
+	return new_node(f, parent, name, len, h, mod, mlen);
 }
 
 /* The leaf of a stack seen for the first time: its frames walked from
- * the root, new ones made. */
-static uint32_t split(struct flame *f, const char *stack)
+ * the root, new ones made, each with its part of mods (may be NULL). */
+static uint32_t split(struct flame *f, const char *stack, const char *mods)
 {
 	uint32_t at = FLAME_ROOT;
-	const char *p = stack;
+	const char *p = stack, *m = mods ? mods : "";
 
 	while (*p && f->nodes[at].depth < FLAME_MAX_DEPTH) {
-		size_t len = strcspn(p, ";");
+		size_t len = strcspn(p, ";"), mlen = strcspn(m, ";");
 
 		if (len) {
-			at = child(f, at, p, len);
+			at = child(f, at, p, len, m, mlen);
 			if (at == FLAME_NIL)
 				return FLAME_NIL;
 		}
 		p += len;
 		if (*p == ';')
 			p++;
+		m += mlen;
+		if (*m == ';')
+			m++;
 	}
 	return at;
 }
@@ -302,7 +312,8 @@ void flame_reset(struct flame *f)
 	f->nodes[0] = (struct flame_node){ .parent = FLAME_NIL,
 					   .child = FLAME_NIL,
 					   .next = FLAME_NIL,
-					   .name = keep_name(f, "all", 3) };
+					   .name = keep_name(f, "all", 3),
+					   .mod = FLAME_NIL };
 	f->up[0] = FLAME_NIL;
 	f->total[0] = f->self[0] = 0;
 	for (size_t i = 0; i < f->kcap; i++)
@@ -319,8 +330,9 @@ void flame_begin(struct flame *f)
 	memset(f->self, 0, f->n * sizeof(*f->self));
 }
 
-/* The leaf of stack: from the stack table, else split and remembered. */
-static uint32_t leaf_of(struct flame *f, const char *stack)
+/* The leaf of stack: from the stack table, else split (with mods) and
+ * remembered. */
+static uint32_t leaf_of(struct flame *f, const char *stack, const char *mods)
 {
 	uint32_t len, leaf;
 	uint64_t h = text_hash(stack, &len);
@@ -329,7 +341,7 @@ static uint32_t leaf_of(struct flame *f, const char *stack)
 	for (; f->stacks[s].leaf != FLAME_NIL; s = (s + 1) & (f->scap - 1))
 		if (f->stacks[s].hash == h && f->stacks[s].len == len)
 			return f->stacks[s].leaf;
-	leaf = split(f, stack);
+	leaf = split(f, stack, mods);
 	if (leaf == FLAME_NIL)
 		return leaf;
 	f->stacks[s] = (struct stack_ent){ h, len, leaf };
@@ -338,17 +350,23 @@ static uint32_t leaf_of(struct flame *f, const char *stack)
 	return leaf;
 }
 
-int flame_add(struct flame *f, const char *stack, uint64_t count)
+int flame_add_mods(struct flame *f, const char *stack, const char *mods,
+		   uint64_t count)
 {
 	uint32_t at;
 
 	if (f->nstacks + 1 >= f->scap)
 		return -ENOMEM; /* the table could not grow */
-	at = leaf_of(f, stack);
+	at = leaf_of(f, stack, mods);
 	if (at == FLAME_NIL)
 		return -ENOMEM;
 	f->self[at] += count;
 	return 0;
+}
+
+int flame_add(struct flame *f, const char *stack, uint64_t count)
+{
+	return flame_add_mods(f, stack, NULL, count);
 }
 
 static int cmp_names(const void *a, const void *b, void *arg)
@@ -418,6 +436,13 @@ uint64_t flame_self(const struct flame *f, uint32_t id)
 const char *flame_name(const struct flame *f, uint32_t id)
 {
 	return id < f->n ? f->names + f->nodes[id].name : "";
+}
+
+const char *flame_mod(const struct flame *f, uint32_t id)
+{
+	return id < f->n && f->nodes[id].mod != FLAME_NIL
+		       ? f->names + f->nodes[id].mod
+		       : "";
 }
 
 /* Append a cell to out[0..cap) at *n; false when full. */

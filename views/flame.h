@@ -6,7 +6,10 @@
  * Stacks come as folded text, root first, frames joined by ';'
  * ("main;handle;parse"). They are merged into a tree rooted at a node
  * named "all": a frame is a node, identified by its parent and its name.
- * Nodes live as long as the flame (until flame_reset()), so a node's id
+ * A frame may come with its module (the object it is in, from the
+ * engine's naming: agg_key_part.mods), kept by the node that frame
+ * made (a node is still its parent and its name: the first module seen
+ * for it stays). Nodes live as long as the flame (until flame_reset()), so a node's id
  * is stable from one refresh to the next: the view's cursor and zoom are
  * node ids, and a frame that grows keeps its id and its place.
  *
@@ -44,6 +47,7 @@
 struct flame_node {
 	uint32_t parent, child, next; /* first child, next sibling */
 	uint32_t name; /* offset into the names (flame_name()) */
+	uint32_t mod; /* its module's, or FLAME_NIL (flame_mod()) */
 	uint32_t depth; /* 0 for the root */
 };
 
@@ -71,12 +75,22 @@ void flame_begin(struct flame *f);
  * 0, or -ENOMEM (the stack is not counted).
  */
 int flame_add(struct flame *f, const char *stack, uint64_t count);
+/*
+ * The same with the frames' modules: mods (or NULL) has as many parts
+ * as stack, joined by ';' ("" for a frame of no known module). They
+ * are kept for the nodes this call makes; a stack seen before keeps
+ * what it had.
+ */
+int flame_add_mods(struct flame *f, const char *stack, const char *mods,
+		   uint64_t count);
 /* End a refresh: new siblings are put in name order. */
 void flame_end(struct flame *f);
 
 size_t flame_count(const struct flame *f); /* nodes, the root included */
 const struct flame_node *flame_node(const struct flame *f, uint32_t id);
 const char *flame_name(const struct flame *f, uint32_t id);
+/* The module of node id's frame, "" if none is known. */
+const char *flame_mod(const struct flame *f, uint32_t id);
 /* This refresh's samples in the subtree of id (after flame_end()), and
  * those that end at id; 0 for an unknown id. */
 uint64_t flame_total(const struct flame *f, uint32_t id);

@@ -16,6 +16,15 @@
  * The cursor and the zoom are tree nodes, which keep their ids from one
  * refresh to the next (until another aggregation is shown): a frame the
  * cursor is on stays under it while the counts move.
+ *
+ * A native stack's frames come with their modules (agg_key_part.mods,
+ * the engine's naming: python3.11, libc.so.6), and a frame takes its
+ * module's hue: the hash of the module's name picks a hue of the
+ * palette (draw_mod_hues()), the next free one if another module of
+ * the graph has it, so that the first modules seen all differ; a
+ * module keeps its hue as long as the graph (until another aggregation
+ * is shown). The status line names the cursor's module. Names are not
+ * changed: the graph shows what --folded prints.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +37,13 @@
 
 #define MAX_ZOOMS 64
 #define LAYOUT_ROWS 128 /* frames deeper are not laid out */
+#define MAX_MODS 64 /* modules given a hue; later ones share by hash */
+
+/* A module and the hue it was given (0..draw_mod_hues()). */
+struct mod_hue {
+	char name[64];
+	int hue;
+};
 
 struct stacks {
 	struct flame *f;
@@ -35,6 +51,7 @@ struct stacks {
 	int nspecs, at; /* stack-keyed specs, and which one is shown */
 	bool interval; /* this interval's counts (t), else the totals */
 	bool python; /* its stacks are Python's (pystack) */
+	bool mixed; /* native and Python frames (mixstack) */
 	uint32_t cursor;
 	uint32_t zooms[MAX_ZOOMS]; /* the zoomed node last: Enter pushes */
 	int nzooms;
@@ -47,6 +64,8 @@ struct stacks {
 	size_t ncells, capcells;
 	int width; /* of the last layout, 0 before the first draw */
 	int scroll; /* the first layout row drawn */
+	struct mod_hue mods[MAX_MODS]; /* in the order first drawn */
+	int nmods;
 };
 
 /* The first key part of row that is a stack, or -1. */
@@ -68,12 +87,26 @@ static bool is_stack_spec(const struct agg_spec *as)
 	return as->nrows && stack_part(as->rows[0]) >= 0;
 }
 
-static bool is_python(const struct agg_spec *as)
+/* Whether the stacks of as are of kind (pystack, mixstack). */
+static bool has_kind(const struct agg_spec *as, enum spec_key_kind kind)
 {
 	for (int i = 0; i < as->spec->nkeys; i++)
-		if (as->spec->keys[i].kind == SPEC_KEY_PYSTACK)
+		if (as->spec->keys[i].kind == kind)
 			return true;
 	return false;
+}
+
+static bool is_python(const struct agg_spec *as)
+{
+	return has_kind(as, SPEC_KEY_PYSTACK);
+}
+
+/* Whether a mixstack frame is a Python one: "function (file:line)". */
+static bool py_named(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 2 && name[n - 1] == ')' && strstr(name, " (");
 }
 
 /* The spec to show: the one shown if it is still there, else the first
@@ -141,17 +174,20 @@ static void rebuild(struct stacks *s, const struct model *m)
 	if (!as || as->id != s->spec_id) {
 		flame_reset(s->f);
 		forget_places(s);
+		s->nmods = 0;
 		s->spec_id = as ? as->id : -1;
 	}
 	flame_begin(s->f);
 	s->python = as && is_python(as);
+	s->mixed = as && has_kind(as, SPEC_KEY_MIXSTACK);
 	for (size_t i = 0; as && i < as->nrows; i++) {
 		const struct agg_row *row = as->rows[i];
 		int k = stack_part(row);
 		uint64_t w = weight(s, as, row);
 
 		if (k >= 0 && w)
-			flame_add(s->f, agg_key_text(&row->key[k]), w);
+			flame_add_mods(s->f, agg_key_text(&row->key[k]),
+				       row->key[k].mods, w);
 	}
 	flame_end(s->f);
 	find_matches(s);
@@ -398,26 +434,59 @@ static int stacks_key(void *st, const struct model *m, enum action a,
 
 /* Drawing --------------------------------------------------------------- */
 
-/* The hue of a frame: Python's, a native symbol's, or by the object of
- * an OBJECT+0x... frame; two shades of each by the name, so that
- * neighbours differ. */
-static enum draw_hue hue_of(const struct stacks *s, uint32_t id)
+/* FNV-1a of s */
+static uint64_t str_hash(const char *s)
 {
-	const char *name = flame_name(s->f, id);
-	const char *plus = strstr(name, "+0x");
 	uint64_t h = 1469598103934665603ull;
 
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	if (id == FLAME_ROOT || !strcmp(name, "...") || !strcmp(name, "?"))
-		return HUE_OTHER;
-	if (plus) {
-		h = 1469598103934665603ull;
-		for (const char *p = name; p < plus; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ull;
-		return (h >> 7) & 1 ? HUE_MOD_B : HUE_MOD_A;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The module hue of mod (not ""): the one it was given, else its hash's
+ * in the palette, or the next one no module of the graph has yet (all
+ * taken, or MAX_MODS modules: the hash's). */
+static enum draw_hue mod_hue(struct stacks *s, const char *mod)
+{
+	int n = draw_mod_hues(),
+	    want = (int)((str_hash(mod) >> 7) % (unsigned)n);
+	bool used[DRAW_MOD_HUES_MAX] = { false };
+	struct mod_hue *m;
+
+	for (int i = 0; i < s->nmods; i++) {
+		if (!strcmp(s->mods[i].name, mod))
+			return (enum draw_hue)(HUE_MOD + s->mods[i].hue);
+		if (s->mods[i].hue < n)
+			used[s->mods[i].hue] = true;
 	}
-	if (s->python)
+	if (s->nmods == MAX_MODS)
+		return (enum draw_hue)(HUE_MOD + want);
+	for (int k = 0; k < n; k++)
+		if (!used[(want + k) % n]) {
+			want = (want + k) % n;
+			break;
+		}
+	m = &s->mods[s->nmods++];
+	snprintf(m->name, sizeof(m->name), "%s", mod);
+	m->hue = want;
+	return (enum draw_hue)(HUE_MOD + want);
+}
+
+/* The hue of a frame: its module's; a Python frame's, or a native one's
+ * of no known module, in two shades by the name, so that neighbours
+ * differ. */
+static enum draw_hue hue_of(struct stacks *s, uint32_t id)
+{
+	const char *name = flame_name(s->f, id), *mod = flame_mod(s->f, id);
+	uint64_t h = str_hash(name);
+
+	if (id == FLAME_ROOT || !strcmp(name, "...") || !strcmp(name, "?") ||
+	    !strncmp(name, "[python:", 8)) /* a mixstack's note */
+		return HUE_OTHER;
+	if (mod[0])
+		return mod_hue(s, mod);
+	if (s->python || (s->mixed && py_named(name)))
 		return (h >> 7) & 1 ? HUE_PY_B : HUE_PY_A;
 	return (h >> 7) & 1 ? HUE_NATIVE_B : HUE_NATIVE_A;
 }
@@ -502,19 +571,26 @@ static void where_of(const struct model *m, const char *name, char *out,
 	}
 }
 
-/* The status line: the frame under the cursor. */
+/* The status line: the frame under the cursor, its module ("in
+ * libc.so.6") where known. */
 static void status_line(const struct stacks *s, const struct model *m, int y,
 			struct rect in)
 {
 	uint64_t sf = flame_self(s->f, s->cursor),
 		 t = flame_total(s->f, s->cursor);
 	uint64_t all = flame_total(s->f, FLAME_ROOT);
-	char name[256], where[200], self[32], tot[32];
+	char name[256], where[200], mod[200], self[32], tot[32];
+	size_t o = 0;
 
 	inert_str(name, sizeof(name), flame_name(s->f, s->cursor));
 	where_of(m, flame_name(s->f, s->cursor), where, sizeof(where));
+	mod[0] = '\0';
+	if (flame_mod(s->f, s->cursor)[0]) {
+		o = fmt_put(mod, sizeof(mod), o, " in ");
+		inert_put(mod, sizeof(mod), o, flame_mod(s->f, s->cursor));
+	}
 	draw_fmt(y, in.x, in.w, STYLE_TITLE,
-		 " %s%s%s  self %s (%.1f%%)  total %s (%.1f%%)", name,
+		 " %s%s%s%s  self %s (%.1f%%)  total %s (%.1f%%)", name, mod,
 		 where[0] ? "  " : "", where, fmt_count(sf, self, sizeof(self)),
 		 pct(sf, all), fmt_count(t, tot, sizeof(tot)), pct(t, all));
 }

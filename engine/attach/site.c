@@ -132,6 +132,8 @@ static uint8_t ctx_kind(enum spec_key_kind kind)
 		return PT_KEY_PHPSTACK;
 	case SPEC_KEY_USTACK:
 		return PT_KEY_USTACK;
+	case SPEC_KEY_MIXSTACK:
+		return PT_KEY_MIXSTACK;
 	default:
 		return PT_KEY_KSTACK;
 	}

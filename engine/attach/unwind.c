@@ -6,13 +6,11 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/types.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -25,6 +23,7 @@
 #include "probetop.skel.h"
 #include "proc.h"
 #include "tracer_state.h"
+#include "vdso.h"
 
 /* An object and its rows (count 0: it has no table), and its holders. */
 struct uw_obj {
@@ -219,18 +218,6 @@ static void release(struct tracer *tr, uint64_t dev, uint64_t ino)
 	*o = u->objs[--u->nobjs];
 }
 
-/* The size of the vDSO image at at, from its ELF header (its section
- * headers come last), or 0. */
-static size_t vdso_size(const void *at)
-{
-	const Elf64_Ehdr *eh = at;
-
-	if (!at || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return 0;
-	return (size_t)(eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize);
-}
-
 /* The -p process's executable mappings, with their objects' rows, into
  * p (sorted by start, as maps are; the vDSO put in its place). */
 static void describe(struct tracer *tr, struct pt_uproc *p)
@@ -369,9 +356,7 @@ void unwind_start(struct tracer *tr)
 	u->capacity = tr->sizes.entries[MAPSIZE_UROWS];
 	u->free[0] = (struct uw_range){ 0, u->capacity };
 	u->nfree = 1;
-	u->vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
-	u->vdso_size = vdso_size(u->vdso);
-	if (u->vdso_size)
+	if (!vdso_image(&u->vdso, &u->vdso_size))
 		hold(tr, 0, 0, -1, "[vdso]");
 	if (tr->kind == TRACER_PID) {
 		unwind_sync(tr);
@@ -383,6 +368,35 @@ void unwind_start(struct tracer *tr)
 			catalog_free(w.cats[i]);
 	}
 	tr->skel->bss->unwind_on = 1;
+}
+
+/* Whether the -p process's mappings, as written to uprocs, use rows
+ * [first, first + count). */
+static bool proc_uses(const struct unwind *u, uint32_t first, uint32_t count)
+{
+	for (uint32_t i = 0; i < u->proc.n; i++)
+		if (u->proc.m[i].count == count && u->proc.m[i].first == first)
+			return true;
+	return false;
+}
+
+/* The tables the -p process pid walks by into p: those of the objects
+ * its mappings hold, and the vDSO's (held by the tracer, (0, 0)) if
+ * its mappings have the vDSO. */
+static void proc_tables(const struct unwind *u, pid_t pid,
+			struct tracer_unwind_proc *p)
+{
+	*p = (struct tracer_unwind_proc){ .pid = pid };
+	for (size_t i = 0; i < u->nobjs; i++) {
+		const struct uw_obj *o = &u->objs[i];
+		bool vdso = !o->dev && !o->ino;
+
+		if (o->count && (vdso ? proc_uses(u, o->first, o->count)
+				      : seen_has(&u->held, o->dev, o->ino))) {
+			p->objects++;
+			p->rows += o->count;
+		}
+	}
 }
 
 void tracer_unwind(const struct tracer *tr, struct tracer_unwind *out)
@@ -398,6 +412,8 @@ void tracer_unwind(const struct tracer *tr, struct tracer_unwind *out)
 	out->rows = u->rows;
 	out->full = u->full;
 	out->capacity = u->capacity;
+	if (tr->kind == TRACER_PID)
+		proc_tables(u, tr->pid, &out->procs[out->nprocs++]);
 }
 
 void unwind_free(struct tracer *tr)

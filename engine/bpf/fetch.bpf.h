@@ -6,7 +6,8 @@
  * signedness; fill_key() builds a struct pt_key from the site's key
  * fetches (numbers, NUL-terminated strings, strings with a length).
  *
- * Part of probetop.bpf.c, included after maps.bpf.h and pyframe.bpf.h.
+ * Part of probetop.bpf.c, included after maps.bpf.h, pyframe.bpf.h,
+ * stack.bpf.h and mixstack.bpf.h.
  */
 
 /*
@@ -290,7 +291,8 @@ static __always_inline long read_sql_key(char *dst, __u64 src)
 
 /* Fill key from the site's key fetches. 0, or 1 + the stat that says
  * why not: STAT_STR (a string or argument unreadable), STAT_PY (no
- * Python or PHP frame to read), STAT_FULL (pystacks or stacks full). */
+ * Python or PHP frame to read), STAT_FULL (pystacks, phpstacks, nstacks
+ * or mixstacks full). */
 static __always_inline int fill_key(const struct pt_regs *ctx,
 				    const struct pt_site *s, struct pt_key *key)
 {
@@ -319,6 +321,8 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 					     s->key_kind[i] == PT_KEY_KSTACK,
 					     s->entry);
 
+			if (id != 1 && s->key_kind[i] == PT_KEY_MIXSTACK)
+				id = mix_key(id, s->profile);
 			if (id == 1)
 				return STAT_FULL + 1;
 			key->num[slot & (PT_MAX_KEYS - 1)] = id;

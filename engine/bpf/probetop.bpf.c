@@ -41,6 +41,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "phpframe.bpf.h"
 #include "unwind.bpf.h"
 #include "stack.bpf.h"
+#include "mixstack.bpf.h"
 #include "fetch.bpf.h"
 #include "pidname.bpf.h"
 #include "agg.bpf.h"

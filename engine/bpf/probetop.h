@@ -31,6 +31,7 @@
 #define PT_PYSTACK_ENTRIES 4096 /* distinct Python stacks kept */
 #define PT_STACK_FRAMES 64 /* frames of a ustack or kstack key */
 #define PT_STACKS 8192 /* distinct native stacks kept */
+#define PT_MIXSTACKS 8192 /* distinct (native, Python) stack pairs kept */
 #define PT_PY_PROCS 1024 /* CPython processes whose frames are read */
 #define PT_PY_THREADS 64 /* thread states walked to find a thread's */
 #define PT_PY_NONE 0xffffffffu /* a layout field the version lacks */
@@ -94,6 +95,8 @@ enum pt_key_kind {
 	PT_KEY_PYFIRSTLINE, /* that frame's function's first line */
 	PT_KEY_USTACK, /* the id of the thread's user stack (nstacks) */
 	PT_KEY_KSTACK, /* the id of its kernel stack (nstacks) */
+	PT_KEY_MIXSTACK, /* the id of its (user stack, Python stack) pair
+			    (mixstacks) */
 	PT_KEY_PHPFRAME, /* the innermost PHP function frame (PT_PHPFUNC_KEY) */
 	PT_KEY_PHPSTACK, /* the id of the thread's PHP stack (phpstacks) */
 };
@@ -133,11 +136,33 @@ struct pt_pyproc {
 	__u8 state_kind_shift;
 	__u8 state_compact_shift;
 	__u8 state_ascii_shift;
-	__u8 code_version; /* co_version's offset (3.12+); 0: none */
+	__u8 split; /* enum pt_pysplit: how eval calls part the frames */
 	/* this set-up of this process, never another's (a new one after
 	 * an exec: code objects and stacks seen before are another
 	 * program's, so their first sights are keyed by it) */
 	__u32 gen;
+	/* a frame walk reads the 8 bytes at frame_flags (frame_owner, or
+	 * is_entry's offset when lower): owner is their byte at bit
+	 * owner_shift, is_entry (PT_PYSPLIT_FLAG) at bit entry_shift */
+	__u32 frame_flags;
+	__u8 owner_shift;
+	__u8 entry_shift;
+	__u8 code_version; /* co_version's offset (3.12+); 0: none */
+	__u8 pad2[1];
+};
+
+/*
+ * How a thread's Python frames part into the C-level calls of the eval
+ * loop that run them (mixstack keys): each such call runs one frame
+ * (3.8-3.10), or a frame and the Python frames it called inline (3.11+),
+ * the first of which says so.
+ */
+enum pt_pysplit {
+	PT_PYSPLIT_NONE, /* not known */
+	PT_PYSPLIT_EACH, /* a call a frame (3.8-3.10) */
+	PT_PYSPLIT_FLAG, /* its first frame's is_entry is set (3.11) */
+	PT_PYSPLIT_SHIM, /* a frame owned by the C stack (owner_cstack) lies
+			    below its first frame (3.12+) */
 };
 
 /* How a frame says where it is in its bytecode. */
@@ -165,8 +190,17 @@ enum pt_lasti {
 	(PT_PYCODE_ADDR(code) | PT_PYCODE_TAG(file, hash) \
 					<< PT_PYCODE_ADDR_BITS)
 
-/* A pyline key: the code object (16-byte aligned, untagged) and the
- * offset. */
+/* A pyline key's code object: its address with its tag folded into the
+ * 47 bits a line key holds (a user-space address's), so that an address
+ * taken again by another code object is another line key too. Not an
+ * address (but where the tag is 0): such a code object is named by what
+ * the kernel sent (PT_PYNAMED_OPAQUE), never read from the process. */
+#define PT_PYLINE_CODE(key)                                           \
+	((PT_PYCODE_ADDR(key) ^ (key) >> PT_PYCODE_ADDR_BITS << 31) & \
+	 ((1ULL << 47) - 1))
+
+/* A pyline key: the code object (16-byte aligned, PT_PYLINE_CODE()) and
+ * the offset. */
 #define PT_PYLINE_OFF_BITS 20
 #define PT_PYLINE(code, off)                 \
 	((code) >> 4 << PT_PYLINE_OFF_BITS | \
@@ -197,6 +231,7 @@ struct pt_pystr {
 #define PT_PYNAMED_FUNC 1u
 #define PT_PYNAMED_FILE 2u
 #define PT_PYNAMED_LINES 4u /* lines[] read (nlines may be 0) */
+#define PT_PYNAMED_OPAQUE 8u /* code is a line key's, not an address */
 
 struct pt_pynew {
 	__u32 pid;
@@ -213,10 +248,16 @@ struct pt_pynew {
 #define PT_PYNEW_HEAD 584 /* offsetof(struct pt_pynew, lines) */
 
 /* pystacks: a Python stack by its id (a hash of it), innermost frame
- * first: the code objects, 0 for a frame that could not be read. */
+ * first: the code objects, 0 for a frame that could not be read. Bit i
+ * of ends: frame i is the first (outermost) frame of the eval loop's
+ * C-level call that runs it (enum pt_pysplit: split says how that was
+ * known; meaningful only for split != PT_PYSPLIT_NONE, and taken into a
+ * stack's id only for mixstack keys). */
 struct pt_pystack {
 	__u32 depth;
 	__u32 truncated; /* deeper than PT_PYSTACK_DEPTH */
+	__u32 ends;
+	__u32 split; /* enum pt_pysplit */
 	__u64 code[PT_PYSTACK_DEPTH];
 };
 
@@ -280,6 +321,14 @@ struct pt_phpstack {
 	__u32 depth;
 	__u32 truncated; /* deeper than PT_PHPSTACK_DEPTH */
 	__u64 fn[PT_PHPSTACK_DEPTH];
+};
+
+/* mixstacks: a mixstack key's two stacks, by its id (a hash of both):
+ * the native user stack's id in nstacks and the Python stack's in
+ * pystacks (0: the thread ran no Python that could be read). */
+struct pt_mixstack {
+	__u64 native;
+	__u64 py;
 };
 
 /* nstacks: a native stack by its id (a hash of it), innermost frame

@@ -14,9 +14,11 @@
  * belong to no function (3.12+: the C stack's shims) are skipped. A
  * frame is named by its code object's address, tagged by its co_version
  * or its names (PT_PYCODE_KEY(): an address freed and taken again by
- * another code object is another key; a line key keeps the bare
- * address); a stack by the id (a
- * hash) of its code objects, kept in pystacks. pyfirstline is a number
+ * another code object is another key; a line key folds the tag into its
+ * address, PT_PYLINE_CODE()); a stack by the id (a
+ * hash) of its code objects, kept in pystacks, with (for mixstack keys,
+ * mixstack.bpf.h) where each C-level call of the eval loop begins among
+ * its frames (struct pt_pystack's ends). pyfirstline is a number
  * read here at each event, the code object's co_firstlineno: nothing to
  * name.
  *
@@ -141,10 +143,11 @@ static __always_inline bool py_str(const struct pt_pyproc *pp,
 /*
  * Take the names of code object code of the current process (its line
  * table too if lines), send them on pynew and remember it in pycodes;
- * sample: at a profile sample (its own scratch). A global function,
- * called at a first sight only. 1 if sent.
+ * sample: at a profile sample (its own scratch). addr: where it is (code
+ * is how keys name it). A global function, called at a first sight only.
+ * 1 if sent.
  */
-__noinline int py_name(__u64 code, __u32 lines, __u32 sample)
+__noinline int py_name(__u64 code, __u64 addr, __u32 lines, __u32 sample)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	const struct pt_pyproc *pp = bpf_map_lookup_elem(&pyprocs, &tgid);
@@ -163,12 +166,11 @@ __noinline int py_name(__u64 code, __u32 lines, __u32 sample)
 	r->code = code;
 	r->type = 0;
 	r->firstlineno = 0;
-	r->named = 0;
+	r->named = PT_PYCODE_ADDR(code) != addr ? PT_PYNAMED_OPAQUE : 0;
 	r->nlines = 0;
 	r->lines_cut = 0;
 	r->func.kind = r->file.kind = 0;
-	if (bpf_probe_read_user(nm->code, PT_PYCODE_SPAN,
-				(void *)PT_PYCODE_ADDR(code)))
+	if (bpf_probe_read_user(nm->code, PT_PYCODE_SPAN, (void *)addr))
 		goto send;
 	r->type = *(__u64 *)&nm->code[8];
 	r->firstlineno = *(__s32 *)&nm->code[pp->code_firstlineno & 0xfc];
@@ -207,13 +209,13 @@ send:
 /* Name code (py_name()) unless its names (and its line table, if
  * lines) were sent: on the path of every event, one lookup. */
 static __always_inline void py_seen(const struct pt_pyproc *pp, __u64 code,
-				    __u32 lines, __u32 sample)
+				    __u64 addr, __u32 lines, __u32 sample)
 {
 	struct py_seen_key k = { .code = code, .gen = pp->gen };
 	__u8 *bits = bpf_map_lookup_elem(&pycodes, &k);
 
 	if (!bits || (lines && !(*bits & PY_SEEN_LINES)))
-		py_name(code, lines, sample);
+		py_name(code, addr, lines, sample);
 }
 
 /* The pointer at addr in the current process, or 0. */
@@ -394,7 +396,7 @@ __noinline __u64 py_frame_key(__u32 sample)
 	if (!pp || !py_function_frame(pp, f, &code))
 		return 0;
 	code = py_code_key(pp, code);
-	py_seen(pp, code, 0, sample);
+	py_seen(pp, code, PT_PYCODE_ADDR(code), 0, sample);
 	return code;
 }
 
@@ -420,7 +422,7 @@ __noinline __u64 py_firstline_key(void)
  * the thread is (PT_PYLINE), or 0. A global function. */
 __noinline __u64 py_line_key(__u32 sample)
 {
-	__u64 f = 0, code = 0, ptr = 0;
+	__u64 f = 0, code = 0, ptr = 0, key;
 	const struct pt_pyproc *pp = py_begin(&f);
 	__s32 lasti = 0;
 	__u64 off;
@@ -440,9 +442,10 @@ __noinline __u64 py_line_key(__u32 sample)
 		      : pp->lasti_kind == PT_LASTI_UNITS ? (__u64)lasti * 2
 							 : (__u64)lasti;
 	}
+	key = code ? PT_PYLINE_CODE(py_code_key(pp, code)) : 0;
 	if (code)
-		py_seen(pp, code, 1, sample);
-	return PT_PYLINE(code, off);
+		py_seen(pp, key, code, 1, sample);
+	return PT_PYLINE(key, off);
 }
 
 /*
@@ -478,6 +481,8 @@ struct py_walk {
 	struct py_scratch *sc;
 	__u64 base; /* the address sc->win[0] was read from; 0: none */
 	__u64 hash; /* FNV-1a of the stack's code objects so far */
+	__u32 last; /* the bit in ends of the last frame kept (0: none) */
+	__u32 each, flag, shims; /* the process's split: 1 its kind, else 0 */
 };
 
 /* The field of 8 bytes at off in frame f, of the window (read into it
@@ -506,27 +511,55 @@ static __always_inline bool py_field(struct py_walk *w, __u64 f, __u32 off,
 	return true;
 }
 
-/* One frame of the walk: 1 when it ends. */
+/* 1 if a == b, else 0, for a ^ b below 2^31, without a branch (the
+ * compiler makes one of a comparison's value; barrier_var() keeps it
+ * from seeing through this). */
+static __always_inline __u32 py_is(__u32 a, __u32 b)
+{
+	__u32 d = a ^ b;
+
+	barrier_var(d);
+	return (d - 1) >> 31;
+}
+
+/* One frame of the walk: 1 when it ends. A frame's end of its eval
+ * call (struct pt_pystack's ends) is marked as enum pt_pysplit says:
+ * each frame; a frame whose is_entry is set; the frame above a frame
+ * the C stack owns (3.12+: the eval call's entry shim lies below its
+ * first frame). The owner and is_entry come in one read (frame_flags),
+ * and the marks are made without a branch (py_is()): the verifier
+ * explores each step's branches, times PY_WALK_STEPS (each branch
+ * here cost 0.2 s of the object's load). */
 static __always_inline long py_walk_step(struct py_walk *w)
 {
-	__u64 code = 0, owner = 0, back = 0;
+	struct pt_pystack *st = &w->sc->st;
+	__u64 code = 0, flags = 0, back = 0;
+	bool shim;
 
 	if (!w->f || !w->sc)
 		return 1;
 	if (w->pp.frame_owner != PT_PY_NONE &&
-	    !py_field(w, w->f, w->pp.frame_owner, &owner))
+	    !py_field(w, w->f, w->pp.frame_flags, &flags))
 		return 1;
-	if ((w->pp.frame_owner == PT_PY_NONE ||
-	     (__u8)owner != w->pp.owner_cstack) &&
-	    !py_field(w, w->f, w->pp.frame_code, &code))
+	shim = w->pp.frame_owner != PT_PY_NONE &&
+	       (__u8)(flags >> (w->pp.owner_shift & 63)) == w->pp.owner_cstack;
+	if (!shim && !py_field(w, w->f, w->pp.frame_code, &code))
 		return 1;
+	st->ends |= w->last & -(py_is(flags >> (w->pp.owner_shift & 63) & 0xff,
+				      w->pp.owner_cstack) &
+				w->shims);
 	if (code) {
-		struct pt_pystack *st = &w->sc->st;
-
 		if (st->depth >= PT_PYSTACK_DEPTH) {
 			st->truncated = 1;
 			return 1;
 		}
+		w->last = 1u << (st->depth & (PT_PYSTACK_DEPTH - 1));
+		st->ends |=
+			w->last &
+			-(w->each |
+			  (w->flag &
+			   (1 ^ py_is(flags >> (w->pp.entry_shift & 63) & 0xff,
+				      0))));
 		code = py_code_key(&w->pp, code);
 		st->code[st->depth & (PT_PYSTACK_DEPTH - 1)] = code;
 		st->depth++;
@@ -538,43 +571,63 @@ static __always_inline long py_walk_step(struct py_walk *w)
 	return 0;
 }
 
+/* Steps of a walk: every frame kept, and shims between them (one per
+ * eval call, 3.12+); a walk that ends with frames left is cut. */
+#define PY_WALK_STEPS (PT_PYSTACK_DEPTH + 16)
+
 /* The id of the thread's Python stack, the stack kept in pystacks and
  * its frames named the first time; sample: at a profile sample (its
- * own scratch). 0: no Python frames; 1: pystacks full. A global
- * function, as py_frame_key(). The id is an FNV-1a hash of the process
- * as set up (its gen), the code objects and the depth (never 0 or 1). */
-__noinline __u64 py_stack_key(__u32 sample)
+ * own scratch); mix: for a mixstack key, whose id takes in where the
+ * eval calls part the frames (ends, split). 0: no Python frames; 1:
+ * pystacks full. A global function, as py_frame_key(). The id is an
+ * FNV-1a hash of the process as set up (its gen), the code objects and
+ * the depth (never 0 or 1). */
+__noinline __u64 py_stack_key(__u32 sample, __u32 mix)
 {
 	struct py_scratch *sc = bpf_map_lookup_elem(&pyscratch, &sample);
 	__u64 f = 0, id;
 	const struct pt_pyproc *pp = py_begin(&f);
 	struct py_walk w;
+	__u32 i;
 
 	if (!pp || !sc)
 		return 0;
 	sc->st.depth = 0;
 	sc->st.truncated = 0;
+	sc->st.ends = 0;
+	sc->st.split = pp->split;
 	w.pp = *pp;
 	w.f = f;
 	w.sc = sc;
 	w.base = 0;
+	w.last = 0;
+	w.each = py_is(pp->split, PT_PYSPLIT_EACH);
+	w.flag = py_is(pp->split, PT_PYSPLIT_FLAG);
+	w.shims = py_is(pp->split, PT_PYSPLIT_SHIM);
 	w.hash = 0xcbf29ce484222325ULL ^ (__u64)pp->gen << 32;
-	for (__u32 i = 0; i < PT_PYSTACK_DEPTH + 4; i++)
+	for (i = 0; i < PY_WALK_STEPS; i++)
 		if (py_walk_step(&w))
 			break;
+	if (i == PY_WALK_STEPS && w.f)
+		sc->st.truncated = 1; /* steps ran out (many shims) */
 	if (!sc->st.depth)
 		return 0;
 	id = (w.hash ^ sc->st.depth) * 0x100000001b3ULL;
+	if (mix)
+		id = ((id ^ sc->st.ends ^ (__u64)sc->st.split << 32 ^
+		       (__u64)sc->st.truncated << 40 ^ 0x6d697800000000ULL) *
+		      0x100000001b3ULL);
 	id = id > 1 ? id : id + 2;
 	if (bpf_map_lookup_elem(&pystacks, &id))
 		return id;
 	if (bpf_map_update_elem(&pystacks, &id, &sc->st, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&pystacks, &id) ? id : 1;
-	for (__u32 i = 0; i < PT_PYSTACK_DEPTH; i++) {
+	for (i = 0; i < PT_PYSTACK_DEPTH; i++) {
 		if (i >= sc->st.depth)
 			break;
 		if (sc->st.code[i])
-			py_seen(&w.pp, sc->st.code[i], 0, sample);
+			py_seen(&w.pp, sc->st.code[i],
+				PT_PYCODE_ADDR(sc->st.code[i]), 0, sample);
 	}
 	return id;
 }
@@ -591,5 +644,5 @@ __noinline __u64 py_key(__u32 kind, __u32 sample)
 		return py_line_key(sample);
 	if (kind == PT_KEY_PYFIRSTLINE)
 		return py_firstline_key();
-	return py_stack_key(sample);
+	return py_stack_key(sample, 0);
 }

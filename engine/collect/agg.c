@@ -29,6 +29,7 @@
 #include "pyframe.h"
 #include "cost.h"
 #include "log.h"
+#include "mixstack.h"
 #include "stackname.h"
 #include "symbolize.h"
 
@@ -56,10 +57,13 @@ struct agg *agg_new(struct tracer *tr)
 	agg->stacks = agg->sym ? stackname_new(maps.nstacks, maps.nmaps,
 					       maps.nmaps_lost, agg->sym)
 			       : NULL;
+	agg->mix = agg->stacks ? mixstack_new(maps.mixstacks, maps.pystacks,
+					      agg->stacks, tracer_pyframe(tr))
+			       : NULL;
 	agg->aprev = calloc((size_t)PT_MAX_SPECS * PT_ASLOTS * agg->ncpu,
 			    sizeof(*agg->aprev));
 	if (!agg->keys || !agg->vals || !agg->specs || !agg->sym ||
-	    !agg->stacks || !agg->aprev) {
+	    !agg->stacks || !agg->mix || !agg->aprev) {
 		agg_free(agg);
 		errno = ENOMEM;
 		return NULL;
@@ -92,6 +96,7 @@ void agg_free(struct agg *agg)
 	free(agg->order_tmp[2]);
 	free(agg->io);
 	free(agg->proc);
+	mixstack_free(agg->mix);
 	stackname_free(agg->stacks);
 	symbolizer_free(agg->sym);
 	budget_free(agg->budget);

@@ -40,6 +40,11 @@ struct agg_key_part {
 	char str[PT_STR_LEN + sizeof(AGG_STR_CUT) - 1];
 	const char *text; /* a longer string (a Python stack), kept by its
 			     namer; NULL: str (agg_key_text()) */
+	const char *mods; /* a native stack's (ustack, kstack): the module
+			     of each frame of text, as many parts joined by
+			     ';' (the object's base name, "" if unknown),
+			     kept by its namer; NULL: not known (a Python
+			     stack) */
 };
 
 /* A row's key parts: its spec's keys, a pyframe key shown as three

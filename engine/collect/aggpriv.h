@@ -99,6 +99,7 @@ struct agg {
 	size_t nproc, capproc;
 	struct symbolizer *sym; /* sym() keys */
 	struct stackname *stacks; /* ustack and kstack keys */
+	struct mixstack *mix; /* mixstack keys */
 	struct pt_stat prev_stat[PT_MAX_SPECS];
 	uint64_t prev_kdrops[PT_KDROP_N];
 	unsigned int stat_gen[PT_MAX_SPECS];

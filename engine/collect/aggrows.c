@@ -22,6 +22,7 @@
 
 #include "aggpriv.h"
 #include "budget.h"
+#include "mixstack.h"
 #include "phpframe.h"
 #include "pyframe.h"
 #include "stackname.h"
@@ -154,7 +155,7 @@ static void phpframe_parts(struct agg *agg, pid_t pid, uint64_t key,
 	kp[2] = (struct agg_key_part){ .num = n.line };
 }
 
-/* The row's key parts from its BPF key; sym(), pyframe and pystack keys
+/* The row's key parts from its BPF key; sym(), pyframe and stack keys
  * are named here, once per row. */
 static void row_keys(struct agg *agg, struct arow *r,
 		     const struct tracer_spec_info *info)
@@ -203,6 +204,16 @@ static void row_keys(struct agg *agg, struct arow *r,
 				agg->stacks, (pid_t)r->key.pid,
 				r->key.num[slot],
 				sp->keys[i].kind == SPEC_KEY_KSTACK,
+				tracer_known_maps(agg->tr, (pid_t)r->key.pid),
+				&kp->mods);
+			if (!kp->text)
+				strcpy(kp->str, "?");
+		} else if (sp->keys[i].kind == SPEC_KEY_MIXSTACK) {
+			kp->is_str = true;
+			kp->is_stack = true;
+			kp->num = (int64_t)r->key.num[slot];
+			kp->text = mixstack_text(
+				agg->mix, (pid_t)r->key.pid, r->key.num[slot],
 				tracer_known_maps(agg->tr, (pid_t)r->key.pid));
 			if (!kp->text)
 				strcpy(kp->str, "?");
@@ -387,7 +398,8 @@ static bool merges(const struct spec *sp)
 		    sp->keys[i].kind == SPEC_KEY_PHPSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_USTACK ||
-		    sp->keys[i].kind == SPEC_KEY_KSTACK)
+		    sp->keys[i].kind == SPEC_KEY_KSTACK ||
+		    sp->keys[i].kind == SPEC_KEY_MIXSTACK)
 			return true;
 	return false;
 }

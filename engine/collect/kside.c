@@ -37,6 +37,8 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out)
 	out->kdrops = bpf_map__fd(tr->skel->maps.kdrops);
 	out->nstacks = bpf_map__fd(tr->skel->maps.nstacks);
 	out->nmaps = bpf_map__fd(tr->skel->maps.nmaps);
+	out->pystacks = bpf_map__fd(tr->skel->maps.pystacks);
+	out->mixstacks = bpf_map__fd(tr->skel->maps.mixstacks);
 	out->nmaps_lost = (const volatile uint64_t *)&tr->skel->bss->vmas_lost;
 }
 

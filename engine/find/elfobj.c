@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fnstart.h"
 #include "log.h"
 
 struct segment {
@@ -39,6 +40,10 @@ struct elfobj {
 	uint64_t base_addr; /* address of .stapsdt.base */
 	Elf_Scn *symtab, *dynsym, *dynamic;
 	Elf_Scn *build_id, *debuglink, *debugdata; /* NULL: none */
+	Elf_Scn *eh_frame_hdr; /* NULL: none */
+	uint64_t *fnstarts; /* its function starts (fnstart.h), sorted */
+	size_t nfnstarts;
+	bool fnstarts_read; /* asked once: fnstarts (or none) */
 	uint64_t interp_off, interp_len; /* PT_INTERP; len 0: none */
 	struct elfobj *debug; /* its separate debug file (elfobj_set_debug) */
 	bool debug_set;
@@ -123,6 +128,8 @@ static int find_sections(struct elfobj *obj)
 			obj->debuglink = scn;
 		} else if (!strcmp(name, ".gnu_debugdata")) {
 			obj->debugdata = scn;
+		} else if (!strcmp(name, ".eh_frame_hdr")) {
+			obj->eh_frame_hdr = scn;
 		} else if (!strcmp(name, ".stapsdt.base")) {
 			obj->has_base = true;
 			obj->base_addr = sh.sh_addr;
@@ -218,6 +225,7 @@ void elfobj_free(struct elfobj *obj)
 {
 	if (!obj)
 		return;
+	free(obj->fnstarts);
 	if (obj->elf)
 		elf_end(obj->elf);
 	if (obj->fd >= 0)
@@ -611,6 +619,37 @@ void elfobj_set_debug(struct elfobj *obj, struct elfobj *debug)
 bool elfobj_debug_set(const struct elfobj *obj)
 {
 	return obj->debug_set;
+}
+
+bool elfobj_has_debug(const struct elfobj *obj)
+{
+	return obj->debug != NULL;
+}
+
+/* Read obj's function starts (fnstart.h), once: none if it has no
+ * .eh_frame_hdr table or it cannot be read. */
+static void read_fnstarts(struct elfobj *obj)
+{
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	obj->fnstarts_read = true;
+	if (!obj->eh_frame_hdr || !gelf_getshdr(obj->eh_frame_hdr, &sh))
+		return;
+	d = elf_rawdata(obj->eh_frame_hdr, NULL);
+	if (d && d->d_buf &&
+	    fnstart_read(d->d_buf, d->d_size, sh.sh_addr, &obj->fnstarts,
+			 &obj->nfnstarts))
+		obj->nfnstarts = 0;
+}
+
+int elfobj_function_start(struct elfobj *obj, uint64_t vaddr, uint64_t *start)
+{
+	if (!obj->fnstarts_read)
+		read_fnstarts(obj);
+	return fnstart_find(obj->fnstarts, obj->nfnstarts, vaddr, start)
+		       ? 0
+		       : -ENOENT;
 }
 
 bool elfobj_has_symtab(const struct elfobj *obj)

@@ -117,6 +117,16 @@ int elfobj_debugdata(const struct elfobj *obj, const void **data, size_t *size);
  */
 void elfobj_set_debug(struct elfobj *obj, struct elfobj *debug);
 bool elfobj_debug_set(const struct elfobj *obj);
+/* Whether obj was given a debug file (not none). */
+bool elfobj_has_debug(const struct elfobj *obj);
+
+/*
+ * The link-time address where the function holding vaddr begins, by the
+ * table of .eh_frame_hdr (fnstart.h; read when first asked), which a
+ * stripped file keeps: a frame no symbol names is named by its function.
+ * 0, or -ENOENT (no table, or vaddr before its first function).
+ */
+int elfobj_function_start(struct elfobj *obj, uint64_t vaddr, uint64_t *start);
 
 /* Whether obj has a .symtab (not stripped). */
 bool elfobj_has_symtab(const struct elfobj *obj);

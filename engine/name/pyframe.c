@@ -40,7 +40,7 @@
 
 _Static_assert(offsetof(struct pt_pynew, lines) == PT_PYNEW_HEAD,
 	       "pt_pynew layout");
-_Static_assert(sizeof(struct pt_pyproc) == 72, "pt_pyproc layout");
+_Static_assert(sizeof(struct pt_pyproc) == 80, "pt_pyproc layout");
 
 #define OLD_GENS 8 /* set-ups before an exec whose names are looked up */
 
@@ -62,6 +62,7 @@ struct name_slot {
 	uint64_t code;
 	struct pyname name;
 	bool ok;
+	bool opaque; /* code is a line key's (PT_PYLINE_CODE()): not read */
 	int minor;
 	uint8_t *lines; /* the code object's line table, for pyline */
 	size_t nlines;
@@ -171,6 +172,41 @@ static uint32_t field(uint32_t v)
 	return v == PYLAYOUT_NONE ? PT_PY_NONE : v;
 }
 
+/* How the eval loop's C-level calls part l's frames (enum pt_pysplit). */
+static uint8_t split_of(const struct pylayout *l)
+{
+	if (!l->interp_frames)
+		return PT_PYSPLIT_EACH;
+	if (l->frame_is_entry != PYLAYOUT_NONE)
+		return PT_PYSPLIT_FLAG;
+	if (l->frame_owner != PYLAYOUT_NONE && l->owner_cstack != 0xff)
+		return PT_PYSPLIT_SHIM;
+	return PT_PYSPLIT_NONE;
+}
+
+/* Where a frame walk finds l's owner and is_entry in one read of 8
+ * bytes (pp's frame_flags, owner_shift, entry_shift): 0, or -1 if they
+ * are too far apart or past what the walk reads of a frame (80 bytes:
+ * pyframe.bpf.h's PY_SPAN). */
+static int frame_flags(const struct pylayout *l, struct pt_pyproc *pp)
+{
+	uint32_t at = l->frame_owner;
+
+	if (l->frame_owner == PYLAYOUT_NONE)
+		return 0; /* (3.8-3.10: neither) */
+	if (l->frame_is_entry != PYLAYOUT_NONE && l->frame_is_entry < at)
+		at = l->frame_is_entry;
+	if (at + 8 > 80 || l->frame_owner - at > 7 ||
+	    (l->frame_is_entry != PYLAYOUT_NONE && l->frame_is_entry - at > 7))
+		return -1;
+	pp->frame_flags = at;
+	pp->owner_shift = (uint8_t)(8 * (l->frame_owner - at));
+	pp->entry_shift = l->frame_is_entry == PYLAYOUT_NONE
+				  ? 0
+				  : (uint8_t)(8 * (l->frame_is_entry - at));
+	return 0;
+}
+
 /* Tell the kernel where pid's CPython keeps its frames. */
 static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		    const struct pylayout *l)
@@ -208,11 +244,14 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		.state_kind_shift = (uint8_t)l->state_kind_shift,
 		.state_compact_shift = (uint8_t)l->state_compact_shift,
 		.state_ascii_shift = (uint8_t)l->state_ascii_shift,
+		.split = split_of(l),
 		.gen = ++pf->gens,
 	};
 	uint32_t key = (uint32_t)pid;
 	struct pyproc *p = find_proc(pf, pid, false);
 
+	if (frame_flags(l, &pp))
+		return -ENOTSUP;
 	/* what the kernel reads of a code object, str, bytes lies in the
 	 * spans it reads (bpf/pyframe.bpf.h) */
 	if (l->code_firstlineno + 4 > PT_PYCODE_SPAN ||
@@ -446,10 +485,11 @@ static struct name_slot *add_name(struct pyframe *pf, pid_t pid, uint32_t gen,
 	return s;
 }
 
-/* Name s from the process, if it lives and s is not named yet. */
+/* Name s from the process, if it lives and s is not named yet (and is
+ * a code object's address). */
 static void read_name(const struct pyproc *p, struct name_slot *s)
 {
-	if (s->ok || !p || !p->ready || !p->lay ||
+	if (s->ok || s->opaque || !p || !p->ready || !p->lay ||
 	    read_code(p, s->code, &s->name))
 		return;
 	s->ok = true;
@@ -463,9 +503,11 @@ static void read_name(const struct pyproc *p, struct name_slot *s)
  * an exec (a key of the program before named after the exec: the key
  * does not say which; a name the kernel took in the current one would
  * have been found first), else read from the process now (a new slot,
- * "?" if it cannot be); NULL if out of memory.
+ * "?" if it cannot be, or if opaque: code is a line key's, not an
+ * address); NULL if out of memory.
  */
-static struct name_slot *name_of(struct pyframe *pf, pid_t pid, uint64_t code)
+static struct name_slot *name_of(struct pyframe *pf, pid_t pid, uint64_t code,
+				 bool opaque)
 {
 	struct pyproc *p = find_proc(pf, pid, false);
 	uint32_t gen = p ? p->gen : 0;
@@ -482,15 +524,17 @@ static struct name_slot *name_of(struct pyframe *pf, pid_t pid, uint64_t code)
 	if (s)
 		return s;
 	s = add_name(pf, pid, gen, code);
-	if (s)
+	if (s) {
+		s->opaque = opaque;
 		read_name(p, s);
+	}
 	return s;
 }
 
 int pyframe_name(struct pyframe *pf, pid_t pid, uint64_t code,
 		 struct pyname *out)
 {
-	const struct name_slot *s = name_of(pf, pid, code);
+	const struct name_slot *s = name_of(pf, pid, code, false);
 
 	if (!s) {
 		*out = (struct pyname){ .func = "?" };
@@ -503,7 +547,7 @@ int pyframe_name(struct pyframe *pf, pid_t pid, uint64_t code,
 int pyframe_line(struct pyframe *pf, pid_t pid, uint64_t code, uint32_t off,
 		 struct pyname *out)
 {
-	struct name_slot *s = name_of(pf, pid, code);
+	struct name_slot *s = name_of(pf, pid, code, true);
 	const struct pyproc *p;
 	int line;
 
@@ -512,8 +556,8 @@ int pyframe_line(struct pyframe *pf, pid_t pid, uint64_t code, uint32_t off,
 		return -1;
 	}
 	p = find_proc(pf, pid, false);
-	if (!s->lines && p && s->gen == p->gen) /* named without its lines */
-		read_lines(p, code, s);
+	if (!s->lines && !s->opaque && p && s->gen == p->gen)
+		read_lines(p, code, s); /* named without its lines */
 	*out = s->name;
 	line = s->nlines ? pyline_addr2line(s->minor, s->lines, s->nlines,
 					    out->line, off)
@@ -583,6 +627,7 @@ static int on_new(void *ctx, void *data, size_t size)
 		s = add_name(pf, (pid_t)r->pid, r->gen, r->code);
 	if (!s)
 		return 0;
+	s->opaque |= (r->named & PT_PYNAMED_OPAQUE) != 0;
 	if (!s->ok && (r->named & both) == both &&
 	    (!p->code_type || r->type == p->code_type) &&
 	    take_str(&r->func, n.func, sizeof(n.func), false) &&

@@ -66,6 +66,9 @@ struct pylayout {
 	/* FRAME_OWNED_BY_CSTACK's value (3.12+: the interpreter's entry frame
 	 * on the C stack, no Python code), else 0xff */
 	uint8_t owner_cstack;
+	/* _PyInterpreterFrame.is_entry (bool, 3.11 only: the first frame of
+	 * a C-level call of the eval loop), else PYLAYOUT_NONE */
+	uint32_t frame_is_entry;
 	/* bytes to read from a frame to have every frame field above (their
 	 * largest offset + size) */
 	uint32_t frame_read;

@@ -47,6 +47,7 @@ struct stackname {
 	struct ksyms *ks; /* read at the first kernel stack */
 	bool ks_tried;
 	struct stacktext *kept;
+	struct stacktext *mods; /* each kept stack's frames' modules */
 	struct ring_buffer *nmaps; /* the mappings of new stacks' frames */
 	const volatile uint64_t *lost; /* mappings nmaps had no room for */
 	uint64_t lost_said;
@@ -63,13 +64,17 @@ struct stackname *stackname_new(int stacks_fd, int nmaps_fd,
 {
 	struct stackname *sn = calloc(1, sizeof(*sn));
 
-	if (sn)
+	if (sn) {
 		sn->kept = stacktext_new();
-	if (sn && sn->kept && nmaps_fd >= 0)
+		sn->mods = stacktext_new();
+	}
+	if (sn && sn->kept && sn->mods && nmaps_fd >= 0)
 		sn->nmaps = ring_buffer__new(nmaps_fd, on_vma, sn, NULL);
-	if (!sn || !sn->kept || (nmaps_fd >= 0 && !sn->nmaps)) {
-		if (sn)
+	if (!sn || !sn->kept || !sn->mods || (nmaps_fd >= 0 && !sn->nmaps)) {
+		if (sn) {
 			stacktext_free(sn->kept);
+			stacktext_free(sn->mods);
+		}
 		free(sn);
 		errno = ENOMEM;
 		return NULL;
@@ -90,6 +95,7 @@ void stackname_free(struct stackname *sn)
 	ring_buffer__free(sn->nmaps);
 	ksyms_free(sn->ks);
 	stacktext_free(sn->kept);
+	stacktext_free(sn->mods);
 	free(sn);
 }
 
@@ -200,13 +206,15 @@ static bool holds(const struct proc_maps *maps, uint64_t addr)
 	return false;
 }
 
-/* Frame i of st (0: innermost) named into out. A return address points
- * past its call: the call is named, at ip - 1. The mappings used when pid
- * is gone: those the kernel sent for pid, for the process the stack was
- * first seen in, else known. */
+/* Frame i of st (0: innermost) named into out, its module into
+ * mod[0..modn). A return address points past its call: the call is
+ * named, at ip - 1. The mappings used when pid is gone: those the kernel
+ * sent for pid, for the process the stack was first seen in, else
+ * known. */
 static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 		       const struct pt_stack_ips *st, uint32_t i,
-		       const struct proc_maps *known, char *out, size_t n)
+		       const struct proc_maps *known, char *out, size_t n,
+		       char *mod, size_t modn)
 {
 	uint64_t ip = st->ip[i] - (i ? 1 : 0);
 	const struct proc_maps *mine = noted_of(sn, pid, false);
@@ -219,43 +227,70 @@ static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 			sn->ks_tried = true;
 		}
 		ksyms_name(sn->ks, ip, out, n);
+		snprintf(mod, modn, "kernel");
 	} else {
 		symbolizer_func(sn->sy, pid, ip,
 				holds(mine, ip)	   ? mine
 				: holds(first, ip) ? first
 						   : known,
-				out, n);
+				out, n, mod, modn);
 	}
 	for (char *c = out; *c; c++)
 		if (*c == ';')
 			*c = ','; /* ';' parts frames in the text */
+	for (char *c = mod; *c; c++)
+		if (*c == ';')
+			*c = ',';
+}
+
+/* Keep text and its modules mods for stack id of pid; the kept text
+ * (NULL if out of memory), its modules into *kmods if kmods. */
+static const char *keep(struct stackname *sn, pid_t pid, uint64_t id,
+			const char *text, const char *mods, const char **kmods)
+{
+	const char *kept = stacktext_keep(sn->kept, pid, id, text);
+	const char *km = kept ? stacktext_keep(sn->mods, pid, id, mods) : NULL;
+
+	if (kmods)
+		*kmods = km;
+	return kept;
 }
 
 const char *stackname_text(struct stackname *sn, pid_t pid, uint64_t id,
-			   bool kernel, const struct proc_maps *known)
+			   bool kernel, const struct proc_maps *known,
+			   const char **mods)
 {
 	static char text[PT_STACK_FRAMES * (FRAME_MAX + 1) + 8];
+	static char mtext[PT_STACK_FRAMES * (FRAME_MAX + 1) + 8];
 	const char *kept = stacktext_find(sn->kept, pid, id);
 	struct pt_stack_ips st;
-	char frame[FRAME_MAX];
-	size_t at = 0;
+	char frame[FRAME_MAX], mod[FRAME_MAX];
+	size_t at = 0, mat = 0;
 
-	if (kept)
+	if (kept) {
+		if (mods)
+			*mods = stacktext_find(sn->mods, pid, id);
 		return kept;
+	}
 	if (!kernel)
 		stackname_drain(sn); /* the mappings sent with it */
 	if (bpf_map_lookup_elem(sn->fd, &id, &st) || st.depth > PT_STACK_FRAMES)
-		return stacktext_keep(sn->kept, pid, id, "?");
+		return keep(sn, pid, id, "?", "", mods);
 	if (!st.depth) /* no frame: in the other mode when it fired */
-		return stacktext_keep(sn->kept, pid, id,
-				      kernel ? "[user]" : "[kernel]");
-	if (st.truncated)
+		return keep(sn, pid, id, kernel ? "[user]" : "[kernel]", "",
+			    mods);
+	text[0] = mtext[0] = '\0';
+	if (st.truncated) {
 		at += (size_t)snprintf(text, sizeof(text), "...;");
+		mat += (size_t)snprintf(mtext, sizeof(mtext), ";");
+	}
 	for (uint32_t i = st.depth; i-- > 0;) {
-		frame_name(sn, pid, kernel, &st, i, known, frame,
-			   sizeof(frame));
+		frame_name(sn, pid, kernel, &st, i, known, frame, sizeof(frame),
+			   mod, sizeof(mod));
 		at += (size_t)snprintf(text + at, sizeof(text) - at, "%s%s",
 				       frame, i ? ";" : "");
+		mat += (size_t)snprintf(mtext + mat, sizeof(mtext) - mat,
+					"%s%s", mod, i ? ";" : "");
 	}
-	return stacktext_keep(sn->kept, pid, id, text);
+	return keep(sn, pid, id, text, mtext, mods);
 }

@@ -5,7 +5,8 @@
  * engine/bpf/stack.bpf.h); this reads a stack once, the first time a
  * row of it is made, names each frame by its function (engine/symbolize
  * for user space, /proc/kallsyms for the kernel), and keeps the text by
- * (pid, id) to the end of the run (engine/stacktext). A user frame is
+ * (pid, id) to the end of the run (engine/stacktext), with the module
+ * (object) of each frame beside it. A user frame is
  * named from the process's maps, or, once it is gone, from the mappings
  * the kernel sent when the stack was new (nmaps).
  */
@@ -44,8 +45,17 @@ void stackname_drain(struct stackname *sn);
  * does not have the stack. known: pid's maps read earlier, used
  * when the process is gone (or NULL). Kept to the end of the run; NULL
  * only when out of memory.
+ *
+ * If mods is not NULL, *mods gets the module of each of those frames,
+ * in the same order and joined the same way (so that the text and it
+ * have as many ";"): the base name of the object the frame is in
+ * ("python3.11", "libc.so.6", "[vdso]"), "kernel" for a kernel frame,
+ * "" where unknown (nothing mapped there, "...", "?", "[user]"). Kept
+ * as long as the text; NULL when out of memory. The text stays what it
+ * was (the module is never part of a frame's name).
  */
 const char *stackname_text(struct stackname *sn, pid_t pid, uint64_t id,
-			   bool kernel, const struct proc_maps *known);
+			   bool kernel, const struct proc_maps *known,
+			   const char **mods);
 
 #endif

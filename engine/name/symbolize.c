@@ -2,36 +2,64 @@
 /*
  * symbolize — see symbolize.h. Objects come from the tracer's objcache;
  * the maps of the last process asked about are kept until an address
- * misses them.
+ * misses them. An address no ELF file holds is looked for in the
+ * process's vDSO (named by probetop's own image, engine/find/vdso.h),
+ * then in its perf map (JIT code, perfmap.h).
  */
 #include "symbolize.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "catalog.h"
 #include "debugfile.h"
+#include "debugpkg.h"
 #include "elfobj.h"
+#include "log.h"
+#include "perfmap.h"
 #include "proc.h"
+#include "vdso.h"
 
 /* libstdc++'s demangler (the Itanium C++ ABI), callable from C */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* A file said to have no symbols for its frames. */
+struct said {
+	uint64_t dev, inode;
+};
 
 struct symbolizer {
 	struct objcache *cache;
 	pid_t pid; /* whose maps these are; 0: none */
 	struct proc_maps maps;
+	struct perfmaps *perf; /* JIT code's names */
+	struct elfobj *vdso; /* the vDSO image, opened at its first frame */
+	bool vdso_tried;
+	pid_t vdso_pid; /* the process whose vDSO was compared last */
+	uint64_t vdso_at; /* where it maps it */
+	bool vdso_ours; /* it is probetop's image (vdso_same()) */
+	struct said *said; /* files said to have no symbols, each once */
+	size_t nsaid;
 };
 
 struct symbolizer *symbolizer_new(struct objcache *cache)
 {
 	struct symbolizer *sy = calloc(1, sizeof(*sy));
 
-	if (sy)
-		sy->cache = cache;
+	if (!sy)
+		return NULL;
+	sy->perf = perfmaps_new();
+	if (!sy->perf) {
+		free(sy);
+		errno = ENOMEM;
+		return NULL;
+	}
+	sy->cache = cache;
 	return sy;
 }
 
@@ -40,6 +68,9 @@ void symbolizer_free(struct symbolizer *sy)
 	if (!sy)
 		return;
 	proc_maps_free(&sy->maps);
+	perfmaps_free(sy->perf);
+	elfobj_free(sy->vdso);
+	free(sy->said);
 	free(sy);
 }
 
@@ -95,39 +126,200 @@ static void demangle(const char *name, char *out, size_t n)
 	free(d);
 }
 
-/* symbolizer_name(), the symbol's offset left out if !offset. */
+/* "+0x<off>" after the name in out, if offset and off. */
+static void put_offset(uint64_t off, bool offset, char *out, size_t n)
+{
+	if (off && offset)
+		snprintf(out + strlen(out), n - strlen(out), "+0x%" PRIx64,
+			 off);
+}
+
+/* name (a symbol's: demangle()) and its offset (put_offset()) into out. */
+static void put_symbol(const char *name, uint64_t off, bool offset, char *out,
+		       size_t n)
+{
+	demangle(name, out, n);
+	put_offset(off, offset, out, n);
+}
+
+/*
+ * Say, once per file, that a frame in obj (mapped by m) has no name
+ * because the file has no .symtab and no debug file was found for it,
+ * and which package's debug symbols would name it (debugpkg.h).
+ */
+static void say_unnamed(struct symbolizer *sy, const struct proc_map *m,
+			const struct elfobj *obj, const char *base)
+{
+	uint64_t dev = makedev(m->dev_major, m->dev_minor);
+	char pkg[128], dbg[160];
+	struct said *more;
+
+	if (elfobj_has_symtab(obj) || elfobj_has_debug(obj))
+		return;
+	for (size_t i = 0; i < sy->nsaid; i++)
+		if (sy->said[i].dev == dev && sy->said[i].inode == m->inode)
+			return;
+	more = realloc(sy->said, (sy->nsaid + 1) * sizeof(*more));
+	if (!more)
+		return;
+	sy->said = more;
+	sy->said[sy->nsaid++] = (struct said){ dev, m->inode };
+	if (debugpkg_owner(NULL, m->path, dev, m->inode, pkg, sizeof(pkg))) {
+		log_msg(LOG_INFO,
+			"%s: no symbols and no debug file; its frames stay "
+			"%s+0x... (no installed package holds it)",
+			m->path, base);
+		return;
+	}
+	debugpkg_debug(pkg, dbg, sizeof(dbg));
+	log_msg(LOG_INFO,
+		"%s: no symbols and no debug file; its frames stay %s+0x...: "
+		"installing %s (the debug symbols of package %s) would name "
+		"them",
+		m->path, base, dbg, pkg);
+}
+
+/* The base name of m's file ("" for an anonymous mapping). */
+static const char *base_name(const struct proc_map *m)
+{
+	const char *base = m->path ? strrchr(m->path, '/') : NULL;
+
+	return base ? base + 1 : m->path ? m->path : "";
+}
+
+/* addr in obj, the ELF file mapped by m (of maps): its symbol, else
+ * "FILE+0x<file offset>" (said once: say_unnamed()): without offset (a
+ * stack's frame), the file offset of its function's start where the
+ * file's .eh_frame_hdr says it (one frame a function, as a symbol's). */
+static void name_in_file(struct symbolizer *sy, const struct proc_maps *maps,
+			 const struct proc_map *m, struct elfobj *obj,
+			 uint64_t addr, bool offset, char *out, size_t n)
+{
+	const char *name, *base = base_name(m);
+	uint64_t bias, off, start, at = addr - m->start + m->offset;
+	bool biased = !catalog_load_bias(maps, m, obj, &bias);
+
+	debugfile_attach(obj, m->path); /* its symbols kept elsewhere */
+	if (biased && !elfobj_symbol_at(obj, addr - bias, &name, &off)) {
+		put_symbol(name, off, offset, out, n);
+		return;
+	}
+	say_unnamed(sy, m, obj, base);
+	if (!offset && biased &&
+	    !elfobj_function_start(obj, addr - bias, &start) &&
+	    !elfobj_vaddr_to_offset(obj, start, &off) && off <= at)
+		at = off;
+	snprintf(out, n, "%s+0x%" PRIx64, base, at);
+}
+
+/*
+ * addr in pid's vDSO, named by probetop's own image's symbols (the same
+ * image: vdso_same(); one that cannot be compared is taken to be),
+ * "[vdso]+0x<offset>" where none covers it. 0, or -ENOENT: not in pid's
+ * vDSO (or pid is gone).
+ */
+static int name_in_vdso(struct symbolizer *sy, pid_t pid, uint64_t addr,
+			bool offset, char *out, size_t n)
+{
+	uint64_t at, bias, off;
+	const char *name;
+	const void *img;
+	size_t size;
+
+	if (vdso_image(&img, &size) || proc_vdso(pid, &at) || addr < at ||
+	    addr - at >= size)
+		return -ENOENT;
+	if (sy->vdso_pid != pid || sy->vdso_at != at) {
+		sy->vdso_pid = pid;
+		sy->vdso_at = at;
+		sy->vdso_ours = vdso_same(pid, at) != 0;
+	}
+	if (!sy->vdso_ours)
+		return -ENOENT;
+	if (!sy->vdso_tried) {
+		sy->vdso_tried = true;
+		sy->vdso = vdso_elfobj();
+		if (sy->vdso) /* a kernel's -dbg package, by build ID */
+			debugfile_attach(sy->vdso, "[vdso]");
+	}
+	if (sy->vdso && !elfobj_load_bias(sy->vdso, at, 0, &bias) &&
+	    !elfobj_symbol_at(sy->vdso, addr - bias, &name, &off))
+		put_symbol(name, off, offset, out, n);
+	else
+		snprintf(out, n, "[vdso]+0x%" PRIx64, addr - at);
+	return 0;
+}
+
+/* addr in JIT code, named by pid's perf map (perfmap.h; a C++ name
+ * demangled, any other as written). 0 or -ENOENT. */
+static int name_in_perfmap(struct symbolizer *sy, pid_t pid, uint64_t addr,
+			   bool offset, char *out, size_t n)
+{
+	const char *name;
+	uint64_t off;
+
+	if (perfmaps_find(sy->perf, pid, addr, &name, &off))
+		return -ENOENT;
+	if (!strncmp(name, "_Z", 2))
+		demangle(name, out, n);
+	else
+		snprintf(out, n, "%s", name); /* '@' is no version here */
+	put_offset(off, offset, out, n);
+	return 0;
+}
+
+/* module into mod[0..modn), if mod. */
+static void put_module(const char *module, char *mod, size_t modn)
+{
+	if (mod)
+		snprintf(mod, modn, "%s", module);
+}
+
+/*
+ * symbolizer_name(), the symbol's offset left out if !offset. An address
+ * in a file of the maps read last is named by that ELF file; one outside
+ * them by the vDSO, then by the perf map, before the maps are read again
+ * (JIT frames are many: a read of the maps costs tens of microseconds),
+ * then by the file mapped there now; in a file that is not ELF (a JIT's
+ * memory file), by the perf map. Its module into mod[0..modn) if mod:
+ * the file's base name, "[vdso]", "[jit]" (a perf map's), "" (none).
+ */
 static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		    const struct proc_maps *known, bool offset, char *out,
-		    size_t n)
+		    size_t n, char *mod, size_t modn)
 {
-	const struct proc_maps *maps;
-	const struct proc_map *m = map_of(sy, pid, addr, known, &maps);
-	struct elfobj *obj = m ? objcache_elf(sy->cache, pid, m) : NULL;
-	uint64_t bias, off;
-	const char *name, *base;
+	const struct proc_maps *maps = &sy->maps;
+	const struct proc_map *m =
+		sy->pid == pid ? find_map(&sy->maps, addr) : NULL;
+	struct elfobj *obj;
 
-	if (!obj) {
-		snprintf(out, n, "0x%" PRIx64, addr);
+	if (!m && !name_in_vdso(sy, pid, addr, offset, out, n)) {
+		put_module("[vdso]", mod, modn);
 		return;
 	}
-	debugfile_attach(obj, m->path); /* its symbols kept elsewhere */
-	if (!catalog_load_bias(maps, m, obj, &bias) &&
-	    !elfobj_symbol_at(obj, addr - bias, &name, &off)) {
-		demangle(name, out, n);
-		if (off && offset)
-			snprintf(out + strlen(out), n - strlen(out),
-				 "+0x%" PRIx64, off);
+	if (!m && !name_in_perfmap(sy, pid, addr, offset, out, n)) {
+		put_module("[jit]", mod, modn);
 		return;
 	}
-	base = strrchr(m->path, '/');
-	snprintf(out, n, "%s+0x%" PRIx64, base ? base + 1 : m->path,
-		 addr - m->start + m->offset);
+	if (!m)
+		m = map_of(sy, pid, addr, known, &maps);
+	put_module(m ? base_name(m) : "", mod, modn);
+	obj = m ? objcache_elf(sy->cache, pid, m) : NULL;
+	if (obj) {
+		name_in_file(sy, maps, m, obj, addr, offset, out, n);
+		return;
+	}
+	if (m && !name_in_perfmap(sy, pid, addr, offset, out, n)) {
+		put_module("[jit]", mod, modn);
+		return;
+	}
+	snprintf(out, n, "0x%" PRIx64, addr);
 }
 
 void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		     const struct proc_maps *known, char *out, size_t n)
 {
-	name_of(sy, pid, addr, known, true, out, n);
+	name_of(sy, pid, addr, known, true, out, n, NULL, 0);
 }
 
 bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode)
@@ -136,7 +328,8 @@ bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode)
 }
 
 void symbolizer_func(struct symbolizer *sy, pid_t pid, uint64_t addr,
-		     const struct proc_maps *known, char *out, size_t n)
+		     const struct proc_maps *known, char *out, size_t n,
+		     char *mod, size_t modn)
 {
-	name_of(sy, pid, addr, known, false, out, n);
+	name_of(sy, pid, addr, known, false, out, n, mod, modn);
 }

@@ -8,7 +8,8 @@
  * Names are computed once per new key, not per event: the process's maps
  * are read again only when an address falls outside the ones read last,
  * and objects come from an objcache (the tracer's, so a library it has
- * parsed for probes is not parsed again).
+ * parsed for probes is not parsed again). Frames no ELF file holds are
+ * named by the vDSO's own symbols and by JIT runtimes' perf maps.
  */
 #ifndef PROBETOP_SYMBOLIZE_H
 #define PROBETOP_SYMBOLIZE_H
@@ -28,9 +29,14 @@ void symbolizer_free(struct symbolizer *sy);
 /*
  * The name of addr in pid into out[0..n): "SYMBOL" or "SYMBOL+0x10",
  * demangled ("std::runtime_error" for its typeinfo object); "OBJECT+0x..."
- * (the file's base name and the file offset) where no symbol covers it;
- * "0x..." when no file is mapped there. known, if not NULL, are pid's
- * maps read earlier: used when the process is gone.
+ * (the file's base name and the file offset) where no symbol covers it
+ * (and, once per file without .symtab or debug file, a message at
+ * LOG_INFO naming the debug package that would name it); where no file
+ * is mapped, in the vDSO, by the vDSO's symbols ("__vdso_clock_gettime",
+ * else "[vdso]+0x..."); where no file or one that is not ELF is mapped
+ * (JIT code), by the process's perf map, /tmp/perf-PID.map (perfmap.h);
+ * else "0x...". known, if not NULL, are pid's maps read earlier: used
+ * when the process is gone (its vDSO is then not known).
  */
 struct proc_maps;
 void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
@@ -41,8 +47,11 @@ void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode);
 
 /* The same, a function's name without the offset into it ("SYMBOL"), as
- * a stack's frame is named. */
+ * a stack's frame is named; and, if mod is not NULL, the base name of
+ * the object mapped at addr into mod[0..modn) ("libc.so.6", "[vdso]";
+ * "" when nothing is mapped there). */
 void symbolizer_func(struct symbolizer *sy, pid_t pid, uint64_t addr,
-		     const struct proc_maps *known, char *out, size_t n);
+		     const struct proc_maps *known, char *out, size_t n,
+		     char *mod, size_t modn);
 
 #endif

@@ -99,6 +99,8 @@ def per_event(script):
              "python:function__return=count(pyframe)",
              "python:function__return=count(pystack)",
              "python:function__return=count(ustack)",
+             # both, merged in user space (issue 34's mixed stacks)
+             "python:function__return=count(mixstack)",
              # the native stack by frame pointers alone (issue 34's
              # before: python3.11 has none, so it stops in a frame or
              # two)

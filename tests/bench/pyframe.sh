@@ -3,7 +3,8 @@
 # 1. Per event, on one USDT probe (Debian's python3.11,
 #    python:function__return, 2,000,000 returns of a function 12 frames
 #    deep), bare and under `trace --budget off` keyed by a number (arg2),
-#    by pyframe, by pystack, by ustack, and as the python probeset's
+#    by pyframe, by pystack, by ustack, by mixstack (both stacks, one
+#    event), and as the python probeset's
 #    calls (function, file, arg2 or pyfirstline): ns per event over bare, and
 #    pystack's and ustack's ratios to the numeric key (goals, issues 23,
 #    24 and 34: under 2x); ustack also by frame pointers alone

@@ -8,9 +8,15 @@ beta and gives its share; g, Down, Down, Enter zooms into alpha and Esc
 zooms out; S on Top's row jumps to its function's frames, and so does
 Enter (Top's rows are CPU samples, as its title says: they time no call,
 so there is no histogram); with no pystack aggregation Enter says why
-there is nothing to open."""
+there is nothing to open. Native stacks (profile:99=count(ustack)) of
+Debian's python3.11: frames of python3.11 and of libc.so.6 are drawn in
+different colours (capture-pane -e), on 8 colours and on 256; the
+status line names the module of the frame under the cursor; the
+frames drawn are the names --folded prints for the same process, no
+module prefix added."""
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..",
                                 "integration"))
 from console_tmux import PROBETOP, SESSION, keys, screen, start, tmux, \
     wait_screen  # noqa: E402
-from tap import Tap, need_root  # noqa: E402
+from tap import Tap, Trace, need_root  # noqa: E402
 
 PY312 = "/root/.pyenv/versions/3.12.1/bin/python3.12"
 
@@ -167,6 +173,177 @@ def test_no_stacks(tap, script):
         tmux("kill-session", "-t", SESSION)
 
 
+PY311 = "/usr/bin/python3.11"
+USTACK = "profile:99=count(ustack)"
+SPIN = """\
+def work(n):
+    s = 0
+    for i in range(n):
+        s += i * i % 7
+    return s
+while True:
+    work(10000)
+"""
+
+
+def cells_bg(coded):
+    """Each line of a capture-pane -e screen as (text, bg), bg the
+    background of each character of text: an int (0-7, 8-15 bright, or
+    a 256-colour index), None for the default."""
+    out = []
+    bg = None
+    for line in coded.split("\n"):
+        text, bgs = [], []
+        for part in re.split(r"(\x1b\[[0-9;:]*m)", line):
+            m = re.fullmatch(r"\x1b\[([0-9;:]*)m", part)
+            if not m:
+                text.append(part)
+                bgs.extend([bg] * len(part))
+                continue
+            ps = [int(x) if x else 0 for x in re.split("[;:]", m.group(1))]
+            i = 0
+            while i < len(ps):
+                p = ps[i]
+                if p == 0 or p == 49:
+                    bg = None
+                elif 40 <= p <= 47:
+                    bg = p - 40
+                elif 100 <= p <= 107:
+                    bg = p - 100 + 8
+                elif p in (38, 48) and i + 2 < len(ps) and ps[i + 1] == 5:
+                    if p == 48:
+                        bg = ps[i + 2]
+                    i += 2
+                elif p in (38, 48) and i + 4 < len(ps) and ps[i + 1] == 2:
+                    if p == 48:
+                        bg = tuple(ps[i + 2:i + 5])
+                    i += 4
+                i += 1
+        out.append(("".join(text), bgs))
+    return out
+
+
+def frame_bg(lines, name):
+    """The background of the frame drawn as name (a cell starting with
+    it, closed by '|'), or False if none is drawn."""
+    for text, bgs in lines:
+        m = re.search(r"(?:^|[│|])(%s) *\|" % re.escape(name), text)
+        if m:
+            return bgs[m.start(1)]
+    return False
+
+
+def drawn_frames(s):
+    """The names of the frames on a screen's graph (from below its info
+    line to its status line), "all" left out: whole names only (a cut one
+    ends with the mark)."""
+    lines = s.splitlines()
+    names = set()
+    for line in lines[4:]:
+        if " self " in line:
+            break  # the status line
+        if "|" not in line:
+            continue
+        inner = line.strip("│x ")
+        for cell in inner.split("|"):
+            cell = cell.strip()
+            if cell and cell != "all" and not cell.startswith("+") and \
+                    not cell.endswith(("\u2026", "~")):
+                names.add(cell)
+    return names
+
+
+def folded_names(pid, seconds=3):
+    """Every frame name of trace --folded on pid over seconds (after it
+    attached): its final block."""
+    tr = Trace(["-p", str(pid), "-i", "60", "--folded", "-e", USTACK],
+               json_out=False)
+    time.sleep(seconds)
+    tr.finish()
+    names = set()
+    for line in tr.stdout.split("# final")[-1].splitlines():
+        if line.startswith("#") or " " not in line:
+            continue
+        names.update(line.rsplit(" ", 1)[0].split(";"))
+    return names
+
+
+def show_ustack(tap, what):
+    """Stacks (7) on the ustack spec (Tab past the pystack one)."""
+    keys("7")
+    for _ in range(4):
+        s = wait_screen(r"Stacks, " + re.escape(USTACK), 2)
+        if "Stacks, " + USTACK in s:
+            break
+        keys("Tab")
+    s = wait_screen(r"│Py_BytesMain +\|", 15)
+    tap.ok("Stacks, " + USTACK in s and "│Py_BytesMain " in s,
+           "%s: Stacks shows the native stacks of python3.11" % what, s)
+    return s
+
+
+def test_modules(tap, script, term, what):
+    """python3.11's and libc's frames in different colours; the module
+    on the status line; names as --folded's."""
+    py = subprocess.Popen([PY311, script], stdout=subprocess.DEVNULL)
+    start("TERM=%s %s -p %d -e '%s'" % (term, PROBETOP, py.pid, USTACK),
+          200, 50)
+    try:
+        wait_screen(r"probes \(\d+ on\)", 10)
+        show_ustack(tap, what)
+        time.sleep(2)
+        coded = tmux("capture-pane", "-p", "-e", "-t", SESSION).stdout
+        lines = cells_bg(coded)
+        main_bg = frame_bg(lines, "Py_BytesMain")
+        libc_bg = frame_bg(lines, "__libc_start_call_main")
+        tap.ok(main_bg not in (False, None) and
+               libc_bg not in (False, None) and main_bg != libc_bg,
+               "%s: Py_BytesMain (python3.11) on colour %r, "
+               "__libc_start_call_main (libc.so.6) on %r" %
+               (what, main_bg, libc_bg), repr(coded[:2000]))
+        py_bgs = {frame_bg(lines, n) for n in ("_start", "Py_BytesMain",
+                                                "Py_RunMain")}
+        libc_bgs = {frame_bg(lines, n) for n in ("__libc_start_main",
+                                                  "__libc_start_call_main")}
+        tap.ok(len(py_bgs) == 1 and len(libc_bgs) == 1 and
+               None not in py_bgs | libc_bgs and
+               False not in py_bgs | libc_bgs,
+               "%s: python3.11's frames _start, Py_BytesMain, Py_RunMain "
+               "share one colour %r, libc's __libc_start_main and "
+               "__libc_start_call_main another %r" %
+               (what, py_bgs, libc_bgs), screen())
+        keys("/", "__libc_start_call_main", "Enter")
+        s = wait_screen(r"│ __libc_start_call_main in libc\.so\.6  self", 5)
+        tap.ok(re.search(r"│ __libc_start_call_main in libc\.so\.6  self",
+                         s),
+               "%s: the status line names the cursor's module, libc.so.6"
+               % what, s)
+        keys("Escape", "/", "Py_RunMain", "Enter")
+        s = wait_screen(r"│ Py_RunMain in python3\.11  self", 5)
+        tap.ok(re.search(r"│ Py_RunMain in python3\.11  self", s),
+               "%s: ... and python3.11 on Py_RunMain" % what, s)
+        keys("Escape")
+        if term == "screen":
+            drawn = drawn_frames(screen())
+            folded = folded_names(py.pid)
+            missing = sorted(n for n in drawn if n not in folded)
+            leaked = sorted(n for n in drawn
+                            if re.match(r"^[\w.+-]+(\.so[\w.]*|python3\.11)"
+                                        r"[`:!]", n))
+            tap.ok(len(drawn) >= 8 and not leaked and
+                   len(missing) <= len(drawn) // 10,
+                   "%s: the %d frames drawn are --folded's names (%d "
+                   "not sampled by that run), no module prefix" %
+                   (what, len(drawn), len(missing)),
+                   "missing: %r\nleaked: %r" % (missing, leaked))
+        keys("q")
+        wait_screen(r"EXITED \d+", 5)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        py.kill()
+        py.wait()
+
+
 def main():
     tap = Tap()
     need_root(tap)
@@ -179,6 +356,11 @@ def main():
         os.chmod(tmp, 0o755)
         test_stacks(tap, script)
         test_no_stacks(tap, script)
+        spin = os.path.join(tmp, "spin.py")
+        with open(spin, "w") as f:
+            f.write(SPIN)
+        test_modules(tap, spin, "screen", "8 colours")
+        test_modules(tap, spin, "tmux-256color", "256 colours")
     tap.done()
 
 

@@ -954,6 +954,52 @@ static void test_flame_layout(void **state)
 	flame_free(f);
 }
 
+/* A frame's module (the engine's naming, agg_key_part.mods) kept by
+ * the node its first stack made: one part per frame, "" for none, the
+ * first module seen for a node staying; none without mods; a stack seen
+ * again keeps what it had. */
+static void test_flame_mods(void **state)
+{
+	struct flame *f = flame_new();
+	uint32_t ids[4] = { 0 };
+
+	(void)state;
+	assert_non_null(f);
+	flame_begin(f);
+	assert_int_equal(flame_add_mods(f, "_start;main;leaf;0x10",
+					"app;app;libc.so.6;", 3),
+			 0);
+	assert_int_equal(
+		flame_add_mods(f, "_start;main;other", "app;lib.so;libx.so", 2),
+		0);
+	assert_int_equal(flame_add(f, "_start;plain", 1), 0);
+	flame_end(f);
+	for (uint32_t id = 1; id < flame_count(f); id++) {
+		const char *nm = flame_name(f, id);
+
+		if (!strcmp(nm, "main"))
+			ids[0] = id;
+		else if (!strcmp(nm, "leaf"))
+			ids[1] = id;
+		else if (!strcmp(nm, "0x10"))
+			ids[2] = id;
+		else if (!strcmp(nm, "plain"))
+			ids[3] = id;
+	}
+	assert_string_equal(flame_mod(f, FLAME_ROOT), "");
+	assert_string_equal(flame_mod(f, ids[0]), "app"); /* the first's */
+	assert_string_equal(flame_mod(f, ids[1]), "libc.so.6");
+	assert_string_equal(flame_mod(f, ids[2]), "");
+	assert_string_equal(flame_mod(f, ids[3]), "");
+	assert_string_equal(flame_mod(f, 1), "app"); /* _start */
+	flame_begin(f);
+	flame_add_mods(f, "_start;main;leaf;0x10", "z;z;z;z", 1);
+	flame_end(f);
+	assert_string_equal(flame_mod(f, ids[1]), "libc.so.6");
+	assert_int_equal(flame_total(f, ids[1]), 1);
+	flame_free(f);
+}
+
 /* The status line of the Stacks view at 80x24, from the screen. */
 static const char *stacks_status(char *got, size_t n)
 {
@@ -1133,6 +1179,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_golden, setup, teardown),
 		cmocka_unit_test(test_flame_layout),
+		cmocka_unit_test(test_flame_mods),
 		cmocka_unit_test_setup_teardown(test_stacks_keys, setup_stacks,
 						teardown_stacks),
 		cmocka_unit_test_setup_teardown(test_stacks_from_top,

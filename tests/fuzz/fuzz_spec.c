@@ -27,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < sp.nkeys; i++) {
 			bool py = spec_key_is_ctx(&sp.keys[i]);
 
-			/* pyframe, pyline, pystack, ustack, kstack read no argument */
+			/* keys read where it fired (pyframe ... mixstack) read
+			 * no argument */
 			if (py ? sp.keys[i].arg != -1
 			       : sp.keys[i].arg < 0 ||
 					    sp.keys[i].arg > SPEC_MAX_ARG)

@@ -61,6 +61,24 @@ def stripped(tmp, name, debuglink=None):
     return path
 
 
+def function_offset(path, name):
+    """The file offset where function name of path (not stripped)
+    begins: its symbol (nm), through its PT_LOAD segment (readelf -lW)."""
+    nm = subprocess.run(["nm", path], check=True, capture_output=True,
+                        text=True).stdout
+    vaddr = [int(l.split()[0], 16) for l in nm.splitlines()
+             if l.split()[-1] == name][0]
+    out = subprocess.run(["readelf", "-lW", path], check=True,
+                         capture_output=True, text=True).stdout
+    for l in out.splitlines():
+        p = l.split()
+        if p and p[0] == "LOAD":
+            off, va, size = int(p[1], 16), int(p[2], 16), int(p[4], 16)
+            if va <= vaddr < va + size:
+                return vaddr - va + off
+    return None
+
+
 def fired(exe, env=None):
     """{frames from main: count} of USTACK on exe fired 3, 5, 7 times,
     and every frame seen; env: more of probetop's environment."""
@@ -121,6 +139,13 @@ with tempfile.TemporaryDirectory() as tmp:
            any(f.startswith("stacks-bare+0x") for f in frames),
            "stripped, no debug file: 15 hits, static functions as "
            "stacks-bare+0x...", sorted(frames))
+    starts = {"stacks-bare+0x%x" % function_offset(EXE, f): f
+              for f in ("_start", "main", "run", "path_a", "path_b",
+                        "path_c", "mid", "leaf")}
+    tap.eq(sorted({f for f in frames if f.startswith("stacks-bare+")}),
+           sorted(starts),
+           "each unnamed frame is its function's start (by .eh_frame_hdr): "
+           "one frame a function, as %s" % sorted(starts.values()))
 
     # -- by build ID under $PROBETOP_DEBUG_DIRS --------------------------
     exe = stripped(tmp, "stacks-bid")

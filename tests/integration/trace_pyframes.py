@@ -12,7 +12,8 @@ without, static or with libpython3.X.so), by -p:
   behind "...";
 - 30 functions exec'd, called (f_i calls os.getpid() i + 1 times) and
   freed one after another, so that a code object's address is taken
-  again by the next: each row named as its own function, exactly;
+  again by the next: each row named as its own function, exactly, by
+  pyframe, pystack and pyline;
 - fn:libc.so.6:getpid=count(pyline): those calls on the line of
   os.getpid(), exactly, and two calls on one line (two bytecode offsets)
   as one row; profile:99=count(pyline): spin's loop lines;
@@ -182,13 +183,14 @@ def check(label, py, script, short):
            "%s: %d functions exec'd and freed one after another (their "
            "code objects' addresses taken again): each named as itself, "
            "its calls exact" % (label, REUSE))
-    # a line key keeps the bare address (PT_PYLINE: no room for a tag):
-    # the exec'd functions' lines are not checked (docs/testing.md)
-    ln = {k: v for k, v in rows(fin, LINEK).items() if k[1] != "<string>"}
-    tap.eq(ln, {("caller", short, LINE["caller"] + 2): N + 7 + 5,
-                ("twice", short, LINE["twice"] + 2): 100},
-           "%s: pyline: the getpid() calls on caller's line %d, and "
-           "twice()'s two calls on one line as one row, exactly"
+    ln = rows(fin, LINEK)
+    want = {("f_%d" % i, "<string>", 3): i + 1 for i in range(REUSE)}
+    want.update({("caller", short, LINE["caller"] + 2): N + 7 + 5,
+                 ("twice", short, LINE["twice"] + 2): 100})
+    tap.eq(ln, want,
+           "%s: pyline: the getpid() calls on caller's line %d, "
+           "twice()'s two calls on one line as one row, and each exec'd "
+           "function's on its line 3, exactly"
            % (label, LINE["caller"] + 2), ln)
     pl = rows(fin, PLINE)
     inloop = sum(n for (f, _, line), n in pl.items()

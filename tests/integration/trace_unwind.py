@@ -16,17 +16,22 @@ known call paths, one of them from a qsort() callback, through libc:
 - profile:99=count(ustack) while the fixture spins in churn(): every
   sample's stack reaches main through spin; with frame pointers only,
   fewer than half do;
-- JSON "unwind": the tables' objects, rows and bytes; with --aggsize 1m
+- JSON "unwind": the tables' objects, rows and bytes, in total and for
+  the process (one process: the same), bounded by capacity_bytes; the
+  same as the kernel holds (uobjs: one entry per object, their rows
+  summed) while the trace runs; with --aggsize 1m
   libc's rows do not fit: said once, counted, its frames walked by frame
   pointer, the fixture's own paths still exact;
 - -b: every process of the binary, its stacks walked by the tables of
   the file and of the libraries it needs, loaded before it ran."""
 
+import json
 import os
 import re
+import subprocess
 import time
 
-from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root
+from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root, own_maps
 
 tap = Tap()
 need_root(tap)
@@ -66,6 +71,7 @@ def fire(spec, env=None, extra=()):
     t = Target([EXE])
     tr = Trace(["-p", str(t.pid), "-i", "60", "-e", spec] + list(extra),
                env=env)
+    tr.target = t.pid
     ans = t.send("300 200 150").split()
     time.sleep(0.3)
     tr.finish()
@@ -81,6 +87,17 @@ for spec in (USTACK, FN):
            u.get("bytes") == 8 * u.get("rows", 0) and u.get("full") == 0,
            "%s: JSON unwind: the tables of the fixture, libc, ld.so and "
            "the vDSO, none left out" % spec, u)
+    procs = u.get("procs", [])
+    tap.ok(len(procs) == 1 and procs[0].get("pid") == tr.target and
+           procs[0].get("bytes", 0) > 0 and
+           procs[0].get("bytes") == 8 * procs[0].get("rows", 0) and
+           (procs[0].get("objects"), procs[0].get("bytes")) ==
+           (u.get("objects"), u.get("bytes")),
+           "%s: JSON unwind.procs: the process's tables, all of the "
+           "total's (one process)" % spec, u)
+    tap.ok(u.get("capacity_bytes") == 8 * u.get("capacity", 0) and
+           0 < u.get("bytes", 0) <= u.get("capacity_bytes", 0),
+           "%s: the tables bounded by capacity_bytes" % spec, u)
     tap.ok(compared >= 150, "%s: qsort compared each pair (%d)" %
            (spec, compared))
     got, outer, paths = {}, set(), {}
@@ -100,6 +117,41 @@ for spec in (USTACK, FN):
         tap.ok(any(f.startswith("qsort") for f in paths["c"]),
                "%s: path c named qsort in libc: %s" %
                (spec, ";".join(paths["c"])))
+
+
+def kernel_tables(pid):
+    """(objects, rows) in the uobjs map of probetop pid: what it loaded."""
+    uobjs = own_maps(pid).get("uobjs")
+    out = subprocess.run(["bpftool", "map", "dump", "id", str(uobjs), "-j"],
+                         capture_output=True, text=True).stdout
+    objs = rows = 0
+    for e in json.loads(out or "[]"):
+        v = e.get("formatted", {}).get("value")
+        if v is None:  # bytes: first, count (u32 each, little-endian)
+            b = [int(x, 16) for x in e["value"]]
+            v = {"count": int.from_bytes(bytes(b[4:8]), "little")}
+        objs += 1
+        rows += v["count"]
+    return objs, rows
+
+
+# the numbers are what the kernel holds: uobjs read while the trace runs
+t = Target([EXE])
+tr = Trace(["-p", str(t.pid), "-i", "1", "-e", USTACK])
+t.send("3 2 1")
+end = time.time() + 10
+while time.time() < end and sum(l.startswith("{") for l in tr.out) < 2:
+    time.sleep(0.1)
+kobjs, krows = kernel_tables(tr.p.pid)
+tr.finish()
+t.stop()
+u = [o for o in tr.objs if "interval" in o][-1].get("unwind", {})
+tap.ok(krows > 0 and (u.get("objects"), u.get("rows")) == (kobjs, krows) and
+       sum(p["bytes"] for p in u.get("procs", [])) == u.get("bytes") ==
+       8 * krows,
+       "JSON unwind: the objects and rows the kernel holds (uobjs: %d "
+       "objects, %d rows), the process's bytes summed == bytes" %
+       (kobjs, krows), u)
 
 # frame pointers only: the same probe loses its way in the first frame
 env = dict(os.environ, PROBETOP_UNWIND="fp")
@@ -123,6 +175,11 @@ u = tr.final().get("unwind", {})
 said = [l for l in tr.stderr.splitlines() if "unwind tables full" in l]
 tap.ok(u.get("full", 0) >= 1 and len(said) == 1,
        "--aggsize 1m: the tables full, said once and counted", tr.stderr)
+tap.ok(0 < u.get("bytes", 0) <= u.get("capacity_bytes", 0) < 1 << 20 and
+       u["procs"][0]["bytes"] == u["bytes"],
+       "--aggsize 1m: the tables within their bound (%s of %s bytes), "
+       "the process's the same" % (u.get("bytes"), u.get("capacity_bytes")),
+       u)
 got = {}
 for r in a["rows"]:
     p = path_of(from_main(r["key"][0])[0])

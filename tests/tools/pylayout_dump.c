@@ -48,6 +48,7 @@ static void dump(const struct pylayout *l)
 	num("frame_owner", l->frame_owner);
 	num("owner_cstack",
 	    l->owner_cstack == 0xff ? PYLAYOUT_NONE : l->owner_cstack);
+	num("frame_is_entry", l->frame_is_entry);
 	num("frame_read", l->frame_read);
 	num("code_filename", l->code_filename);
 	num("code_name", l->code_name);

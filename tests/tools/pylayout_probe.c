@@ -155,6 +155,12 @@ static void frames(void)
 #else
 	num("owner_cstack", ABSENT);
 #endif
+#if PY_MINOR_VERSION == 11
+	num("frame_is_entry", offsetof(frame_t, is_entry));
+	end = MAX(end, END(is_entry));
+#else
+	num("frame_is_entry", ABSENT);
+#endif
 	num("frame_read", end);
 }
 

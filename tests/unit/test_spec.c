@@ -242,7 +242,7 @@ static void test_profile_and_python(void **state)
 	expect_error("profile:99=count(arg0)",
 		     "profile:HZ has no arguments: its keys are pyframe, "
 		     "pyline, pyfirstline, pystack, phpframe, phpstack, "
-		     "ustack and kstack at column 12");
+		     "ustack, kstack and mixstack at column 12");
 	expect_error("profile:99=quantize(arg0)",
 		     "profile:HZ has no arguments: count() by pyframe, "
 		     "pystack or ustack at column 12");
@@ -280,6 +280,20 @@ static void test_profile_and_python(void **state)
 	assert_true(spec_key_is_stack(&sp.keys[0]) == false);
 	expect_error("a:b=count(pyfirstline, pyfirstline)",
 		     "pyfirstline twice at column 24");
+	/* mixstack: a stack, read from CPython (and the native stack) */
+	sp = parse_ok("fn:libz.so.1:crc32=count(mixstack)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_MIXSTACK);
+	assert_true(spec_key_is_py(&sp.keys[0]));
+	assert_true(spec_key_is_ctx(&sp.keys[0]));
+	assert_true(spec_key_is_stack(&sp.keys[0]));
+	assert_false(spec_key_is_str(&sp.keys[0]));
+	sp = parse_ok("profile:99=count(mixstack)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_MIXSTACK);
+	sp = parse_ok("fn:libc.so.6:malloc=sum(arg0, mixstack)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_MIXSTACK);
+	expect_error("a:b=count(mixstack, mixstack)",
+		     "mixstack twice at column 21");
+	expect_error("a:b=count(mixstacks)", "expected argN at column 11");
 }
 
 /* Each key as a spec writes it, for specs made from others (the
@@ -289,8 +303,8 @@ static void test_key_text(void **state)
 	static const char *const KEYS[] = {
 		"arg2",	     "str(arg1)", "str(arg0, arg3)", "sql(arg0)",
 		"sym(arg4)", "pyframe",	  "pyline",	     "pyfirstline",
-		"pystack",   "ustack",	  "kstack",	     "phpframe",
-		"phpstack",
+		"pystack",   "ustack",	  "kstack",	     "mixstack",
+		"phpframe",  "phpstack",
 	};
 	char text[64], spec[128];
 	struct spec sp;

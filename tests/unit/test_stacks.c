@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of the pure parts of stack keys: ksyms (kernel addresses by
- * /proc/kallsyms) and stacktext (stack names kept by pid and id). */
+ * /proc/kallsyms), stacktext (stack names kept by pid and id) and
+ * mixstack's merge of native and Python frames. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "ksyms.h"
+#include "mixstack.h"
 #include "stacktext.h"
 
 static const char KALLSYMS[] = "ffffffff81000000 T _stext\n"
@@ -82,11 +84,114 @@ static void test_stacktext(void **state)
 	stacktext_free(st);
 }
 
+/* mixstack_merge() of native (root first, ';' between frames) and py
+ * ("name" or "name*": * marks the first frame of an eval call) into
+ * out; returns out. */
+static const char *merge(const char *native, const char *py, bool py_cut,
+			 bool split, char *out, size_t n)
+{
+	static char nbuf[1024], pbuf[1024];
+	const char *frames[64];
+	struct mixstack_py pf[64];
+	size_t nn = 0, np = 0;
+
+	snprintf(nbuf, sizeof(nbuf), "%s", native);
+	snprintf(pbuf, sizeof(pbuf), "%s", py);
+	for (char *t = strtok(nbuf, ";"); t; t = strtok(NULL, ";"))
+		frames[nn++] = t;
+	for (char *t = strtok(pbuf, ";"); t; t = strtok(NULL, ";")) {
+		size_t len = strlen(t);
+
+		pf[np].first = len && t[len - 1] == '*';
+		if (pf[np].first)
+			t[len - 1] = '\0';
+		pf[np++].name = t;
+	}
+	mixstack_merge(frames, nn, pf, np, py_cut, split, out, n);
+	return out;
+}
+
+#define EVAL "_PyEval_EvalFrameDefault"
+
+static void test_mixstack_merge(void **state)
+{
+	char out[1024];
+
+	(void)state;
+	assert_true(mixstack_is_eval(EVAL));
+	assert_true(mixstack_is_eval(EVAL ".cold"));
+	assert_false(mixstack_is_eval(EVAL "X"));
+	assert_false(mixstack_is_eval("_PyEval_Vector"));
+	/* 3.8-3.10: one frame an eval call */
+	assert_string_equal(
+		merge("main;Py_RunMain;" EVAL ";call;" EVAL ";zlib_crc32;crc32",
+		      "<module>*;outer*", false, true, out, sizeof(out)),
+		"main;Py_RunMain;<module>;call;outer;zlib_crc32;crc32");
+	/* 3.11+: calls inlined in one eval call; a C call back into Python
+	 * (sorted's key function) starts another */
+	assert_string_equal(
+		merge("main;" EVAL ";builtin_sorted;list_sort;" EVAL
+		      ";zlib_crc32;crc32",
+		      "<module>*;run;outer;middle;keyf*", false, true, out,
+		      sizeof(out)),
+		"main;<module>;run;outer;middle;builtin_sorted;list_sort;keyf;"
+		"zlib_crc32;crc32");
+	/* paired from the innermost: a native stack cut at its root leaves
+	 * outer Python calls with no eval frame, said in their place */
+	assert_string_equal(
+		merge("...;call;" EVAL ";zlib_crc32;crc32",
+		      "<module>*;outer*;inner*", false, true, out, sizeof(out)),
+		"...;call;" MIXSTACK_NO_EVAL ";<module>;outer;inner;"
+		"zlib_crc32;crc32");
+	/* no eval frame at all: Python frames at the root, said */
+	assert_string_equal(merge("...;crc32", "<module>*;outer", false, true,
+				  out, sizeof(out)),
+			    "...;" MIXSTACK_NO_EVAL ";<module>;outer;crc32");
+	/* an eval frame with no Python frames: not read, or cut */
+	assert_string_equal(merge("main;" EVAL ";call;" EVAL ";crc32", "inner*",
+				  false, true, out, sizeof(out)),
+			    "main;" MIXSTACK_NOT_READ ";call;inner;crc32");
+	assert_string_equal(merge("main;" EVAL ";call;" EVAL ";crc32", "inner*",
+				  true, true, out, sizeof(out)),
+			    "main;" MIXSTACK_CUT ";call;" MIXSTACK_CUT
+			    ";inner;crc32");
+	/* a Python stack cut inside one eval call (3.11+'s inline
+	 * recursion): its outer frames are said to be missing */
+	assert_string_equal(merge("main;" EVAL ";zlib_crc32;crc32",
+				  "rec;rec;rec", true, true, out, sizeof(out)),
+			    "main;" MIXSTACK_CUT
+			    ";rec;rec;rec;zlib_crc32;crc32");
+	/* and a split not known */
+	assert_string_equal(merge("main;" EVAL ";crc32", "rec;rec", true, false,
+				  out, sizeof(out)),
+			    "main;" MIXSTACK_UNSPLIT ";" MIXSTACK_CUT
+			    ";rec;rec;crc32");
+	assert_string_equal(
+		merge("main;" EVAL ";crc32", "", false, true, out, sizeof(out)),
+		"main;" MIXSTACK_NOT_READ ";crc32");
+	/* a split not known: every Python frame at the outermost eval
+	 * frame, the other eval frames left out */
+	assert_string_equal(
+		merge("main;" EVAL ";call;" EVAL ".cold;crc32",
+		      "<module>;outer;inner", false, false, out, sizeof(out)),
+		"main;" MIXSTACK_UNSPLIT ";<module>;outer;inner;call;crc32");
+	/* no Python: the native stack as it is */
+	assert_string_equal(
+		merge("main;work;crc32", "", false, true, out, sizeof(out)),
+		"main;work;crc32");
+	/* too long: -1, cut */
+	assert_int_equal(mixstack_merge((const char *const[]){ "main", "x" }, 2,
+					NULL, 0, false, true, out, 6),
+			 -1);
+	assert_string_equal(out, "main");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ksyms),
 		cmocka_unit_test(test_stacktext),
+		cmocka_unit_test(test_mixstack_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

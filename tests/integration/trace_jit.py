@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: MIT
+"""JIT frames named by perf maps (issue 34), on the jit fixture: a loop
+copied into anonymous executable memory at run time, with a frame
+pointer and no unwind table or ELF file, calls the fixture's jit_cb(),
+whose probe jit:hit fires once per call; the fixture names the loop in
+/tmp/perf-PID.map, among lines a reader must skip:
+
+- jit:hit=count(ustack): every hit on main;run_jit;jit_hot_loop;jit_cb,
+  exactly: the walk crosses the JIT frame by its frame pointer (the
+  fixture's C frames have none: they are walked by their tables), the
+  frame is named by the perf map;
+- a second loop whose line the fixture appends to the map while
+  probetop runs, after the map was read (an interval named the first
+  loop's stack before it was written): named too, by a name with blanks
+  kept whole ("JS:~jit_late_loop /srv/app.js:7");
+- no frame is left an address, nothing dropped."""
+
+import json
+import os
+import time
+
+from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root
+
+tap = Tap()
+need_root(tap)
+
+EXE = os.path.join(FIXTURE_DIR, "jit")
+SPEC = "jit:hit=count(ustack)"
+HOT = ("main", "run_jit", "jit_hot_loop", "jit_cb")
+LATE = ("main", "run_jit", "JS:~jit_late_loop /srv/app.js:7", "jit_cb")
+
+
+def from_main(frames):
+    """The frames from main on."""
+    return tuple(frames[frames.index("main"):]) if "main" in frames \
+        else tuple(frames)
+
+
+def stacks(obj):
+    """{frames from main: count} of SPEC in one --json object, or {}."""
+    a = agg_of(obj, SPEC) if obj else None
+    got = {}
+    for r in a["rows"] if a else []:
+        k = from_main(r["key"][0])
+        got[k] = got.get(k, 0) + r["count"]
+    return got
+
+
+t = Target([EXE])
+perf_map = "/tmp/perf-%d.map" % t.pid
+try:
+    tr = Trace(["-p", str(t.pid), "-i", "1", "-e", SPEC])
+    tap.eq(t.send("hot 300").strip(), "fired 300", "jit_hot_loop fired")
+    time.sleep(2.5)  # an interval or two name its stack
+    before = len(tr.out)
+    tap.eq(t.send("late 200").strip(), "fired 200",
+           "jit_late_loop made, its line appended, fired")
+    time.sleep(1.5)
+    tr.finish()
+    tap.eq(tr.rc, 0, "probetop exited 0", tr.stderr)
+    final = tr.final()
+    a = agg_of(final, SPEC)
+    totals = {}
+    frames = set()
+    for r in a["rows"]:
+        k = from_main(r["key"][0])
+        totals[k] = totals.get(k, 0) + r["total"]
+        frames |= set(r["key"][0])
+    tap.eq(totals, {HOT: 300, LATE: 200},
+           "every hit on its stack through the JIT frame, named by the "
+           "perf map, exactly", a["rows"])
+    tap.ok(not [f for f in frames if f.startswith("0x")],
+           "no frame left an address", sorted(frames))
+    tap.eq(a["drops"], 0, "nothing dropped")
+    early = [json.loads(l) for l in tr.out[:before] if l.startswith("{")]
+    seen_hot = [o["interval"] for o in early if HOT in stacks(o)]
+    tap.ok(seen_hot and not any(LATE in stacks(o) for o in early),
+           "jit_hot_loop's stack named in interval %s, before "
+           "jit_late_loop's line was written" % (seen_hot[:1] or "-"),
+           [stacks(o) for o in early])
+finally:
+    t.stop()
+    if os.path.exists(perf_map):
+        os.unlink(perf_map)
+
+tap.done()
