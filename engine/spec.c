@@ -348,10 +348,12 @@ static const struct {
 	{ "kstack", SPEC_KEY_KSTACK },
 	{ "pyfirstline", SPEC_KEY_PYFIRSTLINE },
 	{ "mixstack", SPEC_KEY_MIXSTACK },
+	{ "phpframe", SPEC_KEY_PHPFRAME },
+	{ "phpstack", SPEC_KEY_PHPSTACK },
 };
 
 /* A key read where the probe fired (pyframe, pyline, pyfirstline,
- * pystack, ustack, kstack, mixstack), eaten; SPEC_KEY_NUM (nothing eaten) if none
+ * pystack, ustack, kstack, mixstack, phpframe, phpstack), eaten; SPEC_KEY_NUM (nothing eaten) if none
  * is next. */
 static enum spec_key_kind ctx_key(struct cursor *c)
 {
@@ -574,7 +576,8 @@ static int check_profile(struct cursor *c, const struct spec *sp,
 			return fail(c, agg_pos,
 				    "profile:HZ has no arguments: its keys "
 				    "are pyframe, pyline, pyfirstline, "
-				    "pystack, ustack, kstack and mixstack");
+				    "pystack, phpframe, phpstack, ustack, "
+				    "kstack and mixstack");
 	return 0;
 }
 

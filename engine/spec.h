@@ -73,6 +73,11 @@ enum spec_key_kind {
 			    * Python frames in place of the eval loop's
 			    * frames (an id of the pair in the kernel,
 			    * merged once in user space) */
+	SPEC_KEY_PHPFRAME, /* phpframe: the innermost PHP function frame
+			    * (its zend_function, in the kernel; function,
+			    * file and first line in user space) */
+	SPEC_KEY_PHPSTACK, /* phpstack: the thread's PHP stack (an id in
+			    * the kernel, named once in user space) */
 };
 
 struct spec_key {
@@ -117,11 +122,15 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen);
  * from CPython's memory). */
 bool spec_key_is_py(const struct spec_key *k);
 
+/* Whether k is phpframe or phpstack (read from PHP's memory). */
+bool spec_key_is_php(const struct spec_key *k);
+
 /* Whether k is read from where the probe fired, not from an argument:
- * the Python keys, ustack and kstack. */
+ * the Python and PHP keys, ustack and kstack. */
 bool spec_key_is_ctx(const struct spec_key *k);
 
-/* Whether k is a call stack: pystack, ustack, kstack or mixstack. */
+/* Whether k is a call stack: pystack, phpstack, ustack, kstack or
+ * mixstack. */
 bool spec_key_is_stack(const struct spec_key *k);
 
 /* Whether the kernel reads a string for k (str(...)), not a number. */

@@ -18,16 +18,22 @@ bool spec_key_is_py(const struct spec_key *k)
 	       k->kind == SPEC_KEY_MIXSTACK;
 }
 
+bool spec_key_is_php(const struct spec_key *k)
+{
+	return k->kind == SPEC_KEY_PHPFRAME || k->kind == SPEC_KEY_PHPSTACK;
+}
+
 bool spec_key_is_stack(const struct spec_key *k)
 {
 	return k->kind == SPEC_KEY_PYSTACK || k->kind == SPEC_KEY_USTACK ||
-	       k->kind == SPEC_KEY_KSTACK || k->kind == SPEC_KEY_MIXSTACK;
+	       k->kind == SPEC_KEY_KSTACK || k->kind == SPEC_KEY_MIXSTACK ||
+	       k->kind == SPEC_KEY_PHPSTACK;
 }
 
 bool spec_key_is_ctx(const struct spec_key *k)
 {
-	return spec_key_is_py(k) || k->kind == SPEC_KEY_USTACK ||
-	       k->kind == SPEC_KEY_KSTACK;
+	return spec_key_is_py(k) || spec_key_is_php(k) ||
+	       k->kind == SPEC_KEY_USTACK || k->kind == SPEC_KEY_KSTACK;
 }
 
 bool spec_key_is_str(const struct spec_key *k)

@@ -311,6 +311,14 @@ bool tracer_py_readable(struct tracer *tr);
 struct pyframe;
 struct pyframe *tracer_pyframe(const struct tracer *tr);
 
+/* Whether phpframe and phpstack keys can serve this target, as
+ * tracer_py_readable() for PHP (phpframe.h). */
+bool tracer_php_readable(struct tracer *tr);
+
+/* The namer of the traced process's PHP frames (phpframe.h). */
+struct phpframe;
+struct phpframe *tracer_phpframe(const struct tracer *tr);
+
 /* TRACER_PID: the process traced; TRACER_FILE: 0. */
 pid_t tracer_target_pid(const struct tracer *tr);
 

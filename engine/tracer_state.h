@@ -116,6 +116,8 @@ struct tracer {
 	struct park_closer *closer; /* park.h: closes parked links */
 	struct pyframe *py; /* pyframe.h */
 	bool py_wanted; /* a spec reads Python frames: set up its CPython */
+	struct phpframe *php; /* phpframe.h */
+	bool php_wanted; /* a spec reads PHP frames: set up its PHP */
 	struct touched *touched; /* literals_touch(): mappings made present */
 	size_t ntouched;
 	struct unwind *unwind; /* unwind.h: the kernel's unwind tables */

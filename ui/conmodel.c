@@ -334,13 +334,16 @@ static void io_roles(const struct session *s, struct model *m)
 		m->io_roles[n] = (struct model_role){ .id = -1 };
 }
 
-/* The stack sampler that fits the target: CPython's frames where the
- * pysample probeset can read them, else the native stacks. */
+/* The stack sampler that fits the target: CPython's or PHP's frames
+ * where the pysample or phpsample probeset can read them, else the
+ * native stacks. */
 static const char *stack_spec_of(const struct session *s)
 {
 	for (int i = 0; i < s->npicked; i++)
 		if (!strcmp(s->picked[i]->name, "pysample"))
 			return "profile:99=count(pystack)";
+		else if (!strcmp(s->picked[i]->name, "phpsample"))
+			return "profile:99=count(phpstack)";
 	return "profile:99=count(ustack)";
 }
 
@@ -403,6 +406,14 @@ static void frames_why(const struct session *s, struct model *m)
 		 "samples its stacks (a there)");
 }
 
+/* Whether role r counts calls with a probe this process cannot fire
+ * (one that needs what it was not started with: PHP's USE_ZEND_DTRACE=1). */
+static bool calls_unmet(const struct session *s, const struct model_role *r)
+{
+	return r->spec && session_unmet(s, r->spec->spec.probe[0].provider,
+					r->spec->spec.probe[0].name);
+}
+
 void conmodel_update(struct conmodel *cm, struct session *s,
 		     const struct agg_snapshot *snap, struct model *m)
 {
@@ -410,6 +421,8 @@ void conmodel_update(struct conmodel *cm, struct session *s,
 	m->frames_calls = role(s, "frames", "calls");
 	m->frames_samples = role(s, "frames", "samples");
 	m->frames_latency = role(s, "frames", "latency");
+	if (m->frames_samples.id >= 0 && calls_unmet(s, &m->frames_calls))
+		m->frames_calls = (struct model_role){ .id = -1 };
 	m->gc_pause = role(s, "gc", "pause");
 	m->gc_collected = role(s, "gc", "collected");
 	m->alloc = role(s, "alloc", "objects");

@@ -76,8 +76,10 @@
 	"line, a\n"                                                            \
 	"         number) | pystack (its Python stack, 32 frames): "           \
 	"CPython\n"                                                            \
-	"         3.8-3.13, with or without USDT | ustack (the native user "   \
-	"stack,\n"                                                             \
+	"         3.8-3.13, with or without USDT | phpframe, phpstack (the "   \
+	"same\n"                                                               \
+	"         for PHP 8.2, non-ZTS, with or without USDT) | ustack (the\n" \
+	"         native user stack,\n"                                        \
 	"         64 frames, by unwind tables) | kstack (the kernel stack) |"  \
 	"\n"                                                                   \
 	"         mixstack (the native stack with each CPython eval frame\n"   \

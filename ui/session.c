@@ -88,6 +88,15 @@ void session_waiting(const struct tracer_spec_info *info, char *out, size_t len)
 	snprintf(out, len, "%s matches nothing", probe);
 }
 
+/* Whether a key of sp reads PHP's frames (its frame drops are PHP's). */
+static bool reads_php(const struct spec *sp)
+{
+	for (int i = 0; i < sp->nkeys; i++)
+		if (spec_key_is_php(&sp->keys[i]))
+			return true;
+	return false;
+}
+
 void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)
 {
 	const uint64_t *why = total ? as->why_total : as->why;
@@ -111,8 +120,9 @@ void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)
 				      k == 1 ? "" : "s");
 		else if (r == AGG_DROP_PY)
 			n += snprintf(out + n, len - n,
-				      "%s%llu without a Python frame to read",
-				      sep, k);
+				      "%s%llu without a %s frame to read", sep,
+				      k,
+				      reads_php(as->spec) ? "PHP" : "Python");
 		else
 			n += snprintf(out + n, len - n,
 				      "%s%llu nested over %d deep", sep, k,

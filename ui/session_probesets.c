@@ -116,6 +116,8 @@ static bool keys_served(const struct session *s, const struct spec *sp)
 	for (int i = 0; i < sp->nkeys; i++)
 		if (spec_key_is_py(&sp->keys[i]))
 			return tracer_py_readable(s->tr);
+		else if (spec_key_is_php(&sp->keys[i]))
+			return tracer_php_readable(s->tr);
 	return true;
 }
 

@@ -127,7 +127,8 @@ static bool has_pystack(const struct model *m)
 		const struct spec *sp = m->snap->specs[i].spec;
 
 		for (int k = 0; k < sp->nkeys; k++)
-			if (sp->keys[k].kind == SPEC_KEY_PYSTACK)
+			if (sp->keys[k].kind == SPEC_KEY_PYSTACK ||
+			    sp->keys[k].kind == SPEC_KEY_PHPSTACK)
 				return true;
 	}
 	return false;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "catalog.h"
+#include "phpframe.h"
 #include "pyframe.h"
 #include "tracer_state.h"
 
@@ -73,4 +74,15 @@ void objects_py_setup(struct tracer *tr)
 		return;
 	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
 	pyframe_setup(tr->py, tr->pid, objs, n, &tr->maps);
+}
+
+void objects_php_setup(struct tracer *tr)
+{
+	const struct cat_object *objs[512];
+	size_t n;
+
+	if (!tr->php_wanted || phpframe_ready(tr->php, tr->pid))
+		return;
+	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
+	phpframe_setup(tr->php, tr->pid, objs, n, &tr->maps);
 }

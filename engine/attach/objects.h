@@ -31,4 +31,7 @@ int objects_keep(struct tracer *tr, struct catalog *cat);
  * and its objects show it (pyframe.h); a no-op once done. */
 void objects_py_setup(struct tracer *tr);
 
+/* The same for PHP (phpframe.h), when a spec reads PHP frames. */
+void objects_php_setup(struct tracer *tr);
+
 #endif

@@ -23,6 +23,7 @@
 #include "proc.h"
 #include "probetop.h"
 #include "probetop.skel.h"
+#include "phpframe.h"
 #include "pyframe.h"
 #include "tracer_state.h"
 #include "unwind.h"
@@ -182,10 +183,12 @@ static int rescan_maps(struct tracer *tr)
 	if (n >= 0 && execs != tr->exec.count) {
 		note_exec(tr, execs);
 		pyframe_forget(tr->py, tr->pid); /* another program now */
+		phpframe_forget(tr->php, tr->pid);
 	}
 	if (fresh)
 		n = attach_new(tr);
 	objects_py_setup(tr);
+	objects_php_setup(tr);
 	unwind_sync(tr);
 	return n;
 }

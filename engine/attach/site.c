@@ -126,6 +126,10 @@ static uint8_t ctx_kind(enum spec_key_kind kind)
 		return PT_KEY_PYFIRSTLINE;
 	case SPEC_KEY_PYSTACK:
 		return PT_KEY_PYSTACK;
+	case SPEC_KEY_PHPFRAME:
+		return PT_KEY_PHPFRAME;
+	case SPEC_KEY_PHPSTACK:
+		return PT_KEY_PHPSTACK;
 	case SPEC_KEY_USTACK:
 		return PT_KEY_USTACK;
 	case SPEC_KEY_MIXSTACK:

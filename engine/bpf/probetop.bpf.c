@@ -38,6 +38,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* the per-event path of pt_usdt and pt_ret */
 #include "bucket.bpf.h"
 #include "pyframe.bpf.h"
+#include "phpframe.bpf.h"
 #include "unwind.bpf.h"
 #include "stack.bpf.h"
 #include "mixstack.bpf.h"

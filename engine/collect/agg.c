@@ -25,6 +25,7 @@
 #include "aggread.h"
 #include "aggrows.h"
 #include "budget.h"
+#include "phpframe.h"
 #include "pyframe.h"
 #include "cost.h"
 #include "log.h"
@@ -113,6 +114,7 @@ void agg_free(struct agg *agg)
 static void take_names(struct agg *agg)
 {
 	pyframe_drain(tracer_pyframe(agg->tr));
+	phpframe_drain(tracer_phpframe(agg->tr));
 	stackname_drain(agg->stacks);
 }
 

@@ -23,6 +23,7 @@
 #include "aggpriv.h"
 #include "budget.h"
 #include "mixstack.h"
+#include "phpframe.h"
 #include "pyframe.h"
 #include "stackname.h"
 #include "symbolize.h"
@@ -140,6 +141,20 @@ static void pyframe_parts(struct agg *agg, pid_t pid, uint64_t key, bool line,
 	kp[2] = (struct agg_key_part){ .num = n.line };
 }
 
+/* A phpframe key as three parts at kp: function, file, first line. */
+static void phpframe_parts(struct agg *agg, pid_t pid, uint64_t key,
+			   struct agg_key_part *kp)
+{
+	struct phpname n;
+
+	phpframe_name(tracer_phpframe(agg->tr), pid, key, &n);
+	kp[0] = (struct agg_key_part){ .is_str = true, .num = (int64_t)key };
+	snprintf(kp[0].str, sizeof(kp[0].str), "%s", n.func);
+	kp[1] = (struct agg_key_part){ .is_str = true };
+	snprintf(kp[1].str, sizeof(kp[1].str), "%s", n.file);
+	kp[2] = (struct agg_key_part){ .num = n.line };
+}
+
 /* The row's key parts from its BPF key; sym(), pyframe and stack keys
  * are named here, once per row. */
 static void row_keys(struct agg *agg, struct arow *r,
@@ -158,6 +173,19 @@ static void row_keys(struct agg *agg, struct arow *r,
 			pyframe_parts(agg, (pid_t)r->key.pid, r->key.num[slot],
 				      sp->keys[i].kind == SPEC_KEY_PYLINE, kp);
 			part += 2;
+		} else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME) {
+			phpframe_parts(agg, (pid_t)r->key.pid, r->key.num[slot],
+				       kp);
+			part += 2;
+		} else if (sp->keys[i].kind == SPEC_KEY_PHPSTACK) {
+			kp->is_str = true;
+			kp->is_stack = true;
+			kp->num = (int64_t)r->key.num[slot];
+			kp->text = phpframe_stack(tracer_phpframe(agg->tr),
+						  (pid_t)r->key.pid,
+						  r->key.num[slot]);
+			if (!kp->text)
+				strcpy(kp->str, "?");
 		} else if (sp->keys[i].kind == SPEC_KEY_PYSTACK) {
 			kp->is_str = true;
 			kp->is_stack = true;
@@ -326,7 +354,8 @@ static void key_parts(const struct spec *sp, int *part)
 	for (int i = 0, p = 0; i < sp->nkeys; i++) {
 		part[i] = p;
 		p += sp->keys[i].kind == SPEC_KEY_PYFRAME ||
-				     sp->keys[i].kind == SPEC_KEY_PYLINE
+				     sp->keys[i].kind == SPEC_KEY_PYLINE ||
+				     sp->keys[i].kind == SPEC_KEY_PHPFRAME
 			     ? 3
 			     : 1;
 	}
@@ -342,10 +371,22 @@ static uint64_t text_hash(const char *text)
 	return h & ~SHOWN;
 }
 
+/* FNV-1a of a frame's three parts at kp (function, file, line), below
+ * SHOWN. */
+static uint64_t frame_hash(const struct agg_key_part *kp)
+{
+	char text[sizeof(kp[0].str) + sizeof(kp[1].str) + 24];
+
+	snprintf(text, sizeof(text), "%s\n%s\n%lld", kp[0].str, kp[1].str,
+		 (long long)kp[2].num);
+	return text_hash(text);
+}
+
 /*
  * Whether spec's rows are shown by what their keys name rather than by
  * the kernel's keys: a pyline key (the kernel keys a line by bytecode
- * offset: one line has several), a stack (the kernel keys one by its
+ * offset: one line has several), a phpframe key (each closure, each
+ * eval'd code is a function of its own), a stack (the kernel keys one by its
  * addresses: one call path has several, a sample anywhere in a
  * function's loop).
  */
@@ -354,6 +395,8 @@ static bool merges(const struct spec *sp)
 	for (int i = 0; i < sp->nkeys; i++)
 		if (sp->keys[i].kind == SPEC_KEY_PYLINE ||
 		    sp->keys[i].kind == SPEC_KEY_PYSTACK ||
+		    sp->keys[i].kind == SPEC_KEY_PHPSTACK ||
+		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_USTACK ||
 		    sp->keys[i].kind == SPEC_KEY_KSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_MIXSTACK)
@@ -384,6 +427,8 @@ static struct arow *shown_row(struct agg *agg, struct arow *r,
 			     ((uint64_t)kp[2].num & LOW_BITS);
 		else if (kp->is_stack)
 			*v = SHOWN | text_hash(agg_key_text(kp));
+		else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME)
+			*v = SHOWN | frame_hash(kp);
 	}
 	to = find_row(agg, &k);
 	if (to && to->gen != info->gen)

@@ -3,10 +3,12 @@
 """The console on each of Debian's runtimes, launched with -- COMMAND in a
 real terminal (tmux): Top shows the runtime's frames (or allocations,
 for Ruby, whose method probes do not fire), the GC pane its collections,
-and the Probes view says why a probe is silent. Where a runtime gives no
-frames (PHP without USE_ZEND_DTRACE=1, Java without
--XX:+DTraceMethodProbes, Ruby, a Node without probes), Top and Messages
-say why and what would, and Stacks offers native stacks (a). Python 3.11: a function
+and the Probes view says why a probe is silent. PHP without
+USE_ZEND_DTRACE=1: Top shows its functions from CPU samples (the
+phpsample probeset: phpframe) and Stacks its PHP stacks (phpstack).
+Where a runtime gives no frames (Java without -XX:+DTraceMethodProbes,
+Ruby, a Node without probes), Top and Messages say why and what would,
+and Stacks offers native stacks (a). Python 3.11: a function
 returning from several lines is one row at its first line, exact calls
 said in the title, and its latency (AVG, P50, P99) once Enter on it has
 attached it; the --demo test of console_tmux.py shows the rest."""
@@ -206,19 +208,24 @@ def test_php(tap, script):
     # profile:99 that Stacks adds samples it several times a second
     start("%s -- php8.2 %s 20000" % (PROBETOP, script))
     try:
-        s = wait_screen(r"counts calls only in a process started", 15)
-        tap.ok("│  PHP counts calls only in a process started with "
-               "USE_ZEND_DTRACE=1" in s,
-               "php without USE_ZEND_DTRACE: Top says why it has no "
-               "frames", s)
-        messages_say(tap, "php", r"Top: PHP counts calls only in a process "
-                                 r"started with USE_ZEND_DTRACE=1")
+        s = wait_screen(r"(mid|leaf) +loop\.php:[23]", 20)
+        tap.ok("Top frames, CPU samples" in s and
+               re.search(r"(mid|leaf) +loop\.php:[23]", s) is not None,
+               "php without USE_ZEND_DTRACE: Top shows its PHP functions "
+               "from CPU samples (phpsample)", s)
         keys("2", "/", "function__return", "Enter")
         s = wait_screen(r"started without USE_ZEND_DTRACE=1")
         tap.ok("will not fire: this process was started without "
                "USE_ZEND_DTRACE=1" in s,
                "php without USE_ZEND_DTRACE: Probes says so", s)
-        stacks_fill(tap, "php")
+        keys("Escape", "1", "7")
+        s = wait_screen(r"Stacks, profile:99=count\(phpstack\)"
+                        r"(.*\n)+│\{main\}(.*\n)+│mid", 10)
+        tap.ok(re.search(r"Stacks, profile:99=count\(phpstack\)"
+                         r"(.*\n)+│\{main\}(.*\n)+│mid", s) is not None,
+               "php without USE_ZEND_DTRACE: Stacks shows its PHP stacks "
+               "({main} over mid)", s)
+        keys("1")
         quit_ok(tap, "php")
     finally:
         tmux("kill-session", "-t", SESSION)

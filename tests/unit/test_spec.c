@@ -221,6 +221,18 @@ static void test_profile_and_python(void **state)
 	assert_int_equal(sp.keys[1].kind, SPEC_KEY_NUM);
 	sp = parse_ok("profile:49=count(pystack, pyframe)");
 	assert_int_equal(sp.nkeys, 2);
+	sp = parse_ok("profile:99=count(phpframe)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PHPFRAME);
+	assert_true(spec_key_is_php(&sp.keys[0]));
+	assert_true(spec_key_is_ctx(&sp.keys[0]));
+	assert_false(spec_key_is_py(&sp.keys[0]));
+	assert_false(spec_key_is_stack(&sp.keys[0]));
+	sp = parse_ok("fn:libc.so.6:getpid=count(phpstack, phpframe)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PHPSTACK);
+	assert_true(spec_key_is_stack(&sp.keys[0]));
+	assert_int_equal(sp.keys[1].kind, SPEC_KEY_PHPFRAME);
+	expect_error("a:b=count(phpframe, phpframe)",
+		     "phpframe twice at column 21");
 	expect_error("profile:0", "profile: rate out of range 1..10000 Hz at "
 				  "column 9");
 	expect_error("profile:10001", "profile: rate out of range 1..10000 Hz "
@@ -229,8 +241,8 @@ static void test_profile_and_python(void **state)
 				  "column 9");
 	expect_error("profile:99=count(arg0)",
 		     "profile:HZ has no arguments: its keys are pyframe, "
-		     "pyline, pyfirstline, pystack, ustack, kstack and "
-		     "mixstack at column 12");
+		     "pyline, pyfirstline, pystack, phpframe, phpstack, "
+		     "ustack, kstack and mixstack at column 12");
 	expect_error("profile:99=quantize(arg0)",
 		     "profile:HZ has no arguments: count() by pyframe, "
 		     "pystack or ustack at column 12");
@@ -292,6 +304,7 @@ static void test_key_text(void **state)
 		"arg2",	     "str(arg1)", "str(arg0, arg3)", "sql(arg0)",
 		"sym(arg4)", "pyframe",	  "pyline",	     "pyfirstline",
 		"pystack",   "ustack",	  "kstack",	     "mixstack",
+		"phpframe",  "phpstack",
 	};
 	char text[64], spec[128];
 	struct spec sp;

@@ -1,0 +1,303 @@
+# SPDX-License-Identifier: MIT
+"""phpframe and phpstack keys, and profile:HZ, on Debian's PHP 8.2
+(/usr/bin/php8.2: stripped, non-ZTS, started plainly, without
+USE_ZEND_DTRACE), by -p:
+
+- fn:libc.so.6:getpid=count(phpframe) and =count(phpstack): getmypid()
+  (a C function of PHP's, which calls libc's getpid() once) called
+  exactly N times from caller() and M times from the method K::m: each
+  counted exactly by the PHP function that called it (name, file, first
+  line; the C function's frame is not a PHP function's) and by stack,
+  root first ({main};run;caller;getmypid: the C function last);
+- 30 closures, each from its own eval() with its body on another line,
+  called (closure i calls getmypid() i + 1 times) and freed one after
+  another, so that a closure's function (a copy in the closure object)
+  takes the address of the one before: each row named as its own
+  ({closure}, the eval'd code, its first line), its calls exact;
+- getmypid() in eval'd code, 7 evals (each compiled anew, a function of
+  its own): one row {eval}, named by the file and line of the eval;
+  every row of the exact specs one of those, no name on two rows;
+- profile:99=count(phpframe) on a loop that spends 3/4 of its time in
+  heavy() and 1/4 in light(), under one spin(): every sample in spin,
+  99 a second of the CPU time the process had (within 35%: the machine
+  may be shared); =count(phpstack): the two paths 3:1 (within 30%);
+- a command probetop launches, which exits at once: named all the same
+  (the kernel takes names at first sight), exactly; the getpid() PHP
+  makes before any PHP code runs dropped as without a PHP frame;
+- -P phpsample (the probeset picked for a PHP started plainly): Top's
+  frames and Stacks' stacks as CPU samples, in spin;
+- a PHP whose build ID names another module API (a copy of php8.2 with
+  its "API20220829,NTS" changed) gets one line naming it, and a spec
+  without PHP keys still counts exactly."""
+
+import os
+import shutil
+import tempfile
+import time
+
+from tap import Tap, Target, Trace, agg_of, need_root
+
+tap = Tap()
+need_root(tap)
+
+PHP = "/usr/bin/php8.2"
+WORKLOAD = """\
+<?php
+function caller($n)
+{
+    for ($i = 0; $i < $n; $i++)
+        getmypid();
+}
+class K
+{
+    function m($n)
+    {
+        for ($i = 0; $i < $n; $i++)
+            getmypid();
+    }
+}
+function spin($t)
+{
+    $end = microtime(true) + $t;
+    while (microtime(true) < $end) {
+    }
+}
+function heavy() { spin(0.03); }
+function light() { spin(0.01); }
+function reuse($n)
+{
+    for ($i = 0; $i < $n; $i++) {
+        $f = eval(str_repeat("\\n", $i) . "return function () { for (\\$k = 0; \\$k < $i + 1; \\$k++) getmypid(); };");
+        $f();
+        unset($f);
+    }
+}
+function evals($n)
+{
+    for ($i = 0; $i < $n; $i++)
+        eval("getmypid();");
+}
+function run($cmd, $n)
+{
+    if ($cmd == "calls")
+        caller($n);
+    elseif ($cmd == "method")
+        (new K())->m($n);
+    elseif ($cmd == "reuse")
+        reuse($n);
+    elseif ($cmd == "evals")
+        evals($n);
+    elseif ($cmd == "spin") {
+        $end = microtime(true) + $n;
+        while (microtime(true) < $end) {
+            heavy();
+            light();
+        }
+    }
+}
+echo "ready\\n";
+while (($line = fgets(STDIN)) !== false) {
+    [$cmd, $n] = explode(" ", trim($line));
+    run($cmd, (int)$n);
+    echo "done\\n";
+}
+"""
+LINES = WORKLOAD.splitlines()
+LINE = {w: next(i + 1 for i, l in enumerate(LINES) if l.startswith(w))
+        for w in ("function caller", "    function m", "function spin",
+                  "        $f = eval", "        eval(")}
+FRAME = "fn:libc.so.6:getpid=count(phpframe)"
+STACK = "fn:libc.so.6:getpid=count(phpstack)"
+PFRAME = "profile:99=count(phpframe)"
+PSTACK = "profile:99=count(phpstack)"
+N, M, REUSE, EVALS = 1234, 56, 30, 7
+
+
+def rows(obj, spec):
+    """{key: total} of spec's rows, a stack as its folded text; a key
+    that two rows show is ("twice", key)."""
+    out = {}
+    for r in agg_of(obj, spec)["rows"] if agg_of(obj, spec) else []:
+        k = tuple(";".join(k) if isinstance(k, list) else k
+                  for k in r["key"])
+        out[("twice", k) if k in out else k] = r["total"]
+    return out
+
+
+def cpu_s(pid):
+    """The CPU time pid's thread has had, in seconds (schedstat: in ns,
+    not in ticks)."""
+    with open("/proc/%d/schedstat" % pid) as f:
+        return int(f.read().split()[0]) / 1e9
+
+
+def cut(path):
+    """path as a key shows it: its end, behind "...", past 63 bytes."""
+    return path if len(path) <= 63 else "..." + path[-60:]
+
+
+def check_exact(script):
+    t = Target([PHP, "-n", script])
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME, "-e", STACK,
+                "-e", PFRAME, "-e", PSTACK])
+    for cmd, n in (("calls", N), ("method", M), ("reuse", REUSE),
+                   ("evals", EVALS)):
+        tap.eq(t.send("%s %d" % (cmd, n)).strip(), "done", "%s ran" % cmd)
+    was = cpu_s(t.pid)
+    tap.eq(t.send("spin 2").strip(), "done", "spin ran")
+    spent = cpu_s(t.pid) - was
+    time.sleep(0.3)
+    tr.finish()
+    t.stop()
+    fin = tr.final()
+    f, s = rows(fin, FRAME), rows(fin, STACK)
+    short = cut(script)
+    tap.eq(({k: v for k, v in f.items() if k[0] in ("caller", "K::m")},
+            {k: v for k, v in s.items() if ";caller;" in k[0] or
+             ";K::m;" in k[0]}),
+           ({("caller", short, LINE["function caller"]): N,
+             ("K::m", short, LINE["    function m"]): M},
+            {("{main};run;caller;getmypid",): N,
+             ("{main};run;K::m;getmypid",): M}),
+           "getmypid() counted exactly by the PHP function that called it "
+           "(name, file, first line), a method as K::m, and by stack, "
+           "root first, the C function last", (f, s))
+    ev = cut("%s(%d) : eval()'d code" % (script, LINE["        $f = eval"]))
+    tap.eq(({k: v for k, v in f.items() if k[0] == "{closure}"},
+            {k: v for k, v in s.items() if "{closure}" in k[0]}),
+           ({("{closure}", ev, i + 1): i + 1 for i in range(REUSE)},
+            {("{main};run;reuse;{closure};getmypid",):
+             REUSE * (REUSE + 1) // 2}),
+           "%d closures called and freed one after another (their "
+           "functions' addresses taken again): each named as itself, its "
+           "calls exact" % REUSE, f)
+    ev = cut("%s(%d) : eval()'d code" % (script, LINE["        eval("]))
+    tap.eq(({k: v for k, v in f.items() if k[0] == "{eval}"},
+            {k: v for k, v in s.items() if "{eval}" in k[0]}),
+           ({("{eval}", ev, 1): EVALS},
+            {("{main};run;evals;{eval};getmypid",): EVALS}),
+           "getmypid() in eval'd code (%d evals, each compiled anew): one "
+           "row {eval}, the file and line of the eval, exactly" % EVALS,
+           (f, s))
+    tap.eq(len(f) + len(s), 2 + REUSE + 1 + 2 + 1 + 1,
+           "every row of the exact specs is one of those, once", (f, s))
+    pf, ps = rows(fin, PFRAME), rows(fin, PSTACK)
+    spin = pf.get(("spin", short, LINE["function spin"]), 0)
+    tap.ok(spent > 0.4 and 0.65 <= spin / (99 * spent) <= 1.35 and
+           sum(pf.values()) - spin <= 5,
+           "profile:99: 99 samples a CPU second (%.2f s: %d), in spin"
+           % (spent, spin), pf)
+    hv = sum(v for k, v in ps.items()
+             if k[0].startswith("{main};run;heavy;spin"))
+    lt = sum(v for k, v in ps.items()
+             if k[0].startswith("{main};run;light;spin"))
+    tap.ok(lt and 2.1 <= hv / lt <= 3.9,
+           "the two paths sampled 3:1 (%d:%d)" % (hv, lt), ps)
+    drops = agg_of(fin, FRAME)["drops"] + agg_of(fin, STACK)["drops"]
+    tap.eq(drops, 0, "nothing dropped by the exact specs")
+
+
+def check_probeset(script):
+    t = Target([PHP, "-n", script])
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-P", "phpsample"])
+    was = cpu_s(t.pid)
+    tap.eq(t.send("spin 2").strip(), "done", "phpsample: spin ran")
+    spent = cpu_s(t.pid) - was
+    time.sleep(0.2)
+    tr.finish()
+    t.stop()
+    fin = tr.final()
+    pf, ps = rows(fin, PFRAME), rows(fin, PSTACK)
+    spin = pf.get(("spin", cut(script), LINE["function spin"]), 0)
+    tap.ok(spent > 0.2 and 0.65 <= spin / (99 * spent) <= 1.35 and
+           sum(pf.values()) - spin <= 5,
+           "-P phpsample: Top's frames sampled, in spin (%.2f s: %d)"
+           % (spent, spin), (pf, tr.stderr))
+    tap.eq(sum(v for k, v in ps.items()
+               if k[0].startswith("{main};run;") and ";spin" in k[0]),
+           sum(ps.values()), "-P phpsample: Stacks' PHP stacks sampled, "
+           "every one under run and spin", ps)
+
+
+SHORT = """\
+<?php
+function caller($n)
+{
+    for ($i = 0; $i < $n; $i++)
+        getmypid();
+}
+caller(50);
+getmypid();
+"""
+
+
+def check_launched(tmp):
+    """A command probetop launches, which ends at once: named all the same
+    (at first sight, in the kernel), exactly; PHP's own getpid() before
+    any PHP code runs is dropped as without a PHP frame."""
+    short = os.path.join(tmp, "short.php")
+    with open(short, "w") as f:
+        f.write(SHORT)
+    plain = "fn:libc.so.6:getpid"
+    tr = Trace(["-i", "60", "-e", FRAME, "-e", STACK, "-e", plain, "--",
+                PHP, "-n", short])
+    tr.finish(sig=None)
+    fin = tr.final()
+    f, s = rows(fin, FRAME), rows(fin, STACK)
+    total = sum(rows(fin, plain).values())
+    tap.eq((f, s), ({("caller", short, 2): 50, ("{main}", short, 1): 1},
+                    {("{main};caller;getmypid",): 50,
+                     ("{main};getmypid",): 1}),
+           "a launched php that exits at once: its frames named, exactly",
+           tr.stderr)
+    drops = [agg_of(fin, k)["drops_by"]["python"] for k in (FRAME, STACK)]
+    tap.ok(drops == [total - 51] * 2 and total > 51,
+           "the %d getpid() PHP makes before running PHP code: dropped as "
+           "without a frame to read" % (total - 51), (drops, total))
+    text = Trace(["-i", "60", "-e", FRAME, "--", PHP, "-n", short],
+                 json_out=False)
+    text.finish(sig=None)
+    tap.ok("(%d dropped: %d without a PHP frame to read)"
+           % (total - 51, total - 51) in text.stdout,
+           "said so in the text output", text.stdout)
+
+
+def check_unknown(script, tmp):
+    """A PHP of another module API: said in one line, and the rest goes
+    on."""
+    other = os.path.join(tmp, "php-other")
+    shutil.copy(PHP, other)
+    with open(other, "r+b") as f:
+        data = f.read()
+        at = data.find(b"API20220829,NTS\0")
+        f.seek(at)
+        f.write(b"API20990101,NTS\0")
+    t = Target([other, "-n", script])
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME, "-e",
+                "fn:libc.so.6:getpid"])
+    t.send("calls 9")
+    time.sleep(0.2)
+    tr.finish()
+    t.stop()
+    said = [l for l in tr.stderr.splitlines() if "API" in l]
+    tap.ok(len(said) == 1 and "runs PHP of module API 20990101" in said[0]
+           and "read PHP 8.2" in said[0],
+           "another module API: one line naming it and what is read",
+           tr.stderr)
+    tap.eq(sum(rows(tr.final(), "fn:libc.so.6:getpid").values()), 9,
+           "another module API: a spec without PHP keys still exact")
+
+
+if not os.path.exists(PHP):
+    tap.skip_all(PHP + " not installed (php8.2-cli, scripts/setup)")
+with tempfile.TemporaryDirectory() as tmp:
+    deep = os.path.join(tmp, "a-directory-name-long-enough-to-be-cut-" * 2)
+    os.makedirs(deep)
+    script = os.path.join(deep, "work.php")
+    with open(script, "w") as f:
+        f.write(WORKLOAD)
+    check_exact(script)
+    check_probeset(script)
+    check_launched(tmp)
+    check_unknown(script, tmp)
+tap.done()
