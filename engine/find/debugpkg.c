@@ -118,9 +118,11 @@ int debugpkg_owner(const char *infodir, const char *path, uint64_t dev,
 
 void debugpkg_debug(const char *pkg, char *out, size_t n)
 {
-	const char *py = pkg + (strncmp(pkg, "lib", 3) ? 0 : 3);
-	size_t digits =
-		strncmp(py, "python3.", 8) ? 0 : strspn(py + 8, "0123456789");
+	size_t len = strlen(pkg);
+	const char *py = pkg + (len > 3 && !memcmp(pkg, "lib", 3) ? 3 : 0);
+	size_t digits = strlen(py) > 8 && !memcmp(py, "python3.", 8)
+				? strspn(py + 8, "0123456789")
+				: 0;
 
 	if (!strcmp(pkg, "libc6"))
 		snprintf(out, n, "libc6-dbg");

@@ -7,8 +7,9 @@ attached show their query's text in Top with their PID and role
 (postgres: USER DB [local] ...), Enter on one shows its latency
 histogram, the IO view shows the buffer reads of the probeset's [io]
 section (PostgreSQL IO), CHECKPOINT shows in the Dashboard's pane titled
-Checkpoints, and q quits with status 0. Then issue 32's load: see
-check_load()."""
+Checkpoints, and q quits with status 0. Then a backend's native stacks
+in the Stacks view, named as --folded names them (check_stacks()), and
+issue 32's load: see check_load()."""
 import os
 import re
 import subprocess
@@ -20,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..",
                                 "integration"))
 from console_tmux import PROBETOP, SESSION, keys, probetop_pid, screen, \
     start, tmux, wait_screen  # noqa: E402
+from console_stacks import USTACK, drawn_frames, folded_names  # noqa: E402
 from pgcluster import BIN, POSTGRES, USER, Cluster, \
     need_postgres  # noqa: E402
 from tap import Tap, fd_infos, need_root  # noqa: E402
@@ -197,6 +199,43 @@ def check_load(tap, pg):
            "s), none of its %d links left" % (took, len(links)), left)
 
 
+def check_stacks(tap, pg):
+    """Stacks (7) of one backend summing a long series under
+    profile:99=count(ustack): its native stacks drawn from main through
+    PostgresMain, every name drawn one that --folded prints for the same
+    backend (postgres's own static functions as postgres+0x<their
+    start>), no module prefix."""
+    s = pg.session()
+    try:
+        backend = int(s.query("SELECT pg_backend_pid();"))
+        s.send("SET jit = off;")  # the loop, not LLVM's compilation
+        s.send("SET statement_timeout = 20000;")  # the sum is cut there
+        s.send("SELECT sum(i) FROM generate_series(1, 4000000000) i;")
+        start("%s -p %d -e '%s'" % (PROBETOP, backend, USTACK), 200, 50)
+        wait_screen(r"probes \(\d+ on\)", 20)
+        keys("7")
+        scr = wait_screen(r"│PostgresMain +\|", 15)
+        time.sleep(2)
+        drawn = drawn_frames(screen())
+        folded = folded_names(backend)
+        missing = sorted(n for n in drawn if n not in folded)
+        leaked = sorted(n for n in drawn
+                        if re.match(r"^[\w.+-]+(\.so[\w.]*|postgres)"
+                                    r"[`:!]", n))
+        tap.ok("│PostgresMain " in scr and "main" in drawn and
+               len(drawn) >= 8 and not leaked and
+               len(missing) <= len(drawn) // 10,
+               "Stacks of a backend: main ... PostgresMain drawn, the %d "
+               "frames drawn are --folded's names (%d not sampled by "
+               "that run), no module prefix" % (len(drawn), len(missing)),
+               "missing: %r\nleaked: %r\n%s" % (missing, leaked, scr))
+        keys("q")
+        wait_screen(r"EXITED \d+", 5)
+    finally:
+        tmux("kill-session", "-t", SESSION)
+        s.close()
+
+
 def main():
     tap = Tap()
     need_root(tap)
@@ -206,6 +245,7 @@ def main():
         init = pg.run([BIN + "/pgbench", "-i", "-q", pg.db])
         tap.eq(init.returncode, 0, "pgbench -i", init.stderr)
         check_console(tap, pg)
+        check_stacks(tap, pg)
         check_load(tap, pg)
     tap.done()
 
