@@ -87,6 +87,20 @@ def readelf_probes(path):
                   for m in NOTE_RE.finditer(out))
 
 
+def file_offset(path, vaddr):
+    """The file offset of link-time address vaddr of path, by its PT_LOAD
+    segments (readelf -lW)."""
+    out = subprocess.run(["readelf", "-lW", path], capture_output=True,
+                         text=True, check=True).stdout
+    for l in out.splitlines():
+        p = l.split()
+        if p and p[0] == "LOAD":
+            off, va, filesz = int(p[1], 16), int(p[2], 16), int(p[4], 16)
+            if va <= vaddr < va + filesz:
+                return vaddr - va + off
+    return None
+
+
 def json_locations(entries, obj=None):
     """probetop list --json entries flattened to the readelf tuples."""
     out = []

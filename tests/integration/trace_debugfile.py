@@ -22,7 +22,8 @@ import subprocess
 import tempfile
 import time
 
-from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root, run
+from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, file_offset, \
+    need_root, run
 
 tap = Tap()
 need_root(tap)
@@ -66,17 +67,8 @@ def function_offset(path, name):
     begins: its symbol (nm), through its PT_LOAD segment (readelf -lW)."""
     nm = subprocess.run(["nm", path], check=True, capture_output=True,
                         text=True).stdout
-    vaddr = [int(l.split()[0], 16) for l in nm.splitlines()
-             if l.split()[-1] == name][0]
-    out = subprocess.run(["readelf", "-lW", path], check=True,
-                         capture_output=True, text=True).stdout
-    for l in out.splitlines():
-        p = l.split()
-        if p and p[0] == "LOAD":
-            off, va, size = int(p[1], 16), int(p[2], 16), int(p[4], 16)
-            if va <= vaddr < va + size:
-                return vaddr - va + off
-    return None
+    return file_offset(path, [int(l.split()[0], 16) for l in nm.splitlines()
+                              if l.split()[-1] == name][0])
 
 
 def fired(exe, env=None):

@@ -24,8 +24,8 @@ import subprocess
 import tempfile
 import time
 
-from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
-                 readelf_probes, wait_mapped)
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, file_offset,
+                 need_root, readelf_probes, wait_mapped)
 
 tap = Tap()
 need_root(tap)
@@ -73,20 +73,6 @@ def vdso_names(pid):
         if len(parts) == 8 and parts[3] == "FUNC":
             names.add(parts[7].split("@")[0])
     return names
-
-
-def file_offset(path, vaddr):
-    """The file offset of link-time address vaddr of path, by its PT_LOAD
-    segments (readelf -lW)."""
-    out = subprocess.run(["readelf", "-lW", path], capture_output=True,
-                         text=True, check=True).stdout
-    for l in out.splitlines():
-        p = l.split()
-        if p and p[0] == "LOAD":
-            off, va, filesz = int(p[1], 16), int(p[2], 16), int(p[4], 16)
-            if va <= vaddr < va + filesz:
-                return vaddr - va + off
-    return None
 
 
 # -- the vDSO ---------------------------------------------------------
