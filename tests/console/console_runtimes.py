@@ -5,7 +5,8 @@ real terminal (tmux): Top shows the runtime's frames (or allocations,
 for Ruby, whose method probes do not fire), the GC pane its collections,
 and the Probes view says why a probe is silent. PHP without
 USE_ZEND_DTRACE=1: Top shows its functions from CPU samples (the
-phpsample probeset: phpframe) and Stacks its PHP stacks (phpstack).
+phpsample probeset: phpframe), Stacks its PHP stacks (phpstack) and the
+GC pane its cycle collector (a function probe).
 Where a runtime gives no frames (Java without -XX:+DTraceMethodProbes,
 Ruby, a Node without probes), Top and Messages say why and what would,
 and Stacks offers native stacks (a). Python 3.11: a function
@@ -225,6 +226,12 @@ def test_php(tap, script):
                          r"(.*\n)+│\{main\}(.*\n)+│mid", s) is not None,
                "php without USE_ZEND_DTRACE: Stacks shows its PHP stacks "
                "({main} over mid)", s)
+        keys("5")
+        s = wait_screen(r"collected [0-9]+/s  total [1-9]", 10)
+        tap.ok(re.search(r"pause p50 [0-9.]+.s", s) is not None and
+               re.search(r"collected [0-9]+/s  total [1-9]", s) is not None,
+               "php without USE_ZEND_DTRACE: the GC pane times its cycle "
+               "collector (a cycle freed by each gc_collect_cycles())", s)
         keys("1")
         quit_ok(tap, "php")
     finally:
@@ -245,7 +252,9 @@ def main():
                     "function mid($n) { $t = 0; for ($i = 0; $i < $n; "
                     "$i++) $t += leaf($i); return $t; }\n"
                     "$n = $argc > 1 ? (int)$argv[1] : 100;\n"
-                    "for (;;) { mid($n); usleep(10000); }\n")
+                    "for (;;) { mid($n); $o = new stdClass(); "
+                    "$o->self = $o; unset($o); gc_collect_cycles(); "
+                    "usleep(10000); }\n")
         cb = os.path.join(tmp, "cb.py")
         with open(cb, "w") as f:
             f.write(CB)
