@@ -276,7 +276,7 @@ int session_open(struct session *s, const struct session_args *a)
 
 		if (id < 0) {
 			cli_error("-e '%s': cannot attach: %s", specs[i].text,
-				  strerror(-id));
+				  session_strerror(id));
 			goto fail;
 		}
 		bad = check_attached(s, &specs[i], id, false);

@@ -126,10 +126,14 @@ void session_close(struct session *s);
 /*
  * Attach one spec now, recording where it came from (ps and role may be
  * NULL). With role->needs set, the needed probe is attached too. Returns
- * the tracer's id or a negative errno (logged).
+ * the tracer's id or a negative errno: session_strerror() says why.
+ * profile:HZ under -b is -EDOM (it samples one process).
  */
 int session_add(struct session *s, const struct spec *spec,
 		const struct probeset *ps, const struct ps_spec *role);
+
+/* Why session_add() returned err (negative), in words for one line. */
+const char *session_strerror(int err);
 
 /*
  * Attach to what the target mapped since the last call (tracer_rescan),
