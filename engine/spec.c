@@ -350,11 +350,12 @@ static const struct {
 	{ "mixstack", SPEC_KEY_MIXSTACK },
 	{ "phpframe", SPEC_KEY_PHPFRAME },
 	{ "phpstack", SPEC_KEY_PHPSTACK },
+	{ "jitframe", SPEC_KEY_JITFRAME },
 };
 
 /* A key read where the probe fired (pyframe, pyline, pyfirstline,
- * pystack, ustack, kstack, mixstack, phpframe, phpstack), eaten; SPEC_KEY_NUM (nothing eaten) if none
- * is next. */
+ * pystack, ustack, kstack, mixstack, phpframe, phpstack, jitframe),
+ * eaten; SPEC_KEY_NUM (nothing eaten) if none is next. */
 static enum spec_key_kind ctx_key(struct cursor *c)
 {
 	for (size_t i = 0; i < sizeof(CTX_KEYS) / sizeof(CTX_KEYS[0]); i++)
@@ -577,7 +578,7 @@ static int check_profile(struct cursor *c, const struct spec *sp,
 				    "profile:HZ has no arguments: its keys "
 				    "are pyframe, pyline, pyfirstline, "
 				    "pystack, phpframe, phpstack, ustack, "
-				    "kstack and mixstack");
+				    "kstack, mixstack and jitframe");
 	return 0;
 }
 

@@ -85,9 +85,11 @@
 	"         mixstack (the native stack with each CPython eval frame\n"   \
 	"         replaced by the Python frames it ran: C extensions under "   \
 	"their\n"                                                              \
-	"         Python callers, -p or a command); at most 4 (2 strings "     \
-	"of 63\n"                                                              \
-	"         bytes; a longer one is cut, then ...)\n"                     \
+	"         Python callers, -p or a command) | jitframe (ustack's\n"     \
+	"         innermost frame of JIT code a perf map names: Erlang with\n" \
+	"         +JPperf true, node --perf-basic-prof; else its leaf); at\n"  \
+	"         most 4 (2 strings of 63 bytes; a longer one is cut, then\n"  \
+	"         ...)\n"                                                      \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \

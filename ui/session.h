@@ -132,6 +132,11 @@ void session_close(struct session *s);
 int session_add(struct session *s, const struct spec *spec,
 		const struct probeset *ps, const struct ps_spec *role);
 
+/* Whether the target is started so that ps's frames are named (its
+ * [frames] named_by = is met, or it has none, or the target's
+ * environment is unknown). */
+bool session_frames_named(const struct session *s, const struct probeset *ps);
+
 /* Why session_add() returned err (negative), in words for one line. */
 const char *session_strerror(int err);
 

@@ -275,6 +275,12 @@ int session_add(struct session *s, const struct spec *spec,
 	return id;
 }
 
+bool session_frames_named(const struct session *s, const struct probeset *ps)
+{
+	return !ps->named_by.nrequires ||
+	       session_target_meets(s, &ps->named_by);
+}
+
 const char *session_strerror(int err)
 {
 	if (err == -EDOM)

@@ -208,6 +208,19 @@ static void row_keys(struct agg *agg, struct arow *r,
 				&kp->mods);
 			if (!kp->text)
 				strcpy(kp->str, "?");
+		} else if (sp->keys[i].kind == SPEC_KEY_JITFRAME) {
+			const char *mods = NULL,
+				   *text = stackname_text(
+					   agg->stacks, (pid_t)r->key.pid,
+					   r->key.num[slot], false,
+					   tracer_known_maps(agg->tr,
+							     (pid_t)r->key.pid),
+					   &mods);
+
+			kp->is_str = true;
+			kp->num = (int64_t)r->key.num[slot];
+			stackname_jit_frame(text, mods, kp->str,
+					    sizeof(kp->str));
 		} else if (sp->keys[i].kind == SPEC_KEY_MIXSTACK) {
 			kp->is_str = true;
 			kp->is_stack = true;
@@ -388,7 +401,7 @@ static uint64_t frame_hash(const struct agg_key_part *kp)
  * offset: one line has several), a phpframe key (each closure, each
  * eval'd code is a function of its own), a stack (the kernel keys one by its
  * addresses: one call path has several, a sample anywhere in a
- * function's loop).
+ * function's loop), a jitframe (one frame of such a stack).
  */
 static bool merges(const struct spec *sp)
 {
@@ -398,6 +411,7 @@ static bool merges(const struct spec *sp)
 		    sp->keys[i].kind == SPEC_KEY_PHPSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_USTACK ||
+		    sp->keys[i].kind == SPEC_KEY_JITFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_KSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_MIXSTACK)
 			return true;
@@ -429,6 +443,8 @@ static struct arow *shown_row(struct agg *agg, struct arow *r,
 			*v = SHOWN | text_hash(agg_key_text(kp));
 		else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME)
 			*v = SHOWN | frame_hash(kp);
+		else if (sp->keys[i].kind == SPEC_KEY_JITFRAME)
+			*v = SHOWN | text_hash(kp->str);
 	}
 	to = find_row(agg, &k);
 	if (to && to->gen != info->gen)

@@ -6,7 +6,10 @@ for Ruby, whose method probes do not fire), the GC pane its collections,
 and the Probes view says why a probe is silent. PHP without
 USE_ZEND_DTRACE=1: Top shows its functions from CPU samples (the
 phpsample probeset: phpframe), Stacks its PHP stacks (phpstack) and the
-GC pane its cycle collector (a function probe).
+GC pane its cycle collector (a function probe). Erlang (no probes in
+Debian's OTP 25) started with +JPperf true: Top shows its Erlang
+functions from CPU samples (erlsample: jitframe), Stacks their stacks;
+started plainly, Top says what would name them.
 Where a runtime gives no frames (Java without -XX:+DTraceMethodProbes,
 Ruby, a Node without probes), Top and Messages say why and what would,
 and Stacks offers native stacks (a). Python 3.11: a function
@@ -238,6 +241,50 @@ def test_php(tap, script):
         tmux("kill-session", "-t", SESSION)
 
 
+ERL = """\
+-module(hot).
+-export([main/0]).
+heavy(0) -> ok; heavy(N) -> heavy(N - 1).
+light(0) -> ok; light(N) -> light(N - 1).
+loop() -> heavy(300000), light(100000), loop().
+main() -> loop().
+"""
+
+
+def test_erlang(tap, tmp):
+    """Debian's OTP 25 has no probes: erlsample samples it. Started with
+    +JPperf true, Top shows its Erlang functions and Stacks their
+    stacks; started plainly, Top says what would name them."""
+    start("%s -- erl +JPperf true -noshell -pa %s -s hot main"
+          % (PROBETOP, tmp))
+    try:
+        s = wait_screen(r"\$hot:heavy/1", 20)
+        tap.ok("Top frames, CPU samples" in s and "$hot:light/1" in s and
+               "+JPperf true" not in s,
+               "erlang +JPperf true: Top shows its Erlang functions from "
+               "CPU samples (erlsample)", s)
+        keys("7")
+        s = wait_screen(r"Stacks, profile:99=count\(ustack\)"
+                        r"(.*\n)+│.*\$hot:heavy/1", 10)
+        tap.ok(re.search(r"Stacks, profile:99=count\(ustack\)"
+                         r"(.*\n)+│.*\$hot:heavy/1", s) is not None,
+               "erlang +JPperf true: Stacks shows its Erlang frames", s)
+        keys("1")
+        quit_ok(tap, "erlang")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+    start("%s -- erl -noshell -pa %s -s hot main" % (PROBETOP, tmp))
+    try:
+        s = wait_screen(r"restart it so", 20)
+        tap.ok("Erlang functions are named from the perf map the BEAM" in s
+               and "started with +JPperf true, and this node was not" in s,
+               "erlang started plainly: Top says what would name its "
+               "functions", s)
+        quit_ok(tap, "erlang")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+
+
 def main():
     tap = Tap()
     need_root(tap)
@@ -255,6 +302,10 @@ def main():
                     "for (;;) { mid($n); $o = new stdClass(); "
                     "$o->self = $o; unset($o); gc_collect_cycles(); "
                     "usleep(10000); }\n")
+        with open(os.path.join(tmp, "hot.erl"), "w") as f:
+            f.write(ERL)
+        subprocess.run(["erlc", "-o", tmp, os.path.join(tmp, "hot.erl")],
+                       check=True)
         cb = os.path.join(tmp, "cb.py")
         with open(cb, "w") as f:
             f.write(CB)
@@ -265,6 +316,7 @@ def main():
         test_java_plain(tap, tmp)
         test_node(tap)
         test_php(tap, php)
+        test_erlang(tap, tmp)
     tap.done()
 
 
