@@ -232,8 +232,8 @@ static struct ps_spec *section_spec(struct probeset *ps, const char *section,
 }
 
 /* [frames] named_by = or unnamed = (name) into ld->ps; 1 or fail(). */
-static int frames_naming(struct load *ld, const char *section,
-			 const char *name, const char *value)
+static int frames_naming(struct load *ld, const char *section, const char *name,
+			 const char *value)
 {
 	if (strcmp(section, "frames"))
 		return fail(ld, "%s: only in [frames]", name);
