@@ -315,9 +315,8 @@ static void test_named_by(void **state)
 				      NULS("erl\0+JPperf\0true\0")));
 	assert_true(probeset_note_met(&ps.named_by, NULS(""),
 				      NULS("beam.smp\0-JPperf\0true\0")));
-	assert_true(probeset_note_met(&ps.named_by,
-				      NULS("ERL_FLAGS=+JPperf true\0"),
-				      NULS("erl\0")));
+	assert_true(probeset_note_met(
+		&ps.named_by, NULS("ERL_FLAGS=+JPperf true\0"), NULS("erl\0")));
 	assert_false(probeset_note_met(&ps.named_by, NULS("ERL_FLAGS=+S 2\0"),
 				       NULS("erl\0-noshell\0")));
 }
