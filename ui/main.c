@@ -219,6 +219,8 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "trace"))
 		return cmd_trace(argc - 1, argv + 1);
+	if (!strcmp(cmd, "replay"))
+		return cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(cmd, "probesets"))
 		return cmd_probesets(argc - 1, argv + 1);
 	cli_error("unknown command '%s'; see probetop --help", cmd);
