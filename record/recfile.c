@@ -76,7 +76,7 @@ int recfile_put(int fd, uint64_t *end, int type, const struct recbuf *body,
 	if (!recbuf_room(tmp, RECFILE_FRAME_HEAD + clen))
 		return -ENOMEM;
 	if (compress2(tmp->p + RECFILE_FRAME_HEAD, &clen, body->p, body->len,
-		      Z_DEFAULT_COMPRESSION) != Z_OK)
+		      Z_BEST_SPEED) != Z_OK)
 		return -ENOMEM;
 	h = tmp->p;
 	memset(h, 0, RECFILE_FRAME_HEAD);
