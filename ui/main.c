@@ -39,8 +39,12 @@
 	"[--json]\n"                                                           \
 	"                 [--folded] [--budget PCT|off] [--listen "            \
 	"[ADDR:]PORT]\n"                                                       \
+	"                 [--record FILE]\n"                                   \
 	"                        aggregate probes in the kernel, print every " \
 	"interval\n"                                                           \
+	"  probetop replay FILE --json|--folded\n"                             \
+	"                        a recording of trace --record, printed as "   \
+	"trace did\n"                                                          \
 	"\n"                                                                   \
 	"list prints one probe per line: PROVIDER NAME OBJECT ADDRESS "        \
 	"SEMAPHORE ARGS.\n"                                                    \
@@ -161,6 +165,9 @@
 	"      --folded         trace: stack keys as folded lines "            \
 	"(root;...;leaf N)\n"                                                  \
 	"                       for flamegraph.pl, inferno, speedscope\n"      \
+	"      --record FILE    trace: every interval also into FILE (a new "  \
+	"file, 0600;\n"                                                        \
+	"                       never overwritten), for probetop replay\n"     \
 	"  -v, --verbose        list: every location, with decoded "           \
 	"arguments\n"                                                          \
 	"  -f, --functions      list: function symbols instead of probes\n"    \
