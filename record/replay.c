@@ -161,11 +161,6 @@ const struct record_target *replay_target(const struct replay *rp)
 	return &rp->target;
 }
 
-const char *replay_version(const struct replay *rp)
-{
-	return rp->version ? rp->version : "";
-}
-
 const struct agg_snapshot *replay_snapshot(const struct replay *rp)
 {
 	return &rp->dec.snap;

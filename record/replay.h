@@ -49,10 +49,6 @@ enum replay_event replay_next(struct replay *rp, char *why, size_t n);
  * unless the recording launched a command. Valid until replay_free(). */
 const struct record_target *replay_target(const struct replay *rp);
 
-/* The probetop version that wrote the recording ("" before the target
- * record). */
-const char *replay_version(const struct replay *rp);
-
 /* The last interval's or final summary's snapshot, valid until the next
  * replay_next(). */
 const struct agg_snapshot *replay_snapshot(const struct replay *rp);
