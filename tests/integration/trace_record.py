@@ -2,11 +2,12 @@
 """trace --record and probetop replay (issue 37) on the C fixture, which
 fires its probes an exact number of times: replay --json prints the very
 lines trace --json printed live (every interval's rows and the final
-totals), replay --folded the very stacks; the file is 0600 and never
-overwritten; names are stored once; a file cut inside a record replays
-what is before it with one message, exit 0; a foreign file, a later
-format and a bad checksum are one line each, exit 1; a full disk stops
-the recording with one message while trace goes on, its output whole."""
+totals; with -b, each row's pid and command), replay --folded the very
+stacks; the file is 0600 and never overwritten; names are stored once; a
+file cut inside a record replays what is before it with one message,
+exit 0; a foreign file, a later format and a bad checksum are one line
+each, exit 1; a full disk stops the recording with one message while
+trace goes on, its output whole."""
 
 import json
 import os
@@ -184,6 +185,24 @@ r = replay(["--folded", rec2])
 tap.ok(tr.rc == 0 and "fixture-string;" in tr.stdout, "trace --folded",
        tr.stderr)
 tap.eq(r.stdout, tr.stdout, "replay --folded prints trace --folded's stacks")
+
+# -- -b: each row's pid and command ------------------------------------------
+rec3 = os.path.join(TMP, "binary.ptr")
+tr = Trace(["-b", EXE, "-i", "0.4", "--record", rec3, "-e",
+            "fixture:ints=count(arg3)", "-e",
+            "fixture:str=quantize(arg1, str(arg0))"])
+for n in (20, 30):
+    subprocess.run([EXE, "fire", str(n)], check=True)
+    time.sleep(0.5)
+tr.finish()
+live = [l for l in tr.stdout.splitlines() if l.startswith("{")]
+cmds = {(r["pid"], r["command"]) for r in agg_of(tr.final(),
+        "fixture:ints=count(arg3)")["rows"]}
+tap.eq(sorted(c for _, c in cmds), ["sdt_target fire 20", "sdt_target fire 30"],
+       "-b: two processes, each row with its pid's command", cmds)
+r = replay(["--json", rec3])
+tap.eq(r.stdout.splitlines(), live,
+       "-b: replay --json prints trace's lines, pids and commands")
 
 # -- a full disk ----------------------------------------------------------------
 mnt = os.path.join(TMP, "small")
