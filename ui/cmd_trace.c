@@ -26,7 +26,7 @@
 #include "cmd.h"
 #include "export.h"
 #include "inert.h"
-#include "record.h"
+#include "recorder.h"
 #include "session.h"
 #include "spec.h"
 #include "trace_out.h"
@@ -39,7 +39,6 @@ struct trace_args {
 	double interval_s, duration_s;
 	long count;
 	bool json, folded;
-	const char *record; /* --record FILE, or NULL */
 };
 
 struct loop {
@@ -48,8 +47,7 @@ struct loop {
 	struct agg *agg;
 	struct trace_out out;
 	struct export *ex; /* --listen, or NULL */
-	struct record *rec; /* --record, or NULL (also once it failed) */
-	const char *rec_path;
+	struct recorder *rec; /* --record, or NULL */
 	pid_t pid; /* 0 for -b */
 	int sigfd, pidfd;
 	double rescanned; /* when the target was last rescanned */
@@ -70,7 +68,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "folded", no_argument, NULL, 'F' },
-		{ "record", required_argument, NULL, 'R' },
+		{ "record", required_argument, NULL, SESSION_OPT_RECORD },
 		{ 0 },
 	};
 	struct session_args *t = &a->target;
@@ -110,9 +108,6 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 			break;
 		case 'F':
 			a->folded = true;
-			break;
-		case 'R':
-			a->record = optarg;
 			break;
 		default:
 			cli_bad_option("trace", c, argv);
@@ -170,67 +165,11 @@ static int start_export(struct loop *lp, const char *listen)
 	return 0;
 }
 
-/* --record failed (err, a negative errno): said once, the recording
- * stops there and tracing goes on. */
-static void record_stop(struct loop *lp, int err)
+/* recorder's say(): the recording's one failure, on stderr */
+static void say(void *ctx, const char *msg)
 {
-	struct record *rec = lp->rec;
-
-	lp->rec = NULL; /* first: cli_error() tees to the recording */
-	cli_tee(NULL, NULL);
-	cli_error("--record %s: %s; recording stopped at %llu bytes, tracing "
-		  "goes on",
-		  lp->rec_path, strerror(-err),
-		  (unsigned long long)record_size(rec));
-	record_free(rec);
-}
-
-/* cli_tee(): trace's messages into the recording too */
-static void record_tee(void *ctx, const char *msg)
-{
-	struct loop *lp = ctx;
-	int err = lp->rec ? record_message(lp->rec, msg) : 0;
-
-	if (err)
-		record_stop(lp, err);
-}
-
-/* --record: the target, then trace's messages as they are said */
-static void record_start(struct loop *lp, const struct trace_args *a)
-{
-	struct record_target t = {
-		.pid = (int)lp->pid,
-		.binary = lp->s->binary,
-		.command = a->target.command,
-		.interval_s = a->interval_s,
-		.per_pid = lp->s->binary[0] != 0,
-		.kernel = lp->s->io || lp->s->proc,
-	};
-	int err;
-
-	if (!lp->rec)
-		return;
-	err = record_target(lp->rec, &t);
-	if (err)
-		record_stop(lp, err);
-	else
-		cli_tee(record_tee, lp);
-}
-
-/* --record: snap as an interval, and the final summary after it */
-static void record_snapshot(struct loop *lp, const struct agg_snapshot *snap,
-			    bool final)
-{
-	int err;
-
-	if (!lp->rec)
-		return;
-	err = record_interval(lp->rec, snap,
-			      lp->s->binary[0] ? pid_command : NULL, lp->s);
-	if (!err && final)
-		err = record_final(lp->rec, snap);
-	if (err)
-		record_stop(lp, err);
+	(void)ctx;
+	cli_error("%s", msg);
 }
 
 static int print_snapshot(struct loop *lp, bool final)
@@ -240,7 +179,7 @@ static int print_snapshot(struct loop *lp, bool final)
 	if (!snap)
 		return -1;
 	publish(lp, snap);
-	record_snapshot(lp, snap, final);
+	recorder_snapshot(lp->rec, snap, final);
 	trace_out_print(&lp->out, snap, false);
 	if (final)
 		trace_out_print(&lp->out, snap, true);
@@ -356,11 +295,10 @@ int cmd_trace(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a))
 		return 2;
-	if (a.record) {
-		lp.rec = record_open(a.record);
-		lp.rec_path = a.record;
+	if (a.target.record) {
+		lp.rec = recorder_open(a.target.record);
 		if (!lp.rec) {
-			cli_error("--record %s: %s%s", a.record,
+			cli_error("--record %s: %s%s", a.target.record,
 				  strerror(errno),
 				  errno == EEXIST ? " (a recording is never "
 						    "overwritten)"
@@ -372,9 +310,9 @@ int cmd_trace(int argc, char **argv)
 	ret = session_open(&s, &a.target);
 	if (ret) {
 		close(lp.sigfd);
-		record_free(lp.rec);
 		if (lp.rec)
-			unlink(a.record); /* nothing was traced */
+			unlink(a.target.record); /* nothing was traced */
+		recorder_free(lp.rec);
 		return ret;
 	}
 	ret = 1;
@@ -386,7 +324,7 @@ int cmd_trace(int argc, char **argv)
 	lp.agg = agg_new(lp.tr);
 	if (!lp.agg)
 		goto out;
-	record_start(&lp, &a);
+	recorder_start(lp.rec, &s, a.target.command, a.interval_s, say, NULL);
 	agg_set_budget(lp.agg, session_budget(&a.target));
 	if (start_export(&lp, a.target.listen))
 		goto out;
@@ -413,8 +351,7 @@ int cmd_trace(int argc, char **argv)
 	};
 	ret = run_loop(&lp, &a) ? 1 : 0;
 out:
-	cli_tee(NULL, NULL);
-	record_free(lp.rec);
+	recorder_free(lp.rec);
 	session_end_command(&s); /* -n, -d, ^C: the command ends with us */
 	export_stop(lp.ex);
 	agg_free(lp.agg);

@@ -16,7 +16,7 @@
 	"  probetop [-p PID | -b BINARY | -- COMMAND [ARGS...]] [-P SET]... "  \
 	"[-e SPEC]...\n"                                                       \
 	"           [-i SECS] [-d SECS] [--aggsize SIZE] [--budget PCT|off]\n" \
-	"           [--listen [ADDR:]PORT]\n"                                  \
+	"           [--listen [ADDR:]PORT] [--record FILE]\n"                  \
 	"                        the console (no target: pick a process "      \
 	"first)\n"                                                             \
 	"  probetop --demo       the console on the bundled Python 3.11 "      \
@@ -165,9 +165,9 @@
 	"      --folded         trace: stack keys as folded lines "            \
 	"(root;...;leaf N)\n"                                                  \
 	"                       for flamegraph.pl, inferno, speedscope\n"      \
-	"      --record FILE    trace: every interval also into FILE (a new "  \
-	"file, 0600;\n"                                                        \
-	"                       never overwritten), for probetop replay\n"     \
+	"      --record FILE    every interval also into FILE (a new file, "   \
+	"0600, never\n"                                                        \
+	"                       overwritten), for probetop replay\n"           \
 	"  -v, --verbose        list: every location, with decoded "           \
 	"arguments\n"                                                          \
 	"  -f, --functions      list: function symbols instead of probes\n"    \
