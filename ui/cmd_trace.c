@@ -295,17 +295,8 @@ int cmd_trace(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a))
 		return 2;
-	if (a.target.record) {
-		lp.rec = recorder_open(a.target.record);
-		if (!lp.rec) {
-			cli_error("--record %s: %s%s", a.target.record,
-				  strerror(errno),
-				  errno == EEXIST ? " (a recording is never "
-						    "overwritten)"
-						  : "");
-			return 1;
-		}
-	}
+	if (a.target.record && !(lp.rec = recorder_open(a.target.record)))
+		return 1;
 	lp.sigfd = cli_signalfd();
 	ret = session_open(&s, &a.target);
 	if (ret) {

@@ -507,7 +507,6 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 		return 2;
 	}
 	if (a->record && !(c->rec = recorder_open(a->record))) {
-		cli_error("--record %s: %s", a->record, strerror(errno));
 		free(c);
 		return 1;
 	}

@@ -30,11 +30,12 @@ struct recorder *recorder_open(const char *path)
 	r->path = strdup(path);
 	r->rec = r->path ? record_open(path) : NULL;
 	if (!r->rec) {
-		int err = errno;
-
+		cli_error("--record %s: %s%s", path, strerror(errno),
+			  errno == EEXIST ? " (a recording is never "
+					    "overwritten)"
+					  : "");
 		free(r->path);
 		free(r);
-		errno = err;
 		return NULL;
 	}
 	return r;

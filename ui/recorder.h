@@ -24,7 +24,8 @@ struct recorder;
 
 /*
  * Create path (record_open(): 0600, never over an existing file). NULL
- * with errno; the caller says "--record PATH: why" and exits.
+ * after saying why on stderr ("--record PATH: File exists (...)"): call
+ * it before curses is up; the caller exits 1.
  */
 struct recorder *recorder_open(const char *path);
 
