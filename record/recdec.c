@@ -209,6 +209,10 @@ static int get_spec_head(struct recdec *d, struct recread *r,
 	*as = (struct agg_spec){ .id = (int)recread_uv(r) };
 	if (get_spec_text(d, ds, recread_uv(r), why, n))
 		return -1;
+	for (int i = 0; i < 3; i++)
+		ds->origin[i] = recdec_str(d, recread_uv(r));
+	if (!ds->origin[0] || !ds->origin[1] || !ds->origin[2])
+		return -1;
 	ds->info = (struct tracer_spec_info){ .spec = &ds->spec };
 	ds->info.nprobes = recread_uv(r);
 	ds->info.nsites = recread_uv(r);

@@ -26,6 +26,7 @@ struct recdec_spec {
 	int64_t text_id; /* the string its spec was parsed from; -1: none */
 	struct spec spec;
 	struct tracer_spec_info info;
+	const char *origin[3]; /* probeset, section, role ("": none) */
 	uint32_t *idx;
 	const struct agg_row **rows;
 	size_t n, cap, caprows;

@@ -196,13 +196,21 @@ static int put_rows(struct recenc *e, const struct agg_spec *as)
 	return b->failed ? -ENOMEM : 0;
 }
 
-/* The spec's numbers: what it is, what was attached, drops, cost. */
-static void put_spec_head(struct recenc *e, const struct agg_spec *as)
+/* The spec's numbers: what it is, where from, what was attached,
+ * drops, cost. */
+static void put_spec_head(struct recenc *e, const struct agg_spec *as,
+			  const struct record_names *names)
 {
 	struct recbuf *b = &e->part;
+	struct record_origin o = { 0 };
 
+	if (names && names->origin)
+		names->origin(names->ctx, as->id, &o);
 	recbuf_uv(b, (uint64_t)as->id);
 	recbuf_uv(b, str_id(e, as->spec->text));
+	recbuf_uv(b, str_id(e, o.probeset));
+	recbuf_uv(b, str_id(e, o.section));
+	recbuf_uv(b, str_id(e, o.role));
 	recbuf_uv(b, as->info->nprobes);
 	recbuf_uv(b, as->info->nsites);
 	recbuf_uv(b, as->info->role_sites[0]);
@@ -232,12 +240,12 @@ static void put_spec_head(struct recenc *e, const struct agg_spec *as)
 /* The commands of the pids of the rows counted, those not written yet or
  * changed since: their number, then (pid, string id) each. */
 static void put_commands(struct recenc *e, const struct agg_snapshot *snap,
-			 record_command_fn *command, void *ctx)
+			 const struct record_names *names)
 {
 	struct recbuf *b = &e->part;
 	size_t count_at = recbuf_hole(b), n = 0;
 
-	for (size_t s = 0; command && s < snap->nspecs; s++) {
+	for (size_t s = 0; names && names->command && s < snap->nspecs; s++) {
 		const struct agg_spec *as = &snap->specs[s];
 
 		for (size_t i = 0; i < as->nrows; i++) {
@@ -246,7 +254,7 @@ static void put_commands(struct recenc *e, const struct agg_snapshot *snap,
 
 			if (!as->rows[i]->total)
 				continue;
-			id = str_id(e, command(ctx, pid));
+			id = str_id(e, names->command(names->ctx, pid));
 			if (rectab_map_get(&e->pidcmds, pid, &was) && was == id)
 				continue;
 			if (rectab_map_put(&e->pidcmds, pid, (uint32_t)id))
@@ -347,17 +355,17 @@ static void put_snap_head(struct recbuf *b, const struct agg_snapshot *snap)
 }
 
 int recenc_interval(struct recenc *e, const struct agg_snapshot *snap,
-		    record_command_fn *command, void *ctx, struct recbuf *body)
+		    const struct record_names *names, struct recbuf *body)
 {
 	int err = 0;
 
 	recbuf_reset(body);
 	recbuf_reset(&e->part);
 	put_snap_head(body, snap);
-	put_commands(e, snap, command, ctx);
+	put_commands(e, snap, names);
 	recbuf_uv(&e->part, snap->nspecs);
 	for (size_t s = 0; !err && s < snap->nspecs; s++) {
-		put_spec_head(e, &snap->specs[s]);
+		put_spec_head(e, &snap->specs[s], names);
 		err = put_rows(e, &snap->specs[s]);
 	}
 	if (err)

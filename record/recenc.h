@@ -34,13 +34,14 @@ struct recenc {
 };
 
 /*
- * snap as an interval record's body into body (emptied first); command
- * names the pids of rows (NULL: none). The string table's new strings
+ * snap as an interval record's body into body (emptied first); names
+ * (NULL: none) the pids of rows and the specs' origins. The string
+ * table's new strings
  * are in it: the caller marks them written (strs.nwritten = strs.n)
  * once the body is in the file. 0 or -ENOMEM.
  */
 int recenc_interval(struct recenc *e, const struct agg_snapshot *snap,
-		    record_command_fn *command, void *ctx, struct recbuf *body);
+		    const struct record_names *names, struct recbuf *body);
 
 /* The final summary of snap (recenc_interval()'s last) into body: per
  * spec the numbers of its rows counted since attach, in snap's order.

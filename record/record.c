@@ -81,13 +81,13 @@ int record_target(struct record *rec, const struct record_target *t)
 }
 
 int record_interval(struct record *rec, const struct agg_snapshot *snap,
-		    record_command_fn *command, void *ctx)
+		    const struct record_names *names)
 {
 	int err;
 
 	if (rec->err)
 		return rec->err;
-	err = recenc_interval(&rec->enc, snap, command, ctx, &rec->body);
+	err = recenc_interval(&rec->enc, snap, names, &rec->body);
 	if (err)
 		return rec->err = err;
 	err = put(rec, RECFILE_INTERVAL);

@@ -36,9 +36,22 @@ struct record_target {
 	bool kernel; /* -P io or process: kernel_drops are shown */
 };
 
-/* The command line of pid, for the rows of a per_pid recording: a
- * string valid until the next call. */
-typedef const char *record_command_fn(void *ctx, uint32_t pid);
+/* Where a spec came from: its probeset, the section and the role there
+ * (the views' words: frames, gc ...); all NULL for -e and the console's
+ * own. */
+struct record_origin {
+	const char *probeset, *section, *role;
+};
+
+/* What the snapshot does not say, asked of the caller (ctx theirs) while
+ * an interval is written; strings valid until the next call. */
+struct record_names {
+	/* the command line of pid (a per_pid target's rows); NULL: none */
+	const char *(*command)(void *ctx, uint32_t pid);
+	/* spec id's origin; NULL: none known */
+	void (*origin)(void *ctx, int id, struct record_origin *o);
+	void *ctx;
+};
 
 /*
  * Create path (mode 0600; an existing file is refused: EEXIST) and write
@@ -50,11 +63,11 @@ struct record *record_open(const char *path);
 int record_target(struct record *rec, const struct record_target *t);
 
 /*
- * Append snap (agg_read()'s) as one record. command names the pids of
- * a per_pid target's rows (NULL otherwise). 0 or a negative errno.
+ * Append snap (agg_read()'s) as one record; names (NULL: none) says the
+ * pids' commands and the specs' origins. 0 or a negative errno.
  */
 int record_interval(struct record *rec, const struct agg_snapshot *snap,
-		    record_command_fn *command, void *ctx);
+		    const struct record_names *names);
 
 /* After record_interval(snap): the final summary's rows (every row
  * counted since attach), in snap's order. 0 or a negative errno. */

@@ -181,6 +181,14 @@ const char *replay_command(struct replay *rp, uint32_t pid)
 	return s ? s : "";
 }
 
+void replay_origin(const struct replay *rp, size_t i, struct record_origin *o)
+{
+	const struct recdec_spec *ds = &rp->dec.specs[i];
+
+	*o = (struct record_origin){ ds->origin[0], ds->origin[1],
+				     ds->origin[2] };
+}
+
 unsigned int replay_intervals(const struct replay *rp)
 {
 	return rp->intervals;

@@ -59,6 +59,11 @@ const char *replay_message(const struct replay *rp);
 /* A pid's command as last recorded ("" if none), for per_pid rows. */
 const char *replay_command(struct replay *rp, uint32_t pid);
 
+/* Where spec i (0..nspecs) of the last snapshot came from ("" for
+ * each part if from -e or the console); valid until the next
+ * replay_next(). */
+void replay_origin(const struct replay *rp, size_t i, struct record_origin *o);
+
 /* Intervals read so far. */
 unsigned int replay_intervals(const struct replay *rp);
 

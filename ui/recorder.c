@@ -74,6 +74,23 @@ static const char *pid_command(void *ctx, uint32_t pid)
 	return session_pid_command(ctx, pid);
 }
 
+/* Spec id's probeset, section and role, if a probeset's */
+static void spec_origin(void *ctx, int id, struct record_origin *o)
+{
+	const struct session *s = ctx;
+	const struct session_spec *ss;
+
+	*o = (struct record_origin){ 0 };
+	if (id < 0 || id >= SESSION_MAX_SPECS)
+		return;
+	ss = &s->specs[id];
+	if (!ss->used || !ss->ps || !ss->role)
+		return;
+	o->probeset = ss->ps->name;
+	o->section = ss->ps->sections[ss->role->section].name;
+	o->role = ss->role->name;
+}
+
 void recorder_start(struct recorder *r, struct session *s, char *const *command,
 		    double interval_s, void (*say)(void *ctx, const char *msg),
 		    void *ctx)
@@ -114,12 +131,17 @@ void recorder_final(struct recorder *r, const struct agg_snapshot *snap)
 void recorder_snapshot(struct recorder *r, const struct agg_snapshot *snap,
 		       bool final)
 {
+	struct record_names names = {
+		.origin = spec_origin,
+		.ctx = r ? r->s : NULL,
+	};
 	int err;
 
 	if (!r || !r->rec || !snap)
 		return;
-	err = record_interval(r->rec, snap,
-			      r->s->binary[0] ? pid_command : NULL, r->s);
+	if (r->s->binary[0])
+		names.command = pid_command;
+	err = record_interval(r->rec, snap, &names);
 	if (err)
 		stop(r, err);
 	else if (final)

@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 		snap.interval = i;
 		snap.elapsed_s = i;
 		t0 = cpu_s();
-		if (record_interval(rec, &snap, NULL, NULL))
+		if (record_interval(rec, &snap, NULL))
 			return 1;
 		spent += cpu_s() - t0;
 	}

@@ -258,6 +258,17 @@ static const char *command(void *ctx, uint32_t pid)
 	return pid == 100 ? "app --one" : "app";
 }
 
+/* spec 1 is the python probeset's frames.calls; the others -e's */
+static void origin(void *ctx, int id, struct record_origin *o)
+{
+	(void)ctx;
+	*o = (struct record_origin){ 0 };
+	if (id == 1)
+		*o = (struct record_origin){ "python", "frames", "calls" };
+}
+
+static const struct record_names NAMES = { command, origin, NULL };
+
 /* Record NINT intervals (a message after the first) and the final. */
 static void write_run(void)
 {
@@ -278,8 +289,7 @@ static void write_run(void)
 	assert_int_equal(record_target(rec, &t), 0);
 	for (unsigned i = 1; i <= NINT; i++) {
 		fill_snap(&r, i);
-		assert_int_equal(record_interval(rec, &r.snap, command, NULL),
-				 0);
+		assert_int_equal(record_interval(rec, &r.snap, &NAMES), 0);
 		if (i == 1)
 			assert_int_equal(record_message(rec, "exec'd x"), 0);
 	}
@@ -320,6 +330,16 @@ static void test_roundtrip(void **state)
 					 REPLAY_MESSAGE);
 			assert_string_equal(replay_message(rp), "exec'd x");
 		}
+	}
+	{
+		struct record_origin o;
+
+		replay_origin(rp, 1, &o);
+		assert_string_equal(o.probeset, "python");
+		assert_string_equal(o.section, "frames");
+		assert_string_equal(o.role, "calls");
+		replay_origin(rp, 0, &o);
+		assert_string_equal(o.role, "");
 	}
 	assert_string_equal(replay_command(rp, 100), "app --one");
 	assert_string_equal(replay_command(rp, 101), "app");
