@@ -386,6 +386,9 @@ int session_arg(struct session_args *a, int opt, const char *arg)
 		a->listen = arg;
 		return 0;
 	}
+	case SESSION_OPT_RECORD:
+		a->record = arg;
+		return 0;
 	default:
 		return 1;
 	}

@@ -48,6 +48,7 @@ struct session_args {
 	bool budget_given; /* --budget, else SESSION_BUDGET */
 	double budget; /* % of one CPU; < 0: off */
 	const char *listen; /* --listen [ADDR:]PORT, or NULL */
+	const char *record; /* --record FILE, or NULL (recorder.h) */
 };
 
 /* --budget's default: % of one CPU tracing may take from the targets */
@@ -61,13 +62,15 @@ double session_budget(const struct session_args *a);
 #define SESSION_OPT_AGGSIZE 0x100
 #define SESSION_OPT_BUDGET 0x101
 #define SESSION_OPT_LISTEN 0x102 /* --listen [ADDR:]PORT (export.h) */
+#define SESSION_OPT_RECORD 0x103 /* --record FILE (recorder.h) */
 
 /*
  * One command-line option of the target and what to trace, as trace and
  * the console share them: -p PID, -b BINARY, -e SPEC, -P PROBESET,
  * --aggsize SIZE (SESSION_OPT_AGGSIZE; arg is its argument), --budget
  * PCT|off (SESSION_OPT_BUDGET), --listen [ADDR:]PORT (SESSION_OPT_LISTEN,
- * checked here, served by export.h). 0 when
+ * checked here, served by export.h), --record FILE (SESSION_OPT_RECORD,
+ * written by recorder.h). 0 when
  * taken, 1 when opt is not one of them, -1 on
  * a bad argument (said on stderr).
  */
