@@ -39,6 +39,7 @@
 #include "park.h"
 #include "profile.h"
 #include "phpframe.h"
+#include "jvmmap.h"
 #include "pyframe.h"
 #include "probetop.h"
 #include "probetop.skel.h"
@@ -545,8 +546,11 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 		tr->nspecs = id + 1;
 	if (spec->timed)
 		lat_exit_start(tr);
-	if (spec_walks_ustack(spec))
+	if (spec_walks_ustack(spec)) {
 		unwind_start(tr);
+		if (tr->kind == TRACER_PID && jvmmap_is_jvm(&tr->maps))
+			jvmmap_request(tr->pid, false); /* before a frame */
+	}
 	if (spec->probe[0].hz)
 		err = profile_attach(tr, ts, id);
 	if (err >= 0 && spec_reads_python(spec))

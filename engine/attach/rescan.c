@@ -24,6 +24,7 @@
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "phpframe.h"
+#include "jvmmap.h"
 #include "pyframe.h"
 #include "tracer_state.h"
 #include "unwind.h"
@@ -190,6 +191,8 @@ static int rescan_maps(struct tracer *tr)
 	objects_py_setup(tr);
 	objects_php_setup(tr);
 	unwind_sync(tr);
+	if (tr->kind == TRACER_PID && tr->unwind && jvmmap_is_jvm(&tr->maps))
+		jvmmap_request(tr->pid, false); /* java loaded libjvm.so */
 	return n;
 }
 

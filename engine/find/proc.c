@@ -539,3 +539,54 @@ int proc_memcg_room(uint64_t *room)
 	}
 	return 0;
 }
+
+pid_t proc_ns_pid(pid_t pid)
+{
+	char path[64], line[256];
+	long inner = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line + 6, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (;;) {
+			long v = strtol(s, &end, 10);
+
+			if (end == s)
+				break;
+			inner = v;
+			s = end;
+		}
+		break;
+	}
+	fclose(f);
+	return inner > 0 ? (pid_t)inner : pid;
+}
+
+bool proc_catches(pid_t pid, int sig)
+{
+	char path[64], line[256];
+	bool caught = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigCgt:", 7)) {
+			unsigned long long mask = strtoull(line + 7, NULL, 16);
+
+			caught = sig > 0 && sig <= 64 &&
+				 (mask >> (sig - 1)) & 1;
+			break;
+		}
+	fclose(f);
+	return caught;
+}

@@ -113,4 +113,12 @@ size_t proc_descendants(pid_t pid, pid_t *out, size_t max);
 /* Parse a decimal pid ("4242"); returns it, or -EINVAL. */
 pid_t proc_parse_pid(const char *s);
 
+/* pid's pid in its own namespace (the last of /proc/PID/status's NSpid
+ * line), or pid itself. */
+pid_t proc_ns_pid(pid_t pid);
+
+/* Whether pid has a handler for signal sig (/proc/PID/status's SigCgt):
+ * false if not, or unknown. */
+bool proc_catches(pid_t pid, int sig);
+
 #endif

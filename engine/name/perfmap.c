@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "proc.h"
 
 #define PM_PATH_MAX 96
 #define PM_TAIL 64 /* bytes before the end of the last read, kept */
@@ -94,37 +95,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* pid's pid in its own namespace (the last of /proc/PID/status's NSpid
- * line), or pid itself. */
-static pid_t ns_pid(pid_t pid)
-{
-	char path[64], line[256];
-	long inner = pid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return pid;
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line + 6, *end;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		for (;;) {
-			long v = strtol(s, &end, 10);
-
-			if (end == s)
-				break;
-			inner = v;
-			s = end;
-		}
-		break;
-	}
-	fclose(f);
-	return inner > 0 ? (pid_t)inner : pid;
-}
-
 /* Slot p made pid's: its paths and user found. */
 static void proc_start(struct pm_proc *p, pid_t pid)
 {
@@ -137,7 +107,7 @@ static void proc_start(struct pm_proc *p, pid_t pid)
 	snprintf(dir, sizeof(dir), "/proc/%d", (int)pid);
 	p->uid = stat(dir, &st) ? (uid_t)-1 : st.st_uid;
 	snprintf(p->path, sizeof(p->path), "/proc/%d/root/tmp/perf-%d.map",
-		 (int)pid, (int)ns_pid(pid));
+		 (int)pid, (int)proc_ns_pid(pid));
 	snprintf(p->host, sizeof(p->host), "/tmp/perf-%d.map", (int)pid);
 	p->file = p->path;
 }

@@ -20,6 +20,7 @@
 #include "debugfile.h"
 #include "debugpkg.h"
 #include "elfobj.h"
+#include "jvmmap.h"
 #include "log.h"
 #include "perfmap.h"
 #include "proc.h"
@@ -351,7 +352,9 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		put_module("[jit]", mod, modn);
 		return;
 	}
-	if (jit == -ENODATA)
+	if (sy->pid == pid && jvmmap_is_jvm(&sy->maps))
+		jvmmap_request(pid, true); /* compiled since its map */
+	else if (jit == -ENODATA)
 		say_no_perfmap(sy, pid);
 	snprintf(out, n, "0x%" PRIx64, addr);
 }

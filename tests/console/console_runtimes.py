@@ -137,20 +137,23 @@ def test_java(tap, classes):
 
 
 def test_java_plain(tap, classes):
-    """A JVM started without -XX:+DTraceMethodProbes: Top says why it has
-    no frames and what would give them."""
+    """A JVM started without -XX:+DTraceMethodProbes: Top shows its CPU
+    samples (javasample: probetop asked the JVM for its perf map), and
+    the Probes view says why its method probes are silent."""
     start("%s -- java -XX:+UseSerialGC -cp %s GcWork 100000 slow"
           % (PROBETOP, classes))
     try:
-        s = wait_screen(r"counts calls only in a process started", 30)
-        tap.ok(re.search(r"│  Java \(HotSpot\) counts calls only in a "
-                         r"process started with\s", s) and
-               re.search(r"│    -XX:\+DTraceMethodProbes or "
-                         r"-XX:\+ExtendedDTraceProbes, and this", s),
-               "java without -XX:+DTraceMethodProbes: Top says why it has "
-               "no frames", s)
-        messages_say(tap, "java", r"Top: Java \(HotSpot\) counts calls "
-                                  r"only in a process started with")
+        s = wait_screen(r"Top frames, CPU samples(.*\n)+│ +[0-9.]+ +[0-9]+ ", 30)
+        tap.ok("Top frames, CPU samples" in s,
+               "java without -XX:+DTraceMethodProbes: Top shows its CPU "
+               "samples (javasample)", s)
+        keys("2", "/", "method__return", "Enter")
+        s = wait_screen(r"started without -XX:\+DTraceMethodProbes")
+        tap.ok(re.search(r"will not fire: this process was started "
+                         r"without\s", s) is not None,
+               "java without -XX:+DTraceMethodProbes: Probes says why its "
+               "method probes are silent", s)
+        keys("Escape", "1")
         quit_ok(tap, "java")
     finally:
         tmux("kill-session", "-t", SESSION)

@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: MIT
+"""A running JVM (Debian's OpenJDK 17) started plainly, no flag, by -p:
+
+- profile:99=count(jitframe) in a loop that does 3 units of work in
+  heavy() for 1 in light() shows heavy() at 75% +- 7 points of the two
+  (the issue's goal), each named as HotSpot names it ("long
+  Work.heavy(long)"): probetop asked the JVM for its perf map
+  (Compiler.perfmap, as jcmd does) and said so once; the JVM printed
+  no thread dump for the SIGQUIT that started its attach listener, and
+  the file that asked for it is gone;
+- trace -p PID alone picks javasample (detected by libjvm.so's
+  JNI_CreateJavaVM) beside java, its frames named;
+- a JVM started with -Xrs (SIGQUIT left to its default action, which
+  would end it; its attach listener runs from the start): named, and it
+  runs on; a process that maps a libjvm.so but handles no SIGQUIT is
+  never sent one (it runs on)."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+from tap import Tap, Target, Trace, agg_of, need_root
+
+tap = Tap()
+need_root(tap)
+
+WORK = """\
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+
+public class Work {
+    static long heavy(long n) { long s = 0; for (long i = 0; i < n; i++) s += i % 7; return s; }
+    static long light(long n) { long s = 0; for (long i = 0; i < n; i++) s += i % 7; return s; }
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        System.out.println("ready");
+        String line;
+        long t = 0;
+        while ((line = in.readLine()) != null) {
+            long end = System.currentTimeMillis() + 1000 * Long.parseLong(line.split(" ")[1]);
+            while (System.currentTimeMillis() < end) {
+                t += heavy(3000000);
+                t += light(1000000);
+            }
+            System.out.println(t == 42 ? "never" : "done");
+        }
+    }
+}
+"""
+FRAME = "profile:99=count(jitframe)"
+HEAVY, LIGHT = "long Work.heavy(long)", "long Work.light(long)"
+ASKED = "is a HotSpot JVM: asked it to write its perf map"
+
+
+def cpu_s(pid):
+    """The CPU time of every thread of pid so far, in seconds."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass  # a thread gone
+    return total / 1e9
+
+
+def jvm(tmp, *flags):
+    return Target(["java"] + list(flags) + ["-cp", tmp, "Work"])
+
+
+def check_named(tmp):
+    t = jvm(tmp)
+    tap.eq(t.send("spin 1").strip(), "done", "warmed up: heavy and light "
+           "compiled")
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME])
+    time.sleep(1)  # the JVM's map written before the spin
+    was = cpu_s(t.pid)
+    tap.eq(t.send("spin 5").strip(), "done", "spin ran")
+    spent = cpu_s(t.pid) - was
+    tr.finish()
+    left = [p for p in ("/proc/%d/cwd/.attach_pid%d" % (t.pid, t.pid),
+                        "/tmp/.attach_pid%d" % t.pid) if os.path.exists(p)]
+    t.p.stdin.close()
+    rest = t.p.stdout.read()
+    t.stop()
+    rows = {r["key"][0]: r["total"]
+            for r in agg_of(tr.final(), FRAME)["rows"]}
+    hv, lt = rows.get(HEAVY, 0), rows.get(LIGHT, 0)
+    tap.ok(lt and 0.68 <= hv / (hv + lt) <= 0.82,
+           "heavy() at 75%% +- 7 points of heavy and light (%d:%d)"
+           % (hv, lt), rows)
+    total = sum(rows.values())
+    tap.ok(spent > 1 and 0.65 <= total / (99 * spent) <= 1.35,
+           "99 samples a CPU second (%.2f s: %d)" % (spent, total), rows)
+    tap.eq(len([l for l in tr.stderr.splitlines() if ASKED in l]), 1,
+           "asked the JVM for its perf map, said once", tr.stderr)
+    tap.ok("Full thread dump" not in rest,
+           "the JVM printed no thread dump", rest[:300])
+    tap.eq(left, [], "the file that started its attach listener is gone")
+
+
+def check_detected(tmp):
+    t = jvm(tmp)
+    tap.eq(t.send("spin 1").strip(), "done", "detected: warmed up")
+    tr = Trace(["-p", str(t.pid), "-i", "60"])
+    time.sleep(1)
+    tap.eq(t.send("spin 2").strip(), "done", "detected: spin ran")
+    tr.finish()
+    t.stop()
+    a = agg_of(tr.final(), FRAME)
+    rows = {r["key"][0]: r["total"] for r in a["rows"]} if a else {}
+    tap.ok(rows.get(HEAVY, 0) > 0,
+           "trace -p alone: javasample picked, its frames named", rows)
+
+
+def check_xrs(tmp):
+    """-Xrs: the JVM leaves SIGQUIT alone, and listens from its start."""
+    t = jvm(tmp, "-Xrs")
+    tap.eq(t.send("spin 1").strip(), "done", "-Xrs: warmed up")
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME])
+    time.sleep(1)
+    tap.eq(t.send("spin 1").strip(), "done", "-Xrs: spin ran")
+    tr.finish()
+    rows = {r["key"][0]: r["total"]
+            for r in agg_of(tr.final(), FRAME)["rows"]}
+    tap.ok(rows.get(HEAVY, 0) > 0 and t.p.poll() is None,
+           "a JVM with -Xrs (its attach listener up from the start): "
+           "named, and running", (rows, tr.stderr))
+    t.stop()
+
+
+def check_not_jvm(tmp):
+    """A process that maps a libjvm.so but handles no SIGQUIT (here a
+    sleep with a copy of libm by that name): never sent one (it would
+    end it)."""
+    lib = os.path.join(tmp, "libjvm.so")
+    shutil.copy("/lib/x86_64-linux-gnu/libm.so.6", lib)
+    p = subprocess.Popen(["sleep", "30"], env=dict(os.environ,
+                                                   LD_PRELOAD=lib))
+    time.sleep(0.3)
+    tr = Trace(["-p", str(p.pid), "-i", "60", "-e", FRAME])
+    time.sleep(2)
+    tr.finish()
+    tap.eq(p.poll(), None, "a process with a libjvm.so that handles no "
+           "SIGQUIT: never sent one, still running", tr.stderr)
+    p.kill()
+    p.wait()
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    os.chmod(tmp, 0o755)
+    with open(os.path.join(tmp, "Work.java"), "w") as f:
+        f.write(WORK)
+    subprocess.run(["javac", "-d", tmp, os.path.join(tmp, "Work.java")],
+                   check=True)
+    check_named(tmp)
+    check_detected(tmp)
+    check_xrs(tmp)
+    check_not_jvm(tmp)
+tap.done()
