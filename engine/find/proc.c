@@ -583,8 +583,8 @@ bool proc_catches(pid_t pid, int sig)
 		if (!strncmp(line, "SigCgt:", 7)) {
 			unsigned long long mask = strtoull(line + 7, NULL, 16);
 
-			caught = sig > 0 && sig <= 64 &&
-				 (mask >> (sig - 1)) & 1;
+			caught =
+				sig > 0 && sig <= 64 && (mask >> (sig - 1)) & 1;
 			break;
 		}
 	fclose(f);

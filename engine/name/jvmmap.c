@@ -167,8 +167,8 @@ static void *ask_thread(void *arg)
 	char sock[128];
 	int err;
 
-	snprintf(sock, sizeof(sock), "/proc/%d/root/tmp/.java_pid%d",
-		 (int)pid, (int)ns);
+	snprintf(sock, sizeof(sock), "/proc/%d/root/tmp/.java_pid%d", (int)pid,
+		 (int)ns);
 	err = start_listener(pid, ns, sock);
 	if (!err)
 		err = send_perfmap(sock);
@@ -212,8 +212,8 @@ static bool say_done(struct ask *a)
 	a->soon = a->err == -EAGAIN;
 	if (!a->err || a->soon)
 		return true;
-	a->never = a->err == -ENOTSUP || a->err == -ETIMEDOUT ||
-		   a->err == -EPROTO;
+	a->never =
+		a->err == -ENOTSUP || a->err == -ETIMEDOUT || a->err == -EPROTO;
 	if (a->err == -ENOTSUP)
 		log_msg(LOG_INFO,
 			"process %d: its JVM does not handle SIGQUIT (-Xrs), "
