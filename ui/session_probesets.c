@@ -118,6 +118,8 @@ static bool keys_served(const struct session *s, const struct spec *sp)
 			return tracer_py_readable(s->tr);
 		else if (spec_key_is_php(&sp->keys[i]))
 			return tracer_php_readable(s->tr);
+		else if (spec_key_is_rb(&sp->keys[i]))
+			return tracer_rb_readable(s->tr);
 	return true;
 }
 

@@ -25,6 +25,7 @@
 #include "probetop.skel.h"
 #include "phpframe.h"
 #include "pyframe.h"
+#include "rbframe.h"
 #include "tracer_state.h"
 #include "unwind.h"
 
@@ -184,11 +185,13 @@ static int rescan_maps(struct tracer *tr)
 		note_exec(tr, execs);
 		pyframe_forget(tr->py, tr->pid); /* another program now */
 		phpframe_forget(tr->php, tr->pid);
+		rbframe_forget(tr->rb, tr->pid);
 	}
 	if (fresh)
 		n = attach_new(tr);
 	objects_py_setup(tr);
 	objects_php_setup(tr);
+	objects_rb_setup(tr);
 	unwind_sync(tr);
 	return n;
 }

@@ -39,6 +39,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "bucket.bpf.h"
 #include "pyframe.bpf.h"
 #include "phpframe.bpf.h"
+#include "rbframe.bpf.h"
 #include "unwind.bpf.h"
 #include "stack.bpf.h"
 #include "mixstack.bpf.h"

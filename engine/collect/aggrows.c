@@ -25,6 +25,7 @@
 #include "mixstack.h"
 #include "phpframe.h"
 #include "pyframe.h"
+#include "rbframe.h"
 #include "stackname.h"
 #include "symbolize.h"
 
@@ -155,6 +156,20 @@ static void phpframe_parts(struct agg *agg, pid_t pid, uint64_t key,
 	kp[2] = (struct agg_key_part){ .num = n.line };
 }
 
+/* An rbframe key as three parts at kp: method, file, first line. */
+static void rbframe_parts(struct agg *agg, pid_t pid, uint64_t key,
+			  struct agg_key_part *kp)
+{
+	struct rbname n;
+
+	rbframe_name(tracer_rbframe(agg->tr), pid, key, &n);
+	kp[0] = (struct agg_key_part){ .is_str = true, .num = (int64_t)key };
+	snprintf(kp[0].str, sizeof(kp[0].str), "%s", n.func);
+	kp[1] = (struct agg_key_part){ .is_str = true };
+	snprintf(kp[1].str, sizeof(kp[1].str), "%s", n.file);
+	kp[2] = (struct agg_key_part){ .num = n.line };
+}
+
 /* The row's key parts from its BPF key; sym(), pyframe and stack keys
  * are named here, once per row. */
 static void row_keys(struct agg *agg, struct arow *r,
@@ -177,6 +192,19 @@ static void row_keys(struct agg *agg, struct arow *r,
 			phpframe_parts(agg, (pid_t)r->key.pid, r->key.num[slot],
 				       kp);
 			part += 2;
+		} else if (sp->keys[i].kind == SPEC_KEY_RBFRAME) {
+			rbframe_parts(agg, (pid_t)r->key.pid, r->key.num[slot],
+				      kp);
+			part += 2;
+		} else if (sp->keys[i].kind == SPEC_KEY_RBSTACK) {
+			kp->is_str = true;
+			kp->is_stack = true;
+			kp->num = (int64_t)r->key.num[slot];
+			kp->text = rbframe_stack(tracer_rbframe(agg->tr),
+						 (pid_t)r->key.pid,
+						 r->key.num[slot]);
+			if (!kp->text)
+				strcpy(kp->str, "?");
 		} else if (sp->keys[i].kind == SPEC_KEY_PHPSTACK) {
 			kp->is_str = true;
 			kp->is_stack = true;
@@ -355,7 +383,8 @@ static void key_parts(const struct spec *sp, int *part)
 		part[i] = p;
 		p += sp->keys[i].kind == SPEC_KEY_PYFRAME ||
 				     sp->keys[i].kind == SPEC_KEY_PYLINE ||
-				     sp->keys[i].kind == SPEC_KEY_PHPFRAME
+				     sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
+				     sp->keys[i].kind == SPEC_KEY_RBFRAME
 			     ? 3
 			     : 1;
 	}
@@ -397,6 +426,8 @@ static bool merges(const struct spec *sp)
 		    sp->keys[i].kind == SPEC_KEY_PYSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
+		    sp->keys[i].kind == SPEC_KEY_RBSTACK ||
+		    sp->keys[i].kind == SPEC_KEY_RBFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_USTACK ||
 		    sp->keys[i].kind == SPEC_KEY_KSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_MIXSTACK)
@@ -427,7 +458,8 @@ static struct arow *shown_row(struct agg *agg, struct arow *r,
 			     ((uint64_t)kp[2].num & LOW_BITS);
 		else if (kp->is_stack)
 			*v = SHOWN | text_hash(agg_key_text(kp));
-		else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME)
+		else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
+			 sp->keys[i].kind == SPEC_KEY_RBFRAME)
 			*v = SHOWN | frame_hash(kp);
 	}
 	to = find_row(agg, &k);
