@@ -338,7 +338,7 @@ static int read_fn(const struct rbproc *p, uint64_t key, struct rbname *out)
 {
 	const struct rblayout *l = p->lay;
 	char label[PT_RBSTR + 1] = "", path[PT_RBSTR + 1] = "";
-	uint64_t loc[LOC / 8], body = PT_RBFUNC_ADDR(key), where;
+	uint64_t loc[LOC / 8], body = PT_RBFUNC_ADDR(key), where, name, fix;
 	uint32_t line;
 
 	if (key & PT_RBFUNC_CFUNC) {
@@ -351,18 +351,13 @@ static int read_fn(const struct rbproc *p, uint64_t key, struct rbname *out)
 	if (!body || pymem_peek(p->pid, body + l->body_pathobj, loc, LOC))
 		return -1;
 	where = loc[0];
-	line = loc[(l->body_first_lineno - l->body_pathobj) / 8] & 1
-		       ? (uint32_t)(loc[(l->body_first_lineno - l->body_pathobj) /
-					8] >>
-				    1)
-		       : 0;
-	if (PT_RBFUNC_KEY(body, where,
-			  loc[(l->body_label - l->body_pathobj) / 8],
-			  line) != key ||
-	    rbmem_str(p->pid, l, loc[(l->body_label - l->body_pathobj) / 8],
-		      label, sizeof(label), false))
+	name = loc[(l->body_label - l->body_pathobj) / 8];
+	fix = loc[(l->body_first_lineno - l->body_pathobj) / 8];
+	line = fix & 1 ? (uint32_t)(fix >> 1) : 0;
+	if (PT_RBFUNC_KEY(body, where, name, line) != key ||
+	    rbmem_str(p->pid, l, name, label, sizeof(label), false))
 		return -1;
-	if (rbmem_ary_at(p->pid, l, where, 0))
+	if (rbmem_ary_at(p->pid, l, where, 0)) /* [path, realpath] */
 		where = rbmem_ary_at(p->pid, l, where, 0);
 	if (rbmem_str(p->pid, l, where, path, sizeof(path), true))
 		return -1;
