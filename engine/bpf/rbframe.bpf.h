@@ -82,6 +82,9 @@ __u64 rb_names_lost;
 /* The fields of an iseq body read lie in RB_LOC bytes from its pathobj. */
 #define RB_LOC 32
 
+/* rb_frame(): a frame that cannot be read (no key is 1). */
+#define RB_UNREAD 1
+
 /* Per CPU: one for uprobes, one for profile samples, which may
  * interrupt a uprobe's program on the same CPU. */
 struct rb_scratch {
@@ -321,8 +324,9 @@ rb_begin(__u32 sample, struct rb_scratch **sc, struct rb_walk *w)
 
 /*
  * The key of frame i of the window (PT_RBFUNC_KEY(): Ruby code,
- * PT_RBCFUNC_KEY(): a C method); 0 if it has no code of its own or
- * cannot be read. A global function.
+ * PT_RBCFUNC_KEY(): a C method); 0 if it has no code of its own (a C
+ * block, a dummy frame), RB_UNREAD if it cannot be read. A global
+ * function.
  */
 __noinline __u64 rb_frame(const struct pt_rbproc *pp,
 			  const struct rb_scratch *sc, const struct rb_walk *w,
@@ -339,23 +343,24 @@ __noinline __u64 rb_frame(const struct pt_rbproc *pp,
 	ep = RB_U64(sc->win, RB_WINDOW, off + pp->cfp_ep);
 	if (!ep ||
 	    bpf_probe_read_user(env, sizeof(env), (const void *)(ep - 16)))
-		return 0;
+		return RB_UNREAD;
 	magic = env[2] & pp->magic_mask;
 	if (magic == pp->magic_cfunc) {
 		__u64 id = rb_ptr(env[0] ? env[0] + pp->me_called_id : 0);
 
-		return id ? PT_RBCFUNC_KEY(id) : 0;
+		return id ? PT_RBCFUNC_KEY(id) : RB_UNREAD;
 	}
 	if (!iseq || magic == pp->magic_ifunc || magic == pp->magic_dummy)
 		return 0;
 	iseq = rb_ptr(iseq + pp->iseq_body);
 	if (!rb_loc(pp, iseq, loc))
-		return 0;
+		return RB_UNREAD;
 	return PT_RBFUNC_KEY(iseq, loc[0], loc[1], rb_line(loc[2]));
 }
 
 /* The key of the innermost frame that runs Ruby code, named at first
- * sight; 0 if none; sample: at a profile sample. A global function. */
+ * sight; 0 if none, or if a frame before it cannot be read; sample: at
+ * a profile sample. A global function. */
 __noinline __u64 rb_frame_key(__u32 sample)
 {
 	struct rb_scratch *sc = NULL;
@@ -367,6 +372,8 @@ __noinline __u64 rb_frame_key(__u32 sample)
 		return 0;
 	for (__u32 i = 0; i < PT_RBSTACK_DEPTH && i < w.n; i++) {
 		key = rb_frame(pp, sc, &w, i);
+		if (key == RB_UNREAD)
+			return 0;
 		if (key && !(key & PT_RBFUNC_CFUNC)) {
 			rb_seen(pp, sc, key);
 			return key;
@@ -375,9 +382,10 @@ __noinline __u64 rb_frame_key(__u32 sample)
 	return 0;
 }
 
-/* The id of the thread's Ruby stack, the stack kept in rbstacks and its
- * frames named the first time; sample: at a profile sample. 0: no Ruby
- * frames; 1: rbstacks full. A global function. The id is an FNV-1a
+/* The id of the thread's Ruby stack, the stack kept in rbstacks (a
+ * frame that cannot be read as key 0: "?") and its frames named the
+ * first time; sample: at a profile sample. 0: no Ruby frames; 1:
+ * rbstacks full. A global function. The id is an FNV-1a
  * hash of the process as set up (its gen), the frames' keys and the
  * depth (never 0 or 1). */
 __noinline __u64 rb_stack_key(__u32 sample)
@@ -398,6 +406,7 @@ __noinline __u64 rb_stack_key(__u32 sample)
 		key = rb_frame(pp, sc, &w, i);
 		if (!key)
 			continue;
+		key = key == RB_UNREAD ? 0 : key; /* named "?" */
 		st->fn[st->depth & (PT_RBSTACK_DEPTH - 1)] = key;
 		st->depth++;
 		hash = (hash ^ key) * 0x100000001b3ULL;
@@ -413,7 +422,9 @@ __noinline __u64 rb_stack_key(__u32 sample)
 	for (__u32 i = 0; i < PT_RBSTACK_DEPTH; i++) {
 		if (i >= st->depth)
 			break;
-		rb_seen(pp, sc, st->fn[i & (PT_RBSTACK_DEPTH - 1)]);
+		key = st->fn[i & (PT_RBSTACK_DEPTH - 1)];
+		if (key)
+			rb_seen(pp, sc, key);
 	}
 	return id;
 }
