@@ -13,10 +13,14 @@ silent), by -p:
 - a method whose name is longer than a key shows: cut, its start kept,
   "..." after it; a method named in UTF-8 (def héllo, and a long one of
   two-byte characters, cut between characters): its name as Ruby has it;
-- profile:99=count(rbframe) on a loop that does 3/4 of its work in heavy
-  and 1/4 in light: heavy 75% of their samples (within 7 points), 99 a
+- profile:99=count(rbframe) on a loop (4 s: some 400 samples, so that 7
+  points are three standard deviations) that does 3/4 of its work in
+  heavy and 1/4 in light: heavy 75% of their samples (within 7 points), 99 a
   second of the CPU time the process had (within 35%: the machine may
   be shared); =count(rbstack): both paths under <main>;run;burn;
+- a Ruby Thread's writes: by its own stack (block in run;writer_t;
+  syswrite), exactly; a write from a thread holding no GVL (Ruby's
+  timer thread) dropped as without a Ruby frame;
 - GC: ruby:gc__mark__begin counted (-P ruby: the gc role's pause) as
   often as the workload's own GC.count moved: GC.start 25 times, 25;
 - a command probetop launches, which exits at once: named all the same
@@ -64,6 +68,14 @@ def writer_b(n)
   end
 end
 
+def writer_t(n)
+  i = 0
+  while i < n
+    NULL.syswrite("t")
+    i += 1
+  end
+end
+
 def %s(n)
   n.times { NULL.syswrite("l") }
 end
@@ -105,6 +117,7 @@ def run(cmd, n)
   when "wide" then %s(n)
   when "burn" then burn(n)
   when "gc" then n.times { GC.start }
+  when "thread" then Thread.new { writer_t(n) }.join
   end
 end
 
@@ -177,7 +190,7 @@ def check_exact(script):
         tap.ok(t.send("%s %d" % (cmd, n)).startswith("done"),
                "%s ran" % cmd)
     was = cpu_s(t.pid)
-    tap.ok(t.send("burn 2").startswith("done"), "burn ran")
+    tap.ok(t.send("burn 4").startswith("done"), "burn ran")
     spent = cpu_s(t.pid) - was
     time.sleep(0.3)
     tr.finish()
@@ -231,6 +244,29 @@ def check_exact(script):
     tap.ok(set(inburn) == {"<main>;run;burn;heavy", "<main>;run;burn;light"},
            "profile:99 by rbstack: heavy and light sampled, always under "
            "<main>;run;burn", ps)
+
+
+def check_thread(script):
+    """A Ruby thread of its own: its stack from its block, exactly; a
+    write from a thread that holds no GVL (Ruby's timer thread, told of
+    the new thread) dropped as without a Ruby frame, the count a plain
+    spec beside it gives."""
+    t = Target([RUBY, script])
+    plain = "fn:libc.so.6:write"
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", STACK, "-e", plain])
+    tap.ok(t.send("thread 33").startswith("done"), "thread ran")
+    time.sleep(0.2)
+    tr.finish()
+    t.stop()
+    fin = tr.final()
+    s = rows(fin, STACK)
+    total = sum(rows(fin, plain).values())
+    tap.eq(s, {("block in run;writer_t;syswrite",): 33},
+           "a thread's writes by its own stack, from its block, exactly",
+           (s, tr.stderr))
+    tap.eq(agg_of(fin, STACK)["drops_by"]["python"], total - 33,
+           "the %d other writes (no thread holding the GVL) dropped as "
+           "without a Ruby frame" % (total - 33))
 
 
 def check_gc(script):
@@ -346,6 +382,7 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(script, "w") as f:
         f.write(WORKLOAD)
     check_exact(script)
+    check_thread(script)
     check_gc(script)
     check_launched(tmp)
     check_probeset(script)
