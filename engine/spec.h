@@ -78,6 +78,10 @@ enum spec_key_kind {
 			    * file and first line in user space) */
 	SPEC_KEY_PHPSTACK, /* phpstack: the thread's PHP stack (an id in
 			    * the kernel, named once in user space) */
+	SPEC_KEY_JITFRAME, /* jitframe: the innermost frame of ustack that
+			    * a perf map names (JIT code), else its leaf
+			    * (the native user stack in the kernel, its one
+			    * frame by name in user space) */
 	SPEC_KEY_RBFRAME, /* rbframe: the innermost Ruby code frame (its
 			   * iseq, in the kernel; method, file and first
 			   * line in user space) */
@@ -135,7 +139,7 @@ bool spec_key_is_php(const struct spec_key *k);
 bool spec_key_is_rb(const struct spec_key *k);
 
 /* Whether k is read from where the probe fired, not from an argument:
- * the Python, PHP and Ruby keys, ustack and kstack. */
+ * the Python, PHP and Ruby keys, ustack, kstack and jitframe. */
 bool spec_key_is_ctx(const struct spec_key *k);
 
 /* Whether k is a call stack: pystack, phpstack, rbstack, ustack,

@@ -38,7 +38,8 @@ bool spec_key_is_stack(const struct spec_key *k)
 bool spec_key_is_ctx(const struct spec_key *k)
 {
 	return spec_key_is_py(k) || spec_key_is_php(k) || spec_key_is_rb(k) ||
-	       k->kind == SPEC_KEY_USTACK || k->kind == SPEC_KEY_KSTACK;
+	       k->kind == SPEC_KEY_USTACK || k->kind == SPEC_KEY_KSTACK ||
+	       k->kind == SPEC_KEY_JITFRAME;
 }
 
 bool spec_key_is_str(const struct spec_key *k)

@@ -438,11 +438,12 @@ static bool spec_reads_python(const struct spec *spec)
 }
 
 /* Whether a key of spec is the native user stack (unwind.h): ustack,
- * or mixstack's native half. */
+ * jitframe (one frame of it), or mixstack's native half. */
 static bool spec_walks_ustack(const struct spec *spec)
 {
 	for (int i = 0; i < spec->nkeys; i++)
 		if (spec->keys[i].kind == SPEC_KEY_USTACK ||
+		    spec->keys[i].kind == SPEC_KEY_JITFRAME ||
 		    spec->keys[i].kind == SPEC_KEY_MIXSTACK)
 			return true;
 	return false;

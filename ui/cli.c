@@ -20,6 +20,15 @@
 #include "cmd.h"
 #include "inert.h"
 
+static void (*tee_fn)(void *ctx, const char *msg);
+static void *tee_ctx;
+
+void cli_tee(void (*fn)(void *ctx, const char *msg), void *ctx)
+{
+	tee_fn = fn;
+	tee_ctx = ctx;
+}
+
 void cli_error(const char *fmt, ...)
 {
 	char msg[1024], shown[4096];
@@ -29,6 +38,8 @@ void cli_error(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "probetop: %s\n", inert_str(shown, sizeof(shown), msg));
+	if (tee_fn)
+		tee_fn(tee_ctx, msg);
 }
 
 struct json_object *cli_json_inert(const char *s)

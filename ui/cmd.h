@@ -16,12 +16,20 @@ int cmd_list(int argc, char **argv);
 /* probetop trace -p PID|-b BINARY|-- COMMAND -e SPEC... [options] */
 int cmd_trace(int argc, char **argv);
 
+/* probetop replay FILE [--json|--folded]: a recording, as trace printed
+ * it */
+int cmd_replay(int argc, char **argv);
+
 /* probetop probesets [--json] */
 int cmd_probesets(int argc, char **argv);
 
 /* Print "probetop: MSG" on stderr, the one way the CLI reports; MSG
  * inert (engine/name/inert.h), as it may quote the target's names. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Hand every later cli_error() message (raw, before "probetop: " and
+ * the inert escaping) to fn too; fn NULL: to none. For --record. */
+void cli_tee(void (*fn)(void *ctx, const char *msg), void *ctx);
 
 /*
  * cli_error() for what getopt_long() returned as c ('?' unknown, ':' no

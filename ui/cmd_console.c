@@ -35,6 +35,7 @@ int cmd_console(int argc, char **argv)
 		{ "aggsize", required_argument, NULL, SESSION_OPT_AGGSIZE },
 		{ "budget", required_argument, NULL, SESSION_OPT_BUDGET },
 		{ "listen", required_argument, NULL, SESSION_OPT_LISTEN },
+		{ "record", required_argument, NULL, SESSION_OPT_RECORD },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "demo", no_argument, NULL, 'D' },

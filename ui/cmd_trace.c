@@ -26,6 +26,7 @@
 #include "cmd.h"
 #include "export.h"
 #include "inert.h"
+#include "recorder.h"
 #include "session.h"
 #include "spec.h"
 #include "trace_out.h"
@@ -46,6 +47,7 @@ struct loop {
 	struct agg *agg;
 	struct trace_out out;
 	struct export *ex; /* --listen, or NULL */
+	struct recorder *rec; /* --record, or NULL */
 	pid_t pid; /* 0 for -b */
 	int sigfd, pidfd;
 	double rescanned; /* when the target was last rescanned */
@@ -66,6 +68,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "folded", no_argument, NULL, 'F' },
+		{ "record", required_argument, NULL, SESSION_OPT_RECORD },
 		{ 0 },
 	};
 	struct session_args *t = &a->target;
@@ -126,6 +129,12 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	return 0;
 }
 
+/* The command line of a -b row's pid (trace_out's command). */
+static const char *pid_command(void *ctx, uint32_t pid)
+{
+	return session_pid_command(ctx, pid);
+}
+
 /* --listen: what scrapes get from now on */
 static void publish(struct loop *lp, const struct agg_snapshot *snap)
 {
@@ -156,6 +165,13 @@ static int start_export(struct loop *lp, const char *listen)
 	return 0;
 }
 
+/* recorder's say(): the recording's one failure, on stderr */
+static void say(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_error("%s", msg);
+}
+
 static int print_snapshot(struct loop *lp, bool final)
 {
 	const struct agg_snapshot *snap = agg_read(lp->agg);
@@ -163,6 +179,7 @@ static int print_snapshot(struct loop *lp, bool final)
 	if (!snap)
 		return -1;
 	publish(lp, snap);
+	recorder_snapshot(lp->rec, snap, final);
 	trace_out_print(&lp->out, snap, false);
 	if (final)
 		trace_out_print(&lp->out, snap, true);
@@ -278,10 +295,15 @@ int cmd_trace(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a))
 		return 2;
+	if (a.target.record && !(lp.rec = recorder_open(a.target.record)))
+		return 1;
 	lp.sigfd = cli_signalfd();
 	ret = session_open(&s, &a.target);
 	if (ret) {
 		close(lp.sigfd);
+		if (lp.rec)
+			unlink(a.target.record); /* nothing was traced */
+		recorder_free(lp.rec);
 		return ret;
 	}
 	ret = 1;
@@ -293,6 +315,7 @@ int cmd_trace(int argc, char **argv)
 	lp.agg = agg_new(lp.tr);
 	if (!lp.agg)
 		goto out;
+	recorder_start(lp.rec, &s, a.target.command, a.interval_s, say, NULL);
 	agg_set_budget(lp.agg, session_budget(&a.target));
 	if (start_export(&lp, a.target.listen))
 		goto out;
@@ -312,12 +335,14 @@ int cmd_trace(int argc, char **argv)
 		.json = a.json,
 		.folded = a.folded,
 		.per_pid = s.binary[0] != 0,
-		.s = &s,
+		.command = pid_command,
+		.ctx = &s,
 		.pid = (int)lp.pid,
 		.kernel = s.io || s.proc,
 	};
 	ret = run_loop(&lp, &a) ? 1 : 0;
 out:
+	recorder_free(lp.rec);
 	session_end_command(&s); /* -n, -d, ^C: the command ends with us */
 	export_stop(lp.ex);
 	agg_free(lp.agg);

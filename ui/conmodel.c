@@ -378,6 +378,19 @@ static bool set_why(const struct session *s, const struct probeset *ps,
 	return true;
 }
 
+/* Top's sampled frames come from a probeset whose frames are named only
+ * in a process started with what this one was not (erlsample without
+ * +JPperf true): its unnamed = text into m->frames_why, over the rows. */
+static void unnamed_why(const struct session *s, struct model *m)
+{
+	const struct probeset *ps = m->frames_samples.ps;
+
+	if (!ps || !ps->unnamed[0] || session_frames_named(s, ps))
+		return;
+	inert_str(m->frames_why, sizeof(m->frames_why), ps->unnamed);
+	m->frames_why_over = true;
+}
+
 /*
  * Why Top has no frames of the target's runtime and what would fill
  * them, into m->frames_why: a picked probeset's reason (set_why()), or,
@@ -391,9 +404,12 @@ static void frames_why(const struct session *s, struct model *m)
 
 	m->frames_why[0] = '\0';
 	m->frames_why_any = true;
+	m->frames_why_over = false;
 	m->stack_spec = stack_spec_of(s);
-	if (m->frames_samples.id >= 0)
-		return; /* sampled frames fill Top */
+	if (m->frames_samples.id >= 0) { /* sampled frames fill Top */
+		unnamed_why(s, m);
+		return;
+	}
 	for (int i = 0; i < s->npicked; i++) {
 		if (set_why(s, s->picked[i], m->frames_calls.id >= 0,
 			    m->frames_why, sizeof(m->frames_why)))

@@ -42,6 +42,7 @@
 #include "inert.h"
 #include "log.h"
 #include "proc.h"
+#include "recorder.h"
 #include "session.h"
 #include "view.h"
 
@@ -191,6 +192,13 @@ static void say_new_drops(const struct agg_snapshot *snap)
 		}
 }
 
+/* recorder's say(): the recording's one failure, on the status line
+ * and in Messages */
+static void say_record(void *ctx, const char *msg)
+{
+	console_say(ctx, "%s", msg);
+}
+
 /* --listen: scrapes get snap from now on */
 static void publish(struct console *c, const struct agg_snapshot *snap)
 {
@@ -220,6 +228,7 @@ static void tick_end(struct console *c, const struct agg_snapshot *snap)
 	if (c->m.snap)
 		say_new_drops(c->m.snap);
 	publish(c, c->m.snap);
+	recorder_snapshot(c->rec, c->m.snap, false);
 	c->m.snap_s = cli_now_s() - c->last_read;
 	c->last_read = cli_now_s();
 	console_refresh_model(c);
@@ -336,6 +345,7 @@ static void run_loop(struct console *c)
 			c->m.snap = agg_read(c->agg); /* the last data */
 			reading = false;
 			publish(c, c->m.snap);
+			recorder_snapshot(c->rec, c->m.snap, false);
 			console_refresh_model(c);
 		}
 		if (pfd[0].revents)
@@ -460,6 +470,8 @@ static void teardown(struct console *c)
 	}
 	log_set_sink(NULL, NULL);
 	export_stop(c->ex);
+	recorder_final(c->rec, c->m.snap);
+	recorder_free(c->rec);
 	for (int i = 0; i < c->nviews; i++)
 		if (c->views[i].st)
 			c->views[i].ops->close(c->views[i].st);
@@ -494,6 +506,10 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 		free(c);
 		return 2;
 	}
+	if (a->record && !(c->rec = recorder_open(a->record))) {
+		free(c);
+		return 1;
+	}
 	setlocale(LC_ALL, "");
 	catch_crashes();
 	c->sigfd = cli_signalfd();
@@ -522,6 +538,7 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	c->m.budget_pct = session_budget(a);
 	if (a->listen && start_export(c, a->listen))
 		goto out;
+	recorder_start(c->rec, &c->s, a->command, interval_s, say_record, c);
 	if (c->s.pid)
 		c->pidfd = pidfd_open(c->s.pid, 0);
 	if (session_release(&c->s) || conmodel_probes(c->cm, &c->s, &c->m))

@@ -22,6 +22,7 @@
 
 struct conmodel;
 struct export;
+struct recorder;
 
 #define LOG_MAX 200
 #define MAX_VIEWS 16
@@ -49,6 +50,7 @@ struct console {
 	unsigned int park_groups;
 	struct agg *agg;
 	struct export *ex; /* --listen, or NULL */
+	struct recorder *rec; /* --record, or NULL */
 	struct conmodel *cm;
 	struct model m;
 	struct vstate views[MAX_VIEWS];

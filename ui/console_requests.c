@@ -32,7 +32,8 @@ static void add_spec(struct console *c, const char *text,
 	}
 	id = session_add(&c->s, &sp, ps, role);
 	if (id < 0) {
-		console_say(c, "cannot attach '%s': %s", text, strerror(-id));
+		console_say(c, "cannot attach '%s': %s", text,
+			    session_strerror(id));
 		return;
 	}
 	session_waiting(tracer_spec_info(c->s.tr, id), what, sizeof(what));

@@ -16,7 +16,7 @@
 	"  probetop [-p PID | -b BINARY | -- COMMAND [ARGS...]] [-P SET]... "  \
 	"[-e SPEC]...\n"                                                       \
 	"           [-i SECS] [-d SECS] [--aggsize SIZE] [--budget PCT|off]\n" \
-	"           [--listen [ADDR:]PORT]\n"                                  \
+	"           [--listen [ADDR:]PORT] [--record FILE]\n"                  \
 	"                        the console (no target: pick a process "      \
 	"first)\n"                                                             \
 	"  probetop --demo       the console on the bundled Python 3.11 "      \
@@ -39,8 +39,12 @@
 	"[--json]\n"                                                           \
 	"                 [--folded] [--budget PCT|off] [--listen "            \
 	"[ADDR:]PORT]\n"                                                       \
+	"                 [--record FILE]\n"                                   \
 	"                        aggregate probes in the kernel, print every " \
 	"interval\n"                                                           \
+	"  probetop replay FILE --json|--folded\n"                             \
+	"                        a recording of trace --record, printed as "   \
+	"trace did\n"                                                          \
 	"\n"                                                                   \
 	"list prints one probe per line: PROVIDER NAME OBJECT ADDRESS "        \
 	"SEMAPHORE ARGS.\n"                                                    \
@@ -86,9 +90,11 @@
 	"         mixstack (the native stack with each CPython eval frame\n"   \
 	"         replaced by the Python frames it ran: C extensions under "   \
 	"their\n"                                                              \
-	"         Python callers, -p or a command); at most 4 (2 strings "     \
-	"of 63\n"                                                              \
-	"         bytes; a longer one is cut, then ...)\n"                     \
+	"         Python callers, -p or a command) | jitframe (ustack's\n"     \
+	"         innermost frame of JIT code a perf map names: Erlang with\n" \
+	"         +JPperf true, node --perf-basic-prof; else its leaf); at\n"  \
+	"         most 4 (2 strings of 63 bytes; a longer one is cut, then\n"  \
+	"         ...)\n"                                                      \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \
@@ -162,6 +168,9 @@
 	"      --folded         trace: stack keys as folded lines "            \
 	"(root;...;leaf N)\n"                                                  \
 	"                       for flamegraph.pl, inferno, speedscope\n"      \
+	"      --record FILE    every interval also into FILE (a new file, "   \
+	"0600, never\n"                                                        \
+	"                       overwritten), for probetop replay\n"           \
 	"  -v, --verbose        list: every location, with decoded "           \
 	"arguments\n"                                                          \
 	"  -f, --functions      list: function symbols instead of probes\n"    \
@@ -220,6 +229,8 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "trace"))
 		return cmd_trace(argc - 1, argv + 1);
+	if (!strcmp(cmd, "replay"))
+		return cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(cmd, "probesets"))
 		return cmd_probesets(argc - 1, argv + 1);
 	cli_error("unknown command '%s'; see probetop --help", cmd);

@@ -139,6 +139,8 @@ static int default_labels(const struct spec *sp, char names[][LABEL_MAX_LEN],
 			for (int j = 0; j < 3 && n < max; j++)
 				snprintf(names[n++], LABEL_MAX_LEN, "%s",
 					 PYFRAME[j]);
+		else if (key->kind == SPEC_KEY_JITFRAME)
+			snprintf(names[n++], LABEL_MAX_LEN, "function");
 		else if (key->kind == SPEC_KEY_PYSTACK ||
 			 key->kind == SPEC_KEY_MIXSTACK ||
 			 key->kind == SPEC_KEY_PHPSTACK ||

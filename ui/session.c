@@ -278,7 +278,7 @@ int session_open(struct session *s, const struct session_args *a)
 
 		if (id < 0) {
 			cli_error("-e '%s': cannot attach: %s", specs[i].text,
-				  strerror(-id));
+				  session_strerror(id));
 			goto fail;
 		}
 		bad = check_attached(s, &specs[i], id, false);
@@ -388,6 +388,9 @@ int session_arg(struct session_args *a, int opt, const char *arg)
 		a->listen = arg;
 		return 0;
 	}
+	case SESSION_OPT_RECORD:
+		a->record = arg;
+		return 0;
 	default:
 		return 1;
 	}

@@ -48,6 +48,7 @@ struct session_args {
 	bool budget_given; /* --budget, else SESSION_BUDGET */
 	double budget; /* % of one CPU; < 0: off */
 	const char *listen; /* --listen [ADDR:]PORT, or NULL */
+	const char *record; /* --record FILE, or NULL (recorder.h) */
 };
 
 /* --budget's default: % of one CPU tracing may take from the targets */
@@ -61,13 +62,15 @@ double session_budget(const struct session_args *a);
 #define SESSION_OPT_AGGSIZE 0x100
 #define SESSION_OPT_BUDGET 0x101
 #define SESSION_OPT_LISTEN 0x102 /* --listen [ADDR:]PORT (export.h) */
+#define SESSION_OPT_RECORD 0x103 /* --record FILE (recorder.h) */
 
 /*
  * One command-line option of the target and what to trace, as trace and
  * the console share them: -p PID, -b BINARY, -e SPEC, -P PROBESET,
  * --aggsize SIZE (SESSION_OPT_AGGSIZE; arg is its argument), --budget
  * PCT|off (SESSION_OPT_BUDGET), --listen [ADDR:]PORT (SESSION_OPT_LISTEN,
- * checked here, served by export.h). 0 when
+ * checked here, served by export.h), --record FILE (SESSION_OPT_RECORD,
+ * written by recorder.h). 0 when
  * taken, 1 when opt is not one of them, -1 on
  * a bad argument (said on stderr).
  */
@@ -126,10 +129,19 @@ void session_close(struct session *s);
 /*
  * Attach one spec now, recording where it came from (ps and role may be
  * NULL). With role->needs set, the needed probe is attached too. Returns
- * the tracer's id or a negative errno (logged).
+ * the tracer's id or a negative errno: session_strerror() says why.
+ * profile:HZ under -b is -EDOM (it samples one process).
  */
 int session_add(struct session *s, const struct spec *spec,
 		const struct probeset *ps, const struct ps_spec *role);
+
+/* Whether the target is started so that ps's frames are named (its
+ * [frames] named_by = is met, or it has none, or the target's
+ * environment is unknown). */
+bool session_frames_named(const struct session *s, const struct probeset *ps);
+
+/* Why session_add() returned err (negative), in words for one line. */
+const char *session_strerror(int err);
 
 /*
  * Attach to what the target mapped since the last call (tracer_rescan),

@@ -162,7 +162,7 @@ int session_attach_set(struct session *s, const struct probeset *ps)
 		id = session_add(s, &r->spec, ps, r);
 		if (id < 0) {
 			cli_error("-P %s: '%s': cannot attach: %s", ps->name,
-				  r->spec.text, strerror(-id));
+				  r->spec.text, session_strerror(id));
 			return -1;
 		}
 	}
@@ -249,8 +249,11 @@ void session_warn_unmet(const struct session *s)
 int session_add(struct session *s, const struct spec *spec,
 		const struct probeset *ps, const struct ps_spec *role)
 {
-	int id = tracer_add(s->tr, spec), hid = -1;
+	int id, hid = -1;
 
+	if (spec->probe[0].hz > 0 && s->binary[0])
+		return -EDOM;
+	id = tracer_add(s->tr, spec);
 	if (id < 0)
 		return id;
 	if (role && role->needs[0]) {
@@ -272,6 +275,20 @@ int session_add(struct session *s, const struct spec *spec,
 		.used = true, .ps = ps, .role = role, .helper_id = hid
 	};
 	return id;
+}
+
+bool session_frames_named(const struct session *s, const struct probeset *ps)
+{
+	return !ps->named_by.nrequires ||
+	       session_target_meets(s, &ps->named_by);
+}
+
+const char *session_strerror(int err)
+{
+	if (err == -EDOM)
+		return "profile:HZ samples one process: give -p PID or a "
+		       "command, not -b";
+	return strerror(-err);
 }
 
 int session_remove(struct session *s, int id)

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "session.h"
 #include "trace_impl.h"
 
 /* A stack's text ("root;...;leaf") as an array of its frames. */
@@ -113,7 +112,7 @@ static json_object *json_row(const struct trace_out *out,
 				       json_object_new_int64(r->pid));
 		json_object_object_add(
 			row, "command",
-			cli_json_inert(session_pid_command(out->s, r->pid)));
+			cli_json_inert(out->command(out->ctx, r->pid)));
 	}
 	json_object_object_add(
 		row, "count",

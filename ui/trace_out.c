@@ -83,9 +83,9 @@ static int command_width(const struct trace_out *out, const struct agg_spec *as,
 
 		if (!row_shown(as->rows[i], final))
 			continue;
-		len = (int)strlen(inert_str(
-			cmd, sizeof(cmd),
-			session_pid_command(out->s, as->rows[i]->pid)));
+		len = (int)strlen(
+			inert_str(cmd, sizeof(cmd),
+				  out->command(out->ctx, as->rows[i]->pid)));
 		w = len > w ? len : w;
 	}
 	return w;
@@ -123,7 +123,7 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			fprintf(out->f, "  %7" PRIu32 "  %-*.*s", r->pid, cmdw,
 				cmdw,
 				inert_str(cmd, sizeof(cmd),
-					  session_pid_command(out->s, r->pid)));
+					  out->command(out->ctx, r->pid)));
 		}
 		if (keyed)
 			fprintf(out->f, "  %-*s", width, key);
@@ -209,7 +209,7 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 		if (out->per_pid) {
 			fprintf(out->f, "  pid %" PRIu32 " (%s)%s%s\n", r->pid,
 				inert_str(cmd, sizeof(cmd),
-					  session_pid_command(out->s, r->pid)),
+					  out->command(out->ctx, r->pid)),
 				key[0] ? "  " : "", key);
 		} else if (key[0])
 			fprintf(out->f, "  %s\n", key);

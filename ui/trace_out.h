@@ -8,18 +8,19 @@
 #define PROBETOP_TRACE_OUT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "agg.h"
-
-struct session;
 
 struct trace_out {
 	FILE *f;
 	bool json;
 	bool folded; /* --folded: stacks as flamegraph.pl reads them */
 	bool per_pid; /* -b: every row carries its pid */
-	struct session *s; /* names the pids of -b */
+	/* names the pids of -b: a string valid until the next call */
+	const char *(*command)(void *ctx, uint32_t pid);
+	void *ctx;
 	int pid; /* the target, 0 for -b */
 	bool kernel; /* -P io or process: the kernel counts for the target */
 };

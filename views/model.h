@@ -129,6 +129,8 @@ struct model {
 					       would fill it; "" */
 	bool frames_why_any; /* say it over Top's other rows too (else only
 				when Top is empty) */
+	bool frames_why_over; /* say it over Top's frames too (they are
+				 there, unnamed) */
 	const char *stack_spec; /* the stack sampler that fits the target:
 				   Stacks' a adds it */
 

@@ -437,7 +437,8 @@ static void top_draw(void *st, const struct model *m,
 	/* why there are no frames, wrapped in up to 3 rows: in place of the
 	 * rows, or over them */
 	why = 0;
-	if (m->frames_why[0] && (!t->n || (!t->frames && m->frames_why_any)))
+	if (m->frames_why[0] &&
+	    (!t->n || (!t->frames && m->frames_why_any) || m->frames_why_over))
 		why = draw_wrap_rows(r.w - 2, 2, 4, m->frames_why);
 	why = why > 3 ? 3 : why;
 	lines = r.h - 3 - (t->n ? why : 0); /* the box's, less the heading */

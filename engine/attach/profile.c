@@ -51,13 +51,8 @@ int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
 	uint32_t idx;
 
-	if (tr->kind != TRACER_PID) {
-		log_msg(LOG_ERROR,
-			"%s: profile:HZ samples one process: give -p PID or a "
-			"command, not -b",
-			ts->spec.text);
-		return -EINVAL;
-	}
+	if (tr->kind != TRACER_PID)
+		return -EINVAL; /* one process's CPU clock: its caller says */
 	err = profile_site(tr, ts, id, &idx);
 	if (err)
 		return err;

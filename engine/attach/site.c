@@ -135,6 +135,7 @@ static uint8_t ctx_kind(enum spec_key_kind kind)
 	case SPEC_KEY_RBSTACK:
 		return PT_KEY_RBSTACK;
 	case SPEC_KEY_USTACK:
+	case SPEC_KEY_JITFRAME: /* one frame of it, picked in user space */
 		return PT_KEY_USTACK;
 	case SPEC_KEY_MIXSTACK:
 		return PT_KEY_MIXSTACK;

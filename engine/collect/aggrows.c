@@ -210,6 +210,19 @@ static void row_keys(struct agg *agg, struct arow *r,
 					      r->key.num[slot], kp);
 			if (!kp->text)
 				strcpy(kp->str, "?");
+		} else if (sp->keys[i].kind == SPEC_KEY_JITFRAME) {
+			const char *mods = NULL,
+				   *text = stackname_text(
+					   agg->stacks, (pid_t)r->key.pid,
+					   r->key.num[slot], false,
+					   tracer_known_maps(agg->tr,
+							     (pid_t)r->key.pid),
+					   &mods);
+
+			kp->is_str = true;
+			kp->num = (int64_t)r->key.num[slot];
+			stackname_jit_frame(text, mods, kp->str,
+					    sizeof(kp->str));
 		} else if (sp->keys[i].kind == SPEC_KEY_SYM) {
 			kp->num = (int64_t)r->key.num[slot];
 			kp->is_str = true;
@@ -382,7 +395,7 @@ static uint64_t frame_hash(const struct agg_key_part *kp)
  * offset: one line has several), a phpframe key (each closure, each
  * eval'd code is a function of its own), a stack (the kernel keys one by its
  * addresses: one call path has several, a sample anywhere in a
- * function's loop).
+ * function's loop), a jitframe (one frame of such a stack).
  */
 static bool merges(const struct spec *sp)
 {
@@ -394,6 +407,7 @@ static bool merges(const struct spec *sp)
 		    sp->keys[i].kind == SPEC_KEY_RBSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_RBFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_USTACK ||
+		    sp->keys[i].kind == SPEC_KEY_JITFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_KSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_MIXSTACK)
 			return true;
@@ -426,6 +440,8 @@ static struct arow *shown_row(struct agg *agg, struct arow *r,
 		else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
 			 sp->keys[i].kind == SPEC_KEY_RBFRAME)
 			*v = SHOWN | frame_hash(kp);
+		else if (sp->keys[i].kind == SPEC_KEY_JITFRAME)
+			*v = SHOWN | text_hash(kp->str);
 	}
 	to = find_row(agg, &k);
 	if (to && to->gen != info->gen)

@@ -231,6 +231,19 @@ static struct ps_spec *section_spec(struct probeset *ps, const char *section,
 	return NULL;
 }
 
+/* [frames] named_by = or unnamed = (name) into ld->ps; 1 or fail(). */
+static int frames_naming(struct load *ld, const char *section, const char *name,
+			 const char *value)
+{
+	if (strcmp(section, "frames"))
+		return fail(ld, "%s: only in [frames]", name);
+	if (!strcmp(name, "unnamed"))
+		return copy(ld->ps->unnamed, PS_TEXT_MAX, value) ||
+		       fail(ld, "unnamed: at most %d characters",
+			    PS_TEXT_MAX - 1);
+	return parse_requires(ld, &ld->ps->named_by, value);
+}
+
 static int handle_role(struct load *ld, const char *section, const char *name,
 		       const char *value)
 {
@@ -259,6 +272,8 @@ static int handle_role(struct load *ld, const char *section, const char *name,
 		return copy(ps->sections[sec].empty, PS_TEXT_MAX, value) ||
 		       fail(ld, "empty: at most %d characters",
 			    PS_TEXT_MAX - 1);
+	if (!strcmp(name, "named_by") || !strcmp(name, "unnamed"))
+		return frames_naming(ld, section, name, value);
 	if (!strcmp(name, "optional") || !strncmp(name, "needs.", 6))
 		return 1; /* second_pass(), once every spec is known */
 	if (ps->nspecs == PS_MAX_SPECS)

@@ -131,6 +131,11 @@ struct probeset {
 	struct ps_spec specs[PS_MAX_SPECS];
 	int nnotes;
 	struct ps_note notes[PS_MAX_NOTES];
+	/* [frames] named_by = (as requires =): what a process is started
+	 * with for its frames to be named (nrequires 0: nothing), and
+	 * unnamed = what is said where it was not ("" if nothing) */
+	struct ps_note named_by;
+	char unnamed[PS_TEXT_MAX];
 };
 
 struct ps_list {

@@ -452,7 +452,7 @@ int perfmaps_find(struct perfmaps *pm, pid_t pid, uint64_t addr,
 		l = line_at(p, addr);
 	}
 	if (!l)
-		return -ENOENT;
+		return p->st.st_ino ? -ENOENT : -ENODATA;
 	*name = p->names + l->name;
 	*offset = addr - l->start;
 	return 0;

@@ -51,8 +51,8 @@ void perfmaps_free(struct perfmaps *pm);
 
 /*
  * The perf map line of pid covering addr: its name (valid until the next
- * call) and addr's offset into it. 0, or -ENOENT (no map, no line
- * covers it), -ENOMEM.
+ * call) and addr's offset into it. 0, or -ENODATA (pid has no perf map),
+ * -ENOENT (no line of it covers addr), -ENOMEM.
  */
 int perfmaps_find(struct perfmaps *pm, pid_t pid, uint64_t addr,
 		  const char **name, uint64_t *offset);

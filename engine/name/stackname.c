@@ -294,3 +294,50 @@ const char *stackname_text(struct stackname *sn, pid_t pid, uint64_t id,
 	}
 	return keep(sn, pid, id, text, mtext, mods);
 }
+
+/* The start and length of part i (from 0) of text parted by ';'; false
+ * if it has fewer. */
+static bool nth_part(const char *text, size_t i, const char **at, size_t *len)
+{
+	const char *p = text;
+
+	for (; i > 0; i--) {
+		p = strchr(p, ';');
+		if (!p)
+			return false;
+		p++;
+	}
+	*at = p;
+	*len = strcspn(p, ";");
+	return true;
+}
+
+void stackname_jit_frame(const char *text, const char *mods, char *out,
+			 size_t n)
+{
+	size_t frames = 1, pick, len = 0;
+	const char *at = text, *mod;
+
+	if (!text) {
+		snprintf(out, n, "?");
+		return;
+	}
+	for (const char *p = text; (p = strchr(p, ';')); p++)
+		frames++;
+	pick = frames - 1;
+	for (size_t i = frames; mods && i-- > 0;)
+		if (nth_part(mods, i, &mod, &len) && len == 5 &&
+		    !strncmp(mod, "[jit]", 5)) {
+			pick = i;
+			break;
+		}
+	nth_part(text, pick, &at, &len);
+	if (len < n) {
+		snprintf(out, n, "%.*s", (int)len, at);
+		return;
+	}
+	len = n > 4 ? n - 4 : 0; /* room for "..." */
+	while (len > 0 && ((unsigned char)at[len] & 0xc0) == 0x80)
+		len--; /* not inside a UTF-8 character */
+	snprintf(out, n, "%.*s...", (int)len, at);
+}

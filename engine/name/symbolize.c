@@ -28,7 +28,8 @@
 /* libstdc++'s demangler (the Itanium C++ ABI), callable from C */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* A file said to have no symbols for its frames. */
+/* A file said to have no symbols for its frames, or a process said to
+ * have no perf map for its JIT frames (dev UINT64_MAX, inode its pid). */
 struct said {
 	uint64_t dev, inode;
 };
@@ -43,7 +44,8 @@ struct symbolizer {
 	pid_t vdso_pid; /* the process whose vDSO was compared last */
 	uint64_t vdso_at; /* where it maps it */
 	bool vdso_ours; /* it is probetop's image (vdso_same()) */
-	struct said *said; /* files said to have no symbols, each once */
+	struct said *said; /* files said to have no symbols, processes no
+			      perf map, each once */
 	size_t nsaid;
 };
 
@@ -179,6 +181,38 @@ static void say_unnamed(struct symbolizer *sy, const struct proc_map *m,
 		m->path, base, dbg, pkg);
 }
 
+/* Whether pid was said to have no perf map; marks it said. A process
+ * is kept among the files said (struct said) by a device no file has. */
+static bool said_no_perfmap(struct symbolizer *sy, pid_t pid)
+{
+	struct said *more;
+
+	for (size_t i = 0; i < sy->nsaid; i++)
+		if (sy->said[i].dev == UINT64_MAX &&
+		    sy->said[i].inode == (uint64_t)pid)
+			return true;
+	more = realloc(sy->said, (sy->nsaid + 1) * sizeof(*more));
+	if (!more)
+		return true; /* said nothing, but never again */
+	sy->said = more;
+	sy->said[sy->nsaid++] = (struct said){ UINT64_MAX, (uint64_t)pid };
+	return false;
+}
+
+/* A frame of pid in code no ELF file holds, pid without a perf map:
+ * say once what would name such frames. */
+static void say_no_perfmap(struct symbolizer *sy, pid_t pid)
+{
+	if (said_no_perfmap(sy, pid))
+		return;
+	log_msg(LOG_INFO,
+		"process %d runs code compiled at run time (JIT) and writes "
+		"no perf map (/tmp/perf-%d.map): those frames stay 0x...; "
+		"Erlang writes one when started with +JPperf true, Node with "
+		"--perf-basic-prof, a JVM with a perf map agent",
+		(int)pid, (int)pid);
+}
+
 /* The base name of m's file ("" for an anonymous mapping). */
 static const char *base_name(const struct proc_map *m)
 {
@@ -251,15 +285,18 @@ static int name_in_vdso(struct symbolizer *sy, pid_t pid, uint64_t addr,
 }
 
 /* addr in JIT code, named by pid's perf map (perfmap.h; a C++ name
- * demangled, any other as written). 0 or -ENOENT. */
+ * demangled, any other as written). 0, -ENODATA (pid has no perf map) or
+ * -ENOENT. */
 static int name_in_perfmap(struct symbolizer *sy, pid_t pid, uint64_t addr,
 			   bool offset, char *out, size_t n)
 {
 	const char *name;
 	uint64_t off;
 
-	if (perfmaps_find(sy->perf, pid, addr, &name, &off))
-		return -ENOENT;
+	int err = perfmaps_find(sy->perf, pid, addr, &name, &off);
+
+	if (err)
+		return err;
 	if (!strncmp(name, "_Z", 2))
 		demangle(name, out, n);
 	else
@@ -292,12 +329,13 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 	const struct proc_map *m =
 		sy->pid == pid ? find_map(&sy->maps, addr) : NULL;
 	struct elfobj *obj;
+	int jit = -ENOENT;
 
 	if (!m && !name_in_vdso(sy, pid, addr, offset, out, n)) {
 		put_module("[vdso]", mod, modn);
 		return;
 	}
-	if (!m && !name_in_perfmap(sy, pid, addr, offset, out, n)) {
+	if (!m && !(jit = name_in_perfmap(sy, pid, addr, offset, out, n))) {
 		put_module("[jit]", mod, modn);
 		return;
 	}
@@ -309,10 +347,12 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		name_in_file(sy, maps, m, obj, addr, offset, out, n);
 		return;
 	}
-	if (m && !name_in_perfmap(sy, pid, addr, offset, out, n)) {
+	if (m && !(jit = name_in_perfmap(sy, pid, addr, offset, out, n))) {
 		put_module("[jit]", mod, modn);
 		return;
 	}
+	if (jit == -ENODATA)
+		say_no_perfmap(sy, pid);
 	snprintf(out, n, "0x%" PRIx64, addr);
 }
 

@@ -4,11 +4,14 @@
 real terminal (tmux): Top shows the runtime's frames, the GC pane its
 collections, and the Probes view says why a probe is silent. PHP without
 USE_ZEND_DTRACE=1: Top shows its functions from CPU samples (the
-phpsample probeset: phpframe) and Stacks its PHP stacks (phpstack); the
-same for a plain Ruby 3.1, whose method probes never fire (rubysample:
-rbframe, rbstack). Where a runtime gives no frames (Java without
--XX:+DTraceMethodProbes, a Node without probes), Top and Messages say
-why and what would,
+phpsample probeset: phpframe), Stacks its PHP stacks (phpstack) and the
+GC pane its cycle collector (a function probe); the same for a plain
+Ruby 3.1, whose method probes never fire (rubysample: rbframe, rbstack).
+Erlang (no probes in Debian's OTP 25) started with +JPperf true: Top
+shows its Erlang functions from CPU samples (erlsample: jitframe),
+Stacks their stacks; started plainly, Top says what would name them.
+Where a runtime gives no frames (Java without -XX:+DTraceMethodProbes,
+a Node without probes), Top and Messages say why and what would,
 and Stacks offers native stacks (a). Python 3.11: a function
 returning from several lines is one row at its first line, exact calls
 said in the title, and its latency (AVG, P50, P99) once Enter on it has
@@ -230,8 +233,58 @@ def test_php(tap, script):
                          r"(.*\n)+│\{main\}(.*\n)+│mid", s) is not None,
                "php without USE_ZEND_DTRACE: Stacks shows its PHP stacks "
                "({main} over mid)", s)
+        keys("5")
+        s = wait_screen(r"collected [0-9]+/s  total [1-9]", 10)
+        tap.ok(re.search(r"pause p50 [0-9.]+.s", s) is not None and
+               re.search(r"collected [0-9]+/s  total [1-9]", s) is not None,
+               "php without USE_ZEND_DTRACE: the GC pane times its cycle "
+               "collector (a cycle freed by each gc_collect_cycles())", s)
         keys("1")
         quit_ok(tap, "php")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+
+
+ERL = """\
+-module(hot).
+-export([main/0]).
+heavy(0) -> ok; heavy(N) -> heavy(N - 1).
+light(0) -> ok; light(N) -> light(N - 1).
+loop() -> heavy(300000), light(100000), loop().
+main() -> loop().
+"""
+
+
+def test_erlang(tap, tmp):
+    """Debian's OTP 25 has no probes: erlsample samples it. Started with
+    +JPperf true, Top shows its Erlang functions and Stacks their
+    stacks; started plainly, Top says what would name them."""
+    start("%s -- erl +JPperf true -noshell -pa %s -s hot main"
+          % (PROBETOP, tmp))
+    try:
+        s = wait_screen(r"\$hot:heavy/1", 20)
+        tap.ok("Top frames, CPU samples" in s and "$hot:light/1" in s and
+               "+JPperf true" not in s,
+               "erlang +JPperf true: Top shows its Erlang functions from "
+               "CPU samples (erlsample)", s)
+        keys("7")
+        s = wait_screen(r"Stacks, profile:99=count\(ustack\)"
+                        r"(.*\n)+│.*\$hot:heavy/1", 10)
+        tap.ok(re.search(r"Stacks, profile:99=count\(ustack\)"
+                         r"(.*\n)+│.*\$hot:heavy/1", s) is not None,
+               "erlang +JPperf true: Stacks shows its Erlang frames", s)
+        keys("1")
+        quit_ok(tap, "erlang")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+    start("%s -- erl -noshell -pa %s -s hot main" % (PROBETOP, tmp))
+    try:
+        s = wait_screen(r"restart it so", 20)
+        tap.ok("Erlang functions are named from the perf map the BEAM" in s
+               and "started with +JPperf true, and this node was not" in s,
+               "erlang started plainly: Top says what would name its "
+               "functions", s)
+        quit_ok(tap, "erlang")
     finally:
         tmux("kill-session", "-t", SESSION)
 
@@ -250,7 +303,13 @@ def main():
                     "function mid($n) { $t = 0; for ($i = 0; $i < $n; "
                     "$i++) $t += leaf($i); return $t; }\n"
                     "$n = $argc > 1 ? (int)$argv[1] : 100;\n"
-                    "for (;;) { mid($n); usleep(10000); }\n")
+                    "for (;;) { mid($n); $o = new stdClass(); "
+                    "$o->self = $o; unset($o); gc_collect_cycles(); "
+                    "usleep(10000); }\n")
+        with open(os.path.join(tmp, "hot.erl"), "w") as f:
+            f.write(ERL)
+        subprocess.run(["erlc", "-o", tmp, os.path.join(tmp, "hot.erl")],
+                       check=True)
         rb = os.path.join(tmp, "loop.rb")
         with open(rb, "w") as f:
             f.write("class Foo; end\n"
@@ -268,6 +327,7 @@ def main():
         test_java_plain(tap, tmp)
         test_node(tap)
         test_php(tap, php)
+        test_erlang(tap, tmp)
     tap.done()
 
 

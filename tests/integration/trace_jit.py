@@ -13,7 +13,11 @@ whose probe jit:hit fires once per call; the fixture names the loop in
   probetop runs, after the map was read (an interval named the first
   loop's stack before it was written): named too, by a name with blanks
   kept whole ("JS:~jit_late_loop /srv/app.js:7");
-- no frame is left an address, nothing dropped."""
+- no frame is left an address, nothing dropped;
+- jit:hit=count(jitframe): each hit by its innermost JIT frame, the
+  loop it came through (jit_hot_loop 300, the late loop 200), exactly;
+  fn:run_jit=count(jitframe), whose stacks have no JIT frame: by the
+  innermost frame, run_jit itself, twice."""
 
 import json
 import os
@@ -26,6 +30,8 @@ need_root(tap)
 
 EXE = os.path.join(FIXTURE_DIR, "jit")
 SPEC = "jit:hit=count(ustack)"
+FRAME = "jit:hit=count(jitframe)"
+NATIVE = "fn:run_jit=count(jitframe)"
 HOT = ("main", "run_jit", "jit_hot_loop", "jit_cb")
 LATE = ("main", "run_jit", "JS:~jit_late_loop /srv/app.js:7", "jit_cb")
 
@@ -49,7 +55,8 @@ def stacks(obj):
 t = Target([EXE])
 perf_map = "/tmp/perf-%d.map" % t.pid
 try:
-    tr = Trace(["-p", str(t.pid), "-i", "1", "-e", SPEC])
+    tr = Trace(["-p", str(t.pid), "-i", "1", "-e", SPEC, "-e", FRAME,
+                "-e", NATIVE])
     tap.eq(t.send("hot 300").strip(), "fired 300", "jit_hot_loop fired")
     time.sleep(2.5)  # an interval or two name its stack
     before = len(tr.out)
@@ -72,6 +79,12 @@ try:
     tap.ok(not [f for f in frames if f.startswith("0x")],
            "no frame left an address", sorted(frames))
     tap.eq(a["drops"], 0, "nothing dropped")
+    tap.eq({r["key"][0]: r["total"] for r in agg_of(final, FRAME)["rows"]},
+           {HOT[2]: 300, LATE[2]: 200},
+           "jitframe: every hit by the JIT frame it came through, exactly")
+    tap.eq({r["key"][0]: r["total"] for r in agg_of(final, NATIVE)["rows"]},
+           {"run_jit": 2},
+           "jitframe of stacks without JIT code: the innermost frame")
     early = [json.loads(l) for l in tr.out[:before] if l.startswith("{")]
     seen_hot = [o["interval"] for o in early if HOT in stacks(o)]
     tap.ok(seen_hot and not any(LATE in stacks(o) for o in early),

@@ -163,5 +163,11 @@ r.finish(sig=None)
 tap.eq((r.rc, r.stderr.strip()),
        (1, "probetop: -P process needs -p PID or a command, not -b"),
        "-P process with -b: one clear line")
+r = Trace(["-b", PY, "-e", "profile:99=count(ustack)"])
+r.finish(sig=None)
+tap.eq((r.rc, r.stderr.strip()),
+       (1, "probetop: -e 'profile:99=count(ustack)': cannot attach: "
+        "profile:HZ samples one process: give -p PID or a command, not -b"),
+       "profile:HZ with -b: one clear line")
 
 tap.done()

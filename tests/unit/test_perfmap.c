@@ -91,6 +91,9 @@ static void test_lines(void **state)
 	assert_non_null(pm);
 	assert_non_null(big);
 	expect(pm, 0x1000, "-", 0); /* no map at all */
+	assert_int_equal(perfmaps_find(pm, getpid(), 0x1000,
+				       &(const char *){ 0 }, &(uint64_t){ 0 }),
+			 -ENODATA);
 	memset(big, 'x', 100 * 1024 - 1);
 	big[100 * 1024 - 1] = '\0';
 	memcpy(big, "7000 10 ", 8); /* a line longer than a read */
@@ -112,6 +115,9 @@ static void test_lines(void **state)
 	line[sizeof(line) - 1] = '\0';
 	put("a", line);
 	expect(pm, 0x1000, "first", 0);
+	assert_int_equal(perfmaps_find(pm, getpid(), 0x1, &(const char *){ 0 },
+				       &(uint64_t){ 0 }),
+			 -ENOENT); /* a map, no line of it */
 	expect(pm, 0x101f, "first", 0x1f);
 	expect(pm, 0x1020, "-", 0);
 	expect(pm, 0xfff, "-", 0);

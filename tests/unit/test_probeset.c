@@ -64,9 +64,9 @@ static void collect(const char *msg, void *ctx)
 static void test_shipped_sets_load(void **state)
 {
 	static const char *const NAMES[] = {
-		"erlang",   "io",	 "java", "libstdcxx",  "node",
-		"php",	    "phpsample", "pony", "postgresql", "process",
-		"pysample", "python",	 "ruby", "rubysample"
+		"erlang",  "erlsample", "io",	     "java", "libstdcxx",
+		"node",	   "php",	"phpsample", "pony", "postgresql",
+		"process", "pysample",	"python",    "ruby", "rubysample"
 	};
 	char bdir[512], errs[1024] = "";
 	struct ps_list list;
@@ -221,6 +221,13 @@ static void test_broken_files(void **state)
 		{ "[probeset]\nname = x\ndetect = a:b\n[probe a:b]\n"
 		  "requires = env:A, env:B, env:C, env:D, env:E\n",
 		  ":5: requires: at most 4 alternatives of 63 characters" },
+		{ "[probeset]\nname = x\ndetect = a:b\n[gc]\nc = a:b\n"
+		  "unnamed = no names\n",
+		  ":6: unnamed: only in [frames]" },
+		{ "[probeset]\nname = x\ndetect = a:b\n[frames]\nc = a:b\n"
+		  "named_by = -JPperf\n",
+		  ":6: requires: expected env:NAME=VALUE or arg:ARGUMENT, got "
+		  "'-JPperf'" },
 		{ "[probeset]\nname = x\ndetect = a:b\n",
 		  ": no spec in any section" },
 		{ "[probeset]\ndetect = a:b\n[f]\nc = a:b\n",
@@ -283,6 +290,35 @@ static void test_requires(void **state)
 	assert_false(probeset_note_met(flag, NULS("OPTS=-XX:-On\0"),
 				       NULS("java\0-XX:+Onx\0")));
 	assert_true(probeset_note_met(none, NULS(""), NULS("")));
+	assert_int_equal(ps.named_by.nrequires, 0); /* none: always named */
+	assert_string_equal(ps.unnamed, "");
+}
+
+/* [frames] named_by = and unnamed =: what names a probeset's frames,
+ * what is said where the process lacks it (erlsample). */
+static void test_named_by(void **state)
+{
+	static const char TEXT[] =
+		"[probeset]\nname = x\ndetect = fn:a\n[frames]\n"
+		"samples = profile:99=count(jitframe)\n"
+		"named_by = arg:[+-]JPperf, env:ERL_FLAGS=*+JPperf*\n"
+		"unnamed = start it with +JPperf true\n";
+	struct probeset ps;
+	char err[300];
+
+	(void)state;
+	assert_int_equal(probeset_parse("x.ini", TEXT, &ps, err, sizeof(err)),
+			 0);
+	assert_int_equal(ps.named_by.nrequires, 2);
+	assert_string_equal(ps.unnamed, "start it with +JPperf true");
+	assert_true(probeset_note_met(&ps.named_by, NULS(""),
+				      NULS("erl\0+JPperf\0true\0")));
+	assert_true(probeset_note_met(&ps.named_by, NULS(""),
+				      NULS("beam.smp\0-JPperf\0true\0")));
+	assert_true(probeset_note_met(
+		&ps.named_by, NULS("ERL_FLAGS=+JPperf true\0"), NULS("erl\0")));
+	assert_false(probeset_note_met(&ps.named_by, NULS("ERL_FLAGS=+S 2\0"),
+				       NULS("erl\0-noshell\0")));
 }
 
 /* A key given more than once lists alternatives, in order; optional
@@ -344,7 +380,7 @@ static void test_user_overrides_and_bad_skipped(void **state)
 	snprintf(want, sizeof(want),
 		 "%s/zz.ini:3: not KEY = VALUE or [SECTION]\n", udir);
 	assert_string_equal(errs, want);
-	assert_int_equal(list.n, 14);
+	assert_int_equal(list.n, 15);
 	py = probesets_find(&list, "python");
 	assert_non_null(py);
 	assert_true(py->user);
@@ -363,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_ruby_unsafe_glob),
 		cmocka_unit_test(test_broken_files),
 		cmocka_unit_test(test_requires),
+		cmocka_unit_test(test_named_by),
 		cmocka_unit_test(test_alternatives),
 		cmocka_unit_test(test_user_overrides_and_bad_skipped),
 	};

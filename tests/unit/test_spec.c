@@ -258,8 +258,8 @@ static void test_profile_and_python(void **state)
 	expect_error("profile:99=count(arg0)",
 		     "profile:HZ has no arguments: its keys are pyframe, "
 		     "pyline, pyfirstline, pystack, phpframe, phpstack, "
-		     "rbframe, rbstack, ustack, kstack and mixstack at column "
-		     "12");
+		     "rbframe, rbstack, ustack, kstack, mixstack and jitframe "
+		     "at column 12");
 	expect_error("profile:99=quantize(arg0)",
 		     "profile:HZ has no arguments: count() by pyframe, "
 		     "pystack or ustack at column 12");
@@ -284,6 +284,12 @@ static void test_profile_and_python(void **state)
 	assert_int_equal(sp.keys[0].kind, SPEC_KEY_USTACK);
 	assert_int_equal(sp.val_arg, 0);
 	expect_error("a:b=count(ustack, ustack)", "ustack twice at column 19");
+	sp = parse_ok("profile:99=count(jitframe, ustack)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_JITFRAME);
+	assert_true(spec_key_is_ctx(&sp.keys[0]));
+	assert_false(spec_key_is_stack(&sp.keys[0]));
+	expect_error("a:b=count(jitframe, jitframe)",
+		     "jitframe twice at column 21");
 	expect_error("a:b=count(kstacks)", "expected argN at column 11");
 	/* pyfirstline: a number, read from CPython, beside string keys */
 	sp = parse_ok("python:function__return="

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of the pure parts of stack keys: ksyms (kernel addresses by
- * /proc/kallsyms), stacktext (stack names kept by pid and id) and
- * mixstack's merge of native and Python frames. */
+ * /proc/kallsyms), stacktext (stack names kept by pid and id),
+ * mixstack's merge of native and Python frames and the jitframe key's
+ * frame of a stack. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 
 #include "ksyms.h"
 #include "mixstack.h"
+#include "stackname.h"
 #include "stacktext.h"
 
 static const char KALLSYMS[] = "ffffffff81000000 T _stext\n"
@@ -186,12 +188,42 @@ static void test_mixstack_merge(void **state)
 	assert_string_equal(out, "main");
 }
 
+static void test_jit_frame(void **state)
+{
+	char out[16];
+
+	(void)state;
+	/* the innermost frame a perf map named */
+	stackname_jit_frame("main;run;$m:f/1;$m:g/2;memcpy",
+			    "beam;beam;[jit];[jit];libc.so.6", out,
+			    sizeof(out));
+	assert_string_equal(out, "$m:g/2");
+	/* none: the innermost frame */
+	stackname_jit_frame("main;run;memcpy", "a;a;libc.so.6", out,
+			    sizeof(out));
+	assert_string_equal(out, "memcpy");
+	stackname_jit_frame("main;leaf", NULL, out, sizeof(out));
+	assert_string_equal(out, "leaf");
+	stackname_jit_frame("only", "[jit]", out, sizeof(out));
+	assert_string_equal(out, "only");
+	/* too long: cut at a character, "..." after it */
+	stackname_jit_frame("main;ab\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9xyz",
+			    ";[jit]", out, 12);
+	assert_string_equal(out, "ab\xc3\xa9\xc3\xa9\xc3\xa9...");
+	stackname_jit_frame("main;ab\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9xyz",
+			    ";[jit]", out, 11);
+	assert_string_equal(out, "ab\xc3\xa9\xc3\xa9...");
+	stackname_jit_frame(NULL, NULL, out, sizeof(out));
+	assert_string_equal(out, "?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ksyms),
 		cmocka_unit_test(test_stacktext),
 		cmocka_unit_test(test_mixstack_merge),
+		cmocka_unit_test(test_jit_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

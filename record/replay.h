@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay — a recording (record.h, docs/record-format.md) read back, one
+ * record at a time, as the agg snapshots trace had: each interval's,
+ * and the final summary's, which `probetop replay` hands to trace's
+ * renderers (ui/trace_out.h) as trace did live. Reads only the file.
+ *
+ * A snapshot of an interval holds the rows counted in it, of a final
+ * summary those counted since attach, each in the order trace printed
+ * them; a spec's other rows (idle in the interval) are not in it.
+ */
+#ifndef PROBETOP_REPLAY_H
+#define PROBETOP_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agg.h"
+#include "record.h"
+
+struct replay;
+
+enum replay_event {
+	REPLAY_TARGET, /* replay_target() is the target's */
+	REPLAY_INTERVAL, /* replay_snapshot() is an interval's */
+	REPLAY_FINAL, /* replay_snapshot() is the final summary */
+	REPLAY_MESSAGE, /* replay_message() is a message of trace's */
+	REPLAY_END, /* the file ends after a whole record */
+	REPLAY_CUT, /* it ends inside one (what is before it stands) */
+	REPLAY_BAD, /* a record is corrupt: nothing after it is read */
+};
+
+/*
+ * Open a recording and check its header. NULL with a one-line reason in
+ * why[0..n) ("not a probetop recording", a format this probetop does not
+ * read, the open's error).
+ */
+struct replay *replay_open(const char *path, char *why, size_t n);
+
+/*
+ * Read the next record. For REPLAY_CUT and REPLAY_BAD a one-line reason
+ * (where, what) in why[0..n); nothing more is read after them or END.
+ * Records of types this probetop does not know (a later minor version)
+ * are skipped.
+ */
+enum replay_event replay_next(struct replay *rp, char *why, size_t n);
+
+/* What the target's record said (zeros before it). command is NULL
+ * unless the recording launched a command. Valid until replay_free(). */
+const struct record_target *replay_target(const struct replay *rp);
+
+/* The last interval's or final summary's snapshot, valid until the next
+ * replay_next(). */
+const struct agg_snapshot *replay_snapshot(const struct replay *rp);
+
+/* The last message record's text, valid until the next replay_next(). */
+const char *replay_message(const struct replay *rp);
+
+/* A pid's command as last recorded ("" if none), for per_pid rows. */
+const char *replay_command(struct replay *rp, uint32_t pid);
+
+/* Where spec i (0..nspecs) of the last snapshot came from ("" for
+ * each part if from -e or the console); valid until the next
+ * replay_next(). */
+void replay_origin(const struct replay *rp, size_t i, struct record_origin *o);
+
+/* Intervals read so far. */
+unsigned int replay_intervals(const struct replay *rp);
+
+void replay_free(struct replay *rp);
+
+#endif

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The console with --record FILE in a real terminal (tmux), on the
+fixture fired 1234 and then 10 times: after q, `replay --json FILE`
+gives the final total the screen showed (1,244 for fixture:tick and
+the string key), the intervals' counts add up to it, the file is 0600;
+a second console on the same FILE refuses it before the screen, with
+one line and exit 1."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(__file__)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from console_tmux import PROBETOP, SESSION, keys, start, tmux, \
+    wait_screen  # noqa: E402
+from tap import Tap, Target, agg_of, need_root, rows_by_key  # noqa: E402
+
+FIX = os.environ["FIXTURE_DIR"]
+TICK, STR = "fixture:tick", "fixture:str=count(str(arg0))"
+
+tap = Tap()
+need_root(tap)
+tmp = tempfile.mkdtemp(prefix="console_record.")
+rec = os.path.join(tmp, "console.ptr")
+t = Target([os.path.join(FIX, "sdt_target")])
+try:
+    start("%s -p %d -e %s -e '%s' -i 0.3 --record %s" %
+          (PROBETOP, t.pid, TICK, STR, rec), w=160, h=40)
+    wait_screen(r"probes \(\d+ on\)")
+    keys("3")
+    tap.eq(t.send("fire 1234").strip(), "fired 1234", "target fired")
+    s = wait_screen(r"\s1,234\s+(-\s+)?fixture:tick", 6)
+    tap.ok(re.search(r"\s1,234\s+(-\s+)?fixture:tick", s) is not None,
+           "Top shows 1,234", s)
+    tap.eq(t.send("fire 10").strip(), "fired 10", "target fired again")
+    s = wait_screen(r"\s1,244\s+(-\s+)?fixture:tick", 6)
+    tap.ok(re.search(r"\s1,244\s+(-\s+)?fixture:tick", s) is not None,
+           "Top's total: 1,244", s)
+    keys("q")
+    s = wait_screen(r"EXITED \d+")
+    tap.ok("EXITED 0" in s, "q: exit 0", s)
+    tap.eq(os.stat(rec).st_mode & 0o777, 0o600, "the recording is 0600")
+    r = subprocess.run([PROBETOP, "replay", "--json", rec],
+                       capture_output=True, text=True, timeout=60)
+    objs = [json.loads(l) for l in r.stdout.splitlines()]
+    tap.eq(r.returncode, 0, "replay --json: exit 0", r.stderr)
+    fin = [o for o in objs if o.get("final")]
+    tap.eq(len(fin), 1, "a final summary, written at q", r.stdout[-2000:])
+    if fin:
+        tap.eq(rows_by_key(agg_of(fin[0], TICK)), {(): 1244},
+               "its fixture:tick total is the screen's 1,244")
+        tap.eq(rows_by_key(agg_of(fin[0], STR)),
+               {("fixture-string",): 1244}, "and the string key's")
+    per = [sum(row["count"] for row in agg_of(o, TICK)["rows"])
+           for o in objs if not o.get("final")]
+    tap.eq(sum(per), 1244, "the intervals' counts add up to it", per)
+    start("%s -p %d -e %s --record %s" % (PROBETOP, t.pid, TICK, rec))
+    s = wait_screen(r"EXITED \d+")
+    tap.ok("EXITED 1" in s and "--record %s: File exists" % rec in s,
+           "a second console on the file: one line, exit 1", s)
+finally:
+    tmux("kill-session", "-t", SESSION)
+    t.stop()
+    subprocess.run(["rm", "-rf", tmp])
+tap.done()

@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: MIT
+"""trace --record and probetop replay (issue 37) on the C fixture, which
+fires its probes an exact number of times: replay --json prints the very
+lines trace --json printed live (every interval's rows and the final
+totals; with -b, each row's pid and command), replay --folded the very
+stacks; the file is 0600 and never overwritten; names are stored once; a
+file cut inside a record replays what is before it with one message,
+exit 0; a foreign file, a later format and a bad checksum are one line
+each, exit 1; a full disk stops the recording with one message while
+trace goes on, its output whole."""
+
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import time
+import zlib
+
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
+                 rows_by_key, run)
+
+tap = Tap()
+need_root(tap)
+EXE = os.path.join(FIXTURE_DIR, "sdt_target")
+TMP = tempfile.mkdtemp(prefix="trace_record.")
+SPECS = ["fixture:tick", "fixture:ints=quantize(arg0)",
+         "fixture:ints=count(arg3)", "fixture:ints=sum(arg1)",
+         "fixture:str=count(str(arg0))",
+         "fixture:global=lquantize(arg0, 0, 60, 10)",
+         "fixture:enter..fixture:leave=latency(arg0)",
+         "fixture:tick=count(ustack)"]
+FIRES = [100, 50, 25]
+
+
+def spec_args(specs):
+    args = []
+    for s in specs:
+        args += ["-e", s]
+    return args
+
+
+def wait_out(tr, n, timeout=20):
+    """Wait until trace printed n lines on stdout."""
+    end = time.time() + timeout
+    while len(tr.out) < n and time.time() < end:
+        time.sleep(0.05)
+    return len(tr.out) >= n
+
+
+def traced_run(path, extra, fires=FIRES, specs=SPECS):
+    """A traced run of the fixture: each count of fires in an interval of
+    its own (waiting for the interval's line), then SIGINT."""
+    t = Target([EXE])
+    tr = Trace(["-p", str(t.pid), "-i", "0.4"] + extra +
+               (["--record", path] if path else []) + spec_args(specs),
+               json_out=False)
+    seen = 0
+    for n in fires:
+        t.send("fire %d" % n)
+        seen = len(tr.out)
+        wait_out(tr, seen + 1)
+    time.sleep(0.5)
+    tr.finish()
+    t.stop()
+    return tr
+
+
+def frames(path):
+    """(offset, type, body) of each whole frame of a recording."""
+    with open(path, "rb") as f:
+        data = f.read()
+    out, at = [], 16
+    while at + 20 <= len(data):
+        clen = struct.unpack_from("<I", data, at + 4)[0]
+        if at + 20 + clen > len(data):
+            break
+        out.append((at, chr(data[at]),
+                    zlib.decompress(data[at + 20:at + 20 + clen])))
+        at += 20 + clen
+    return out
+
+
+def replay(args):
+    return run(["replay"] + args)
+
+
+# -- a recorded run replays as it printed live ------------------------------
+rec = os.path.join(TMP, "run.ptr")
+tr = traced_run(rec, ["--json"])
+tap.eq(tr.rc, 0, "trace --json --record: exit 0", tr.stderr)
+live = [l for l in tr.stdout.splitlines() if l.startswith("{")]
+fin = tr.final()
+tap.eq(rows_by_key(agg_of(fin, "fixture:tick")), {(): sum(FIRES)},
+       "live final: tick counted %d times" % sum(FIRES))
+tap.ok(len(live) >= len(FIRES) + 1, "live: an interval per fire and the final",
+       tr.stdout)
+st = os.stat(rec)
+tap.eq(st.st_mode & 0o777, 0o600, "the recording is 0600")
+r = replay(["--json", rec])
+tap.eq(r.returncode, 0, "replay --json: exit 0", r.stderr)
+tap.eq(r.stdout.splitlines(), live,
+       "replay --json prints trace's lines, interval by interval and final")
+per = [sum(row["count"] for row in agg_of(json.loads(l),
+                                           "fixture:tick")["rows"])
+       for l in r.stdout.splitlines()[:-1]]
+tap.eq(sorted(p for p in per if p), sorted(FIRES),
+       "replayed intervals: tick counts of each fire", per)
+tap.eq([l for l in r.stderr.splitlines()],
+       [l.strip() for l in tr.stderr.splitlines()],
+       "replay says trace's messages on stderr", r.stderr)
+
+# -- an existing file is not overwritten ------------------------------------
+size = os.path.getsize(rec)
+r = run(["trace", "--record", rec, "-e", "fixture:tick", "--", EXE, "fire",
+         "1"])
+tap.ok(r.returncode != 0 and len(r.stderr.splitlines()) == 1 and
+       "File exists" in r.stderr, "an existing recording: one line, exit "
+       "non-zero", r.stderr)
+tap.eq(os.path.getsize(rec), size, "the existing recording is untouched")
+
+# -- names once ---------------------------------------------------------------
+fr = frames(rec)
+bodies = b"".join(b for _, _, b in fr)
+tap.eq(bodies.count(b"fixture-string"), 1,
+       "a string key counted in %d intervals is stored once" % len(FIRES))
+tap.eq(bodies.count(b"__libc_start_main"), 1, "a stack's names once")
+tap.eq(bodies.count(b"fixture:ints=quantize(arg0)"), 1, "a spec's text once")
+
+# -- cut, corrupt, foreign ----------------------------------------------------
+ivals = [(at, body) for at, ty, body in fr if ty == "I"]
+tap.ok(len(ivals) >= 3, "at least 3 interval records", [t for _, t, _ in fr])
+cut = os.path.join(TMP, "cut.ptr")
+second = ivals[1][0]
+with open(rec, "rb") as f:
+    data = f.read()
+with open(cut, "wb") as f:
+    f.write(data[:second + 30])
+r = replay(["--json", cut])
+tap.eq(r.returncode, 0, "a cut recording: exit 0", r.stderr)
+tap.eq(r.stdout.splitlines(), live[:1],
+       "a cut recording replays the interval before the cut")
+err = [l for l in r.stderr.splitlines() if "recording ends" in l]
+tap.eq(len(err), 1, "one message says where it ends", r.stderr)
+tap.ok(err and ("byte %d" % second) in err[0] and "after interval 1" in err[0],
+       "the message names the byte and the interval", r.stderr)
+
+bad = os.path.join(TMP, "bad.ptr")
+flipped = bytearray(data)
+flipped[second + 25] ^= 0x40
+with open(bad, "wb") as f:
+    f.write(flipped)
+r = replay(["--json", bad])
+tap.ok(r.returncode == 1 and r.stderr.splitlines()[-1].endswith(
+    "bad checksum in the record at byte %d" % second),
+    "a bad checksum: one line, exit 1", r.stderr)
+tap.eq(r.stdout.splitlines(), live[:1], "what is before it replays")
+
+r = replay(["--json", "/bin/sh"])
+tap.eq((r.returncode, r.stderr),
+       (1, "probetop: /bin/sh: not a probetop recording\n"),
+       "a foreign file: one line, exit 1")
+later = os.path.join(TMP, "later.ptr")
+head = b"PTRECORD" + struct.pack("<HH", 2, 0)
+with open(later, "wb") as f:
+    f.write(head + struct.pack("<I", zlib.crc32(head)) + data[16:])
+r = replay(["--json", later])
+tap.eq((r.returncode, r.stderr.strip()),
+       (1, "probetop: %s: recording format 2.0; this probetop reads "
+        "format 1" % later), "a later format: one line, exit 1")
+r = replay([rec])
+tap.eq(r.returncode, 2, "replay without --json or --folded: exit 2", r.stderr)
+r = replay(["--json", os.path.join(TMP, "none.ptr")])
+tap.eq((r.returncode, len(r.stderr.splitlines())), (1, 1),
+       "a missing file: one line, exit 1", r.stderr)
+
+# -- folded -------------------------------------------------------------------
+rec2 = os.path.join(TMP, "folded.ptr")
+tr = traced_run(rec2, ["--folded"], specs=["fixture:tick=count(ustack)",
+                                          "fixture:str=count(str(arg0),ustack)",
+                                          "fixture:tick"])
+r = replay(["--folded", rec2])
+tap.ok(tr.rc == 0 and "fixture-string;" in tr.stdout, "trace --folded",
+       tr.stderr)
+tap.eq(r.stdout, tr.stdout, "replay --folded prints trace --folded's stacks")
+
+# -- -b: each row's pid and command ------------------------------------------
+rec3 = os.path.join(TMP, "binary.ptr")
+tr = Trace(["-b", EXE, "-i", "0.4", "--record", rec3, "-e",
+            "fixture:ints=count(arg3)", "-e",
+            "fixture:str=quantize(arg1, str(arg0))"])
+for n in (20, 30):
+    subprocess.run([EXE, "fire", str(n)], check=True)
+    time.sleep(0.5)
+tr.finish()
+live = [l for l in tr.stdout.splitlines() if l.startswith("{")]
+cmds = {(r["pid"], r["command"]) for r in agg_of(tr.final(),
+        "fixture:ints=count(arg3)")["rows"]}
+tap.eq(sorted(c for _, c in cmds), ["sdt_target fire 20", "sdt_target fire 30"],
+       "-b: two processes, each row with its pid's command", cmds)
+r = replay(["--json", rec3])
+tap.eq(r.stdout.splitlines(), live,
+       "-b: replay --json prints trace's lines, pids and commands")
+
+# -- a full disk ----------------------------------------------------------------
+mnt = os.path.join(TMP, "small")
+os.mkdir(mnt)
+mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "none",
+                          mnt]).returncode == 0
+tap.ok(mounted, "a 64k tmpfs")
+if mounted:
+    try:
+        # leave about a page free
+        with open(os.path.join(mnt, "fill"), "wb") as f:
+            f.write(b"\0" * (60 * 1024))
+        full = os.path.join(mnt, "full.ptr")
+        tr = traced_run(full, ["--json"], fires=[100] * 12)
+        live = [l for l in tr.stdout.splitlines() if l.startswith("{")]
+        errs = [l for l in tr.stderr.splitlines() if "--record" in l]
+        tap.eq(tr.rc, 0, "trace goes on to its end: exit 0", tr.stderr)
+        tap.eq(len(errs), 1, "one message stops the recording", tr.stderr)
+        tap.ok(errs and "No space left on device" in errs[0] and
+               "tracing goes on" in errs[0], "it says the disk is full",
+               tr.stderr)
+        tap.eq(rows_by_key(agg_of(tr.final(), "fixture:tick")), {(): 1200},
+               "trace's final totals are whole")
+        r = replay(["--json", full])
+        got = r.stdout.splitlines()
+        tap.ok(r.returncode == 0 and 0 < len(got) < len(live) and
+               got == live[:len(got)],
+               "the recording replays the intervals written before the "
+               "disk filled (%d of %d)" % (len(got), len(live)), r.stderr)
+    finally:
+        subprocess.run(["umount", mnt])
+shutil.rmtree(TMP, ignore_errors=True)
+tap.done()
