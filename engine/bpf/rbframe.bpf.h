@@ -31,7 +31,8 @@
  * from the symbol table) and sends them on rbnew, so a process that
  * exits at once is still named.
  *
- * Part of probetop.bpf.c, included before fetch.bpf.h (fill_key()).
+ * Its structs are in rbshared.h. Part of probetop.bpf.c, included
+ * before fetch.bpf.h (fill_key()).
  */
 
 struct {

@@ -28,6 +28,7 @@
 #include "pymem.h"
 #include "rblayout.h"
 #include "rbmem.h"
+#include "rbshared.h"
 #include "stacktext.h"
 
 #define INDEX 4096 /* chains of the names' index */
