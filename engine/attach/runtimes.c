@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "log.h"
 #include "objects.h"
 #include "phpframe.h"
 #include "rbframe.h"
@@ -31,15 +30,8 @@ int runtimes_wanted(struct tracer *tr, const struct spec *spec)
 	bool php = spec_reads(spec, spec_key_is_php);
 	bool rb = spec_reads(spec, spec_key_is_rb);
 
-	if ((php || rb) && tr->kind != TRACER_PID) {
-		log_msg(LOG_ERROR,
-			"%s: %s read one process's %s: give -p PID or a "
-			"command, not -b",
-			spec->text,
-			php ? "phpframe and phpstack" : "rbframe and rbstack",
-			php ? "PHP" : "Ruby");
-		return -EINVAL;
-	}
+	if ((php || rb) && tr->kind != TRACER_PID)
+		return -EINVAL; /* one process's interpreter: its caller says */
 	if (php) {
 		tr->php_wanted = true;
 		objects_php_setup(tr);

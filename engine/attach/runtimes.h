@@ -16,7 +16,7 @@ struct tracer;
 
 /* spec is being added to tr: if a key of it reads PHP or Ruby frames,
  * set up that interpreter of the process. 0, or -EINVAL (-b: no one
- * process; said as an error). */
+ * process; its caller says so). */
 int runtimes_wanted(struct tracer *tr, const struct spec *spec);
 
 #endif

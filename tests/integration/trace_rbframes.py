@@ -27,6 +27,7 @@ silent), by -p:
   (the kernel takes names at first sight), exactly;
 - -P rubysample (detected by ruby_current_vm_ptr): Top's frames and
   Stacks' stacks as CPU samples, in burn;
+- -b with rbframe: one line (no one process to read), exit 1;
 - a libruby whose ruby_version says another version (a copy of libruby
   with "3.1.2" changed, run without rubygems, whose rbconfig would
   refuse it) gets one line naming it, and a spec without Ruby
@@ -38,7 +39,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import Tap, Target, Trace, agg_of, file_offset, need_root
+from tap import PROBETOP, Tap, Target, Trace, agg_of, file_offset, need_root
 
 tap = Tap()
 need_root(tap)
@@ -373,6 +374,17 @@ def check_unknown(script, tmp):
            "counts exactly (9 syswrites; puts answers by writev)")
 
 
+def check_binary():
+    """-b (every process of a file) has no one Ruby to read: one line,
+    exit 1."""
+    r = subprocess.run([PROBETOP, "trace", "-b", LIBRUBY, "-d", "1", "-e",
+                        FRAME], capture_output=True, text=True)
+    tap.ok(r.returncode == 1 and r.stderr == "probetop: -e '%s': cannot "
+           "attach: phpframe, phpstack, rbframe and rbstack read one "
+           "process's PHP or Ruby: give -p PID or a command, not -b\n"
+           % FRAME, "-b with rbframe: one line, exit 1", r.stderr)
+
+
 if not os.path.exists(RUBY):
     tap.skip_all(RUBY + " not installed (ruby3.1, scripts/setup)")
 with tempfile.TemporaryDirectory() as tmp:
@@ -387,4 +399,5 @@ with tempfile.TemporaryDirectory() as tmp:
     check_launched(tmp)
     check_probeset(script)
     check_unknown(script, tmp)
+check_binary()
 tap.done()
