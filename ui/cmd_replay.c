@@ -35,7 +35,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	*a = (struct replay_args){ 0 };
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:j", LONG, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":j", LONG, NULL)) != -1) {
 		if (c == 'j') {
 			a->json = true;
 		} else if (c == 'F') {

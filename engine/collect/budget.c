@@ -38,6 +38,8 @@
 #define BUDGET_IDLE_NS 1e5 /* less work out of the windows: none missed */
 #define BUDGET_PRICE_ERR 0.15 /* how far off a hit's price may be */
 #define BUDGET_RETRY_S 0.002 /* a spec waiting to be attached: tried again */
+#define BUDGET_OUT_S 0.05 /* a park's uprobes go out in about this, at first */
+#define BUDGET_OUT_DECAY 0.9 /* what is kept of the longest seen, an interval */
 
 /* What a mark saw. */
 struct mark {
@@ -54,6 +56,7 @@ struct bspec {
 	bool on; /* attached now */
 	double duty; /* of the slot under way */
 	double off_at; /* when it parks in this slot (on, duty < 1) */
+	double parked_at; /* when the budget parked it last */
 	struct mark since; /* when it was attached, or last accounted */
 	uint64_t hits; /* its hit counter at the last mark */
 	uint64_t parked; /* its hits while parked, then */
@@ -94,6 +97,10 @@ struct budget {
 	struct mark iv; /* the interval's start */
 	double slot_s; /* the length of the slot under way */
 	double checked; /* when check_burst() last looked */
+	double iv_s; /* the last interval's length (0: none yet): the one
+			under way ends about iv.t + iv_s */
+	double out_s; /* how long a park's uprobes take to go out: the
+			 longest seen, decaying */
 	unsigned int seed; /* the slots' jitter */
 	struct bspec s[PT_MAX_SPECS];
 };
@@ -256,15 +263,47 @@ static bool waiting(const struct bspec *s, double t)
 }
 
 /* Attach every spec waiting at t; whether one was. On from the mark
- * its caller takes then (start_on()). */
+ * its caller takes then (start_on()). What its wait took, from its
+ * park, is how long uprobes take to go out now (b->out_s). */
 static bool unpark_waiting(struct budget *b, double t)
 {
 	bool attached = false;
 
-	for (int id = 0; id < PT_MAX_SPECS; id++)
-		if (waiting(&b->s[id], t) && !tracer_unpark(b->tr, id, false))
-			attached = true;
+	for (int id = 0; id < PT_MAX_SPECS; id++) {
+		struct bspec *s = &b->s[id];
+
+		if (!waiting(s, t) || tracer_unpark(b->tr, id, false))
+			continue;
+		attached = true;
+		b->out_s = fmax(b->out_s, t - s->parked_at);
+	}
 	return attached;
+}
+
+/*
+ * Whether a park at t would leave a spec's uprobes going out when the
+ * interval under way ends: it could not be attached as the next one
+ * begins, and work that ends before it is would fall in a gap of an
+ * interval none of whose windows saw it (its rows then bounds). Such a
+ * spec stays attached to the interval's end; the margin is at most half
+ * an interval.
+ */
+static bool near_end(const struct budget *b, double t)
+{
+	return b->iv_s > 0 &&
+	       t + fmin(b->out_s + BUDGET_RETRY_S, b->iv_s / 2) >=
+		       b->iv.t + b->iv_s;
+}
+
+/* Park spec id, attached, at mark m. */
+static void park(struct budget *b, int id, const struct mark *m)
+{
+	struct bspec *s = &b->s[id];
+
+	account(s, m);
+	tracer_park(b->tr, id);
+	s->on = false;
+	s->parked_at = m->t;
 }
 
 /* The specs unpark_all() attached are on since mark m, taken after
@@ -359,6 +398,7 @@ struct budget *budget_new(struct tracer *tr, const struct cost *c, double pct)
 	b->checked = cputime_clock_s(CLOCK_MONOTONIC);
 	b->seed = (unsigned int)(b->checked * 1e6);
 	b->slot_s = GOV_SLOT_S;
+	b->out_s = BUDGET_OUT_S;
 	b->pct = -1;
 	budget_set(b, pct);
 	take_mark(b, &b->iv);
@@ -462,15 +502,13 @@ static void check_burst(struct budget *b, const struct mark *m)
 			id = i;
 		}
 	}
-	if (id < 0 || price(b, most) <= GOV_FLOOR * room)
+	if (id < 0 || price(b, most) <= GOV_FLOOR * room || near_end(b, m->t))
 		return; /* the cheap are not what spent it */
 	b->s[id].duty = gone < GOV_MIN_DUTY ? GOV_MIN_DUTY
 			: gone < 1	    ? gone
 					    : 0.99;
 	b->s[id].off_at = m->t;
-	account(&b->s[id], m);
-	tracer_park(b->tr, id);
-	b->s[id].on = false;
+	park(b, id, m);
 	b->sampled++;
 	if (b->costliest < 0)
 		b->costliest = id;
@@ -506,9 +544,10 @@ void budget_tick(struct budget *b)
 
 		if (!s->live || !s->on || s->duty >= 1 || m.t < s->off_at)
 			continue;
-		account(s, &m);
-		tracer_park(b->tr, id);
-		s->on = false;
+		if (near_end(b, m.t))
+			s->off_at = INFINITY; /* on to the interval's end */
+		else
+			park(b, id, &m);
 	}
 }
 
@@ -597,6 +636,10 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 		s->samp_own = 0;
 		s->samp_spent = s->on_spent = 0;
 	}
+	b->iv_s = m.t - b->iv.t;
+	b->out_s *= BUDGET_OUT_DECAY;
+	if (b->out_s < BUDGET_OUT_S)
+		b->out_s = BUDGET_OUT_S;
 	b->iv = m;
 	/* every interval begins a slot, so that its first windows are its
 	 * own: the rest of a slot whose window was in the last interval

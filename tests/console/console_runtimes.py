@@ -10,9 +10,11 @@ Ruby 3.1, whose method probes never fire (rubysample: rbframe, rbstack).
 Erlang (no probes in Debian's OTP 25) started with +JPperf true: Top
 shows its Erlang functions from CPU samples (erlsample: jitframe),
 Stacks their stacks; started plainly, Top says what would name them.
-Where a runtime gives no frames (Java without -XX:+DTraceMethodProbes,
-a Node without probes), Top and Messages say why and what would,
-and Stacks offers native stacks (a). Python 3.11: a function
+Where a runtime gives no frames (Java without -XX:+DTraceMethodProbes),
+Top and Messages say why and what would, and Stacks offers native
+stacks (a). Node (no probes in Debian's 20): Top shows its CPU samples
+(nodesample: jitframe), its JavaScript functions named when started with
+--perf-basic-prof, else Top says what would name them. Python 3.11: a function
 returning from several lines is one row at its first line, exact calls
 said in the title, and its latency (AVG, P50, P99) once Enter on it has
 attached it; the --demo test of console_tmux.py shows the rest."""
@@ -167,41 +169,39 @@ def messages_say(tap, what, pattern):
     keys("1")
 
 
-def stacks_fill(tap, what):
-    """Stacks (7) offers native stacks sampled by profile:99; a starts
-    them and the graph fills."""
-    keys("7")
-    s = wait_screen(r"a adds 'profile:99=count\(ustack\)'", 5)
-    tap.ok("no aggregation keyed by a stack: a adds "
-           "'profile:99=count(ustack)' (native stacks" in s,
-           "%s: the empty Stacks view offers native stacks (ustack), not "
-           "pystack" % what, s)
-    keys("a")
-    s = wait_screen(r"Stacks, profile:99=count\(ustack\)[^\n]*\n.*\n│all",
-                    10)
-    tap.ok(re.search(r"Stacks, profile:99=count\(ustack\)[^\n]*\n.*\n│all",
-                     s) is not None,
-           "%s: a in Stacks samples them and the graph fills" % what, s)
-    keys("1")
-
-
 def test_node(tap):
-    """Debian's Node 20 has no probes: Top says where to look instead, and
-    Stacks samples its native stacks."""
-    start("%s -- node -e 'function f(x) { return x + 1 } let s = 0; "
-          "setInterval(() => { for (let i = 0; i < 1000; i++) s = f(s) }, 2)'"
-          % PROBETOP)
+    """Debian's Node 20 has no probes: nodesample samples it. Started
+    plainly, Top says what would name its JavaScript functions and Stacks
+    shows its native stacks; with --perf-basic-prof, Top names them."""
+    hot = ("function hot(n) { let s = 0; for (let i = 0; i < n; i++) "
+           "s += i %% 7; return s } setInterval(() => hot(%d), 10)")
+    start("%s -- node -e '%s'" % (PROBETOP, hot % 100000))
     try:
-        s = wait_screen(r"no probe of this process counts function calls",
+        s = wait_screen(r"Top frames, CPU samples(.*\n)+.*restart it so",
                         15)
-        tap.ok("│  no probe of this process counts function calls: "
-               "Stacks (7)" in s,
-               "node without probes: Top says where its frames are", s)
-        stacks_fill(tap, "node")
+        tap.ok("Top frames, CPU samples" in s and
+               "JavaScript functions are named from the perf map V8" in s,
+               "node without --perf-basic-prof: Top says what would name "
+               "its functions", s)
+        keys("7")
+        s = wait_screen(r"Stacks, profile:99=count\(ustack\)[^\n]*\n.*\n│all",
+                        10)
+        tap.ok(re.search(r"Stacks, profile:99=count\(ustack\)[^\n]*\n.*\n"
+                         r"│all", s) is not None,
+               "node: Stacks shows its native stacks (nodesample)", s)
+        keys("1")
         quit_ok(tap, "node")
     finally:
         tmux("kill-session", "-t", SESSION)
-
+    start("%s -- node --perf-basic-prof -e '%s'" % (PROBETOP, hot % 2000000))
+    try:
+        s = wait_screen(r"JS:.hot ", 20)
+        tap.ok("Top frames, CPU samples" in s and "restart it so" not in s,
+               "node --perf-basic-prof: Top shows its JavaScript functions "
+               "from CPU samples", s)
+        quit_ok(tap, "node")
+    finally:
+        tmux("kill-session", "-t", SESSION)
 
 def test_php(tap, script):
     start("USE_ZEND_DTRACE=1 %s -- php8.2 %s" % (PROBETOP, script))

@@ -111,6 +111,8 @@ tap.eq(sorted(p for p in per if p), sorted(FIRES),
 tap.eq([l for l in r.stderr.splitlines()],
        [l.strip() for l in tr.stderr.splitlines()],
        "replay says trace's messages on stderr", r.stderr)
+tap.eq(replay([rec, "--json"]).stdout, r.stdout,
+       "replay FILE --json: options after the file too")
 
 # -- an existing file is not overwritten ------------------------------------
 size = os.path.getsize(rec)

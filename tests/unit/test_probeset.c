@@ -64,9 +64,10 @@ static void collect(const char *msg, void *ctx)
 static void test_shipped_sets_load(void **state)
 {
 	static const char *const NAMES[] = {
-		"erlang",  "erlsample", "io",	     "java", "libstdcxx",
-		"node",	   "php",	"phpsample", "pony", "postgresql",
-		"process", "pysample",	"python",    "ruby", "rubysample"
+		"erlang",    "erlsample", "io",		"java",
+		"libstdcxx", "node",	  "nodesample", "php",
+		"phpsample", "pony",	  "postgresql", "process",
+		"pysample",  "python",	  "ruby",	"rubysample"
 	};
 	char bdir[512], errs[1024] = "";
 	struct ps_list list;
@@ -380,7 +381,7 @@ static void test_user_overrides_and_bad_skipped(void **state)
 	snprintf(want, sizeof(want),
 		 "%s/zz.ini:3: not KEY = VALUE or [SECTION]\n", udir);
 	assert_string_equal(errs, want);
-	assert_int_equal(list.n, 15);
+	assert_int_equal(list.n, 16);
 	py = probesets_find(&list, "python");
 	assert_non_null(py);
 	assert_true(py->user);

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: MIT
+"""A Node.js process without probes (Debian's Node 20) by CPU samples,
+by -p:
+
+- started with --perf-basic-prof (V8 then writes a perf map):
+  profile:99=count(jitframe) in a loop that does 3 units of work in
+  heavy() for 1 in light() shows heavy() at 75% +- 7 points of the two
+  (the issue's goal), each named as V8 names it ("JS:*heavy FILE:1:15",
+  its rows of every tier taken together), some 99 samples a CPU second
+  (within 35%: the machine may be shared);
+- picked by itself: trace -p PID with no -e or -P attaches the
+  nodesample probeset (detected by node's node_module_register), its
+  frames named;
+- started plainly (no perf map): the frames stay addresses, and one line
+  says what would name them (--perf-basic-prof), once."""
+
+import os
+import re
+import shutil
+import tempfile
+
+from tap import Tap, Target, Trace, agg_of, need_root
+
+tap = Tap()
+need_root(tap)
+
+SCRIPT = """\
+function heavy(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+function light(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+const readline = require('readline');
+const rl = readline.createInterface({ input: process.stdin });
+console.log('ready');
+rl.on('line', (line) => {
+    const end = Date.now() + 1000 * Number(line.split(' ')[1]);
+    let t = 0;
+    while (Date.now() < end) { t += heavy(3000000); t += light(1000000); }
+    console.log('done');
+});
+"""
+FRAME = "profile:99=count(jitframe)"
+HINT = "writes no perf map"
+
+
+def cpu_s(pid):
+    """The CPU time of every thread of pid so far, in seconds."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+            total += int(f.read().split()[0])
+    return total / 1e9
+
+
+def of(rows, script, fn):
+    """Samples of fn in jitframe rows, every tier's (* optimized, ~ the
+    interpreter's and baseline code)."""
+    name = re.compile(r"JS:[*~^+]?%s %s:\d+:\d+$" % (fn, re.escape(script)))
+    return sum(v for k, v in rows.items() if name.match(k))
+
+
+def check_named(script):
+    t = Target(["node", "--perf-basic-prof", script])
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME])
+    was = cpu_s(t.pid)
+    tap.eq(t.send("spin 6").strip(), "done", "spin ran")
+    spent = cpu_s(t.pid) - was
+    tr.finish()
+    t.stop()
+    rows = {r["key"][0]: r["total"]
+            for r in agg_of(tr.final(), FRAME)["rows"]}
+    hv, lt = of(rows, script, "heavy"), of(rows, script, "light")
+    tap.ok(lt and 0.68 <= hv / (hv + lt) <= 0.82,
+           "heavy() at 75%% +- 7 points of heavy and light (%d:%d)"
+           % (hv, lt), rows)
+    total = sum(rows.values())
+    tap.ok(spent > 1 and 0.65 <= total / (99 * spent) <= 1.35,
+           "99 samples a CPU second (%.2f s: %d)" % (spent, total), rows)
+    tap.ok(HINT not in tr.stderr, "with a perf map: no hint", tr.stderr)
+
+
+def check_detected(script):
+    t = Target(["node", "--perf-basic-prof", script])
+    tr = Trace(["-p", str(t.pid), "-i", "60"])
+    tap.eq(t.send("spin 1").strip(), "done", "detected: spin ran")
+    tr.finish()
+    t.stop()
+    a = agg_of(tr.final(), FRAME)
+    rows = {r["key"][0]: r["total"] for r in a["rows"]} if a else {}
+    tap.ok(of(rows, script, "heavy") > 0,
+           "trace -p alone: nodesample picked, its frames named", rows)
+
+
+def check_plain(script):
+    t = Target(["node", script])
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME])
+    tap.eq(t.send("spin 1").strip(), "done", "plain: spin ran")
+    tr.finish()
+    t.stop()
+    said = [l for l in tr.stderr.splitlines() if HINT in l]
+    tap.ok(len(said) == 1 and "--perf-basic-prof" in said[0] and
+           "process %d " % t.pid in said[0],
+           "node without a perf map: one line says what would name its "
+           "frames", tr.stderr)
+
+
+if not shutil.which("node"):
+    tap.skip_all("node not installed (nodejs, scripts/setup)")
+with tempfile.TemporaryDirectory() as tmp:
+    script = os.path.join(tmp, "work.js")
+    with open(script, "w") as f:
+        f.write(SCRIPT)
+    check_named(script)
+    check_detected(script)
+    check_plain(script)
+tap.done()
