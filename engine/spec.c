@@ -351,11 +351,14 @@ static const struct {
 	{ "phpframe", SPEC_KEY_PHPFRAME },
 	{ "phpstack", SPEC_KEY_PHPSTACK },
 	{ "jitframe", SPEC_KEY_JITFRAME },
+	{ "rbframe", SPEC_KEY_RBFRAME },
+	{ "rbstack", SPEC_KEY_RBSTACK },
 };
 
 /* A key read where the probe fired (pyframe, pyline, pyfirstline,
- * pystack, ustack, kstack, mixstack, phpframe, phpstack, jitframe),
- * eaten; SPEC_KEY_NUM (nothing eaten) if none is next. */
+ * pystack, ustack, kstack, mixstack, phpframe, phpstack, jitframe,
+ * rbframe, rbstack), eaten; SPEC_KEY_NUM (nothing eaten) if none is
+ * next. */
 static enum spec_key_kind ctx_key(struct cursor *c)
 {
 	for (size_t i = 0; i < sizeof(CTX_KEYS) / sizeof(CTX_KEYS[0]); i++)
@@ -577,8 +580,9 @@ static int check_profile(struct cursor *c, const struct spec *sp,
 			return fail(c, agg_pos,
 				    "profile:HZ has no arguments: its keys "
 				    "are pyframe, pyline, pyfirstline, "
-				    "pystack, phpframe, phpstack, ustack, "
-				    "kstack, mixstack and jitframe");
+				    "pystack, phpframe, phpstack, rbframe, "
+				    "rbstack, ustack, kstack, mixstack and "
+				    "jitframe");
 	return 0;
 }
 

@@ -82,6 +82,12 @@ enum spec_key_kind {
 			    * a perf map names (JIT code), else its leaf
 			    * (the native user stack in the kernel, its one
 			    * frame by name in user space) */
+	SPEC_KEY_RBFRAME, /* rbframe: the innermost Ruby code frame (its
+			   * iseq, in the kernel; method, file and first
+			   * line in user space) */
+	SPEC_KEY_RBSTACK, /* rbstack: the thread's Ruby stack, C methods
+			   * too (an id in the kernel, named once in user
+			   * space) */
 };
 
 struct spec_key {
@@ -129,12 +135,15 @@ bool spec_key_is_py(const struct spec_key *k);
 /* Whether k is phpframe or phpstack (read from PHP's memory). */
 bool spec_key_is_php(const struct spec_key *k);
 
+/* Whether k is rbframe or rbstack (read from Ruby's memory). */
+bool spec_key_is_rb(const struct spec_key *k);
+
 /* Whether k is read from where the probe fired, not from an argument:
- * the Python and PHP keys, ustack, kstack and jitframe. */
+ * the Python, PHP and Ruby keys, ustack, kstack and jitframe. */
 bool spec_key_is_ctx(const struct spec_key *k);
 
-/* Whether k is a call stack: pystack, phpstack, ustack, kstack or
- * mixstack. */
+/* Whether k is a call stack: pystack, phpstack, rbstack, ustack,
+ * kstack or mixstack. */
 bool spec_key_is_stack(const struct spec_key *k);
 
 /* Whether the kernel reads a string for k (str(...)), not a number. */

@@ -23,16 +23,21 @@ bool spec_key_is_php(const struct spec_key *k)
 	return k->kind == SPEC_KEY_PHPFRAME || k->kind == SPEC_KEY_PHPSTACK;
 }
 
+bool spec_key_is_rb(const struct spec_key *k)
+{
+	return k->kind == SPEC_KEY_RBFRAME || k->kind == SPEC_KEY_RBSTACK;
+}
+
 bool spec_key_is_stack(const struct spec_key *k)
 {
 	return k->kind == SPEC_KEY_PYSTACK || k->kind == SPEC_KEY_USTACK ||
 	       k->kind == SPEC_KEY_KSTACK || k->kind == SPEC_KEY_MIXSTACK ||
-	       k->kind == SPEC_KEY_PHPSTACK;
+	       k->kind == SPEC_KEY_PHPSTACK || k->kind == SPEC_KEY_RBSTACK;
 }
 
 bool spec_key_is_ctx(const struct spec_key *k)
 {
-	return spec_key_is_py(k) || spec_key_is_php(k) ||
+	return spec_key_is_py(k) || spec_key_is_php(k) || spec_key_is_rb(k) ||
 	       k->kind == SPEC_KEY_USTACK || k->kind == SPEC_KEY_KSTACK ||
 	       k->kind == SPEC_KEY_JITFRAME;
 }

@@ -41,6 +41,8 @@
 #include "phpframe.h"
 #include "jvmmap.h"
 #include "pyframe.h"
+#include "rbframe.h"
+#include "runtimes.h"
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "proc.h"
@@ -263,7 +265,12 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		bpf_map__fd(tr->skel->maps.phpstacks),
 		bpf_map__fd(tr->skel->maps.phpnew),
 		(const volatile uint64_t *)&tr->skel->bss->php_names_lost);
-	if (!tr->py || !tr->php) {
+	tr->rb = rbframe_new(
+		bpf_map__fd(tr->skel->maps.rbprocs),
+		bpf_map__fd(tr->skel->maps.rbstacks),
+		bpf_map__fd(tr->skel->maps.rbnew),
+		(const volatile uint64_t *)&tr->skel->bss->rb_names_lost);
+	if (!tr->py || !tr->php || !tr->rb) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -333,6 +340,7 @@ void tracer_free(struct tracer *tr)
 	unwind_free(tr);
 	pyframe_free(tr->py);
 	phpframe_free(tr->php);
+	rbframe_free(tr->rb);
 	for (size_t i = 0; i < tr->ncats; i++)
 		catalog_free(tr->cats[i]);
 	free(tr->cats);
@@ -477,49 +485,6 @@ struct pyframe *tracer_pyframe(const struct tracer *tr)
 	return tr->py;
 }
 
-/* Whether a key of spec is read from PHP (phpframe, phpstack). */
-static bool spec_reads_php(const struct spec *spec)
-{
-	for (int i = 0; i < spec->nkeys; i++)
-		if (spec_key_is_php(&spec->keys[i]))
-			return true;
-	return false;
-}
-
-/* ts reads PHP frames: set up the process's PHP, now or when it
- * appears. 0 or -EINVAL (-b: no one process). */
-static int php_wanted(struct tracer *tr, struct tspec *ts)
-{
-	if (tr->kind != TRACER_PID) {
-		log_msg(LOG_ERROR,
-			"%s: phpframe and phpstack read one process's PHP: "
-			"give -p PID or a command, not -b",
-			ts->spec.text);
-		return -EINVAL;
-	}
-	tr->php_wanted = true;
-	objects_php_setup(tr);
-	return 0;
-}
-
-bool tracer_php_readable(struct tracer *tr)
-{
-	const struct cat_object *objs[512];
-	size_t n;
-	int err;
-
-	if (tr->kind != TRACER_PID)
-		return false;
-	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
-	err = phpframe_setup(tr->php, tr->pid, objs, n, &tr->maps);
-	return err != -ENOTSUP && err != -ENOSPC;
-}
-
-struct phpframe *tracer_phpframe(const struct tracer *tr)
-{
-	return tr->php;
-}
-
 int tracer_add(struct tracer *tr, const struct spec *spec)
 {
 	struct seen_set visited = { 0 };
@@ -555,8 +520,8 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 		err = profile_attach(tr, ts, id);
 	if (err >= 0 && spec_reads_python(spec))
 		err = python_wanted(tr, ts);
-	if (err >= 0 && spec_reads_php(spec))
-		err = php_wanted(tr, ts);
+	if (err >= 0)
+		err = runtimes_wanted(tr, spec);
 	for (size_t c = 0; c < tr->ncats && err >= 0 && !spec->probe[0].hz; c++)
 		err = attach_catalog(tr, tr->cats[c], id, &visited);
 	free(visited.v);

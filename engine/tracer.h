@@ -319,6 +319,14 @@ bool tracer_php_readable(struct tracer *tr);
 struct phpframe;
 struct phpframe *tracer_phpframe(const struct tracer *tr);
 
+/* Whether rbframe and rbstack keys can serve this target, as
+ * tracer_py_readable() for Ruby (rbframe.h). */
+bool tracer_rb_readable(struct tracer *tr);
+
+/* The namer of the traced process's Ruby frames (rbframe.h). */
+struct rbframe;
+struct rbframe *tracer_rbframe(const struct tracer *tr);
+
 /* TRACER_PID: the process traced; TRACER_FILE: 0. */
 pid_t tracer_target_pid(const struct tracer *tr);
 

@@ -118,6 +118,8 @@ struct tracer {
 	bool py_wanted; /* a spec reads Python frames: set up its CPython */
 	struct phpframe *php; /* phpframe.h */
 	bool php_wanted; /* a spec reads PHP frames: set up its PHP */
+	struct rbframe *rb; /* rbframe.h */
+	bool rb_wanted; /* a spec reads Ruby frames: set up its Ruby */
 	struct touched *touched; /* literals_touch(): mappings made present */
 	size_t ntouched;
 	struct unwind *unwind; /* unwind.h: the kernel's unwind tables */

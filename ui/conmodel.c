@@ -334,9 +334,9 @@ static void io_roles(const struct session *s, struct model *m)
 		m->io_roles[n] = (struct model_role){ .id = -1 };
 }
 
-/* The stack sampler that fits the target: CPython's or PHP's frames
- * where the pysample or phpsample probeset can read them, else the
- * native stacks. */
+/* The stack sampler that fits the target: CPython's, PHP's or Ruby's
+ * frames where the pysample, phpsample or rubysample probeset can read
+ * them, else the native stacks. */
 static const char *stack_spec_of(const struct session *s)
 {
 	for (int i = 0; i < s->npicked; i++)
@@ -344,6 +344,8 @@ static const char *stack_spec_of(const struct session *s)
 			return "profile:99=count(pystack)";
 		else if (!strcmp(s->picked[i]->name, "phpsample"))
 			return "profile:99=count(phpstack)";
+		else if (!strcmp(s->picked[i]->name, "rubysample"))
+			return "profile:99=count(rbstack)";
 	return "profile:99=count(ustack)";
 }
 

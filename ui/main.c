@@ -82,10 +82,11 @@
 	"CPython\n"                                                            \
 	"         3.8-3.13, with or without USDT | phpframe, phpstack (the "   \
 	"same\n"                                                               \
-	"         for PHP 8.2, non-ZTS, with or without USDT) | ustack (the\n" \
-	"         native user stack,\n"                                        \
-	"         64 frames, by unwind tables) | kstack (the kernel stack) |"  \
-	"\n"                                                                   \
+	"         for PHP 8.2, non-ZTS, with or without USDT) | rbframe,\n"    \
+	"         rbstack (the same for Ruby 3.1, C methods in the stack) |\n" \
+	"         ustack (the native user stack, 64 frames, by unwind "        \
+	"tables) |\n"                                                          \
+	"         kstack (the kernel stack) |\n"                               \
 	"         mixstack (the native stack with each CPython eval frame\n"   \
 	"         replaced by the Python frames it ran: C extensions under "   \
 	"their\n"                                                              \

@@ -134,7 +134,8 @@ static int default_labels(const struct spec *sp, char names[][LABEL_MAX_LEN],
 		const struct spec_key *key = &sp->keys[k];
 
 		if (key->kind == SPEC_KEY_PYFRAME ||
-		    key->kind == SPEC_KEY_PHPFRAME)
+		    key->kind == SPEC_KEY_PHPFRAME ||
+		    key->kind == SPEC_KEY_RBFRAME)
 			for (int j = 0; j < 3 && n < max; j++)
 				snprintf(names[n++], LABEL_MAX_LEN, "%s",
 					 PYFRAME[j]);
@@ -142,7 +143,8 @@ static int default_labels(const struct spec *sp, char names[][LABEL_MAX_LEN],
 			snprintf(names[n++], LABEL_MAX_LEN, "function");
 		else if (key->kind == SPEC_KEY_PYSTACK ||
 			 key->kind == SPEC_KEY_MIXSTACK ||
-			 key->kind == SPEC_KEY_PHPSTACK)
+			 key->kind == SPEC_KEY_PHPSTACK ||
+			 key->kind == SPEC_KEY_RBSTACK)
 			snprintf(names[n++], LABEL_MAX_LEN, "stack");
 		else
 			snprintf(names[n++], LABEL_MAX_LEN, "arg%d", key->arg);

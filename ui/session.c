@@ -88,13 +88,16 @@ void session_waiting(const struct tracer_spec_info *info, char *out, size_t len)
 	snprintf(out, len, "%s matches nothing", probe);
 }
 
-/* Whether a key of sp reads PHP's frames (its frame drops are PHP's). */
-static bool reads_php(const struct spec *sp)
+/* The interpreter whose frames a key of sp reads (its frame drops are
+ * that one's): "PHP", "Ruby", else "Python". */
+static const char *frames_of(const struct spec *sp)
 {
 	for (int i = 0; i < sp->nkeys; i++)
 		if (spec_key_is_php(&sp->keys[i]))
-			return true;
-	return false;
+			return "PHP";
+		else if (spec_key_is_rb(&sp->keys[i]))
+			return "Ruby";
+	return "Python";
 }
 
 void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)
@@ -121,8 +124,7 @@ void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)
 		else if (r == AGG_DROP_PY)
 			n += snprintf(out + n, len - n,
 				      "%s%llu without a %s frame to read", sep,
-				      k,
-				      reads_php(as->spec) ? "PHP" : "Python");
+				      k, frames_of(as->spec));
 		else
 			n += snprintf(out + n, len - n,
 				      "%s%llu nested over %d deep", sep, k,

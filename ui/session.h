@@ -130,7 +130,8 @@ void session_close(struct session *s);
  * Attach one spec now, recording where it came from (ps and role may be
  * NULL). With role->needs set, the needed probe is attached too. Returns
  * the tracer's id or a negative errno: session_strerror() says why.
- * profile:HZ under -b is -EDOM (it samples one process).
+ * profile:HZ under -b is -EDOM (it samples one process), a PHP or Ruby
+ * frame key under -b -EXDEV (it reads one process's interpreter).
  */
 int session_add(struct session *s, const struct spec *spec,
 		const struct probeset *ps, const struct ps_spec *role);

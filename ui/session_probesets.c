@@ -118,6 +118,8 @@ static bool keys_served(const struct session *s, const struct spec *sp)
 			return tracer_py_readable(s->tr);
 		else if (spec_key_is_php(&sp->keys[i]))
 			return tracer_php_readable(s->tr);
+		else if (spec_key_is_rb(&sp->keys[i]))
+			return tracer_rb_readable(s->tr);
 	return true;
 }
 
@@ -244,6 +246,17 @@ void session_warn_unmet(const struct session *s)
 	}
 }
 
+/* Whether a key of sp reads one process's PHP or Ruby (phpframe,
+ * phpstack, rbframe, rbstack), which -b has not. */
+static bool reads_one_interp(const struct spec *sp)
+{
+	for (int i = 0; i < sp->nkeys; i++)
+		if (spec_key_is_php(&sp->keys[i]) ||
+		    spec_key_is_rb(&sp->keys[i]))
+			return true;
+	return false;
+}
+
 int session_add(struct session *s, const struct spec *spec,
 		const struct probeset *ps, const struct ps_spec *role)
 {
@@ -251,6 +264,8 @@ int session_add(struct session *s, const struct spec *spec,
 
 	if (spec->probe[0].hz > 0 && s->binary[0])
 		return -EDOM;
+	if (reads_one_interp(spec) && s->binary[0])
+		return -EXDEV;
 	id = tracer_add(s->tr, spec);
 	if (id < 0)
 		return id;
@@ -286,6 +301,10 @@ const char *session_strerror(int err)
 	if (err == -EDOM)
 		return "profile:HZ samples one process: give -p PID or a "
 		       "command, not -b";
+	if (err == -EXDEV)
+		return "phpframe, phpstack, rbframe and rbstack read one "
+		       "process's PHP or Ruby: give -p PID or a command, not "
+		       "-b";
 	return strerror(-err);
 }
 

@@ -128,7 +128,8 @@ static bool has_pystack(const struct model *m)
 
 		for (int k = 0; k < sp->nkeys; k++)
 			if (sp->keys[k].kind == SPEC_KEY_PYSTACK ||
-			    sp->keys[k].kind == SPEC_KEY_PHPSTACK)
+			    sp->keys[k].kind == SPEC_KEY_PHPSTACK ||
+			    sp->keys[k].kind == SPEC_KEY_RBSTACK)
 				return true;
 	}
 	return false;

@@ -101,8 +101,13 @@ bool literals_ready(struct tracer *tr)
 
 #define TOUCH_MAX (256ULL << 20) /* bytes of literals made present */
 
+/* Whether a spec reads strings: a string key, or Ruby's frames (rb_wanted),
+ * whose C methods' names and some labels ("<main>") are libruby's
+ * literals, kept as Strings that point at them. */
 static bool reads_strings(const struct tracer *tr)
 {
+	if (tr->rb_wanted)
+		return true;
 	for (int i = 0; i < tr->nspecs; i++)
 		if (tr->specs[i].used && tr->specs[i].info.width)
 			return true;

@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "phpframe.h"
 #include "pyframe.h"
+#include "rbframe.h"
 #include "tracer_state.h"
 
 bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode)
@@ -85,4 +86,15 @@ void objects_php_setup(struct tracer *tr)
 		return;
 	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
 	phpframe_setup(tr->php, tr->pid, objs, n, &tr->maps);
+}
+
+void objects_rb_setup(struct tracer *tr)
+{
+	const struct cat_object *objs[512];
+	size_t n;
+
+	if (!tr->rb_wanted || rbframe_ready(tr->rb, tr->pid))
+		return;
+	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
+	rbframe_setup(tr->rb, tr->pid, objs, n, &tr->maps);
 }

@@ -34,4 +34,7 @@ void objects_py_setup(struct tracer *tr);
 /* The same for PHP (phpframe.h), when a spec reads PHP frames. */
 void objects_php_setup(struct tracer *tr);
 
+/* The same for Ruby (rbframe.h), when a spec reads Ruby frames. */
+void objects_rb_setup(struct tracer *tr);
+
 #endif

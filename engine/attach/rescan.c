@@ -26,6 +26,7 @@
 #include "phpframe.h"
 #include "jvmmap.h"
 #include "pyframe.h"
+#include "rbframe.h"
 #include "tracer_state.h"
 #include "unwind.h"
 
@@ -185,11 +186,13 @@ static int rescan_maps(struct tracer *tr)
 		note_exec(tr, execs);
 		pyframe_forget(tr->py, tr->pid); /* another program now */
 		phpframe_forget(tr->php, tr->pid);
+		rbframe_forget(tr->rb, tr->pid);
 	}
 	if (fresh)
 		n = attach_new(tr);
 	objects_py_setup(tr);
 	objects_php_setup(tr);
+	objects_rb_setup(tr);
 	unwind_sync(tr);
 	if (tr->kind == TRACER_PID && tr->unwind && jvmmap_is_jvm(&tr->maps))
 		jvmmap_request(tr->pid, false); /* java loaded libjvm.so */

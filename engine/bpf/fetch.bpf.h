@@ -291,8 +291,8 @@ static __always_inline long read_sql_key(char *dst, __u64 src)
 
 /* Fill key from the site's key fetches. 0, or 1 + the stat that says
  * why not: STAT_STR (a string or argument unreadable), STAT_PY (no
- * Python or PHP frame to read), STAT_FULL (pystacks, phpstacks, nstacks
- * or mixstacks full). */
+ * Python, PHP or Ruby frame to read), STAT_FULL (pystacks, phpstacks,
+ * rbstacks, nstacks or mixstacks full). */
 static __always_inline int fill_key(const struct pt_regs *ctx,
 				    const struct pt_site *s, struct pt_key *key)
 {
@@ -306,6 +306,16 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 
 		if (i >= s->nkeys)
 			break;
+		if (s->key_kind[i] >= PT_KEY_RBFRAME) {
+			__u64 rb = rb_key(s->key_kind[i], s->profile);
+
+			if (!rb)
+				return STAT_PY + 1;
+			if (rb == 1 && s->key_kind[i] == PT_KEY_RBSTACK)
+				return STAT_FULL + 1;
+			key->num[slot & (PT_MAX_KEYS - 1)] = rb;
+			continue;
+		}
 		if (s->key_kind[i] >= PT_KEY_PHPFRAME) {
 			__u64 php = php_key(s->key_kind[i], s->profile);
 

@@ -29,6 +29,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "probetop.h"
+#include "rbshared.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -39,6 +40,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "bucket.bpf.h"
 #include "pyframe.bpf.h"
 #include "phpframe.bpf.h"
+#include "rbframe.bpf.h"
 #include "unwind.bpf.h"
 #include "stack.bpf.h"
 #include "mixstack.bpf.h"

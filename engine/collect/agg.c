@@ -27,6 +27,7 @@
 #include "budget.h"
 #include "phpframe.h"
 #include "pyframe.h"
+#include "rbframe.h"
 #include "cost.h"
 #include "log.h"
 #include "mixstack.h"
@@ -115,6 +116,7 @@ static void take_names(struct agg *agg)
 {
 	pyframe_drain(tracer_pyframe(agg->tr));
 	phpframe_drain(tracer_phpframe(agg->tr));
+	rbframe_drain(tracer_rbframe(agg->tr));
 	stackname_drain(agg->stacks);
 }
 

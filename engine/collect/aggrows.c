@@ -25,6 +25,7 @@
 #include "mixstack.h"
 #include "phpframe.h"
 #include "pyframe.h"
+#include "rbframe.h"
 #include "stackname.h"
 #include "symbolize.h"
 
@@ -120,39 +121,63 @@ static void pyline_name(struct agg *agg, pid_t pid, uint64_t key,
 		     (uint32_t)(key & LOW_BITS), n);
 }
 
-/* A pyframe key (a code object's address) as three parts at kp:
- * function, file, first line; a pyline key the same with its line. */
-static void pyframe_parts(struct agg *agg, pid_t pid, uint64_t key, bool line,
-			  struct agg_key_part *kp)
+/* A frame's names as three parts at kp: function, file, first line;
+ * num, the first part's number, keeps the kernel's key. */
+static void frame_parts(struct agg_key_part *kp, uint64_t num, const char *func,
+			const char *file, int line)
 {
-	struct pyname n;
-
-	if (line)
-		pyline_name(agg, pid, key, &n);
-	else
-		pyframe_name(tracer_pyframe(agg->tr), pid, key, &n);
-	kp[0] = (struct agg_key_part){
-		.is_str = true,
-		.num = (int64_t)(line ? key & ~LOW_BITS : key),
-	};
-	snprintf(kp[0].str, sizeof(kp[0].str), "%s", n.func);
+	kp[0] = (struct agg_key_part){ .is_str = true, .num = (int64_t)num };
+	snprintf(kp[0].str, sizeof(kp[0].str), "%s", func);
 	kp[1] = (struct agg_key_part){ .is_str = true };
-	snprintf(kp[1].str, sizeof(kp[1].str), "%s", n.file);
-	kp[2] = (struct agg_key_part){ .num = n.line };
+	snprintf(kp[1].str, sizeof(kp[1].str), "%s", file);
+	kp[2] = (struct agg_key_part){ .num = line };
 }
 
-/* A phpframe key as three parts at kp: function, file, first line. */
-static void phpframe_parts(struct agg *agg, pid_t pid, uint64_t key,
-			   struct agg_key_part *kp)
+/* A pyframe key (a code object's address), a pyline key (with its
+ * line), a phpframe or an rbframe key as three parts at kp. */
+static void frame_key_parts(struct agg *agg, enum spec_key_kind kind, pid_t pid,
+			    uint64_t key, struct agg_key_part *kp)
 {
-	struct phpname n;
+	struct pyname py;
+	struct phpname php;
+	struct rbname rb;
 
-	phpframe_name(tracer_phpframe(agg->tr), pid, key, &n);
-	kp[0] = (struct agg_key_part){ .is_str = true, .num = (int64_t)key };
-	snprintf(kp[0].str, sizeof(kp[0].str), "%s", n.func);
-	kp[1] = (struct agg_key_part){ .is_str = true };
-	snprintf(kp[1].str, sizeof(kp[1].str), "%s", n.file);
-	kp[2] = (struct agg_key_part){ .num = n.line };
+	if (kind == SPEC_KEY_PHPFRAME) {
+		phpframe_name(tracer_phpframe(agg->tr), pid, key, &php);
+		frame_parts(kp, key, php.func, php.file, php.line);
+	} else if (kind == SPEC_KEY_RBFRAME) {
+		rbframe_name(tracer_rbframe(agg->tr), pid, key, &rb);
+		frame_parts(kp, key, rb.func, rb.file, rb.line);
+	} else if (kind == SPEC_KEY_PYLINE) {
+		pyline_name(agg, pid, key, &py);
+		frame_parts(kp, key & ~LOW_BITS, py.func, py.file, py.line);
+	} else {
+		pyframe_name(tracer_pyframe(agg->tr), pid, key, &py);
+		frame_parts(kp, key, py.func, py.file, py.line);
+	}
+}
+
+/* The text of stack key id of pid (a spec_key_is_stack() kind), its
+ * frames' modules into kp->mods for ustack and kstack; NULL if out of
+ * memory. */
+static const char *stack_text(struct agg *agg, enum spec_key_kind kind,
+			      pid_t pid, uint64_t id, struct agg_key_part *kp)
+{
+	switch (kind) {
+	case SPEC_KEY_PYSTACK:
+		return pyframe_stack(tracer_pyframe(agg->tr), pid, id);
+	case SPEC_KEY_PHPSTACK:
+		return phpframe_stack(tracer_phpframe(agg->tr), pid, id);
+	case SPEC_KEY_RBSTACK:
+		return rbframe_stack(tracer_rbframe(agg->tr), pid, id);
+	case SPEC_KEY_MIXSTACK:
+		return mixstack_text(agg->mix, pid, id,
+				     tracer_known_maps(agg->tr, pid));
+	default:
+		return stackname_text(
+			agg->stacks, pid, id, kind == SPEC_KEY_KSTACK,
+			tracer_known_maps(agg->tr, pid), &kp->mods);
+	}
 }
 
 /* The row's key parts from its BPF key; sym(), pyframe and stack keys
@@ -169,43 +194,20 @@ static void row_keys(struct agg *agg, struct arow *r,
 		int slot = info->key_slot[i];
 
 		if (sp->keys[i].kind == SPEC_KEY_PYFRAME ||
-		    sp->keys[i].kind == SPEC_KEY_PYLINE) {
-			pyframe_parts(agg, (pid_t)r->key.pid, r->key.num[slot],
-				      sp->keys[i].kind == SPEC_KEY_PYLINE, kp);
+		    sp->keys[i].kind == SPEC_KEY_PYLINE ||
+		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
+		    sp->keys[i].kind == SPEC_KEY_RBFRAME) {
+			frame_key_parts(agg, sp->keys[i].kind,
+					(pid_t)r->key.pid, r->key.num[slot],
+					kp);
 			part += 2;
-		} else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME) {
-			phpframe_parts(agg, (pid_t)r->key.pid, r->key.num[slot],
-				       kp);
-			part += 2;
-		} else if (sp->keys[i].kind == SPEC_KEY_PHPSTACK) {
+		} else if (spec_key_is_stack(&sp->keys[i])) {
 			kp->is_str = true;
 			kp->is_stack = true;
 			kp->num = (int64_t)r->key.num[slot];
-			kp->text = phpframe_stack(tracer_phpframe(agg->tr),
-						  (pid_t)r->key.pid,
-						  r->key.num[slot]);
-			if (!kp->text)
-				strcpy(kp->str, "?");
-		} else if (sp->keys[i].kind == SPEC_KEY_PYSTACK) {
-			kp->is_str = true;
-			kp->is_stack = true;
-			kp->num = (int64_t)r->key.num[slot];
-			kp->text = pyframe_stack(tracer_pyframe(agg->tr),
-						 (pid_t)r->key.pid,
-						 r->key.num[slot]);
-			if (!kp->text)
-				strcpy(kp->str, "?");
-		} else if (sp->keys[i].kind == SPEC_KEY_USTACK ||
-			   sp->keys[i].kind == SPEC_KEY_KSTACK) {
-			kp->is_str = true;
-			kp->is_stack = true;
-			kp->num = (int64_t)r->key.num[slot];
-			kp->text = stackname_text(
-				agg->stacks, (pid_t)r->key.pid,
-				r->key.num[slot],
-				sp->keys[i].kind == SPEC_KEY_KSTACK,
-				tracer_known_maps(agg->tr, (pid_t)r->key.pid),
-				&kp->mods);
+			kp->text = stack_text(agg, sp->keys[i].kind,
+					      (pid_t)r->key.pid,
+					      r->key.num[slot], kp);
 			if (!kp->text)
 				strcpy(kp->str, "?");
 		} else if (sp->keys[i].kind == SPEC_KEY_JITFRAME) {
@@ -221,15 +223,6 @@ static void row_keys(struct agg *agg, struct arow *r,
 			kp->num = (int64_t)r->key.num[slot];
 			stackname_jit_frame(text, mods, kp->str,
 					    sizeof(kp->str));
-		} else if (sp->keys[i].kind == SPEC_KEY_MIXSTACK) {
-			kp->is_str = true;
-			kp->is_stack = true;
-			kp->num = (int64_t)r->key.num[slot];
-			kp->text = mixstack_text(
-				agg->mix, (pid_t)r->key.pid, r->key.num[slot],
-				tracer_known_maps(agg->tr, (pid_t)r->key.pid));
-			if (!kp->text)
-				strcpy(kp->str, "?");
 		} else if (sp->keys[i].kind == SPEC_KEY_SYM) {
 			kp->num = (int64_t)r->key.num[slot];
 			kp->is_str = true;
@@ -368,7 +361,8 @@ static void key_parts(const struct spec *sp, int *part)
 		part[i] = p;
 		p += sp->keys[i].kind == SPEC_KEY_PYFRAME ||
 				     sp->keys[i].kind == SPEC_KEY_PYLINE ||
-				     sp->keys[i].kind == SPEC_KEY_PHPFRAME
+				     sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
+				     sp->keys[i].kind == SPEC_KEY_RBFRAME
 			     ? 3
 			     : 1;
 	}
@@ -410,6 +404,8 @@ static bool merges(const struct spec *sp)
 		    sp->keys[i].kind == SPEC_KEY_PYSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
+		    sp->keys[i].kind == SPEC_KEY_RBSTACK ||
+		    sp->keys[i].kind == SPEC_KEY_RBFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_USTACK ||
 		    sp->keys[i].kind == SPEC_KEY_JITFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_KSTACK ||
@@ -441,7 +437,8 @@ static struct arow *shown_row(struct agg *agg, struct arow *r,
 			     ((uint64_t)kp[2].num & LOW_BITS);
 		else if (kp->is_stack)
 			*v = SHOWN | text_hash(agg_key_text(kp));
-		else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME)
+		else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
+			 sp->keys[i].kind == SPEC_KEY_RBFRAME)
 			*v = SHOWN | frame_hash(kp);
 		else if (sp->keys[i].kind == SPEC_KEY_JITFRAME)
 			*v = SHOWN | text_hash(kp->str);

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The console on each of Debian's runtimes, launched with -- COMMAND in a
-real terminal (tmux): Top shows the runtime's frames (or allocations,
-for Ruby, whose method probes do not fire), the GC pane its collections,
-and the Probes view says why a probe is silent. PHP without
+real terminal (tmux): Top shows the runtime's frames, the GC pane its
+collections, and the Probes view says why a probe is silent. PHP without
 USE_ZEND_DTRACE=1: Top shows its functions from CPU samples (the
 phpsample probeset: phpframe), Stacks its PHP stacks (phpstack) and the
-GC pane its cycle collector (a function probe). Erlang (no probes in
-Debian's OTP 25) started with +JPperf true: Top shows its Erlang
-functions from CPU samples (erlsample: jitframe), Stacks their stacks;
-started plainly, Top says what would name them.
-Where a runtime gives no frames (Java without -XX:+DTraceMethodProbes,
-Ruby), Top and Messages say why and what would, and Stacks offers native
+GC pane its cycle collector (a function probe); the same for a plain
+Ruby 3.1, whose method probes never fire (rubysample: rbframe, rbstack).
+Erlang (no probes in Debian's OTP 25) started with +JPperf true: Top
+shows its Erlang functions from CPU samples (erlsample: jitframe),
+Stacks their stacks; started plainly, Top says what would name them.
+Where a runtime gives no frames (Java without -XX:+DTraceMethodProbes),
+Top and Messages say why and what would, and Stacks offers native
 stacks (a). Node (no probes in Debian's 20): Top shows its CPU samples
 (nodesample: jitframe), its JavaScript functions named when started with
 --perf-basic-prof, else Top says what would name them. Python 3.11: a function
@@ -94,27 +94,31 @@ def test_python(tap, script):
         tmux("kill-session", "-t", SESSION)
 
 
-def test_ruby(tap):
-    start("%s -- ruby3.1 --disable-gems -e 'class Foo; end; loop { "
-          "2000.times { Foo.new }; GC.start; sleep 0.1 }'" % PROBETOP)
+def test_ruby(tap, script):
+    """A plain ruby3.1 (its method probes silent: bug #14582): Top shows
+    its hot methods from CPU samples (rubysample: rbframe), Stacks its
+    Ruby stacks (rbstack), the GC pane its collections."""
+    start("%s -- ruby3.1 --disable-gems %s" % (PROBETOP, script))
     try:
-        s = wait_screen(r"object__creat\S* +Foo", 15)
-        tap.ok(s.find("Foo") > 0, "ruby: Top shows objects created per "
-                                   "class (Foo)", s)
+        s = wait_screen(r"(mid|leaf) +loop\.rb:[23]", 20)
+        tap.ok("Top frames, CPU samples" in s and
+               re.search(r"leaf +loop\.rb:2", s) is not None,
+               "ruby: Top shows its hot methods from CPU samples "
+               "(rubysample)", s)
         s = wait_screen(r"gc: \d+(\.\d)?/s", 10)
         tap.ok("pause p50" in s, "ruby: the GC pane shows collections "
                                  "and mark pauses", s)
-        keys("1")
-        s = wait_screen(r"method probes have not fired since 2\.5")
-        tap.ok(re.search(r"│  Ruby's method probes have not fired since "
-                         r"2\.5 \(bug #14582\), so Top", s) and
-               "has no frames: Stacks (7) samples the stacks" in s,
-               "ruby: Top (on the Dashboard) says why it has no frames", s)
         keys("2", "/", "ruby:method__entry", "Enter")
         s = wait_screen(r"14582")
         tap.ok("14582" in s, "ruby: Probes says why method__entry is "
                              "silent", s)
-        messages_say(tap, "ruby", r"Top: Ruby's method probes have not fired")
+        keys("Escape", "1", "7")
+        s = wait_screen(r"Stacks, profile:99=count\(rbstack\)"
+                        r"(.*\n)+│<main>(.*\n)+│mid", 10)
+        tap.ok(re.search(r"Stacks, profile:99=count\(rbstack\)"
+                         r"(.*\n)+│<main>(.*\n)+│mid", s) is not None,
+               "ruby: Stacks shows its Ruby stacks (<main> over mid)", s)
+        keys("1")
         quit_ok(tap, "ruby")
     finally:
         tmux("kill-session", "-t", SESSION)
@@ -309,12 +313,19 @@ def main():
             f.write(ERL)
         subprocess.run(["erlc", "-o", tmp, os.path.join(tmp, "hot.erl")],
                        check=True)
+        rb = os.path.join(tmp, "loop.rb")
+        with open(rb, "w") as f:
+            f.write("class Foo; end\n"
+                    "def leaf(n) i = 0; i += 1 while i < n; end\n"
+                    "def mid(n) leaf(n) end\n"
+                    "loop { mid(200_000); 2000.times { Foo.new }; "
+                    "GC.start; sleep 0.01 }\n")
         cb = os.path.join(tmp, "cb.py")
         with open(cb, "w") as f:
             f.write(CB)
         os.chmod(tmp, 0o755)
         test_python(tap, cb)
-        test_ruby(tap)
+        test_ruby(tap, rb)
         test_java(tap, tmp)
         test_java_plain(tap, tmp)
         test_node(tap)

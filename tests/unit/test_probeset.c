@@ -67,7 +67,8 @@ static void test_shipped_sets_load(void **state)
 		"erlang",     "erlsample", "io",     "java",
 		"javasample", "libstdcxx", "node",   "nodesample",
 		"php",	      "phpsample", "pony",   "postgresql",
-		"process",    "pysample",  "python", "ruby"
+		"process",    "pysample",  "python", "ruby",
+		"rubysample"
 	};
 	char bdir[512], errs[1024] = "";
 	struct ps_list list;
@@ -381,7 +382,7 @@ static void test_user_overrides_and_bad_skipped(void **state)
 	snprintf(want, sizeof(want),
 		 "%s/zz.ini:3: not KEY = VALUE or [SECTION]\n", udir);
 	assert_string_equal(errs, want);
-	assert_int_equal(list.n, 16);
+	assert_int_equal(list.n, 17);
 	py = probesets_find(&list, "python");
 	assert_non_null(py);
 	assert_true(py->user);

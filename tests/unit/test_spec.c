@@ -233,6 +233,22 @@ static void test_profile_and_python(void **state)
 	assert_int_equal(sp.keys[1].kind, SPEC_KEY_PHPFRAME);
 	expect_error("a:b=count(phpframe, phpframe)",
 		     "phpframe twice at column 21");
+	sp = parse_ok("profile:99=count(rbframe)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_RBFRAME);
+	assert_true(spec_key_is_rb(&sp.keys[0]));
+	assert_true(spec_key_is_ctx(&sp.keys[0]));
+	assert_false(spec_key_is_php(&sp.keys[0]));
+	assert_false(spec_key_is_py(&sp.keys[0]));
+	assert_false(spec_key_is_stack(&sp.keys[0]));
+	sp = parse_ok("fn:libc.so.6:write=sum(arg2, rbstack, rbframe)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_RBSTACK);
+	assert_true(spec_key_is_stack(&sp.keys[0]));
+	assert_true(spec_key_is_rb(&sp.keys[0]));
+	assert_int_equal(sp.keys[1].kind, SPEC_KEY_RBFRAME);
+	assert_int_equal(sp.val_arg, 2);
+	expect_error("a:b=count(rbstack, rbstack)",
+		     "rbstack twice at column 20");
+	expect_error("a:b=count(rbframes)", "expected argN at column 11");
 	expect_error("profile:0", "profile: rate out of range 1..10000 Hz at "
 				  "column 9");
 	expect_error("profile:10001", "profile: rate out of range 1..10000 Hz "
@@ -242,7 +258,8 @@ static void test_profile_and_python(void **state)
 	expect_error("profile:99=count(arg0)",
 		     "profile:HZ has no arguments: its keys are pyframe, "
 		     "pyline, pyfirstline, pystack, phpframe, phpstack, "
-		     "ustack, kstack, mixstack and jitframe at column 12");
+		     "rbframe, rbstack, ustack, kstack, mixstack and jitframe "
+		     "at column 12");
 	expect_error("profile:99=quantize(arg0)",
 		     "profile:HZ has no arguments: count() by pyframe, "
 		     "pystack or ustack at column 12");
@@ -310,7 +327,7 @@ static void test_key_text(void **state)
 		"arg2",	     "str(arg1)", "str(arg0, arg3)", "sql(arg0)",
 		"sym(arg4)", "pyframe",	  "pyline",	     "pyfirstline",
 		"pystack",   "ustack",	  "kstack",	     "mixstack",
-		"phpframe",  "phpstack",
+		"phpframe",  "phpstack",  "rbframe",	     "rbstack",
 	};
 	char text[64], spec[128];
 	struct spec sp;

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rblayout — where Ruby (CRuby, the VM called YARV) keeps what a frame
+ * walker reads, one table per Ruby major.minor, x86-64. Data only: the
+ * kernel-side walker (bpf/rbframe.bpf.h) is handed the table of the
+ * target's version and follows
+ *
+ *   ruby_current_vm_ptr -> rb_vm_t.ractor.main_ractor
+ *   -> rb_ractor_t.threads.running_ec (the thread holding the GVL)
+ *   -> rb_execution_context_t: cfp, vm_stack, vm_stack_size, thread_ptr
+ *   -> control frames from cfp up to vm_stack + vm_stack_size:
+ *      iseq, ep (ep[0]: the frame's magic; ep[-2]: a C method's entry)
+ *   -> rb_iseq_t.body -> location: pathobj, label, first_lineno
+ *   -> a C method's rb_callable_method_entry_t.called_id, an ID named by
+ *      the global symbol table (its ids: arrays of 512 [string, symbol])
+ *
+ * and reads Ruby's String and Array objects by their flags.
+ *
+ * The values are the headers' own: ruby3.1-dev ships the VM's internal
+ * structures in rb_mjit_min_header-3.1.2.h; tests/tools/rblayout_probe.c
+ * prints them with offsetof compiled against it, and
+ * tests/integration/rblayout_headers.py checks this table against it.
+ * Only 3.1 is here: Debian 12's ruby3.1-dev is the one header this
+ * project can check a table against (3.0, 3.2 and 3.3 moved fields: the
+ * ractor's running_ec, String's embedded length, the control frame's
+ * size; a table for them waits for headers to check it against).
+ */
+#ifndef PROBETOP_RBLAYOUT_H
+#define PROBETOP_RBLAYOUT_H
+
+#include <stdint.h>
+
+/* Offsets in bytes from the start of the structure named in each
+ * comment, and the constants the walker compares with. */
+struct rblayout {
+	int major, minor; /* Ruby major.minor, x86-64 */
+
+	uint32_t vm_main_ractor; /* rb_vm_t: ractor.main_ractor */
+	uint32_t ractor_running_ec; /* rb_ractor_t: threads.running_ec */
+	uint32_t ec_vm_stack; /* rb_execution_context_t: vm_stack */
+	uint32_t ec_vm_stack_size; /* vm_stack_size (in VALUEs) */
+	uint32_t ec_cfp; /* cfp */
+	uint32_t ec_thread_ptr; /* thread_ptr */
+	uint32_t th_thread_id; /* rb_thread_t: thread_id (pthread_t) */
+	uint32_t cfp_size; /* sizeof(rb_control_frame_t) */
+	uint32_t cfp_pc; /* rb_control_frame_t: pc */
+	uint32_t cfp_iseq; /* iseq */
+	uint32_t cfp_ep; /* ep */
+	uint32_t iseq_body; /* rb_iseq_t: body */
+	uint32_t body_pathobj; /* rb_iseq_constant_body: location.pathobj */
+	uint32_t body_label; /* location.label */
+	uint32_t body_first_lineno; /* location.first_lineno (a Fixnum) */
+	uint32_t me_called_id; /* rb_callable_method_entry_t: called_id */
+	uint32_t syms_ids; /* the global symbol table (symbol.c's struct
+			    * symbols, not in the header): ids */
+	uint32_t str_heap_len; /* struct RString: as.heap.len */
+	uint32_t str_heap_ptr; /* as.heap.ptr */
+	uint32_t str_embed; /* as.embed.ary */
+	uint32_t str_noembed; /* RSTRING_NOEMBED */
+	uint32_t str_embed_len_shift; /* RSTRING_EMBED_LEN_SHIFT */
+	uint32_t str_embed_len_mask; /* RSTRING_EMBED_LEN_MASK >> shift */
+	uint32_t ary_heap_len; /* struct RArray: as.heap.len */
+	uint32_t ary_heap_ptr; /* as.heap.ptr */
+	uint32_t ary_embed; /* as.ary */
+	uint32_t ary_embed_flag; /* RARRAY_EMBED_FLAG */
+	uint32_t ary_embed_len_shift; /* RARRAY_EMBED_LEN_SHIFT */
+	uint32_t ary_embed_len_mask; /* RARRAY_EMBED_LEN_MASK >> shift */
+	uint32_t t_string, t_array; /* RUBY_T_STRING, RUBY_T_ARRAY */
+	uint32_t magic_mask; /* VM_FRAME_MAGIC_MASK */
+	uint32_t magic_cfunc; /* VM_FRAME_MAGIC_CFUNC: a C method */
+	uint32_t magic_ifunc; /* VM_FRAME_MAGIC_IFUNC: a C block, no iseq */
+	uint32_t magic_dummy; /* VM_FRAME_MAGIC_DUMMY: no code of its own */
+	uint32_t last_op_id; /* tLAST_OP_ID: an ID above is serial << 4 */
+	uint32_t id_scope_shift; /* RUBY_ID_SCOPE_SHIFT */
+};
+
+/* The layout of Ruby major.minor, or NULL if none is known. Static. */
+const struct rblayout *rblayout_find(int major, int minor);
+
+#endif
