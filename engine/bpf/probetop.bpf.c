@@ -29,6 +29,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "probetop.h"
+#include "phpshared.h"
 #include "rbshared.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -29,6 +29,7 @@
 #include "elfobj.h"
 #include "log.h"
 #include "phplayout.h"
+#include "phpshared.h"
 #include "probetop.h"
 #include "proc.h"
 #include "pymem.h"
