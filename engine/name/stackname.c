@@ -312,11 +312,38 @@ static bool nth_part(const char *text, size_t i, const char **at, size_t *len)
 	return true;
 }
 
+/*
+ * A JIT frame's name [*at, *at + *len) as one function's, whatever code
+ * of it ran: V8's tier mark after "JS:" left out ("JS:*f", optimized,
+ * and "JS:~f", the interpreter's or baseline code, are one f), and the
+ * BEAM's "-CodeInfoPrologue" line of a function taken as the function.
+ * Into buf[0..n) (a name that does not fit is left as it is).
+ */
+static void jit_function(const char **at, size_t *len, char *buf, size_t n)
+{
+	static const char PROLOGUE[] = "-CodeInfoPrologue";
+	size_t pl = sizeof(PROLOGUE) - 1;
+
+	if (*len >= n)
+		return;
+	memcpy(buf, *at, *len);
+	buf[*len] = '\0';
+	if (*len > 4 && !strncmp(buf, "JS:", 3) && strchr("*~^+", buf[3])) {
+		memmove(buf + 3, buf + 4, *len - 3);
+		(*len)--;
+	}
+	if (*len > pl && !strcmp(buf + *len - pl, PROLOGUE))
+		buf[*len -= pl] = '\0';
+	*at = buf;
+}
+
 void stackname_jit_frame(const char *text, const char *mods, char *out,
 			 size_t n)
 {
 	size_t frames = 1, pick, len = 0;
 	const char *at = text, *mod;
+	char buf[FRAME_MAX];
+	bool jit = false;
 
 	if (!text) {
 		snprintf(out, n, "?");
@@ -329,9 +356,12 @@ void stackname_jit_frame(const char *text, const char *mods, char *out,
 		if (nth_part(mods, i, &mod, &len) && len == 5 &&
 		    !strncmp(mod, "[jit]", 5)) {
 			pick = i;
+			jit = true;
 			break;
 		}
 	nth_part(text, pick, &at, &len);
+	if (jit)
+		jit_function(&at, &len, buf, sizeof(buf));
 	if (len < n) {
 		snprintf(out, n, "%.*s", (int)len, at);
 		return;

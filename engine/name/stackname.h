@@ -62,9 +62,10 @@ const char *stackname_text(struct stackname *sn, pid_t pid, uint64_t id,
  * The jitframe key's frame of a stack named by stackname_text() (text,
  * and mods, its modules, or NULL) into out[0..n): the innermost frame a
  * perf map named (module "[jit]": code a runtime compiled, as Erlang's
- * JIT with +JPperf true or Node with --perf-basic-prof name it), else the
- * innermost frame; one too long cut at a character, "..." after it. "?"
- * for a NULL text.
+ * JIT with +JPperf true or Node with --perf-basic-prof name it), as its
+ * function's (V8's tiers, "JS:*f" and "JS:~f", are "JS:f"; the BEAM's
+ * "f-CodeInfoPrologue" is f), else the innermost frame; one too long cut
+ * at a character, "..." after it. "?" for a NULL text.
  */
 void stackname_jit_frame(const char *text, const char *mods, char *out,
 			 size_t n);

@@ -198,7 +198,7 @@ def test_node(tap):
         tmux("kill-session", "-t", SESSION)
     start("%s -- node --perf-basic-prof -e '%s'" % (PROBETOP, hot % 2000000))
     try:
-        s = wait_screen(r"JS:.hot ", 20)
+        s = wait_screen(r"JS:hot ", 20)
         tap.ok("Top frames, CPU samples" in s and "restart it so" not in s,
                "node --perf-basic-prof: Top shows its JavaScript functions "
                "from CPU samples", s)

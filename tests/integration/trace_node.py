@@ -5,9 +5,9 @@ by -p:
 - started with --perf-basic-prof (V8 then writes a perf map):
   profile:99=count(jitframe) in a loop that does 3 units of work in
   heavy() for 1 in light() shows heavy() at 75% +- 7 points of the two
-  (the issue's goal), each named as V8 names it ("JS:*heavy FILE:1:15",
-  its rows of every tier taken together), some 99 samples a CPU second
-  (within 35%: the machine may be shared);
+  (the issue's goal), each one row named as V8 names it less its tier
+  mark ("JS:heavy FILE:1:15" for V8's "JS:*heavy" and "JS:~heavy"), some
+  99 samples a CPU second (within 35%: the machine may be shared);
 - picked by itself: trace -p PID with no -e or -P attaches the
   nodesample probeset (detected by node's node_module_register), its
   frames named;
@@ -51,10 +51,11 @@ def cpu_s(pid):
 
 
 def of(rows, script, fn):
-    """Samples of fn in jitframe rows, every tier's (* optimized, ~ the
-    interpreter's and baseline code)."""
-    name = re.compile(r"JS:[*~^+]?%s %s:\d+:\d+$" % (fn, re.escape(script)))
-    return sum(v for k, v in rows.items() if name.match(k))
+    """Samples of fn in jitframe rows: ("JS:fn FILE:LINE:COL", every tier
+    of its code in one row), and how many rows name it."""
+    name = re.compile(r"JS:%s %s:\d+:\d+$" % (fn, re.escape(script)))
+    hits = [v for k, v in rows.items() if name.match(k)]
+    return sum(hits), len(hits)
 
 
 def check_named(script):
@@ -67,10 +68,12 @@ def check_named(script):
     t.stop()
     rows = {r["key"][0]: r["total"]
             for r in agg_of(tr.final(), FRAME)["rows"]}
-    hv, lt = of(rows, script, "heavy"), of(rows, script, "light")
+    (hv, hn), (lt, ln) = of(rows, script, "heavy"), of(rows, script, "light")
     tap.ok(lt and 0.68 <= hv / (hv + lt) <= 0.82,
            "heavy() at 75%% +- 7 points of heavy and light (%d:%d)"
            % (hv, lt), rows)
+    tap.eq((hn, ln), (1, 1), "one row a function, whatever tier of its "
+           "code ran (V8's JS:* and JS:~)", rows)
     total = sum(rows.values())
     tap.ok(spent > 1 and 0.65 <= total / (99 * spent) <= 1.35,
            "99 samples a CPU second (%.2f s: %d)" % (spent, total), rows)
@@ -85,7 +88,7 @@ def check_detected(script):
     t.stop()
     a = agg_of(tr.final(), FRAME)
     rows = {r["key"][0]: r["total"] for r in a["rows"]} if a else {}
-    tap.ok(of(rows, script, "heavy") > 0,
+    tap.ok(of(rows, script, "heavy")[0] > 0,
            "trace -p alone: nodesample picked, its frames named", rows)
 
 

@@ -213,6 +213,17 @@ static void test_jit_frame(void **state)
 	stackname_jit_frame("main;ab\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9xyz",
 			    ";[jit]", out, 11);
 	assert_string_equal(out, "ab\xc3\xa9\xc3\xa9...");
+	/* a function's code of any tier, its prologue: the function */
+	stackname_jit_frame("main;JS:*hot a.js:1", ";[jit]", out, sizeof(out));
+	assert_string_equal(out, "JS:hot a.js:1");
+	stackname_jit_frame("main;JS:~hot a.js:1", ";[jit]", out, sizeof(out));
+	assert_string_equal(out, "JS:hot a.js:1");
+	stackname_jit_frame("m;$m:f/1-CodeInfoPrologue", ";[jit]", out,
+			    sizeof(out));
+	assert_string_equal(out, "$m:f/1");
+	stackname_jit_frame("m;JS:*f-CodeInfoPrologue", "a;libc.so.6", out,
+			    sizeof(out)); /* not JIT code: as it is */
+	assert_string_equal(out, "JS:*f-CodeIn...");
 	stackname_jit_frame(NULL, NULL, out, sizeof(out));
 	assert_string_equal(out, "?");
 }
