@@ -332,8 +332,10 @@ static void jit_function(const char **at, size_t *len, char *buf, size_t n)
 		memmove(buf + 3, buf + 4, *len - 3);
 		(*len)--;
 	}
-	if (*len > pl && !strcmp(buf + *len - pl, PROLOGUE))
-		buf[*len -= pl] = '\0';
+	if (*len > pl && !strcmp(buf + *len - pl, PROLOGUE)) {
+		*len -= pl;
+		buf[*len] = '\0';
+	}
 	*at = buf;
 }
 
