@@ -91,8 +91,9 @@
 	"         replaced by the Python frames it ran: C extensions under "   \
 	"their\n"                                                              \
 	"         Python callers, -p or a command) | jitframe (ustack's\n"     \
-	"         innermost frame of JIT code a perf map names: Erlang with\n" \
-	"         +JPperf true, node --perf-basic-prof; else its leaf); at\n"  \
+	"         innermost frame of JIT code a perf map names: a JVM's,\n"    \
+	"         which probetop asks for, Erlang's with +JPperf true,\n"      \
+	"         node's with --perf-basic-prof; else its leaf); at\n"         \
 	"         most 4 (2 strings of 63 bytes; a longer one is cut, then\n"  \
 	"         ...)\n"                                                      \
 	"  A..B=latency() times A to the matching B on the same thread "       \
