@@ -15,7 +15,8 @@ whose probe jit:hit fires once per call; the fixture names the loop in
   kept whole ("JS:~jit_late_loop /srv/app.js:7");
 - no frame is left an address, nothing dropped;
 - jit:hit=count(jitframe): each hit by its innermost JIT frame, the
-  loop it came through (jit_hot_loop 300, the late loop 200), exactly;
+  loop it came through (jit_hot_loop 300, the late loop 200, its name
+  without V8's tier mark), exactly;
   fn:run_jit=count(jitframe), whose stacks have no JIT frame: by the
   innermost frame, run_jit itself, twice."""
 
@@ -80,8 +81,9 @@ try:
            "no frame left an address", sorted(frames))
     tap.eq(a["drops"], 0, "nothing dropped")
     tap.eq({r["key"][0]: r["total"] for r in agg_of(final, FRAME)["rows"]},
-           {HOT[2]: 300, LATE[2]: 200},
-           "jitframe: every hit by the JIT frame it came through, exactly")
+           {HOT[2]: 300, "JS:jit_late_loop /srv/app.js:7": 200},
+           "jitframe: every hit by the JIT frame it came through, exactly "
+           "(V8's tier mark, ~, left out of its function's name)")
     tap.eq({r["key"][0]: r["total"] for r in agg_of(final, NATIVE)["rows"]},
            {"run_jit": 2},
            "jitframe of stacks without JIT code: the innermost frame")
