@@ -231,9 +231,9 @@ def test_php(tap, script):
                "php without USE_ZEND_DTRACE: Probes says so", s)
         keys("Escape", "1", "7")
         s = wait_screen(r"Stacks, profile:99=count\(phpstack\)"
-                        r"(.*\n)+│\{main\}(.*\n)+│mid", 10)
+                        r"(.*\n)+│\{main\}(.*\n)+│.*\bmid\b", 10)
         tap.ok(re.search(r"Stacks, profile:99=count\(phpstack\)"
-                         r"(.*\n)+│\{main\}(.*\n)+│mid", s) is not None,
+                         r"(.*\n)+│\{main\}(.*\n)+│.*\bmid\b", s) is not None,
                "php without USE_ZEND_DTRACE: Stacks shows its PHP stacks "
                "({main} over mid)", s)
         keys("5")
