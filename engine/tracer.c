@@ -450,18 +450,12 @@ static bool spec_walks_ustack(const struct spec *spec)
 	return false;
 }
 
-/* ts reads Python frames: set up the process's CPython, now or when it
+/* A spec reads Python frames: set up the process's CPython, now or when it
  * appears. 0 or -EINVAL (-b: no one process). */
-static int python_wanted(struct tracer *tr, struct tspec *ts)
+static int python_wanted(struct tracer *tr)
 {
-	if (tr->kind != TRACER_PID) {
-		log_msg(LOG_ERROR,
-			"%s: pyframe, pystack and mixstack read one "
-			"process's Python: "
-			"give -p PID or a command, not -b",
-			ts->spec.text);
-		return -EINVAL;
-	}
+	if (tr->kind != TRACER_PID)
+		return -EINVAL; /* -b: its caller says why (session_add()) */
 	tr->py_wanted = true;
 	objects_py_setup(tr);
 	return 0;
@@ -519,7 +513,7 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 	if (spec->probe[0].hz)
 		err = profile_attach(tr, ts, id);
 	if (err >= 0 && spec_reads_python(spec))
-		err = python_wanted(tr, ts);
+		err = python_wanted(tr);
 	if (err >= 0)
 		err = runtimes_wanted(tr, spec);
 	for (size_t c = 0; c < tr->ncats && err >= 0 && !spec->probe[0].hz; c++)

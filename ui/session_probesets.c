@@ -246,12 +246,13 @@ void session_warn_unmet(const struct session *s)
 	}
 }
 
-/* Whether a key of sp reads one process's PHP or Ruby (phpframe,
- * phpstack, rbframe, rbstack), which -b has not. */
+/* Whether a key of sp reads one process's interpreter: CPython's (the
+ * Python keys, mixstack), PHP's or Ruby's frames, which -b has not. */
 static bool reads_one_interp(const struct spec *sp)
 {
 	for (int i = 0; i < sp->nkeys; i++)
-		if (spec_key_is_php(&sp->keys[i]) ||
+		if (spec_key_is_py(&sp->keys[i]) ||
+		    spec_key_is_php(&sp->keys[i]) ||
 		    spec_key_is_rb(&sp->keys[i]))
 			return true;
 	return false;
@@ -302,9 +303,9 @@ const char *session_strerror(int err)
 		return "profile:HZ samples one process: give -p PID or a "
 		       "command, not -b";
 	if (err == -EXDEV)
-		return "phpframe, phpstack, rbframe and rbstack read one "
-		       "process's PHP or Ruby: give -p PID or a command, not "
-		       "-b";
+		return "pyframe, pystack, mixstack, phpframe, phpstack, "
+		       "rbframe and rbstack read one process's interpreter: "
+		       "give -p PID or a command, not -b";
 	return strerror(-err);
 }
 

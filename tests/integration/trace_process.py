@@ -169,5 +169,13 @@ tap.eq((r.rc, r.stderr.strip()),
        (1, "probetop: -e 'profile:99=count(ustack)': cannot attach: "
         "profile:HZ samples one process: give -p PID or a command, not -b"),
        "profile:HZ with -b: one clear line")
+r = Trace(["-b", PY, "-e", "fn:libc.so.6:getpid=count(pystack)"])
+r.finish(sig=None)
+tap.eq((r.rc, r.stderr.strip()),
+       (1, "probetop: -e 'fn:libc.so.6:getpid=count(pystack)': cannot "
+        "attach: pyframe, pystack, mixstack, phpframe, phpstack, rbframe "
+        "and rbstack read one process's interpreter: give -p PID or a "
+        "command, not -b"),
+       "a Python key with -b: one clear line, as PHP's and Ruby's")
 
 tap.done()

@@ -380,8 +380,9 @@ def check_binary():
     r = subprocess.run([PROBETOP, "trace", "-b", LIBRUBY, "-d", "1", "-e",
                         FRAME], capture_output=True, text=True)
     tap.ok(r.returncode == 1 and r.stderr == "probetop: -e '%s': cannot "
-           "attach: phpframe, phpstack, rbframe and rbstack read one "
-           "process's PHP or Ruby: give -p PID or a command, not -b\n"
+           "attach: pyframe, pystack, mixstack, phpframe, phpstack, "
+           "rbframe and rbstack read one process's interpreter: give -p "
+           "PID or a command, not -b\n"
            % FRAME, "-b with rbframe: one line, exit 1", r.stderr)
 
 
