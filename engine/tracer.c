@@ -179,7 +179,6 @@ static int load_programs(struct tracer *tr, uint64_t aggsize)
 	tr->multi = ulink_multi_supported();
 	if (tr->multi) {
 		ulink_prepare(tr->skel->progs.pt_usdt);
-		ulink_prepare(tr->skel->progs.pt_ret);
 		ulink_prepare(tr->skel->progs.pt_calib);
 	}
 	held.on = true;

@@ -258,8 +258,8 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out);
  */
 int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n);
 
-/* The programs the cost meter times (cost.h): pt_usdt and pt_ret, which
- * every hit runs, and the others (watches, the target's hooks). */
+/* The programs the cost meter times (cost.h): pt_usdt, which every hit
+ * runs, and the others (watches, the target's hooks). */
 struct cost_progs;
 void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out);
 

@@ -258,7 +258,7 @@ static int flush(struct walk *w, int role, bool ret)
 {
 	struct tracer *tr = w->tr;
 	const struct flush_ctx f = {
-		.prog = ret ? tr->skel->progs.pt_ret : tr->skel->progs.pt_usdt,
+		.prog = tr->skel->progs.pt_usdt,
 		.pid = tr->kind == TRACER_PID ? tr->pid : -1,
 		.role = role,
 		.ret = ret,

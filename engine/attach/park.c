@@ -155,8 +155,7 @@ static int closing(const struct tracer *tr, int id)
 /* Attach link tl of ts again, at atts[first..first+n). 0 or -errno. */
 static int relink(struct tracer *tr, struct tspec *ts, struct tlink *tl)
 {
-	struct bpf_program *prog =
-		tl->ret ? tr->skel->progs.pt_ret : tr->skel->progs.pt_usdt;
+	struct bpf_program *prog = tr->skel->progs.pt_usdt;
 	const struct attachment *a = &ts->atts[tl->first];
 	pid_t pid = tr->kind == TRACER_PID ? tr->pid : -1;
 	char path[PATH_MAX + 64];

@@ -132,17 +132,11 @@ static __always_inline int handle(struct pt_regs *ctx)
 	return 0;
 }
 
+/* Every site's program: a USDT location, a function's entry and, attached
+ * as a uretprobe, its return (the role is the link's, the action the
+ * site's). One program, not one per role, so the kernel verifies it once. */
 SEC("uprobe")
 int pt_usdt(struct pt_regs *ctx)
-{
-	handle(ctx);
-	if (pt_count_hits)
-		run_ends(ctx);
-	return 0;
-}
-
-SEC("uretprobe")
-int pt_ret(struct pt_regs *ctx)
 {
 	handle(ctx);
 	if (pt_count_hits)

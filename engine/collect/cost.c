@@ -49,7 +49,7 @@ struct cost {
 	bool continuous; /* kernel.bpf_stats_enabled was 1: no window */
 	bool unavailable; /* no statistics at all (said once) */
 	double window_t0, window_s; /* the last window's start, length */
-	struct prog_seen site_at[2], kernel_at[COST_PROGS_MAX];
+	struct prog_seen site_at, kernel_at[COST_PROGS_MAX];
 	double site_ns; /* smoothed ns per run of pt_usdt/pt_ret; 0: none */
 	double kernel_ns_per_s; /* the kernel programs' run time per second */
 	uint64_t kernel_runs_window; /* their runs in the last window */
@@ -241,9 +241,8 @@ static bool sysctl_stats_on(void)
 /* Take every program's statistics as the start of a window. */
 static void mark_all(struct cost *c)
 {
-	for (int i = 0; i < 2; i++)
-		if (prog_stats(c->progs.site[i], &c->site_at[i]))
-			c->site_at[i] = (struct prog_seen){ 0 };
+	if (prog_stats(c->progs.site, &c->site_at))
+		c->site_at = (struct prog_seen){ 0 };
 	for (size_t i = 0; i < c->progs.nkernel; i++)
 		if (prog_stats(c->progs.kernel[i], &c->kernel_at[i]))
 			c->kernel_at[i] = (struct prog_seen){ 0 };
@@ -278,11 +277,9 @@ static void close_window(struct cost *c)
 	if (!c->window)
 		return;
 	c->window_s = cputime_clock_s(CLOCK_MONOTONIC) - c->window_t0;
-	for (int i = 0; i < 2; i++) {
-		if (prog_stats(c->progs.site[i], &now))
-			continue;
-		site_ns += now.run_ns - c->site_at[i].run_ns;
-		site_runs += now.runs - c->site_at[i].runs;
+	if (!prog_stats(c->progs.site, &now)) {
+		site_ns = now.run_ns - c->site_at.run_ns;
+		site_runs = now.runs - c->site_at.runs;
 	}
 	for (size_t i = 0; i < c->progs.nkernel; i++) {
 		if (prog_stats(c->progs.kernel[i], &now))

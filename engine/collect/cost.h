@@ -46,7 +46,7 @@ struct bpf_program;
 
 /* The programs whose time is counted: their fds, owned by the tracer. */
 struct cost_progs {
-	int site[2]; /* pt_usdt, pt_ret (-1: none): run once per hit */
+	int site; /* pt_usdt (-1: none): run once per hit, entry or return */
 	int kernel[COST_PROGS_MAX]; /* every other program: run time only */
 	size_t nkernel;
 };

@@ -68,16 +68,14 @@ const struct mapsize *tracer_mapsize(const struct tracer *tr)
 void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
 {
 	const struct bpf_program *usdt = tr->skel->progs.pt_usdt,
-				 *ret = tr->skel->progs.pt_ret,
 				 *calib = tr->skel->progs.pt_calib;
 	struct bpf_program *p;
 
-	out->site[0] = bpf_program__fd(usdt);
-	out->site[1] = bpf_program__fd(ret);
+	out->site = bpf_program__fd(usdt);
 	out->nkernel = 0;
 	bpf_object__for_each_program(p, tr->skel->obj)
 	{
-		if (p == usdt || p == ret || p == calib ||
+		if (p == usdt || p == calib ||
 		    out->nkernel >= COST_PROGS_MAX)
 			continue;
 		out->kernel[out->nkernel++] = bpf_program__fd(p);

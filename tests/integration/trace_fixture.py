@@ -179,8 +179,9 @@ else:
            "start and end in one each, a return in the library" %
            (nall, nmgf), links)
     progs = {os.path.basename(l["path"] or "?"): l["prog_id"] for l in links}
-    tap.ok(len(progs) == 2 and progs["sdt_target"] != progs["libsdtfix.so"],
-           "entries by pt_usdt, the return by pt_ret", links)
+    tap.ok(len(progs) == 2 and progs["sdt_target"] == progs["libsdtfix.so"],
+           "entries and the return by one program (pt_usdt), the role "
+           "the link's", links)
 tap.eq(t.send("fire %d" % N).strip(), "fired %d" % N, "fixture fired")
 tr.finish()
 fin = tr.final()
