@@ -181,6 +181,7 @@ static int load_programs(struct tracer *tr, uint64_t aggsize)
 		ulink_prepare(tr->skel->progs.pt_usdt);
 		ulink_prepare(tr->skel->progs.pt_calib);
 	}
+	bpf_program__set_autoload(tr->skel->progs.pt_profile, false);
 	held.on = true;
 	err = probetop_bpf__load(tr->skel);
 	release_held(err == -ENOMEM);
@@ -335,6 +336,7 @@ void tracer_free(struct tracer *tr)
 		kill(tr->pid, SIGCONT); /* never leave it stopped */
 	ring_buffer__free(tr->dl_ring);
 	free(tr->dl_interp);
+	profile_free(tr);
 	probetop_bpf__destroy(tr->skel);
 	unwind_free(tr);
 	pyframe_free(tr->py);

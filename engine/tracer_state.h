@@ -86,7 +86,9 @@ struct tracer {
 	enum tracer_kind kind;
 	pid_t pid;
 	char *path; /* TRACER_FILE */
-	struct probetop_bpf *skel;
+	struct probetop_bpf *skel; /* loaded without pt_profile: */
+	struct bpf_object *prof_obj; /* pt_profile alone, on skel's maps, */
+	struct bpf_program *prof_prog; /* loaded at the first profile:HZ */
 	struct mapsize sizes; /* the aggregation maps' capacities */
 	bool multi; /* sites attached by uprobe_multi (see ulink.h) */
 	struct objcache *cache;

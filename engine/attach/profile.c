@@ -34,6 +34,55 @@ static int open_clock(int cpu, int hz)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+/* Open the BPF object again, with pt_profile its only program and tr's
+ * maps its maps, and load it. 0 or a negative errno (logged). */
+static int load_profile(struct tracer *tr)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, /* maps named as skel's */
+		    .object_name = bpf_object__name(tr->skel->obj));
+	size_t sz;
+	const void *elf = probetop_bpf__elf_bytes(&sz);
+	struct bpf_object *obj = bpf_object__open_mem(elf, sz, &opts);
+	struct bpf_program *p;
+	struct bpf_map *m;
+	int err;
+
+	if (!obj)
+		return -errno;
+	bpf_object__for_each_program(p, obj)
+	{
+		bpf_program__set_autoload(
+			p, !strcmp(bpf_program__name(p), "pt_profile"));
+	}
+	err = 0;
+	bpf_object__for_each_map(m, obj)
+	{
+		const struct bpf_map *live = bpf_object__find_map_by_name(
+			tr->skel->obj, bpf_map__name(m));
+
+		err = live ? bpf_map__reuse_fd(m, bpf_map__fd(live)) : -ENOENT;
+		if (err)
+			break;
+	}
+	if (!err)
+		err = bpf_object__load(obj);
+	if (err) {
+		bpf_object__close(obj);
+		log_msg(LOG_ERROR, "cannot load pt_profile: %s", strerror(-err));
+		return err;
+	}
+	tr->prof_obj = obj;
+	tr->prof_prog = bpf_object__find_program_by_name(obj, "pt_profile");
+	return 0;
+}
+
+void profile_free(struct tracer *tr)
+{
+	bpf_object__close(tr->prof_obj);
+	tr->prof_obj = NULL;
+	tr->prof_prog = NULL;
+}
+
 /* The spec's one site, in the sites map. 0 or a negative errno. */
 static int profile_site(struct tracer *tr, struct tspec *ts, int id,
 			uint32_t *idx)
@@ -53,6 +102,8 @@ int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 
 	if (tr->kind != TRACER_PID)
 		return -EINVAL; /* one process's CPU clock: its caller says */
+	if (!tr->prof_prog && (err = load_profile(tr)))
+		return err;
 	err = profile_site(tr, ts, id, &idx);
 	if (err)
 		return err;
@@ -69,8 +120,8 @@ int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 			err = fd; /* an offline CPU */
 			continue;
 		}
-		l = bpf_program__attach_perf_event_opts(
-			tr->skel->progs.pt_profile, fd, &opts);
+		l = bpf_program__attach_perf_event_opts(tr->prof_prog, fd,
+							&opts);
 		if (!l) {
 			err = -errno;
 			close(fd);

@@ -8,6 +8,10 @@
  * tgid: every thread, and after exec). A sample's keys are read from the
  * process (pyframe, pystack). Never sampled by the budget: HZ bounds
  * what it costs. Called by tracer.c (tracer_add()).
+ *
+ * pt_profile is a program of its own type (perf_event), which the kernel
+ * takes over a second to verify: the tracer loads the object without it,
+ * and the first profile:HZ loads it alone, on the same maps.
  */
 #ifndef PROBETOP_PROFILE_H
 #define PROBETOP_PROFILE_H
@@ -21,5 +25,9 @@ struct tspec;
  * (-b), or when no CPU's event could be opened.
  */
 int profile_attach(struct tracer *tr, struct tspec *ts, int id);
+
+/* Close what the first profile_attach() loaded; after every link of
+ * pt_profile is gone. */
+void profile_free(struct tracer *tr);
 
 #endif

@@ -122,8 +122,12 @@ static void take_names(struct agg *agg)
 
 void agg_tick(struct agg *agg)
 {
+	struct cost_progs progs;
+
 	if (!agg)
 		return;
+	tracer_cost_progs(agg->tr, &progs); /* pt_profile loads late */
+	cost_add_progs(agg->cost, &progs);
 	cost_tick(agg->cost);
 	budget_tick(agg->budget);
 	take_names(agg);

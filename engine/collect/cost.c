@@ -322,6 +322,23 @@ struct cost *cost_new(const struct cost_progs *progs, pid_t target)
 	return c;
 }
 
+void cost_add_progs(struct cost *c, const struct cost_progs *progs)
+{
+	for (size_t i = 0; i < progs->nkernel; i++) {
+		int fd = progs->kernel[i];
+		size_t k = 0;
+
+		while (k < c->progs.nkernel && c->progs.kernel[k] != fd)
+			k++;
+		if (k < c->progs.nkernel || k >= COST_PROGS_MAX)
+			continue;
+		c->progs.kernel[k] = fd;
+		c->progs.nkernel++;
+		if (!c->window || prog_stats(fd, &c->kernel_at[k]))
+			c->kernel_at[k] = (struct prog_seen){ 0 };
+	}
+}
+
 void cost_free(struct cost *c)
 {
 	if (!c)

@@ -76,6 +76,11 @@ struct cost;
 struct cost *cost_new(const struct cost_progs *progs, pid_t target);
 void cost_free(struct cost *c);
 
+/* Count the run time of progs' kernel programs that c does not count yet
+ * (a program loaded since, as pt_profile at the first profile:HZ), from
+ * now on. */
+void cost_add_progs(struct cost *c, const struct cost_progs *progs);
+
 /* ns of CPU one hit costs the target, as last measured: the trap and
  * the programs' average run. */
 double cost_hit_ns(const struct cost *c);

@@ -75,11 +75,13 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
 	out->nkernel = 0;
 	bpf_object__for_each_program(p, tr->skel->obj)
 	{
-		if (p == usdt || p == calib ||
+		if (p == usdt || p == calib || !bpf_program__autoload(p) ||
 		    out->nkernel >= COST_PROGS_MAX)
 			continue;
 		out->kernel[out->nkernel++] = bpf_program__fd(p);
 	}
+	if (tr->prof_prog && out->nkernel < COST_PROGS_MAX)
+		out->kernel[out->nkernel++] = bpf_program__fd(tr->prof_prog);
 }
 
 int tracer_park(struct tracer *tr, int id)
