@@ -68,7 +68,8 @@ static int load_profile(struct tracer *tr)
 		err = bpf_object__load(obj);
 	if (err) {
 		bpf_object__close(obj);
-		log_msg(LOG_ERROR, "cannot load pt_profile: %s", strerror(-err));
+		log_msg(LOG_ERROR, "cannot load pt_profile: %s",
+			strerror(-err));
 		return err;
 	}
 	tr->prof_obj = obj;
