@@ -66,7 +66,7 @@ enum agg_mark {
 };
 
 #define AGG_PROMISE 0.15
-#define AGG_SIGMAS 2.0
+#define AGG_SIGMAS 3.0
 
 /* The sign before a number of mark m: "" exact, "~" an estimate, "≥"
  * a lower bound (">" where not utf8). */
@@ -89,7 +89,9 @@ struct agg_row {
 	const uint64_t *b; /* this interval's buckets, or NULL (count/sum) */
 	const uint64_t *b_total; /* since attach */
 	unsigned char mark, mark_total; /* enum agg_mark of count, sum and
-					   buckets; of their totals */
+					   buckets; of their totals (a
+					   histogram's: each bucket keeps an
+					   estimate's promise, aggbuckets.h) */
 };
 
 /* Why an event was dropped (struct pt_stat). */

@@ -67,6 +67,8 @@ struct arow {
 	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total
 			      counted, [2N..3N) the map's at the last read,
 			      [3N..4N) total estimated */
+	double *berr; /* hist kinds, once sampled: [0..N) each estimated
+			 total bucket's error, [N..2N) its variance */
 };
 
 /* Where each spec's rows sit in agg->order, as of the last sort. */

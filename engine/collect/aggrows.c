@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggbuckets.h"
 #include "aggpriv.h"
 #include "budget.h"
 #include "mixstack.h"
@@ -312,6 +313,8 @@ static void reset_row(struct agg *agg, struct arow *r,
 	uint32_t klen = r->klen;
 	struct pt_key key = r->key;
 
+	free(r->berr); /* memset() below forgets it */
+
 	if (hist && !buckets)
 		buckets = malloc(4 * PT_NBUCKETS * sizeof(*buckets));
 
@@ -343,6 +346,7 @@ void aggrows_free_row(struct arow *r)
 {
 	if (r) {
 		free(r->buckets);
+		free(r->berr);
 		free(r);
 	}
 }
@@ -620,12 +624,6 @@ void aggrows_hist_entry(struct agg *agg, const void *key, const void *vals)
 		aggrows_hist_put(agg, &e);
 }
 
-/* round(v * f) for a count, f >= 1 */
-static uint64_t scale_u(uint64_t v, double f)
-{
-	return (uint64_t)((double)v * f + 0.5);
-}
-
 void aggrows_raw(struct arow *r)
 {
 	r->row.total = r->raw_total;
@@ -636,7 +634,6 @@ void aggrows_raw(struct arow *r)
 
 bool aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 {
-	uint64_t *est_b = r->buckets ? r->buckets + 3 * PT_NBUCKETS : NULL;
 	double c, est, sys, var, lo, f;
 
 	if (!touched) {
@@ -656,34 +653,26 @@ bool aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 	r->var_total += var;
 	r->lo_total += lo;
 	r->row.mark = (unsigned char)agg_mark_of(est, sys, var);
-	if (est_b) { /* the estimate is the sum of its scaled buckets */
-		uint64_t n = 0;
-
-		for (int i = 0; i < PT_NBUCKETS; i++) {
-			uint64_t b = scale_u(r->buckets[i], f);
-
-			est_b[i] += b;
-			n += b;
-			if (r->row.mark == AGG_ESTIMATE)
-				r->buckets[i] = b;
-		}
-		est = (double)n;
-	}
+	if (r->buckets) /* the estimate is the sum of its scaled buckets */
+		est = aggbuckets_interval(r, e, f);
 	r->est_total += est;
 	if (r->row.mark == AGG_ESTIMATE) {
 		r->row.count = (uint64_t)(est + 0.5);
 		r->row.sum = (int64_t)llround((double)r->row.sum * f);
-	} else if (r->row.mark == AGG_BOUND && !est_b) {
+	} else if (r->row.mark == AGG_BOUND && !r->buckets) {
 		r->row.count = (uint64_t)lo; /* a histogram's: as counted */
 	}
 	r->row.mark_total = (unsigned char)agg_mark_of(
 		r->est_total, r->sys_total, r->var_total);
+	if (r->row.mark_total == AGG_ESTIMATE && r->buckets &&
+	    !aggbuckets_totals_keep(r))
+		r->row.mark_total = AGG_BOUND; /* as counted */
 	if (r->row.mark_total == AGG_ESTIMATE) {
 		r->row.total = (uint64_t)(r->est_total + 0.5);
 		r->row.sum_total = (int64_t)llround(r->est_sum_total);
-		if (est_b)
-			r->row.b_total = est_b;
-	} else if (r->row.mark_total == AGG_BOUND && !est_b) {
+		if (r->buckets)
+			r->row.b_total = r->buckets + 3 * PT_NBUCKETS;
+	} else if (r->row.mark_total == AGG_BOUND && !r->buckets) {
 		r->row.total = (uint64_t)r->lo_total;
 	}
 	return r->row.mark_total != AGG_EXACT;
