@@ -39,7 +39,7 @@
 #define OLD_GENS 8 /* set-ups before an exec whose names are looked up */
 #define FN_SPAN 256 /* bpf/phpframe.bpf.h's PHP_FN_SPAN */
 
-_Static_assert(sizeof(struct pt_phpproc) == 40, "pt_phpproc layout");
+_Static_assert(sizeof(struct pt_phpproc) == 48, "pt_phpproc layout");
 
 struct phpproc {
 	pid_t pid;
@@ -57,6 +57,8 @@ struct name_slot {
 	struct phpname name;
 	bool ok;
 	uint32_t next; /* the next of its index chain: 1 + index, or 0 */
+	uint64_t lfn; /* its function as phpline keys it (PT_PHPLINE_FN()) */
+	uint32_t lnext; /* the next of its chain in lindex, as next */
 };
 
 struct phpframe {
@@ -70,6 +72,7 @@ struct phpframe {
 	struct name_slot *names;
 	size_t nnames, capnames;
 	uint32_t index[INDEX];
+	uint32_t lindex[INDEX]; /* the same by lfn */
 	struct stacktext *stacks;
 };
 
@@ -136,7 +139,8 @@ static int name_version(const char *path, int *major, int *minor)
 static bool layout_fits(const struct phplayout *l)
 {
 	return l->ex_func % 8 == 0 && l->ex_func < 64 && l->ex_prev % 8 == 0 &&
-	       l->ex_prev < 64 && l->fn_type < FN_SPAN &&
+	       l->ex_prev < 64 && l->ex_opline % 8 == 0 && l->ex_opline < 64 &&
+	       l->op_lineno < 65536 && l->fn_type < FN_SPAN &&
 	       l->fn_name + 8 <= FN_SPAN && l->fn_name % 8 == 0 &&
 	       l->fn_scope + 8 <= FN_SPAN && l->fn_scope % 8 == 0 &&
 	       l->fn_filename + 8 <= FN_SPAN && l->fn_filename % 8 == 0 &&
@@ -163,6 +167,8 @@ static int describe(struct phpframe *pf, struct phpproc *p, uint64_t eg,
 		.str_len = (__u16)l->str_len,
 		.str_val = (__u16)l->str_val,
 		.internal_function = (__u8)l->internal_function,
+		.ex_opline = (__u16)l->ex_opline,
+		.op_lineno = (__u16)l->op_lineno,
 		.gen = ++pf->gens,
 	};
 	uint32_t key = (uint32_t)p->pid;
@@ -440,9 +446,13 @@ static struct name_slot *add_name(struct phpframe *pf, pid_t pid, uint32_t gen,
 	}
 	s = &pf->names[pf->nnames];
 	*s = (struct name_slot){ .pid = pid, .gen = gen, .key = key };
+	s->lfn = PT_PHPLINE_FN(key);
 	strcpy(s->name.func, "?");
 	s->next = pf->index[chain];
 	pf->index[chain] = (uint32_t)++pf->nnames;
+	chain = name_chain(pid, gen, s->lfn);
+	s->lnext = pf->lindex[chain];
+	pf->lindex[chain] = (uint32_t)pf->nnames;
 	return s;
 }
 
@@ -534,6 +544,54 @@ static struct name_slot *name_of(struct phpframe *pf, pid_t pid, uint64_t key)
 	if (s && !s->ok && p && p->ready && !read_fn(p, key, &s->name))
 		s->ok = true;
 	return s;
+}
+
+/* The slot of the function of phpline key part lfn (PT_PHPLINE_FN()) in
+ * pid as set up (gen), or NULL. */
+static struct name_slot *find_line(struct phpframe *pf, pid_t pid, uint32_t gen,
+				   uint64_t lfn)
+{
+	for (uint32_t k = pf->lindex[name_chain(pid, gen, lfn)]; k;
+	     k = pf->names[k - 1].lnext) {
+		struct name_slot *s = &pf->names[k - 1];
+
+		if (s->lfn == lfn && s->pid == pid && s->gen == gen)
+			return s;
+	}
+	return NULL;
+}
+
+/* The slot of the function of phpline key part lfn in pid: as name_of(),
+ * but only by what the kernel sent (the key that lfn folds is read from
+ * the process only once a record brought it); NULL if none. */
+static struct name_slot *line_of(struct phpframe *pf, pid_t pid, uint64_t lfn)
+{
+	struct phpproc *p = find_proc(pf, pid, false);
+	uint32_t gen = p ? p->gen : 0;
+	struct name_slot *s = find_line(pf, pid, gen, lfn);
+
+	if (!s) {
+		phpframe_drain(pf);
+		s = find_line(pf, pid, gen, lfn);
+	}
+	for (int i = 0; !s && p && i < OLD_GENS && p->old[i]; i++) {
+		s = find_line(pf, pid, p->old[i], lfn);
+		s = s && s->ok ? s : NULL;
+	}
+	if (s && !s->ok && s->gen == gen && p && p->ready &&
+	    !read_fn(p, s->key, &s->name))
+		s->ok = true;
+	return s;
+}
+
+int phpframe_line(struct phpframe *pf, pid_t pid, uint64_t key,
+		  struct phpname *out)
+{
+	const struct name_slot *s = line_of(pf, pid, key >> PT_PHPLINE_BITS);
+
+	*out = s ? s->name : (struct phpname){ .func = "?" };
+	out->line = (int)(key & PT_PHPLINE_MAX);
+	return s && s->ok ? 0 : -1;
 }
 
 int phpframe_name(struct phpframe *pf, pid_t pid, uint64_t key,
