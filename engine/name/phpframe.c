@@ -415,14 +415,19 @@ static size_t name_chain(pid_t pid, uint32_t gen, uint64_t key)
 	       INDEX;
 }
 
+/* The slot of key in pid as set up (gen), or NULL; by_line: key is a
+ * phpline key's function (PT_PHPLINE_FN()), looked up in lindex. */
 static struct name_slot *find_name(struct phpframe *pf, pid_t pid, uint32_t gen,
-				   uint64_t key)
+				   uint64_t key, bool by_line)
 {
-	for (uint32_t k = pf->index[name_chain(pid, gen, key)]; k;
-	     k = pf->names[k - 1].next) {
+	const uint32_t *index = by_line ? pf->lindex : pf->index;
+
+	for (uint32_t k = index[name_chain(pid, gen, key)]; k;
+	     k = by_line ? pf->names[k - 1].lnext : pf->names[k - 1].next) {
 		struct name_slot *s = &pf->names[k - 1];
 
-		if (s->key == key && s->pid == pid && s->gen == gen)
+		if ((by_line ? s->lfn : s->key) == key && s->pid == pid &&
+		    s->gen == gen)
 			return s;
 	}
 	return NULL;
@@ -482,7 +487,7 @@ static int on_new(void *ctx, void *data, size_t size)
 	p = find_proc(pf, (pid_t)r->pid, false);
 	if (!p || !p->lay || r->gen != p->gen)
 		return 0;
-	s = find_name(pf, (pid_t)r->pid, r->gen, r->key);
+	s = find_name(pf, (pid_t)r->pid, r->gen, r->key, false);
 	if (!s)
 		s = add_name(pf, (pid_t)r->pid, r->gen, r->key);
 	if (!s || s->ok)
@@ -522,64 +527,30 @@ void phpframe_drain(struct phpframe *pf)
 
 /* The slot of key in pid: kept, else brought by a record not yet
  * drained, else named in the program before an exec, else read from the
- * process now ("?" if it cannot be); NULL if out of memory. */
-static struct name_slot *name_of(struct phpframe *pf, pid_t pid, uint64_t key)
+ * process now ("?" if it cannot be); NULL if out of memory. by_line: key
+ * is a phpline key's function (PT_PHPLINE_FN()), not an address: named
+ * only by the record the kernel sent (whose key is read from the process
+ * if the record's names were not); NULL if none came. */
+static struct name_slot *name_of(struct phpframe *pf, pid_t pid, uint64_t key,
+				 bool by_line)
 {
 	struct phpproc *p = find_proc(pf, pid, false);
 	uint32_t gen = p ? p->gen : 0;
-	struct name_slot *s = find_name(pf, pid, gen, key);
+	struct name_slot *s = find_name(pf, pid, gen, key, by_line);
 
 	if (s && s->ok)
 		return s;
 	if (!s) {
 		phpframe_drain(pf);
-		s = find_name(pf, pid, gen, key);
+		s = find_name(pf, pid, gen, key, by_line);
 	}
 	for (int i = 0; !s && p && i < OLD_GENS && p->old[i]; i++) {
-		s = find_name(pf, pid, p->old[i], key);
+		s = find_name(pf, pid, p->old[i], key, by_line);
 		s = s && s->ok ? s : NULL;
 	}
-	if (!s)
+	if (!s && !by_line)
 		s = add_name(pf, pid, gen, key);
-	if (s && !s->ok && p && p->ready && !read_fn(p, key, &s->name))
-		s->ok = true;
-	return s;
-}
-
-/* The slot of the function of phpline key part lfn (PT_PHPLINE_FN()) in
- * pid as set up (gen), or NULL. */
-static struct name_slot *find_line(struct phpframe *pf, pid_t pid, uint32_t gen,
-				   uint64_t lfn)
-{
-	for (uint32_t k = pf->lindex[name_chain(pid, gen, lfn)]; k;
-	     k = pf->names[k - 1].lnext) {
-		struct name_slot *s = &pf->names[k - 1];
-
-		if (s->lfn == lfn && s->pid == pid && s->gen == gen)
-			return s;
-	}
-	return NULL;
-}
-
-/* The slot of the function of phpline key part lfn in pid: as name_of(),
- * but only by what the kernel sent (the key that lfn folds is read from
- * the process only once a record brought it); NULL if none. */
-static struct name_slot *line_of(struct phpframe *pf, pid_t pid, uint64_t lfn)
-{
-	struct phpproc *p = find_proc(pf, pid, false);
-	uint32_t gen = p ? p->gen : 0;
-	struct name_slot *s = find_line(pf, pid, gen, lfn);
-
-	if (!s) {
-		phpframe_drain(pf);
-		s = find_line(pf, pid, gen, lfn);
-	}
-	for (int i = 0; !s && p && i < OLD_GENS && p->old[i]; i++) {
-		s = find_line(pf, pid, p->old[i], lfn);
-		s = s && s->ok ? s : NULL;
-	}
-	if (s && !s->ok && s->gen == gen && p && p->ready &&
-	    !read_fn(p, s->key, &s->name))
+	if (s && !s->ok && p && p->ready && !read_fn(p, s->key, &s->name))
 		s->ok = true;
 	return s;
 }
@@ -587,7 +558,8 @@ static struct name_slot *line_of(struct phpframe *pf, pid_t pid, uint64_t lfn)
 int phpframe_line(struct phpframe *pf, pid_t pid, uint64_t key,
 		  struct phpname *out)
 {
-	const struct name_slot *s = line_of(pf, pid, key >> PT_PHPLINE_BITS);
+	const struct name_slot *s =
+		name_of(pf, pid, key >> PT_PHPLINE_BITS, true);
 
 	*out = s ? s->name : (struct phpname){ .func = "?" };
 	out->line = (int)(key & PT_PHPLINE_MAX);
@@ -597,7 +569,7 @@ int phpframe_line(struct phpframe *pf, pid_t pid, uint64_t key,
 int phpframe_name(struct phpframe *pf, pid_t pid, uint64_t key,
 		  struct phpname *out)
 {
-	const struct name_slot *s = name_of(pf, pid, key);
+	const struct name_slot *s = name_of(pf, pid, key, false);
 
 	if (!s) {
 		*out = (struct phpname){ .func = "?" };
