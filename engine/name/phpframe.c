@@ -47,7 +47,7 @@ struct phpproc {
 	uint32_t old[OLD_GENS]; /* the set-ups before its exec()s */
 	const struct phplayout *lay;
 	bool ready;
-	bool said; /* unsupported: said once */
+	bool said; /* its version said once (none read, or derived) */
 };
 
 struct name_slot {
@@ -243,7 +243,7 @@ out:
 }
 
 /* p's PHP is obj's: its layout by the build ID it carries, else by its
- * name; one line if this version has none. */
+ * name; one line if this version has none, or a derived one. */
 static int setup_object(struct phpframe *pf, struct phpproc *p,
 			const struct cat_object *obj, uint64_t eg)
 {
@@ -260,14 +260,22 @@ static int setup_object(struct phpframe *pf, struct phpproc *p,
 		name_version(obj->path, &major, &minor);
 		p->lay = phplayout_find(major, minor);
 	}
-	if (p->lay)
+	if (p->lay) {
+		if (!phplayout_checked(p->lay) && !p->said)
+			log_msg(LOG_INFO,
+				"pid %d runs PHP %d.%d: its layout is derived "
+				"from published copies of its structs, not "
+				"checked against its headers",
+				(int)p->pid, p->lay->major, p->lay->minor);
+		p->said = true;
 		return describe(pf, p, eg, p->lay);
+	}
 	if (major >= 0)
 		snprintf(ver, sizeof(ver), "%d.%d", major, minor);
 	if (!p->said)
 		log_msg(LOG_WARN,
-			"pid %d runs PHP %s%s (%s): phpframe and phpstack "
-			"read PHP 8.2, non-ZTS",
+			"pid %d runs PHP %s%s (%s): phpframe, phpline and "
+			"phpstack read PHP 8.0 to 8.3, non-ZTS",
 			(int)p->pid, ver, zts ? " ZTS" : "", obj->path);
 	p->said = true;
 	return -ENOTSUP;
