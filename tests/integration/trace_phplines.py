@@ -106,7 +106,7 @@ def check_pid(script):
     t = Target([PHP, "-n", script])
     tr = Trace(["-p", str(t.pid), "-i", "60", "-e", WRITE, "-e", SAMPLE])
     tap.eq(t.send("write %d" % N).strip(), "done", "write ran")
-    tap.eq(t.send("split 3").strip(), "done", "split ran")
+    tap.eq(t.send("split 4").strip(), "done", "split ran")
     tr.finish()
     t.stop()
     fin = tr.final()
