@@ -350,14 +350,15 @@ static const struct {
 	{ "mixstack", SPEC_KEY_MIXSTACK },
 	{ "phpframe", SPEC_KEY_PHPFRAME },
 	{ "phpstack", SPEC_KEY_PHPSTACK },
+	{ "phpline", SPEC_KEY_PHPLINE },
 	{ "jitframe", SPEC_KEY_JITFRAME },
 	{ "rbframe", SPEC_KEY_RBFRAME },
 	{ "rbstack", SPEC_KEY_RBSTACK },
 };
 
 /* A key read where the probe fired (pyframe, pyline, pyfirstline,
- * pystack, ustack, kstack, mixstack, phpframe, phpstack, jitframe,
- * rbframe, rbstack), eaten; SPEC_KEY_NUM (nothing eaten) if none is
+ * pystack, ustack, kstack, mixstack, phpframe, phpstack, phpline,
+ * jitframe, rbframe, rbstack), eaten; SPEC_KEY_NUM (nothing eaten) if none is
  * next. */
 static enum spec_key_kind ctx_key(struct cursor *c)
 {
@@ -580,9 +581,9 @@ static int check_profile(struct cursor *c, const struct spec *sp,
 			return fail(c, agg_pos,
 				    "profile:HZ has no arguments: its keys "
 				    "are pyframe, pyline, pyfirstline, "
-				    "pystack, phpframe, phpstack, rbframe, "
-				    "rbstack, ustack, kstack, mixstack and "
-				    "jitframe");
+				    "pystack, phpframe, phpline, phpstack, "
+				    "rbframe, rbstack, ustack, kstack, "
+				    "mixstack and jitframe");
 	return 0;
 }
 

@@ -78,6 +78,9 @@ enum spec_key_kind {
 			    * file and first line in user space) */
 	SPEC_KEY_PHPSTACK, /* phpstack: the thread's PHP stack (an id in
 			    * the kernel, named once in user space) */
+	SPEC_KEY_PHPLINE, /* phpline: phpframe's frame and the line it is
+			   * on (its zend_function and zend_op's line, in
+			   * the kernel) */
 	SPEC_KEY_JITFRAME, /* jitframe: the innermost frame of ustack that
 			    * a perf map names (JIT code), else its leaf
 			    * (the native user stack in the kernel, its one
@@ -132,7 +135,7 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen);
  * from CPython's memory). */
 bool spec_key_is_py(const struct spec_key *k);
 
-/* Whether k is phpframe or phpstack (read from PHP's memory). */
+/* Whether k is phpframe, phpline or phpstack (read from PHP's memory). */
 bool spec_key_is_php(const struct spec_key *k);
 
 /* Whether k is rbframe or rbstack (read from Ruby's memory). */
@@ -141,6 +144,10 @@ bool spec_key_is_rb(const struct spec_key *k);
 /* Whether k is read from where the probe fired, not from an argument:
  * the Python, PHP and Ruby keys, ustack, kstack and jitframe. */
 bool spec_key_is_ctx(const struct spec_key *k);
+
+/* Whether k is one frame shown as three parts (function, file, line):
+ * pyframe, pyline, phpframe, phpline or rbframe. */
+bool spec_key_is_frame(const struct spec_key *k);
 
 /* Whether k is a call stack: pystack, phpstack, rbstack, ustack,
  * kstack or mixstack. */

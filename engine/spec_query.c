@@ -20,12 +20,20 @@ bool spec_key_is_py(const struct spec_key *k)
 
 bool spec_key_is_php(const struct spec_key *k)
 {
-	return k->kind == SPEC_KEY_PHPFRAME || k->kind == SPEC_KEY_PHPSTACK;
+	return k->kind == SPEC_KEY_PHPFRAME || k->kind == SPEC_KEY_PHPSTACK ||
+	       k->kind == SPEC_KEY_PHPLINE;
 }
 
 bool spec_key_is_rb(const struct spec_key *k)
 {
 	return k->kind == SPEC_KEY_RBFRAME || k->kind == SPEC_KEY_RBSTACK;
+}
+
+bool spec_key_is_frame(const struct spec_key *k)
+{
+	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PYLINE ||
+	       k->kind == SPEC_KEY_PHPFRAME || k->kind == SPEC_KEY_PHPLINE ||
+	       k->kind == SPEC_KEY_RBFRAME;
 }
 
 bool spec_key_is_stack(const struct spec_key *k)

@@ -80,9 +80,10 @@
 	"line, a\n"                                                            \
 	"         number) | pystack (its Python stack, 32 frames): "           \
 	"CPython\n"                                                            \
-	"         3.8-3.13, with or without USDT | phpframe, phpstack (the "   \
-	"same\n"                                                               \
-	"         for PHP 8.2, non-ZTS, with or without USDT) | rbframe,\n"    \
+	"         3.8-3.13, with or without USDT | phpframe, phpline, "        \
+	"phpstack\n"                                                           \
+	"         (the same for PHP 8.0-8.3, non-ZTS, with or without USDT) "  \
+	"| rbframe,\n"                                                         \
 	"         rbstack (the same for Ruby 3.1, C methods in the stack) |\n" \
 	"         ustack (the native user stack, 64 frames, by unwind "        \
 	"tables) |\n"                                                          \

@@ -135,6 +135,7 @@ static int default_labels(const struct spec *sp, char names[][LABEL_MAX_LEN],
 
 		if (key->kind == SPEC_KEY_PYFRAME ||
 		    key->kind == SPEC_KEY_PHPFRAME ||
+		    key->kind == SPEC_KEY_PHPLINE ||
 		    key->kind == SPEC_KEY_RBFRAME)
 			for (int j = 0; j < 3 && n < max; j++)
 				snprintf(names[n++], LABEL_MAX_LEN, "%s",

@@ -130,6 +130,8 @@ static uint8_t ctx_kind(enum spec_key_kind kind)
 		return PT_KEY_PHPFRAME;
 	case SPEC_KEY_PHPSTACK:
 		return PT_KEY_PHPSTACK;
+	case SPEC_KEY_PHPLINE:
+		return PT_KEY_PHPLINE;
 	case SPEC_KEY_RBFRAME:
 		return PT_KEY_RBFRAME;
 	case SPEC_KEY_RBSTACK:

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * phpframe.bpf.h — the PHP frames of the thread at a probe, read from
- * the Zend engine's own structures (phpframe and phpstack keys).
+ * the Zend engine's own structures (phpframe, phpline and phpstack
+ * keys).
  *
  * engine/name/phpframe.c writes, per PHP process (non-ZTS: one request
  * at a time, its globals at a fixed address), where its executor_globals
@@ -13,7 +14,9 @@
  *
  * A phpframe key is the innermost frame that runs PHP code (a user
  * function, or a file's top level): time or calls in a C function are
- * its caller's. A phpstack key keeps every frame, C functions too, by
+ * its caller's. A phpline key is that frame and the line of its current
+ * zend_op (execute_data->opline->lineno): in a C function, the line
+ * that called it. A phpstack key keeps every frame, C functions too, by
  * an id (a hash of its functions' keys) in phpstacks, its functions
  * named when the stack is new. A function is
  * keyed by its address tagged by its file (or class), name and first
@@ -218,42 +221,72 @@ php_begin(__u32 sample, struct php_scratch **sc, __u64 *ex)
 	return *ex ? pp : NULL;
 }
 
-/* The frame ex's function and its caller's frame; false if ex cannot be
- * read. */
+/* The frame ex's function, its caller's frame and its current zend_op
+ * (opline); false if ex cannot be read. */
 static __always_inline bool php_frame(const struct pt_phpproc *pp, __u64 ex,
-				      __u64 *fn, __u64 *prev)
+				      __u64 *fn, __u64 *prev, __u64 *opline)
 {
-	__u64 b[8] = {}; /* ex_func, ex_prev: below 64, 8-aligned */
+	__u64 b[8] = {}; /* ex_func, ex_prev, ex_opline: below 64, 8-aligned */
 
 	if (bpf_probe_read_user(b, sizeof(b), (const void *)ex))
 		return false;
 	*fn = b[(pp->ex_func >> 3) & 7];
 	*prev = b[(pp->ex_prev >> 3) & 7];
+	*opline = b[(pp->ex_opline >> 3) & 7];
 	return true;
 }
 
 /* The key of the innermost frame that runs PHP code (past up to seven C
- * functions' frames), named at first sight; 0 if none; sample: at a
- * profile sample. A global function. */
-__noinline __u64 php_frame_key(__u32 sample)
+ * functions' frames), named at first sight, and where the line of its
+ * current zend_op is into *line_at (0 if it has none); 0 if none;
+ * sample: at a profile sample. */
+static __always_inline __u64 php_code_frame(__u32 sample, __u64 *line_at)
 {
 	struct php_scratch *sc = NULL;
-	__u64 ex = 0, fn = 0, prev = 0, key;
+	__u64 ex = 0, fn = 0, prev = 0, opline = 0, key;
 	const struct pt_phpproc *pp = php_begin(sample, &sc, &ex);
 
 	if (!pp || !sc)
 		return 0;
 	for (int i = 0; i < 8 && ex; i++) {
-		if (!php_frame(pp, ex, &fn, &prev))
+		if (!php_frame(pp, ex, &fn, &prev, &opline))
 			return 0;
 		if (fn && php_read_fn(sc, fn) && php_is_user(pp, sc)) {
 			key = php_fn_key(pp, sc, fn);
 			php_seen(pp, sc, key);
+			*line_at = opline ? opline + pp->op_lineno : 0;
 			return key;
 		}
 		ex = prev;
 	}
 	return 0;
+}
+
+/* The phpframe key (php_code_frame()). A global function. */
+__noinline __u64 php_frame_key(__u32 sample)
+{
+	__u64 line_at = 0;
+
+	return php_code_frame(sample, &line_at);
+}
+
+/*
+ * The phpline key (PT_PHPLINE()): php_code_frame()'s function and the
+ * line of its zend_op, which the VM saves in the frame before every call
+ * (to a C function too: then it is the line of that call) and which, in
+ * a stretch of PHP code that calls nothing, may lag the register the VM
+ * keeps it in. 0 if none or its zend_op cannot be read. A global
+ * function.
+ */
+__noinline __u64 php_line_key(__u32 sample)
+{
+	__u64 line_at = 0, key = php_code_frame(sample, &line_at);
+	__u32 line = 0;
+
+	if (!key || !line_at ||
+	    bpf_probe_read_user(&line, sizeof(line), (const void *)line_at))
+		return 0;
+	return PT_PHPLINE(key, line);
 }
 
 /* The id of the thread's PHP stack, the stack kept in phpstacks and its
@@ -264,7 +297,7 @@ __noinline __u64 php_frame_key(__u32 sample)
 __noinline __u64 php_stack_key(__u32 sample)
 {
 	struct php_scratch *sc = NULL;
-	__u64 ex = 0, fn = 0, prev = 0, key, id, hash;
+	__u64 ex = 0, fn = 0, prev = 0, opline, key, id, hash;
 	const struct pt_phpproc *pp = php_begin(sample, &sc, &ex);
 	struct pt_phpstack *st;
 
@@ -275,7 +308,7 @@ __noinline __u64 php_stack_key(__u32 sample)
 	st->truncated = 0;
 	hash = 0xcbf29ce484222325ULL ^ (__u64)pp->gen << 32;
 	for (__u32 i = 0; i < PT_PHPSTACK_DEPTH + 1 && ex; i++) {
-		if (!php_frame(pp, ex, &fn, &prev))
+		if (!php_frame(pp, ex, &fn, &prev, &opline))
 			break;
 		ex = prev;
 		if (!fn)
@@ -307,11 +340,14 @@ __noinline __u64 php_stack_key(__u32 sample)
 	return id;
 }
 
-/* The key of a PHP kind (PT_KEY_PHPFRAME, PT_KEY_PHPSTACK); 0: no frame
- * to read. One global function for fill_key()'s unrolled loop. */
+/* The key of a PHP kind (PT_KEY_PHPFRAME, PT_KEY_PHPSTACK,
+ * PT_KEY_PHPLINE); 0: no frame to read. One global function for
+ * fill_key()'s unrolled loop. */
 __noinline __u64 php_key(__u32 kind, __u32 sample)
 {
 	if (kind == PT_KEY_PHPFRAME)
 		return php_frame_key(sample);
+	if (kind == PT_KEY_PHPLINE)
+		return php_line_key(sample);
 	return php_stack_key(sample);
 }

@@ -2,7 +2,8 @@
 /*
  * phpshared.h — the structs PHP's frame walker (bpf/phpframe.bpf.h)
  * shares with user space (engine/name/phpframe.c), beside probetop.h
- * (which has the key kinds, PT_KEY_PHPFRAME and PT_KEY_PHPSTACK): the
+ * (which has the key kinds, PT_KEY_PHPFRAME, PT_KEY_PHPSTACK and
+ * PT_KEY_PHPLINE): the
  * same rules, fixed-width fields, explicit padding, no pointers, no
  * includes (the includer brings __u64 and its kin).
  */
@@ -25,7 +26,9 @@ struct pt_phpproc {
 	__u16 fn_type, fn_name, fn_scope, fn_filename, fn_line_start;
 	__u16 ce_name, str_len, str_val;
 	__u8 internal_function; /* a C function's type; any other: PHP code */
-	__u8 pad[3];
+	__u8 pad;
+	__u16 ex_opline, op_lineno; /* phpline: the frame's zend_op, its line */
+	__u16 pad2;
 	__u32 gen; /* this set-up of this process (as pt_pyproc's) */
 };
 
@@ -43,6 +46,23 @@ struct pt_phpproc {
 	(PT_PHPFUNC_MIX(where, name, line) * 0x9e3779b97f4a7c15ULL >> 48)
 #define PT_PHPFUNC_KEY(fn, where, name, line) \
 	(PT_PHPFUNC_ADDR(fn) | PT_PHPFUNC_TAG(where, name, line) << 48)
+
+/*
+ * A phpline key: a function and a line in 63 bits (below aggrows'
+ * SHOWN bit). The function is its PT_PHPFUNC_KEY() folded into 43 bits:
+ * the address past its 8-byte alignment, the tag folded in, so that an
+ * address taken by another function is another line key too; not an
+ * address any more, it is named by what the kernel sent (phpnew, whose
+ * records carry the whole key), never read from the process. The line
+ * is 20 bits, a line past PT_PHPLINE_MAX shown as PT_PHPLINE_MAX.
+ */
+#define PT_PHPLINE_BITS 20
+#define PT_PHPLINE_MAX ((1u << PT_PHPLINE_BITS) - 1)
+#define PT_PHPLINE_FN(key) \
+	((PT_PHPFUNC_ADDR(key) >> 3 ^ (key) >> 48 << 27) & ((1ULL << 43) - 1))
+#define PT_PHPLINE(key, line)                    \
+	(PT_PHPLINE_FN(key) << PT_PHPLINE_BITS | \
+	 ((line) > PT_PHPLINE_MAX ? PT_PHPLINE_MAX : (line)))
 
 /* phpnew: a function seen for the first time, its names as read then. */
 #define PT_PHPSTR 192 /* bytes of a name kept (a file's last ones) */

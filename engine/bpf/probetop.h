@@ -99,6 +99,7 @@ enum pt_key_kind {
 			    (mixstacks) */
 	PT_KEY_PHPFRAME, /* the innermost PHP function frame (PT_PHPFUNC_KEY) */
 	PT_KEY_PHPSTACK, /* the id of the thread's PHP stack (phpstacks) */
+	PT_KEY_PHPLINE, /* that PHP function frame and its line (PT_PHPLINE) */
 	PT_KEY_RBFRAME, /* the innermost Ruby method frame (PT_RBFUNC_KEY) */
 	PT_KEY_RBSTACK, /* the id of the thread's Ruby stack (rbstacks) */
 };

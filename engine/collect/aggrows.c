@@ -135,7 +135,7 @@ static void frame_parts(struct agg_key_part *kp, uint64_t num, const char *func,
 }
 
 /* A pyframe key (a code object's address), a pyline key (with its
- * line), a phpframe or an rbframe key as three parts at kp. */
+ * line), a phpframe, a phpline or an rbframe key as three parts at kp. */
 static void frame_key_parts(struct agg *agg, enum spec_key_kind kind, pid_t pid,
 			    uint64_t key, struct agg_key_part *kp)
 {
@@ -145,6 +145,9 @@ static void frame_key_parts(struct agg *agg, enum spec_key_kind kind, pid_t pid,
 
 	if (kind == SPEC_KEY_PHPFRAME) {
 		phpframe_name(tracer_phpframe(agg->tr), pid, key, &php);
+		frame_parts(kp, key, php.func, php.file, php.line);
+	} else if (kind == SPEC_KEY_PHPLINE) {
+		phpframe_line(tracer_phpframe(agg->tr), pid, key, &php);
 		frame_parts(kp, key, php.func, php.file, php.line);
 	} else if (kind == SPEC_KEY_RBFRAME) {
 		rbframe_name(tracer_rbframe(agg->tr), pid, key, &rb);
@@ -194,10 +197,7 @@ static void row_keys(struct agg *agg, struct arow *r,
 		struct agg_key_part *kp = &r->row.key[part++];
 		int slot = info->key_slot[i];
 
-		if (sp->keys[i].kind == SPEC_KEY_PYFRAME ||
-		    sp->keys[i].kind == SPEC_KEY_PYLINE ||
-		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
-		    sp->keys[i].kind == SPEC_KEY_RBFRAME) {
+		if (spec_key_is_frame(&sp->keys[i])) {
 			frame_key_parts(agg, sp->keys[i].kind,
 					(pid_t)r->key.pid, r->key.num[slot],
 					kp);
@@ -363,12 +363,7 @@ static void key_parts(const struct spec *sp, int *part)
 {
 	for (int i = 0, p = 0; i < sp->nkeys; i++) {
 		part[i] = p;
-		p += sp->keys[i].kind == SPEC_KEY_PYFRAME ||
-				     sp->keys[i].kind == SPEC_KEY_PYLINE ||
-				     sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
-				     sp->keys[i].kind == SPEC_KEY_RBFRAME
-			     ? 3
-			     : 1;
+		p += spec_key_is_frame(&sp->keys[i]) ? 3 : 1;
 	}
 }
 
@@ -396,8 +391,8 @@ static uint64_t frame_hash(const struct agg_key_part *kp)
 /*
  * Whether spec's rows are shown by what their keys name rather than by
  * the kernel's keys: a pyline key (the kernel keys a line by bytecode
- * offset: one line has several), a phpframe key (each closure, each
- * eval'd code is a function of its own), a stack (the kernel keys one by its
+ * offset: one line has several), a phpframe or phpline key (each
+ * closure, each eval'd code is a function of its own), a stack (the kernel keys one by its
  * addresses: one call path has several, a sample anywhere in a
  * function's loop), a jitframe (one frame of such a stack).
  */
@@ -408,6 +403,7 @@ static bool merges(const struct spec *sp)
 		    sp->keys[i].kind == SPEC_KEY_PYSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
+		    sp->keys[i].kind == SPEC_KEY_PHPLINE ||
 		    sp->keys[i].kind == SPEC_KEY_RBSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_RBFRAME ||
 		    sp->keys[i].kind == SPEC_KEY_USTACK ||
@@ -442,6 +438,7 @@ static struct arow *shown_row(struct agg *agg, struct arow *r,
 		else if (kp->is_stack)
 			*v = SHOWN | text_hash(agg_key_text(kp));
 		else if (sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
+			 sp->keys[i].kind == SPEC_KEY_PHPLINE ||
 			 sp->keys[i].kind == SPEC_KEY_RBFRAME)
 			*v = SHOWN | frame_hash(kp);
 		else if (sp->keys[i].kind == SPEC_KEY_JITFRAME)

@@ -39,7 +39,7 @@
 #define OLD_GENS 8 /* set-ups before an exec whose names are looked up */
 #define FN_SPAN 256 /* bpf/phpframe.bpf.h's PHP_FN_SPAN */
 
-_Static_assert(sizeof(struct pt_phpproc) == 40, "pt_phpproc layout");
+_Static_assert(sizeof(struct pt_phpproc) == 48, "pt_phpproc layout");
 
 struct phpproc {
 	pid_t pid;
@@ -47,7 +47,7 @@ struct phpproc {
 	uint32_t old[OLD_GENS]; /* the set-ups before its exec()s */
 	const struct phplayout *lay;
 	bool ready;
-	bool said; /* unsupported: said once */
+	bool said; /* its version said once (none read, or derived) */
 };
 
 struct name_slot {
@@ -57,6 +57,8 @@ struct name_slot {
 	struct phpname name;
 	bool ok;
 	uint32_t next; /* the next of its index chain: 1 + index, or 0 */
+	uint64_t lfn; /* its function as phpline keys it (PT_PHPLINE_FN()) */
+	uint32_t lnext; /* the next of its chain in lindex, as next */
 };
 
 struct phpframe {
@@ -70,6 +72,7 @@ struct phpframe {
 	struct name_slot *names;
 	size_t nnames, capnames;
 	uint32_t index[INDEX];
+	uint32_t lindex[INDEX]; /* the same by lfn */
 	struct stacktext *stacks;
 };
 
@@ -136,7 +139,8 @@ static int name_version(const char *path, int *major, int *minor)
 static bool layout_fits(const struct phplayout *l)
 {
 	return l->ex_func % 8 == 0 && l->ex_func < 64 && l->ex_prev % 8 == 0 &&
-	       l->ex_prev < 64 && l->fn_type < FN_SPAN &&
+	       l->ex_prev < 64 && l->ex_opline % 8 == 0 && l->ex_opline < 64 &&
+	       l->op_lineno < 65536 && l->fn_type < FN_SPAN &&
 	       l->fn_name + 8 <= FN_SPAN && l->fn_name % 8 == 0 &&
 	       l->fn_scope + 8 <= FN_SPAN && l->fn_scope % 8 == 0 &&
 	       l->fn_filename + 8 <= FN_SPAN && l->fn_filename % 8 == 0 &&
@@ -163,6 +167,8 @@ static int describe(struct phpframe *pf, struct phpproc *p, uint64_t eg,
 		.str_len = (__u16)l->str_len,
 		.str_val = (__u16)l->str_val,
 		.internal_function = (__u8)l->internal_function,
+		.ex_opline = (__u16)l->ex_opline,
+		.op_lineno = (__u16)l->op_lineno,
 		.gen = ++pf->gens,
 	};
 	uint32_t key = (uint32_t)p->pid;
@@ -237,7 +243,7 @@ out:
 }
 
 /* p's PHP is obj's: its layout by the build ID it carries, else by its
- * name; one line if this version has none. */
+ * name; one line if this version has none, or a derived one. */
 static int setup_object(struct phpframe *pf, struct phpproc *p,
 			const struct cat_object *obj, uint64_t eg)
 {
@@ -254,14 +260,22 @@ static int setup_object(struct phpframe *pf, struct phpproc *p,
 		name_version(obj->path, &major, &minor);
 		p->lay = phplayout_find(major, minor);
 	}
-	if (p->lay)
+	if (p->lay) {
+		if (!phplayout_checked(p->lay) && !p->said)
+			log_msg(LOG_INFO,
+				"pid %d runs PHP %d.%d: its layout is derived "
+				"from published copies of its structs, not "
+				"checked against its headers",
+				(int)p->pid, p->lay->major, p->lay->minor);
+		p->said = true;
 		return describe(pf, p, eg, p->lay);
+	}
 	if (major >= 0)
 		snprintf(ver, sizeof(ver), "%d.%d", major, minor);
 	if (!p->said)
 		log_msg(LOG_WARN,
-			"pid %d runs PHP %s%s (%s): phpframe and phpstack "
-			"read PHP 8.2, non-ZTS",
+			"pid %d runs PHP %s%s (%s): phpframe, phpline and "
+			"phpstack read PHP 8.0 to 8.3, non-ZTS",
 			(int)p->pid, ver, zts ? " ZTS" : "", obj->path);
 	p->said = true;
 	return -ENOTSUP;
@@ -409,14 +423,19 @@ static size_t name_chain(pid_t pid, uint32_t gen, uint64_t key)
 	       INDEX;
 }
 
+/* The slot of key in pid as set up (gen), or NULL; by_line: key is a
+ * phpline key's function (PT_PHPLINE_FN()), looked up in lindex. */
 static struct name_slot *find_name(struct phpframe *pf, pid_t pid, uint32_t gen,
-				   uint64_t key)
+				   uint64_t key, bool by_line)
 {
-	for (uint32_t k = pf->index[name_chain(pid, gen, key)]; k;
-	     k = pf->names[k - 1].next) {
+	const uint32_t *index = by_line ? pf->lindex : pf->index;
+
+	for (uint32_t k = index[name_chain(pid, gen, key)]; k;
+	     k = by_line ? pf->names[k - 1].lnext : pf->names[k - 1].next) {
 		struct name_slot *s = &pf->names[k - 1];
 
-		if (s->key == key && s->pid == pid && s->gen == gen)
+		if ((by_line ? s->lfn : s->key) == key && s->pid == pid &&
+		    s->gen == gen)
 			return s;
 	}
 	return NULL;
@@ -440,9 +459,13 @@ static struct name_slot *add_name(struct phpframe *pf, pid_t pid, uint32_t gen,
 	}
 	s = &pf->names[pf->nnames];
 	*s = (struct name_slot){ .pid = pid, .gen = gen, .key = key };
+	s->lfn = PT_PHPLINE_FN(key);
 	strcpy(s->name.func, "?");
 	s->next = pf->index[chain];
 	pf->index[chain] = (uint32_t)++pf->nnames;
+	chain = name_chain(pid, gen, s->lfn);
+	s->lnext = pf->lindex[chain];
+	pf->lindex[chain] = (uint32_t)pf->nnames;
 	return s;
 }
 
@@ -472,7 +495,7 @@ static int on_new(void *ctx, void *data, size_t size)
 	p = find_proc(pf, (pid_t)r->pid, false);
 	if (!p || !p->lay || r->gen != p->gen)
 		return 0;
-	s = find_name(pf, (pid_t)r->pid, r->gen, r->key);
+	s = find_name(pf, (pid_t)r->pid, r->gen, r->key, false);
 	if (!s)
 		s = add_name(pf, (pid_t)r->pid, r->gen, r->key);
 	if (!s || s->ok)
@@ -512,34 +535,49 @@ void phpframe_drain(struct phpframe *pf)
 
 /* The slot of key in pid: kept, else brought by a record not yet
  * drained, else named in the program before an exec, else read from the
- * process now ("?" if it cannot be); NULL if out of memory. */
-static struct name_slot *name_of(struct phpframe *pf, pid_t pid, uint64_t key)
+ * process now ("?" if it cannot be); NULL if out of memory. by_line: key
+ * is a phpline key's function (PT_PHPLINE_FN()), not an address: named
+ * only by the record the kernel sent (whose key is read from the process
+ * if the record's names were not); NULL if none came. */
+static struct name_slot *name_of(struct phpframe *pf, pid_t pid, uint64_t key,
+				 bool by_line)
 {
 	struct phpproc *p = find_proc(pf, pid, false);
 	uint32_t gen = p ? p->gen : 0;
-	struct name_slot *s = find_name(pf, pid, gen, key);
+	struct name_slot *s = find_name(pf, pid, gen, key, by_line);
 
 	if (s && s->ok)
 		return s;
 	if (!s) {
 		phpframe_drain(pf);
-		s = find_name(pf, pid, gen, key);
+		s = find_name(pf, pid, gen, key, by_line);
 	}
 	for (int i = 0; !s && p && i < OLD_GENS && p->old[i]; i++) {
-		s = find_name(pf, pid, p->old[i], key);
+		s = find_name(pf, pid, p->old[i], key, by_line);
 		s = s && s->ok ? s : NULL;
 	}
-	if (!s)
+	if (!s && !by_line)
 		s = add_name(pf, pid, gen, key);
-	if (s && !s->ok && p && p->ready && !read_fn(p, key, &s->name))
+	if (s && !s->ok && p && p->ready && !read_fn(p, s->key, &s->name))
 		s->ok = true;
 	return s;
+}
+
+int phpframe_line(struct phpframe *pf, pid_t pid, uint64_t key,
+		  struct phpname *out)
+{
+	const struct name_slot *s =
+		name_of(pf, pid, key >> PT_PHPLINE_BITS, true);
+
+	*out = s ? s->name : (struct phpname){ .func = "?" };
+	out->line = (int)(key & PT_PHPLINE_MAX);
+	return s && s->ok ? 0 : -1;
 }
 
 int phpframe_name(struct phpframe *pf, pid_t pid, uint64_t key,
 		  struct phpname *out)
 {
-	const struct name_slot *s = name_of(pf, pid, key);
+	const struct name_slot *s = name_of(pf, pid, key, false);
 
 	if (!s) {
 		*out = (struct phpname){ .func = "?" };

@@ -40,7 +40,8 @@ struct proc_maps;
 struct phpname {
 	char func[PHPFRAME_FUNC_MAX]; /* "?" if unreadable */
 	char file[PHPFRAME_FILE_MAX];
-	int line; /* the function's first line; 0 if unknown or C */
+	int line; /* the function's first line (phpline: the line the
+		     key holds); 0 if unknown or C */
 };
 
 /* A namer over the tracer's phpprocs, phpstacks and phpnew maps (fds);
@@ -73,6 +74,13 @@ int phpframe_ready(const struct phpframe *pf, pid_t pid);
 /* The function of key (PT_PHPFUNC_KEY()) in pid into *out. 0, or -1
  * ("?"). */
 int phpframe_name(struct phpframe *pf, pid_t pid, uint64_t key,
+		  struct phpname *out);
+
+/* The function and line of phpline key key (PT_PHPLINE()) in pid into
+ * *out: the function named as phpframe_name() does, by the record the
+ * kernel sent of it ("?" if none came), the line the key holds. 0, or
+ * -1 ("?"). */
+int phpframe_line(struct phpframe *pf, pid_t pid, uint64_t key,
 		  struct phpname *out);
 
 /*

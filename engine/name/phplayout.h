@@ -14,16 +14,22 @@
  *      op_array.line_start
  *   -> prev_execute_data ...
  *
- * The values are the headers' own: tests/tools/phplayout_probe.c prints
- * them with offsetof compiled against a PHP's headers, and
- * tests/integration/phplayout_headers.py checks this table against it.
- * Only 8.2 is here: Debian 12's php8.2-dev (8.2.36) is the one set of
- * headers this project can check a table against; 8.0, 8.1 and 8.3 get a
- * table when their headers can be checked.
+ * plus, for phpline, zend_execute_data.opline -> zend_op.lineno.
+ *
+ * 8.0, 8.1, 8.2 and 8.3 have a table. 8.2's values are the headers' own:
+ * tests/tools/phplayout_probe.c prints them with offsetof compiled
+ * against Debian 12's php8.2-dev (8.2.36), the one set of headers this
+ * project can install, and tests/integration/phplayout_headers.py checks
+ * the table against it. 8.0's, 8.1's and 8.3's are derived from
+ * published copies of their structs (phplayout.c says which and how),
+ * checked against no headers and never run against a live PHP. Other
+ * versions (7.x, 8.4 and later) have none: phpframe.c says so in one
+ * line and reads no PHP frames of theirs.
  */
 #ifndef PROBETOP_PHPLAYOUT_H
 #define PROBETOP_PHPLAYOUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Offsets in bytes from the start of the structure named in each comment. */
@@ -50,6 +56,10 @@ struct phplayout {
 	uint32_t user_function; /* ZEND_USER_FUNCTION */
 	uint32_t eval_code; /* ZEND_EVAL_CODE */
 };
+
+/* Whether l was checked against its version's headers (8.2), not
+ * derived. */
+bool phplayout_checked(const struct phplayout *l);
 
 /* The layout of PHP major.minor, or NULL if none is known. Static. */
 const struct phplayout *phplayout_find(int major, int minor);

@@ -233,6 +233,15 @@ static void test_profile_and_python(void **state)
 	assert_int_equal(sp.keys[1].kind, SPEC_KEY_PHPFRAME);
 	expect_error("a:b=count(phpframe, phpframe)",
 		     "phpframe twice at column 21");
+	sp = parse_ok("profile:99=count(phpline, phpframe)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PHPLINE);
+	assert_true(spec_key_is_php(&sp.keys[0]));
+	assert_true(spec_key_is_ctx(&sp.keys[0]));
+	assert_true(spec_key_is_frame(&sp.keys[0]));
+	assert_false(spec_key_is_stack(&sp.keys[0]));
+	assert_int_equal(sp.keys[1].kind, SPEC_KEY_PHPFRAME);
+	expect_error("a:b=count(phpline, phpline)",
+		     "phpline twice at column 20");
 	sp = parse_ok("profile:99=count(rbframe)");
 	assert_int_equal(sp.keys[0].kind, SPEC_KEY_RBFRAME);
 	assert_true(spec_key_is_rb(&sp.keys[0]));
@@ -257,9 +266,9 @@ static void test_profile_and_python(void **state)
 				  "column 9");
 	expect_error("profile:99=count(arg0)",
 		     "profile:HZ has no arguments: its keys are pyframe, "
-		     "pyline, pyfirstline, pystack, phpframe, phpstack, "
-		     "rbframe, rbstack, ustack, kstack, mixstack and jitframe "
-		     "at column 12");
+		     "pyline, pyfirstline, pystack, phpframe, phpline, "
+		     "phpstack, rbframe, rbstack, ustack, kstack, mixstack and "
+		     "jitframe at column 12");
 	expect_error("profile:99=quantize(arg0)",
 		     "profile:HZ has no arguments: count() by pyframe, "
 		     "pystack or ustack at column 12");
