@@ -19,17 +19,19 @@
  *
  * An rbframe key is the innermost frame that runs Ruby code (a method,
  * a block, a class body, a file's top level): time or calls in a C
- * method are its caller's. An rbstack key keeps every frame, C methods
- * too, by an id (a hash of its frames' keys) in rbstacks, its frames
- * named when the stack is new. Ruby code is keyed by its iseq's body
- * tagged by its path, label and first line (PT_RBFUNC_KEY()), a C
- * method by its ID (PT_RBCFUNC_KEY()).
+ * method are its caller's. An rbline key is that frame and its pc
+ * (PT_RBLINE()): in a C method, the caller's call's. An rbstack key
+ * keeps every frame, C methods too, by an id (a hash of its frames'
+ * keys) in rbstacks, its frames named when the stack is new. Ruby code
+ * is keyed by its iseq's body tagged by its path, label and first line
+ * (PT_RBFUNC_KEY()), a C method by its ID (PT_RBCFUNC_KEY()).
  *
  * Names are taken here, at first sight, as phpframe.bpf.h does: the
  * first time a process's frame is a key (or a frame of a new stack),
  * rb_name() reads its label, path and first line (a C method: its name
  * from the symbol table) and sends them on rbnew, so a process that
- * exits at once is still named.
+ * exits at once is still named; for an rbline key's function, its line
+ * table too (rb_lines()), which user space reads lines from.
  *
  * Its structs are in rbshared.h. Part of probetop.bpf.c, included
  * before fetch.bpf.h (fill_key()).
@@ -57,12 +59,12 @@ struct {
 	__type(value, struct pt_rbstack);
 } rbstacks SEC(".maps");
 
-/* A frame's function of a process as set up (gen) whose names were
- * sent. */
+/* A frame's function of a process as set up (gen) whose names (and
+ * line table, lines 1) were sent. */
 struct rb_seen_key {
 	__u64 key;
 	__u32 gen;
-	__u32 pad;
+	__u32 lines;
 };
 
 struct {
@@ -237,16 +239,67 @@ static __always_inline int rb_id_name(const struct pt_rbproc *pp,
 	return rb_str(pp, sc, str, out, 0);
 }
 
+/* The bytes of the succinct index of an iseq of size VALUEs (as Ruby's
+ * iseq.c allocates it): its immediate part, then its blocks. */
+static __always_inline __u32 rb_succ_bytes(__u32 size)
+{
+	if (size < PT_RBSUCC_IMM)
+		return (size + 8) / 9 * 8;
+	return PT_RBSUCC_IMM / 9 * 8 +
+	       (size - PT_RBSUCC_IMM + 511) / 512 * PT_RBSUCC_BLOCK;
+}
+
+/* The line table of the iseq body at body into sc->rec: its
+ * iseq_encoded and size, its insns_info entries and succinct index, as
+ * much of each as the record holds. A global function. */
+__noinline int rb_lines(const struct pt_rbproc *pp, struct rb_scratch *sc,
+			__u64 body)
+{
+	struct pt_rbnew *r;
+	__u64 n, info, succ;
+	__u8 b[32];
+
+	if (!pp || !sc)
+		return 0;
+	r = &sc->rec;
+	r->encoded = 0;
+	r->iseq_size = r->ninfo = r->info_bytes = r->succ_bytes = 0;
+	if (bpf_probe_read_user(b, 16, (const void *)body))
+		return 0;
+	r->iseq_size = *(__u32 *)&b[pp->body_iseq_size & 12];
+	r->encoded = RB_U64(b, 16, pp->body_iseq_encoded);
+	if (bpf_probe_read_user(b, sizeof(b),
+				(const void *)(body + pp->body_insns_info)))
+		return 0;
+	info = RB_U64(b, 32, 0);
+	succ = RB_U64(b, 32, pp->body_insns_succ - pp->body_insns_info);
+	r->ninfo =
+		*(__u32 *)&b[(pp->body_insns_size - pp->body_insns_info) & 28];
+	n = (__u64)r->ninfo * pp->insn_info_size;
+	barrier_var(n);
+	n = n > PT_RBINFO ? PT_RBINFO : n;
+	if (n && info && !bpf_probe_read_user(r->info, n, (const void *)info))
+		r->info_bytes = n;
+	n = succ && r->ninfo > 1 ? rb_succ_bytes(r->iseq_size) : 0;
+	barrier_var(n); /* bounded here, where the verifier sees it */
+	n = n > PT_RBSUCC ? PT_RBSUCC : n;
+	if (n && !bpf_probe_read_user(r->succ, n, (const void *)succ))
+		r->succ_bytes = n;
+	return 1;
+}
+
 /*
  * Take the names of frame key of the current process (Ruby code: its
  * body's label, path and first line; a C method: its name), send them
  * on rbnew and remember it in rbfuncs. Called at a first sight only.
- * 1 if sent. A global function.
+ * body: the iseq body of an rbline key's function (key PT_RBLINE_FN()),
+ * its line table sent too; 0 for a frame key. 1 if sent. A global
+ * function.
  */
 __noinline int rb_name(const struct pt_rbproc *pp, struct rb_scratch *sc,
-		       __u64 key)
+		       __u64 key, __u64 body)
 {
-	struct rb_seen_key k = { .key = key };
+	struct rb_seen_key k = { .key = key, .lines = body != 0 };
 	struct pt_rbnew *r;
 	__u64 loc[3] = {}, path;
 	__u8 one = 1;
@@ -260,11 +313,13 @@ __noinline int rb_name(const struct pt_rbproc *pp, struct rb_scratch *sc,
 	r->gen = pp->gen;
 	r->key = key;
 	r->line = 0;
+	r->lines = body != 0;
 	r->label.len = r->path.len = 0;
 	r->label.kept = r->path.kept = 0;
-	if (key & PT_RBFUNC_CFUNC) {
+	body = body ? body : PT_RBFUNC_ADDR(key);
+	if (key & PT_RBFUNC_CFUNC && !r->lines) {
 		rb_id_name(pp, sc, key & ~PT_RBFUNC_CFUNC, &r->label);
-	} else if (rb_loc(pp, PT_RBFUNC_ADDR(key), loc)) {
+	} else if (rb_loc(pp, body, loc)) {
 		r->line = rb_line(loc[2]);
 		rb_str(pp, sc, loc[1], &r->label, 0);
 		path = rb_head(sc, loc[0], pp->t_array)
@@ -274,7 +329,10 @@ __noinline int rb_name(const struct pt_rbproc *pp, struct rb_scratch *sc,
 	} else {
 		r->label.len = r->path.len = (__u64)-1;
 	}
-	if (bpf_ringbuf_output(&rbnew, r, sizeof(*r), 0)) {
+	if (r->lines)
+		rb_lines(pp, sc, body);
+	if (bpf_ringbuf_output(&rbnew, r, r->lines ? sizeof(*r) : PT_RBNEW_HEAD,
+			       0)) {
 		__sync_fetch_and_add(&rb_names_lost, 1);
 		return 0;
 	}
@@ -282,14 +340,18 @@ __noinline int rb_name(const struct pt_rbproc *pp, struct rb_scratch *sc,
 	return 1;
 }
 
-/* Name frame key (rb_name()) unless it was: one lookup. */
+/* Name frame key (rb_name()) unless it was: one lookup. body: as
+ * rb_name()'s. */
 static __always_inline void rb_seen(const struct pt_rbproc *pp,
-				    struct rb_scratch *sc, __u64 key)
+				    struct rb_scratch *sc, __u64 key,
+				    __u64 body)
 {
-	struct rb_seen_key k = { .key = key, .gen = pp->gen };
+	struct rb_seen_key k = { .key = key,
+				 .gen = pp->gen,
+				 .lines = body != 0 };
 
 	if (!bpf_map_lookup_elem(&rbfuncs, &k))
-		rb_name(pp, sc, key);
+		rb_name(pp, sc, key, body);
 }
 
 /*
@@ -368,14 +430,15 @@ __noinline __u64 rb_frame(const struct pt_rbproc *pp,
 }
 
 /* The key of the innermost frame that runs Ruby code, named at first
- * sight; 0 if none, or if a frame before it cannot be read; sample: at
- * a profile sample. A global function. */
-__noinline __u64 rb_frame_key(__u32 sample)
+ * sight; line: its rbline key (PT_RBLINE()) instead; 0 if none, or if a
+ * frame before it cannot be read; sample: at a profile sample. A global
+ * function. */
+__noinline __u64 rb_frame_key(__u32 sample, __u32 line)
 {
 	struct rb_scratch *sc = NULL;
 	struct rb_walk w = {};
 	const struct pt_rbproc *pp = rb_begin(sample, &sc, &w);
-	__u64 key;
+	__u64 key, fn, pc;
 
 	if (!pp || !sc)
 		return 0;
@@ -383,10 +446,17 @@ __noinline __u64 rb_frame_key(__u32 sample)
 		key = rb_frame(pp, sc, &w, i);
 		if (key == RB_UNREAD)
 			return 0;
-		if (key && !(key & PT_RBFUNC_CFUNC)) {
-			rb_seen(pp, sc, key);
+		if (!key || key & PT_RBFUNC_CFUNC)
+			continue;
+		if (!line) {
+			rb_seen(pp, sc, key, 0);
 			return key;
 		}
+		pc = RB_U64(sc->win, RB_WINDOW,
+			    w.first + i * pp->cfp_size + pp->cfp_pc);
+		fn = PT_RBLINE_FN(key);
+		rb_seen(pp, sc, fn, PT_RBFUNC_ADDR(key));
+		return PT_RBLINE(fn, pc);
 	}
 	return 0;
 }
@@ -433,16 +503,17 @@ __noinline __u64 rb_stack_key(__u32 sample)
 			break;
 		key = st->fn[i & (PT_RBSTACK_DEPTH - 1)];
 		if (key)
-			rb_seen(pp, sc, key);
+			rb_seen(pp, sc, key, 0);
 	}
 	return id;
 }
 
-/* The key of a Ruby kind (PT_KEY_RBFRAME, PT_KEY_RBSTACK); 0: no frame
- * to read. One global function for fill_key()'s unrolled loop. */
+/* The key of a Ruby kind (PT_KEY_RBFRAME, PT_KEY_RBLINE,
+ * PT_KEY_RBSTACK); 0: no frame to read. One global function for
+ * fill_key()'s unrolled loop. */
 __noinline __u64 rb_key(__u32 kind, __u32 sample)
 {
-	if (kind == PT_KEY_RBFRAME)
-		return rb_frame_key(sample);
-	return rb_stack_key(sample);
+	if (kind == PT_KEY_RBSTACK)
+		return rb_stack_key(sample);
+	return rb_frame_key(sample, kind == PT_KEY_RBLINE);
 }

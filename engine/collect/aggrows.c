@@ -110,16 +110,9 @@ static struct arow *find_row(struct agg *agg, const struct pt_key *k)
 
 #define LOW_BITS ((1ULL << PT_PYLINE_OFF_BITS) - 1)
 
-/* The line a pyline key (a code object and a bytecode offset) of pid is
- * on, its frame's names into *n. */
-static void pyline_name(struct agg *agg, pid_t pid, uint64_t key,
-			struct pyname *n)
-{
-	uint64_t code = key >> PT_PYLINE_OFF_BITS << 4;
-
-	pyframe_line(tracer_pyframe(agg->tr), pid, code,
-		     (uint32_t)(key & LOW_BITS), n);
-}
+/* A line key's function: a pyline key's code object, an rbline key's
+ * PT_RBLINE_FN(). */
+#define LINE_FN(key) ((key) >> PT_PYLINE_OFF_BITS << 4)
 
 /* A frame's names as three parts at kp: function, file, first line;
  * num, the first part's number, keeps the kernel's key. */
@@ -133,8 +126,8 @@ static void frame_parts(struct agg_key_part *kp, uint64_t num, const char *func,
 	kp[2] = (struct agg_key_part){ .num = line };
 }
 
-/* A pyframe key (a code object's address), a pyline key (with its
- * line), a phpframe or an rbframe key as three parts at kp. */
+/* A pyframe key (a code object's address), a pyline or rbline key (with
+ * its line), a phpframe or an rbframe key as three parts at kp. */
 static void frame_key_parts(struct agg *agg, enum spec_key_kind kind, pid_t pid,
 			    uint64_t key, struct agg_key_part *kp)
 {
@@ -148,8 +141,13 @@ static void frame_key_parts(struct agg *agg, enum spec_key_kind kind, pid_t pid,
 	} else if (kind == SPEC_KEY_RBFRAME) {
 		rbframe_name(tracer_rbframe(agg->tr), pid, key, &rb);
 		frame_parts(kp, key, rb.func, rb.file, rb.line);
+	} else if (kind == SPEC_KEY_RBLINE) {
+		rbframe_line(tracer_rbframe(agg->tr), pid, LINE_FN(key),
+			     (uint32_t)(key & LOW_BITS), &rb);
+		frame_parts(kp, key & ~LOW_BITS, rb.func, rb.file, rb.line);
 	} else if (kind == SPEC_KEY_PYLINE) {
-		pyline_name(agg, pid, key, &py);
+		pyframe_line(tracer_pyframe(agg->tr), pid, LINE_FN(key),
+			     (uint32_t)(key & LOW_BITS), &py);
 		frame_parts(kp, key & ~LOW_BITS, py.func, py.file, py.line);
 	} else {
 		pyframe_name(tracer_pyframe(agg->tr), pid, key, &py);
@@ -193,10 +191,7 @@ static void row_keys(struct agg *agg, struct arow *r,
 		struct agg_key_part *kp = &r->row.key[part++];
 		int slot = info->key_slot[i];
 
-		if (sp->keys[i].kind == SPEC_KEY_PYFRAME ||
-		    sp->keys[i].kind == SPEC_KEY_PYLINE ||
-		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
-		    sp->keys[i].kind == SPEC_KEY_RBFRAME) {
+		if (spec_key_is_frame(&sp->keys[i])) {
 			frame_key_parts(agg, sp->keys[i].kind,
 					(pid_t)r->key.pid, r->key.num[slot],
 					kp);
@@ -359,12 +354,7 @@ static void key_parts(const struct spec *sp, int *part)
 {
 	for (int i = 0, p = 0; i < sp->nkeys; i++) {
 		part[i] = p;
-		p += sp->keys[i].kind == SPEC_KEY_PYFRAME ||
-				     sp->keys[i].kind == SPEC_KEY_PYLINE ||
-				     sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
-				     sp->keys[i].kind == SPEC_KEY_RBFRAME
-			     ? 3
-			     : 1;
+		p += spec_key_is_frame(&sp->keys[i]) ? 3 : 1;
 	}
 }
 
@@ -391,8 +381,8 @@ static uint64_t frame_hash(const struct agg_key_part *kp)
 
 /*
  * Whether spec's rows are shown by what their keys name rather than by
- * the kernel's keys: a pyline key (the kernel keys a line by bytecode
- * offset: one line has several), a phpframe key (each closure, each
+ * the kernel's keys: a pyline or rbline key (the kernel keys a line by
+ * bytecode offset or pc: one line has several), a phpframe key (each closure, each
  * eval'd code is a function of its own), a stack (the kernel keys one by its
  * addresses: one call path has several, a sample anywhere in a
  * function's loop), a jitframe (one frame of such a stack).
@@ -400,7 +390,7 @@ static uint64_t frame_hash(const struct agg_key_part *kp)
 static bool merges(const struct spec *sp)
 {
 	for (int i = 0; i < sp->nkeys; i++)
-		if (sp->keys[i].kind == SPEC_KEY_PYLINE ||
+		if (spec_key_is_line(&sp->keys[i]) ||
 		    sp->keys[i].kind == SPEC_KEY_PYSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
@@ -432,7 +422,7 @@ static struct arow *shown_row(struct agg *agg, struct arow *r,
 		const struct agg_key_part *kp = &r->row.key[part[i]];
 		__u64 *v = &k.num[info->key_slot[i]];
 
-		if (sp->keys[i].kind == SPEC_KEY_PYLINE)
+		if (spec_key_is_line(&sp->keys[i]))
 			*v = SHOWN | (*v & ~LOW_BITS) |
 			     ((uint64_t)kp[2].num & LOW_BITS);
 		else if (kp->is_stack)

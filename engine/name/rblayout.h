@@ -50,6 +50,13 @@ struct rblayout {
 	uint32_t body_pathobj; /* rb_iseq_constant_body: location.pathobj */
 	uint32_t body_label; /* location.label */
 	uint32_t body_first_lineno; /* location.first_lineno (a Fixnum) */
+	uint32_t body_iseq_size; /* iseq_size (an unsigned int, VALUEs) */
+	uint32_t body_iseq_encoded; /* iseq_encoded */
+	uint32_t body_insns_info; /* insns_info.body (the entries) */
+	uint32_t body_insns_size; /* insns_info.size (an unsigned int) */
+	uint32_t body_insns_succ; /* insns_info.succ_index_table */
+	uint32_t insn_info_size; /* sizeof(struct iseq_insn_info_entry) */
+	uint32_t insn_info_line; /* its line_no (an int) */
 	uint32_t me_called_id; /* rb_callable_method_entry_t: called_id */
 	uint32_t syms_ids; /* the global symbol table (symbol.c's struct
 			    * symbols, not in the header): ids */

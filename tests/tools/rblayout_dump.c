@@ -40,6 +40,13 @@ static void dump(const struct rblayout *l)
 	num("body_pathobj", l->body_pathobj);
 	num("body_label", l->body_label);
 	num("body_first_lineno", l->body_first_lineno);
+	num("body_iseq_size", l->body_iseq_size);
+	num("body_iseq_encoded", l->body_iseq_encoded);
+	num("body_insns_info", l->body_insns_info);
+	num("body_insns_size", l->body_insns_size);
+	num("body_insns_succ", l->body_insns_succ);
+	num("insn_info_size", l->insn_info_size);
+	num("insn_info_line", l->insn_info_line);
 	num("me_called_id", l->me_called_id);
 	num("str_heap_len", l->str_heap_len);
 	num("str_heap_ptr", l->str_heap_ptr);
@@ -65,6 +72,8 @@ static void dump(const struct rblayout *l)
 	/* the walker reads ep[-2] and ep[0] */
 	num("env_me_cref", 1);
 	num("env_flags", 1);
+	/* rbline.c reads lines from the succinct index */
+	num("insns_succinct", 1);
 	printf("}\n");
 }
 

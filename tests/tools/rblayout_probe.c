@@ -54,6 +54,18 @@ int main(void)
 	    offsetof(struct rb_iseq_constant_body, location.label));
 	num("body_first_lineno",
 	    offsetof(struct rb_iseq_constant_body, location.first_lineno));
+	num("body_iseq_size",
+	    offsetof(struct rb_iseq_constant_body, iseq_size));
+	num("body_iseq_encoded",
+	    offsetof(struct rb_iseq_constant_body, iseq_encoded));
+	num("body_insns_info",
+	    offsetof(struct rb_iseq_constant_body, insns_info.body));
+	num("body_insns_size",
+	    offsetof(struct rb_iseq_constant_body, insns_info.size));
+	num("body_insns_succ", offsetof(struct rb_iseq_constant_body,
+					insns_info.succ_index_table));
+	num("insn_info_size", sizeof(struct iseq_insn_info_entry));
+	num("insn_info_line", offsetof(struct iseq_insn_info_entry, line_no));
 	num("me_called_id", offsetof(rb_callable_method_entry_t, called_id));
 	num("str_heap_len", offsetof(struct RString, as.heap.len));
 	num("str_heap_ptr", offsetof(struct RString, as.heap.ptr));
@@ -81,6 +93,9 @@ int main(void)
 	 * ep[0], as the walker reads them */
 	num("env_me_cref", VM_ENV_DATA_INDEX_ME_CREF == -2);
 	num("env_flags", VM_ENV_DATA_INDEX_FLAGS == 0);
+	/* lines from the succinct index (insns_info.positions freed) */
+	num("insns_succinct",
+	    VM_INSN_INFO_TABLE_IMPL == 2 && VM_CHECK_MODE == 0);
 	printf("}\n");
 	return 0;
 }
