@@ -83,7 +83,8 @@
 	"         3.8-3.13, with or without USDT | phpframe, phpstack (the "   \
 	"same\n"                                                               \
 	"         for PHP 8.2, non-ZTS, with or without USDT) | rbframe,\n"    \
-	"         rbstack (the same for Ruby 3.1, C methods in the stack) |\n" \
+	"         rbline, rbstack (the same for Ruby 3.0-3.3, C methods in\n"  \
+	"         the stack) |\n"                                              \
 	"         ustack (the native user stack, 64 frames, by unwind "        \
 	"tables) |\n"                                                          \
 	"         kstack (the kernel stack) |\n"                               \

@@ -84,14 +84,14 @@ struct {
 __u64 rb_names_lost;
 
 /* Bytes of control frames read at once: PT_RBSTACK_DEPTH frames of up
- * to 64 bytes (rbframe.c checks the layout's). */
-#define RB_WINDOW 2048
+ * to 64 bytes (rblayout_usable() checks the layout's). */
+#define RB_WINDOW PT_RBWINDOW
 /* An object's header read at once: flags, class and 24 bytes (a slot
  * of Ruby's heap is 40 bytes), into a buffer of RB_HEADBUF. */
-#define RB_HEAD 40
+#define RB_HEAD PT_RBHEAD
 #define RB_HEADBUF 64
 /* The fields of an iseq body read lie in RB_LOC bytes from its pathobj. */
-#define RB_LOC 32
+#define RB_LOC PT_RBLOC
 
 /* rb_frame(): a frame that cannot be read (no key is 1). */
 #define RB_UNREAD 1
@@ -187,7 +187,10 @@ __noinline int rb_str(const struct pt_rbproc *pp, struct rb_scratch *sc,
 		len = RB_U64(sc->head, RB_HEADBUF, pp->str_heap_len);
 		ptr = RB_U64(sc->head, RB_HEADBUF, pp->str_heap_ptr);
 	} else {
-		len = flags >> pp->str_embed_len_shift & pp->str_embed_len_mask;
+		len = pp->str_embed_len_mask
+			      ? flags >> pp->str_embed_len_shift &
+					pp->str_embed_len_mask
+			      : RB_U64(sc->head, RB_HEADBUF, pp->str_heap_len);
 		ptr = str + pp->str_embed;
 	}
 	if (len > (1ULL << 32))
@@ -219,10 +222,13 @@ static __always_inline bool rb_loc(const struct pt_rbproc *pp, __u64 body,
 	return true;
 }
 
-/* A first line as the Fixnum first_lineno holds it; 0 if not one. */
-static __always_inline __u32 rb_line(__u64 fix)
+/* A first line as first_lineno holds it (the 8 bytes there): an int
+ * (3.2+), else a Fixnum; 0 if not one. */
+static __always_inline __u32 rb_line(const struct pt_rbproc *pp, __u64 v)
 {
-	return fix & 1 ? (__u32)(fix >> 1) : 0;
+	if (pp->lineno_int)
+		return (__u32)v;
+	return v & 1 ? (__u32)(v >> 1) : 0;
 }
 
 /* The name of the C method whose ID is id, from the global symbol
@@ -320,7 +326,7 @@ __noinline int rb_name(const struct pt_rbproc *pp, struct rb_scratch *sc,
 	if (key & PT_RBFUNC_CFUNC && !r->lines) {
 		rb_id_name(pp, sc, key & ~PT_RBFUNC_CFUNC, &r->label);
 	} else if (rb_loc(pp, body, loc)) {
-		r->line = rb_line(loc[2]);
+		r->line = rb_line(pp, loc[2]);
 		rb_str(pp, sc, loc[1], &r->label, 0);
 		path = rb_head(sc, loc[0], pp->t_array)
 			       ? rb_ary_at(pp, sc, loc[0], 0)
@@ -365,7 +371,7 @@ rb_begin(__u32 sample, struct rb_scratch **sc, struct rb_walk *w)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	const struct pt_rbproc *pp = bpf_map_lookup_elem(&rbprocs, &tgid);
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 ec[8] = {}, vm, ractor, cur, cfp, end, th;
+	__u64 ec[8] = {}, vm, ractor, cur, cfp, end, th, nt;
 
 	*sc = bpf_map_lookup_elem(&rbscratch, &sample);
 	if (!pp || !*sc)
@@ -376,7 +382,8 @@ rb_begin(__u32 sample, struct rb_scratch **sc, struct rb_walk *w)
 	if (!cur || bpf_probe_read_user(ec, sizeof(ec), (const void *)cur))
 		return NULL;
 	th = ec[(pp->ec_thread_ptr >> 3) & 7];
-	if (!th || rb_ptr(th + pp->th_thread_id) != task->thread.fsbase)
+	nt = th && pp->th_nt ? rb_ptr(th + pp->th_nt) : th;
+	if (!nt || rb_ptr(nt + pp->th_thread_id) != task->thread.fsbase)
 		return NULL;
 	cfp = ec[(pp->ec_cfp >> 3) & 7];
 	end = ec[(pp->ec_vm_stack >> 3) & 7] +
@@ -426,7 +433,7 @@ __noinline __u64 rb_frame(const struct pt_rbproc *pp,
 	iseq = rb_ptr(iseq + pp->iseq_body);
 	if (!rb_loc(pp, iseq, loc))
 		return RB_UNREAD;
-	return PT_RBFUNC_KEY(iseq, loc[0], loc[1], rb_line(loc[2]));
+	return PT_RBFUNC_KEY(iseq, loc[0], loc[1], rb_line(pp, loc[2]));
 }
 
 /* The key of the innermost frame that runs Ruby code, named at first

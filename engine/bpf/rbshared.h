@@ -14,6 +14,13 @@
 #define PT_RB_PROCS 1024 /* Ruby processes whose frames are read */
 #define PT_RBSTACK_DEPTH 32 /* Ruby frames of an rbstack key, innermost */
 #define PT_RBSTACK_ENTRIES 4096 /* distinct Ruby stacks kept */
+/* What the walker reads at once: control frames (PT_RBSTACK_DEPTH frames
+ * of up to 64 bytes), an object's head (flags, class and 24 bytes: a
+ * slot of Ruby's heap is 40 bytes), an iseq body's fields from its
+ * pathobj. */
+#define PT_RBWINDOW 2048
+#define PT_RBHEAD 40
+#define PT_RBLOC 32
 
 struct pt_rbproc {
 	__u64 vm_ptr; /* the address of ruby_current_vm_ptr */
@@ -27,9 +34,11 @@ struct pt_rbproc {
 	__u16 str_heap_len, str_heap_ptr, str_embed;
 	__u16 ary_heap_len, ary_heap_ptr, ary_embed;
 	__u32 str_noembed, ary_embed_flag;
-	__u8 str_embed_len_shift, str_embed_len_mask;
+	__u8 str_embed_len_shift; /* mask 0: the length at str_heap_len */
+	__u8 str_embed_len_mask;
 	__u8 ary_embed_len_shift, ary_embed_len_mask;
-	__u8 t_string, t_array, id_scope_shift, pad;
+	__u8 t_string, t_array, id_scope_shift;
+	__u8 lineno_int; /* first_lineno an int, not a Fixnum (3.2+) */
 	__u32 magic_mask, magic_cfunc, magic_ifunc, magic_dummy;
 	__u32 last_op_id;
 	/* what an rbline key reads: the frame's pc, its iseq body's
@@ -37,7 +46,8 @@ struct pt_rbproc {
 	 * and .succ_index_table, an insns_info entry's size */
 	__u16 cfp_pc, body_iseq_size, body_iseq_encoded;
 	__u16 body_insns_info, body_insns_size, body_insns_succ;
-	__u16 insn_info_size, pad3;
+	__u16 insn_info_size;
+	__u16 th_nt; /* rb_thread_t's nt (3.2+), thread_id its; 0: none */
 	__u32 gen; /* this set-up of this process (as pt_pyproc's) */
 	__u32 pad2;
 };

@@ -35,9 +35,6 @@
 
 #define INDEX 4096 /* chains of the names' index */
 #define OLD_GENS 8 /* set-ups before an exec whose names are looked up */
-#define WINDOW 2048 /* bpf/rbframe.bpf.h's RB_WINDOW */
-#define LOC 32 /* bpf/rbframe.bpf.h's RB_LOC */
-#define HEAD 40 /* bpf/rbframe.bpf.h's RB_HEAD */
 
 _Static_assert(sizeof(struct pt_rbproc) == 120, "pt_rbproc layout");
 _Static_assert(offsetof(struct pt_rbnew, encoded) == PT_RBNEW_HEAD,
@@ -126,51 +123,6 @@ static struct rbproc *find_proc(struct rbframe *rf, pid_t pid, bool add)
 	return &rf->procs[rf->nprocs++];
 }
 
-/* Whether the kernel's reads of an rbline key's fields stay in the
- * spans it reads (bpf/rbframe.bpf.h: rb_lines()): the first 16 bytes of
- * a body, 32 from its insns_info. */
-static bool lines_fit(const struct rblayout *l)
-{
-	uint32_t info = l->body_insns_info;
-
-	return l->cfp_pc % 8 == 0 && l->cfp_pc + 8 <= l->cfp_size &&
-	       l->body_iseq_size % 4 == 0 && l->body_iseq_size + 4 <= 16 &&
-	       l->body_iseq_encoded % 8 == 0 &&
-	       l->body_iseq_encoded + 8 <= 16 && info % 8 == 0 &&
-	       l->body_insns_size % 4 == 0 && l->body_insns_size > info &&
-	       l->body_insns_size + 4 <= info + 32 &&
-	       l->body_insns_succ % 8 == 0 && l->body_insns_succ > info &&
-	       l->body_insns_succ + 8 <= info + 32 &&
-	       l->insn_info_line + 4 <= l->insn_info_size;
-}
-
-/* Whether the kernel's reads of l's fields stay in the spans it reads
- * (bpf/rbframe.bpf.h). */
-static bool layout_fits(const struct rblayout *l)
-{
-	uint32_t ec[] = { l->ec_vm_stack, l->ec_vm_stack_size, l->ec_cfp,
-			  l->ec_thread_ptr };
-	uint32_t head[] = { l->str_heap_len, l->str_heap_ptr, l->ary_heap_len,
-			    l->ary_heap_ptr };
-
-	for (size_t i = 0; i < sizeof(ec) / sizeof(ec[0]); i++)
-		if (ec[i] % 8 || ec[i] >= 64)
-			return false;
-	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
-		if (head[i] % 8 || head[i] + 8 > HEAD)
-			return false;
-	return l->cfp_size && l->cfp_size % 8 == 0 && lines_fit(l) &&
-	       l->cfp_size * PT_RBSTACK_DEPTH <= WINDOW &&
-	       l->cfp_iseq % 8 == 0 && l->cfp_iseq + 8 <= l->cfp_size &&
-	       l->cfp_ep % 8 == 0 && l->cfp_ep + 8 <= l->cfp_size &&
-	       l->body_label > l->body_pathobj &&
-	       l->body_label + 8 <= l->body_pathobj + LOC &&
-	       l->body_first_lineno > l->body_pathobj &&
-	       l->body_first_lineno + 8 <= l->body_pathobj + LOC &&
-	       l->body_pathobj % 8 == 0 && l->body_label % 8 == 0 &&
-	       l->body_first_lineno % 8 == 0;
-}
-
 /* Tell the kernel where pid's Ruby keeps its frames. */
 static int describe(struct rbframe *rf, struct rbproc *p, uint64_t vm_ptr,
 		    const struct rblayout *l)
@@ -185,6 +137,8 @@ static int describe(struct rbframe *rf, struct rbproc *p, uint64_t vm_ptr,
 		.ec_cfp = (__u16)l->ec_cfp,
 		.ec_thread_ptr = (__u16)l->ec_thread_ptr,
 		.th_thread_id = (__u16)l->th_thread_id,
+		.th_nt = (__u16)l->th_nt,
+		.lineno_int = (__u8)l->first_lineno_int,
 		.cfp_size = (__u16)l->cfp_size,
 		.cfp_iseq = (__u16)l->cfp_iseq,
 		.cfp_ep = (__u16)l->cfp_ep,
@@ -225,7 +179,7 @@ static int describe(struct rbframe *rf, struct rbproc *p, uint64_t vm_ptr,
 	};
 	uint32_t key = (uint32_t)p->pid;
 
-	if (!layout_fits(l))
+	if (!rblayout_usable(l))
 		return -ENOTSUP;
 	if (bpf_map_update_elem(rf->procs_fd, &key, &pp, BPF_ANY))
 		return -errno;
@@ -284,9 +238,10 @@ static int setup_object(struct rbframe *rf, struct rbproc *p,
 	if (!p->lay) {
 		if (!p->said)
 			log_msg(LOG_WARN,
-				"pid %d runs Ruby %d.%d (%s): rbframe and "
-				"rbstack read Ruby 3.1",
-				(int)p->pid, major, minor, obj->path);
+				"pid %d runs Ruby %d.%d (%s): rbframe, "
+				"rbline and rbstack read Ruby %s",
+				(int)p->pid, major, minor, obj->path,
+				rblayout_versions());
 		p->said = true;
 		return -ENOTSUP;
 	}
@@ -373,7 +328,8 @@ static int read_fn(const struct rbproc *p, uint64_t key, struct rbname *out)
 {
 	const struct rblayout *l = p->lay;
 	char label[PT_RBSTR + 1] = "", path[PT_RBSTR + 1] = "";
-	uint64_t loc[LOC / 8], body = PT_RBFUNC_ADDR(key), where, name, fix;
+	uint64_t loc[PT_RBLOC / 8], body = PT_RBFUNC_ADDR(key), where, name,
+				    fix;
 	uint32_t line;
 
 	if (key & PT_RBFUNC_CFUNC) {
@@ -383,12 +339,14 @@ static int read_fn(const struct rbproc *p, uint64_t key, struct rbname *out)
 		set_name(out, label, "", true, 0);
 		return 0;
 	}
-	if (!body || pymem_peek(p->pid, body + l->body_pathobj, loc, LOC))
+	if (!body || pymem_peek(p->pid, body + l->body_pathobj, loc, PT_RBLOC))
 		return -1;
 	where = loc[0];
 	name = loc[(l->body_label - l->body_pathobj) / 8];
 	fix = loc[(l->body_first_lineno - l->body_pathobj) / 8];
-	line = fix & 1 ? (uint32_t)(fix >> 1) : 0;
+	line = l->first_lineno_int ? (uint32_t)fix
+	       : fix & 1	   ? (uint32_t)(fix >> 1)
+				   : 0;
 	if (PT_RBFUNC_KEY(body, where, name, line) != key ||
 	    rbmem_str(p->pid, l, name, label, sizeof(label), false))
 		return -1;

@@ -31,6 +31,7 @@ static void dump(const struct rblayout *l)
 	num("ec_vm_stack_size", l->ec_vm_stack_size);
 	num("ec_cfp", l->ec_cfp);
 	num("ec_thread_ptr", l->ec_thread_ptr);
+	num("th_nt", l->th_nt);
 	num("th_thread_id", l->th_thread_id);
 	num("cfp_size", l->cfp_size);
 	num("cfp_pc", l->cfp_pc);
@@ -40,6 +41,7 @@ static void dump(const struct rblayout *l)
 	num("body_pathobj", l->body_pathobj);
 	num("body_label", l->body_label);
 	num("body_first_lineno", l->body_first_lineno);
+	num("first_lineno_int", l->first_lineno_int);
 	num("body_iseq_size", l->body_iseq_size);
 	num("body_iseq_encoded", l->body_iseq_encoded);
 	num("body_insns_info", l->body_insns_info);

@@ -42,6 +42,8 @@ int main(void)
 	    offsetof(rb_execution_context_t, vm_stack_size));
 	num("ec_cfp", offsetof(rb_execution_context_t, cfp));
 	num("ec_thread_ptr", offsetof(rb_execution_context_t, thread_ptr));
+	/* 3.1's thread holds its pthread_t itself (no native thread) */
+	num("th_nt", 0);
 	num("th_thread_id", offsetof(rb_thread_t, thread_id));
 	num("cfp_size", sizeof(rb_control_frame_t));
 	num("cfp_pc", offsetof(rb_control_frame_t, pc));
@@ -54,6 +56,9 @@ int main(void)
 	    offsetof(struct rb_iseq_constant_body, location.label));
 	num("body_first_lineno",
 	    offsetof(struct rb_iseq_constant_body, location.first_lineno));
+	/* a VALUE (a Fixnum), not an int */
+	num("first_lineno_int",
+	    sizeof(((rb_iseq_location_t *)0)->first_lineno) != sizeof(VALUE));
 	num("body_iseq_size",
 	    offsetof(struct rb_iseq_constant_body, iseq_size));
 	num("body_iseq_encoded",
