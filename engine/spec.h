@@ -10,6 +10,7 @@
  *   AGG   := count | sum | quantize | lquantize | latency
  *   ARG   := argN | str(argN) | str(argN, argM) | sym(argN) | pyframe
  *          | pystack | pyline | pyfirstline | ustack | kstack | mixstack
+ *          | phpframe | phpstack | jitframe | rbframe | rbline | rbstack
  *          | an integer (lquantize)
  *
  * lquantize(latency, LOW, HIGH, STEP, KEYS) on a pair A..B (or fn:SYM)

@@ -432,7 +432,8 @@ def check_binary():
                         FRAME], capture_output=True, text=True)
     tap.ok(r.returncode == 1 and r.stderr == "probetop: -e '%s': cannot "
            "attach: pyframe, pystack, mixstack, phpframe, phpstack, "
-           "rbframe and rbstack read one process's interpreter: give -p "
+           "rbframe, rbline and rbstack read one process's interpreter: "
+           "give -p "
            "PID or a command, not -b\n"
            % FRAME, "-b with rbframe: one line, exit 1", r.stderr)
 
