@@ -28,7 +28,9 @@
  *        (threads.running_ec at 384), the native thread's thread_id at
  *        16, a String's len beside its union.
  *
- * The global symbol table's ids (symbol.c, in no binding) are taken at
+ * The frame magics and type numbers are vm_core.h's and ruby's own, the
+ * same in every 3.x. The global symbol table's ids (symbol.c, in no
+ * binding) are taken at
  * 16 in every version, and its address from rb_id2str()'s code, whose
  * shape rbmem.c knows from 3.1: where it differs, C methods are "?".
  * With YJIT (--yjit, 3.2+; off by default) a frame's pc is written only
