@@ -354,11 +354,12 @@ static const struct {
 	{ "jitframe", SPEC_KEY_JITFRAME },
 	{ "rbframe", SPEC_KEY_RBFRAME },
 	{ "rbstack", SPEC_KEY_RBSTACK },
+	{ "rbline", SPEC_KEY_RBLINE },
 };
 
 /* A key read where the probe fired (pyframe, pyline, pyfirstline,
  * pystack, ustack, kstack, mixstack, phpframe, phpstack, phpline,
- * jitframe, rbframe, rbstack), eaten; SPEC_KEY_NUM (nothing eaten) if none is
+ * jitframe, rbframe, rbline, rbstack), eaten; SPEC_KEY_NUM (nothing eaten) if none is
  * next. */
 static enum spec_key_kind ctx_key(struct cursor *c)
 {
@@ -582,7 +583,7 @@ static int check_profile(struct cursor *c, const struct spec *sp,
 				    "profile:HZ has no arguments: its keys "
 				    "are pyframe, pyline, pyfirstline, "
 				    "pystack, phpframe, phpline, phpstack, "
-				    "rbframe, rbstack, ustack, kstack, "
+				    "rbframe, rbline, rbstack, ustack, kstack, "
 				    "mixstack and jitframe");
 	return 0;
 }

@@ -10,6 +10,7 @@
  *   AGG   := count | sum | quantize | lquantize | latency
  *   ARG   := argN | str(argN) | str(argN, argM) | sym(argN) | pyframe
  *          | pystack | pyline | pyfirstline | ustack | kstack | mixstack
+ *          | phpframe | phpstack | jitframe | rbframe | rbline | rbstack
  *          | an integer (lquantize)
  *
  * lquantize(latency, LOW, HIGH, STEP, KEYS) on a pair A..B (or fn:SYM)
@@ -91,6 +92,8 @@ enum spec_key_kind {
 	SPEC_KEY_RBSTACK, /* rbstack: the thread's Ruby stack, C methods
 			   * too (an id in the kernel, named once in user
 			   * space) */
+	SPEC_KEY_RBLINE, /* rbline: rbframe's current line (its iseq and
+			  * pc in the kernel; the line in user space) */
 };
 
 struct spec_key {
@@ -138,16 +141,20 @@ bool spec_key_is_py(const struct spec_key *k);
 /* Whether k is phpframe, phpline or phpstack (read from PHP's memory). */
 bool spec_key_is_php(const struct spec_key *k);
 
-/* Whether k is rbframe or rbstack (read from Ruby's memory). */
+/* Whether k is rbframe, rbline or rbstack (read from Ruby's memory). */
 bool spec_key_is_rb(const struct spec_key *k);
+
+/* Whether k names a frame in three parts, function, file and line:
+ * pyframe, pyline, phpframe, phpline, rbframe or rbline. */
+bool spec_key_is_frame(const struct spec_key *k);
+
+/* Whether k is a line key (pyline, rbline): a frame's function and where
+ * it is in its code, in the kernel. */
+bool spec_key_is_line(const struct spec_key *k);
 
 /* Whether k is read from where the probe fired, not from an argument:
  * the Python, PHP and Ruby keys, ustack, kstack and jitframe. */
 bool spec_key_is_ctx(const struct spec_key *k);
-
-/* Whether k is one frame shown as three parts (function, file, line):
- * pyframe, pyline, phpframe, phpline or rbframe. */
-bool spec_key_is_frame(const struct spec_key *k);
 
 /* Whether k is a call stack: pystack, phpstack, rbstack, ustack,
  * kstack or mixstack. */

@@ -26,14 +26,20 @@ bool spec_key_is_php(const struct spec_key *k)
 
 bool spec_key_is_rb(const struct spec_key *k)
 {
-	return k->kind == SPEC_KEY_RBFRAME || k->kind == SPEC_KEY_RBSTACK;
+	return k->kind == SPEC_KEY_RBFRAME || k->kind == SPEC_KEY_RBSTACK ||
+	       k->kind == SPEC_KEY_RBLINE;
 }
 
 bool spec_key_is_frame(const struct spec_key *k)
 {
-	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PYLINE ||
-	       k->kind == SPEC_KEY_PHPFRAME || k->kind == SPEC_KEY_PHPLINE ||
-	       k->kind == SPEC_KEY_RBFRAME;
+	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PHPFRAME ||
+	       k->kind == SPEC_KEY_PHPLINE || k->kind == SPEC_KEY_RBFRAME ||
+	       spec_key_is_line(k);
+}
+
+bool spec_key_is_line(const struct spec_key *k)
+{
+	return k->kind == SPEC_KEY_PYLINE || k->kind == SPEC_KEY_RBLINE;
 }
 
 bool spec_key_is_stack(const struct spec_key *k)

@@ -84,7 +84,8 @@
 	"phpstack\n"                                                           \
 	"         (the same for PHP 8.0-8.3, non-ZTS, with or without USDT) "  \
 	"| rbframe,\n"                                                         \
-	"         rbstack (the same for Ruby 3.1, C methods in the stack) |\n" \
+	"         rbline, rbstack (the same for Ruby 3.0-3.3, C methods in\n"  \
+	"         the stack) |\n"                                              \
 	"         ustack (the native user stack, 64 frames, by unwind "        \
 	"tables) |\n"                                                          \
 	"         kstack (the kernel stack) |\n"                               \

@@ -133,10 +133,7 @@ static int default_labels(const struct spec *sp, char names[][LABEL_MAX_LEN],
 	for (int k = 0; k < sp->nkeys && n < max; k++) {
 		const struct spec_key *key = &sp->keys[k];
 
-		if (key->kind == SPEC_KEY_PYFRAME ||
-		    key->kind == SPEC_KEY_PHPFRAME ||
-		    key->kind == SPEC_KEY_PHPLINE ||
-		    key->kind == SPEC_KEY_RBFRAME)
+		if (spec_key_is_frame(key))
 			for (int j = 0; j < 3 && n < max; j++)
 				snprintf(names[n++], LABEL_MAX_LEN, "%s",
 					 PYFRAME[j]);

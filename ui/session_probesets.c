@@ -304,7 +304,8 @@ const char *session_strerror(int err)
 		       "command, not -b";
 	if (err == -EXDEV)
 		return "pyframe, pystack, mixstack, phpframe, phpstack, "
-		       "rbframe and rbstack read one process's interpreter: "
+		       "rbframe, rbline and rbstack read one process's "
+		       "interpreter: "
 		       "give -p PID or a command, not -b";
 	return strerror(-err);
 }

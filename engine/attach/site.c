@@ -136,6 +136,8 @@ static uint8_t ctx_kind(enum spec_key_kind kind)
 		return PT_KEY_RBFRAME;
 	case SPEC_KEY_RBSTACK:
 		return PT_KEY_RBSTACK;
+	case SPEC_KEY_RBLINE:
+		return PT_KEY_RBLINE;
 	case SPEC_KEY_USTACK:
 	case SPEC_KEY_JITFRAME: /* one frame of it, picked in user space */
 		return PT_KEY_USTACK;

@@ -102,6 +102,7 @@ enum pt_key_kind {
 	PT_KEY_PHPLINE, /* that PHP function frame and its line (PT_PHPLINE) */
 	PT_KEY_RBFRAME, /* the innermost Ruby method frame (PT_RBFUNC_KEY) */
 	PT_KEY_RBSTACK, /* the id of the thread's Ruby stack (rbstacks) */
+	PT_KEY_RBLINE, /* that frame's function and pc (PT_RBLINE) */
 };
 
 /* pyprocs: where a CPython process keeps its frames, by tgid; written by

@@ -19,17 +19,19 @@
  *
  * An rbframe key is the innermost frame that runs Ruby code (a method,
  * a block, a class body, a file's top level): time or calls in a C
- * method are its caller's. An rbstack key keeps every frame, C methods
- * too, by an id (a hash of its frames' keys) in rbstacks, its frames
- * named when the stack is new. Ruby code is keyed by its iseq's body
- * tagged by its path, label and first line (PT_RBFUNC_KEY()), a C
- * method by its ID (PT_RBCFUNC_KEY()).
+ * method are its caller's. An rbline key is that frame and its pc
+ * (PT_RBLINE()): in a C method, the caller's call's. An rbstack key
+ * keeps every frame, C methods too, by an id (a hash of its frames'
+ * keys) in rbstacks, its frames named when the stack is new. Ruby code
+ * is keyed by its iseq's body tagged by its path, label and first line
+ * (PT_RBFUNC_KEY()), a C method by its ID (PT_RBCFUNC_KEY()).
  *
  * Names are taken here, at first sight, as phpframe.bpf.h does: the
  * first time a process's frame is a key (or a frame of a new stack),
  * rb_name() reads its label, path and first line (a C method: its name
  * from the symbol table) and sends them on rbnew, so a process that
- * exits at once is still named.
+ * exits at once is still named; for an rbline key's function, its line
+ * table too (rb_lines()), which user space reads lines from.
  *
  * Its structs are in rbshared.h. Part of probetop.bpf.c, included
  * before fetch.bpf.h (fill_key()).
@@ -57,12 +59,12 @@ struct {
 	__type(value, struct pt_rbstack);
 } rbstacks SEC(".maps");
 
-/* A frame's function of a process as set up (gen) whose names were
- * sent. */
+/* A frame's function of a process as set up (gen) whose names (and
+ * line table, lines 1) were sent. */
 struct rb_seen_key {
 	__u64 key;
 	__u32 gen;
-	__u32 pad;
+	__u32 lines;
 };
 
 struct {
@@ -82,14 +84,14 @@ struct {
 __u64 rb_names_lost;
 
 /* Bytes of control frames read at once: PT_RBSTACK_DEPTH frames of up
- * to 64 bytes (rbframe.c checks the layout's). */
-#define RB_WINDOW 2048
+ * to 64 bytes (rblayout_usable() checks the layout's). */
+#define RB_WINDOW PT_RBWINDOW
 /* An object's header read at once: flags, class and 24 bytes (a slot
  * of Ruby's heap is 40 bytes), into a buffer of RB_HEADBUF. */
-#define RB_HEAD 40
+#define RB_HEAD PT_RBHEAD
 #define RB_HEADBUF 64
 /* The fields of an iseq body read lie in RB_LOC bytes from its pathobj. */
-#define RB_LOC 32
+#define RB_LOC PT_RBLOC
 
 /* rb_frame(): a frame that cannot be read (no key is 1). */
 #define RB_UNREAD 1
@@ -185,7 +187,10 @@ __noinline int rb_str(const struct pt_rbproc *pp, struct rb_scratch *sc,
 		len = RB_U64(sc->head, RB_HEADBUF, pp->str_heap_len);
 		ptr = RB_U64(sc->head, RB_HEADBUF, pp->str_heap_ptr);
 	} else {
-		len = flags >> pp->str_embed_len_shift & pp->str_embed_len_mask;
+		len = pp->str_embed_len_mask
+			      ? flags >> pp->str_embed_len_shift &
+					pp->str_embed_len_mask
+			      : RB_U64(sc->head, RB_HEADBUF, pp->str_heap_len);
 		ptr = str + pp->str_embed;
 	}
 	if (len > (1ULL << 32))
@@ -217,10 +222,13 @@ static __always_inline bool rb_loc(const struct pt_rbproc *pp, __u64 body,
 	return true;
 }
 
-/* A first line as the Fixnum first_lineno holds it; 0 if not one. */
-static __always_inline __u32 rb_line(__u64 fix)
+/* A first line as first_lineno holds it (the 8 bytes there): an int
+ * (3.2+), else a Fixnum; 0 if not one. */
+static __always_inline __u32 rb_line(const struct pt_rbproc *pp, __u64 v)
 {
-	return fix & 1 ? (__u32)(fix >> 1) : 0;
+	if (pp->lineno_int)
+		return (__u32)v;
+	return v & 1 ? (__u32)(v >> 1) : 0;
 }
 
 /* The name of the C method whose ID is id, from the global symbol
@@ -237,16 +245,67 @@ static __always_inline int rb_id_name(const struct pt_rbproc *pp,
 	return rb_str(pp, sc, str, out, 0);
 }
 
+/* The bytes of the succinct index of an iseq of size VALUEs (as Ruby's
+ * iseq.c allocates it): its immediate part, then its blocks. */
+static __always_inline __u32 rb_succ_bytes(__u32 size)
+{
+	if (size < PT_RBSUCC_IMM)
+		return (size + 8) / 9 * 8;
+	return PT_RBSUCC_IMM / 9 * 8 +
+	       (size - PT_RBSUCC_IMM + 511) / 512 * PT_RBSUCC_BLOCK;
+}
+
+/* The line table of the iseq body at body into sc->rec: its
+ * iseq_encoded and size, its insns_info entries and succinct index, as
+ * much of each as the record holds. A global function. */
+__noinline int rb_lines(const struct pt_rbproc *pp, struct rb_scratch *sc,
+			__u64 body)
+{
+	struct pt_rbnew *r;
+	__u64 n, info, succ;
+	__u8 b[32];
+
+	if (!pp || !sc)
+		return 0;
+	r = &sc->rec;
+	r->encoded = 0;
+	r->iseq_size = r->ninfo = r->info_bytes = r->succ_bytes = 0;
+	if (bpf_probe_read_user(b, 16, (const void *)body))
+		return 0;
+	r->iseq_size = *(__u32 *)&b[pp->body_iseq_size & 12];
+	r->encoded = RB_U64(b, 16, pp->body_iseq_encoded);
+	if (bpf_probe_read_user(b, sizeof(b),
+				(const void *)(body + pp->body_insns_info)))
+		return 0;
+	info = RB_U64(b, 32, 0);
+	succ = RB_U64(b, 32, pp->body_insns_succ - pp->body_insns_info);
+	r->ninfo =
+		*(__u32 *)&b[(pp->body_insns_size - pp->body_insns_info) & 28];
+	n = (__u64)r->ninfo * pp->insn_info_size;
+	barrier_var(n);
+	n = n > PT_RBINFO ? PT_RBINFO : n;
+	if (n && info && !bpf_probe_read_user(r->info, n, (const void *)info))
+		r->info_bytes = n;
+	n = succ && r->ninfo > 1 ? rb_succ_bytes(r->iseq_size) : 0;
+	barrier_var(n); /* bounded here, where the verifier sees it */
+	n = n > PT_RBSUCC ? PT_RBSUCC : n;
+	if (n && !bpf_probe_read_user(r->succ, n, (const void *)succ))
+		r->succ_bytes = n;
+	return 1;
+}
+
 /*
  * Take the names of frame key of the current process (Ruby code: its
  * body's label, path and first line; a C method: its name), send them
  * on rbnew and remember it in rbfuncs. Called at a first sight only.
- * 1 if sent. A global function.
+ * body: the iseq body of an rbline key's function (key PT_RBLINE_FN()),
+ * its line table sent too; 0 for a frame key. 1 if sent. A global
+ * function.
  */
 __noinline int rb_name(const struct pt_rbproc *pp, struct rb_scratch *sc,
-		       __u64 key)
+		       __u64 key, __u64 body)
 {
-	struct rb_seen_key k = { .key = key };
+	struct rb_seen_key k = { .key = key, .lines = body != 0 };
 	struct pt_rbnew *r;
 	__u64 loc[3] = {}, path;
 	__u8 one = 1;
@@ -260,12 +319,14 @@ __noinline int rb_name(const struct pt_rbproc *pp, struct rb_scratch *sc,
 	r->gen = pp->gen;
 	r->key = key;
 	r->line = 0;
+	r->lines = body != 0;
 	r->label.len = r->path.len = 0;
 	r->label.kept = r->path.kept = 0;
-	if (key & PT_RBFUNC_CFUNC) {
+	body = body ? body : PT_RBFUNC_ADDR(key);
+	if (key & PT_RBFUNC_CFUNC && !r->lines) {
 		rb_id_name(pp, sc, key & ~PT_RBFUNC_CFUNC, &r->label);
-	} else if (rb_loc(pp, PT_RBFUNC_ADDR(key), loc)) {
-		r->line = rb_line(loc[2]);
+	} else if (rb_loc(pp, body, loc)) {
+		r->line = rb_line(pp, loc[2]);
 		rb_str(pp, sc, loc[1], &r->label, 0);
 		path = rb_head(sc, loc[0], pp->t_array)
 			       ? rb_ary_at(pp, sc, loc[0], 0)
@@ -274,7 +335,10 @@ __noinline int rb_name(const struct pt_rbproc *pp, struct rb_scratch *sc,
 	} else {
 		r->label.len = r->path.len = (__u64)-1;
 	}
-	if (bpf_ringbuf_output(&rbnew, r, sizeof(*r), 0)) {
+	if (r->lines)
+		rb_lines(pp, sc, body);
+	if (bpf_ringbuf_output(&rbnew, r, r->lines ? sizeof(*r) : PT_RBNEW_HEAD,
+			       0)) {
 		__sync_fetch_and_add(&rb_names_lost, 1);
 		return 0;
 	}
@@ -282,14 +346,18 @@ __noinline int rb_name(const struct pt_rbproc *pp, struct rb_scratch *sc,
 	return 1;
 }
 
-/* Name frame key (rb_name()) unless it was: one lookup. */
+/* Name frame key (rb_name()) unless it was: one lookup. body: as
+ * rb_name()'s. */
 static __always_inline void rb_seen(const struct pt_rbproc *pp,
-				    struct rb_scratch *sc, __u64 key)
+				    struct rb_scratch *sc, __u64 key,
+				    __u64 body)
 {
-	struct rb_seen_key k = { .key = key, .gen = pp->gen };
+	struct rb_seen_key k = { .key = key,
+				 .gen = pp->gen,
+				 .lines = body != 0 };
 
 	if (!bpf_map_lookup_elem(&rbfuncs, &k))
-		rb_name(pp, sc, key);
+		rb_name(pp, sc, key, body);
 }
 
 /*
@@ -303,7 +371,7 @@ rb_begin(__u32 sample, struct rb_scratch **sc, struct rb_walk *w)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	const struct pt_rbproc *pp = bpf_map_lookup_elem(&rbprocs, &tgid);
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 ec[8] = {}, vm, ractor, cur, cfp, end, th;
+	__u64 ec[8] = {}, vm, ractor, cur, cfp, end, th, nt;
 
 	*sc = bpf_map_lookup_elem(&rbscratch, &sample);
 	if (!pp || !*sc)
@@ -314,7 +382,8 @@ rb_begin(__u32 sample, struct rb_scratch **sc, struct rb_walk *w)
 	if (!cur || bpf_probe_read_user(ec, sizeof(ec), (const void *)cur))
 		return NULL;
 	th = ec[(pp->ec_thread_ptr >> 3) & 7];
-	if (!th || rb_ptr(th + pp->th_thread_id) != task->thread.fsbase)
+	nt = th && pp->th_nt ? rb_ptr(th + pp->th_nt) : th;
+	if (!nt || rb_ptr(nt + pp->th_thread_id) != task->thread.fsbase)
 		return NULL;
 	cfp = ec[(pp->ec_cfp >> 3) & 7];
 	end = ec[(pp->ec_vm_stack >> 3) & 7] +
@@ -364,18 +433,19 @@ __noinline __u64 rb_frame(const struct pt_rbproc *pp,
 	iseq = rb_ptr(iseq + pp->iseq_body);
 	if (!rb_loc(pp, iseq, loc))
 		return RB_UNREAD;
-	return PT_RBFUNC_KEY(iseq, loc[0], loc[1], rb_line(loc[2]));
+	return PT_RBFUNC_KEY(iseq, loc[0], loc[1], rb_line(pp, loc[2]));
 }
 
 /* The key of the innermost frame that runs Ruby code, named at first
- * sight; 0 if none, or if a frame before it cannot be read; sample: at
- * a profile sample. A global function. */
-__noinline __u64 rb_frame_key(__u32 sample)
+ * sight; line: its rbline key (PT_RBLINE()) instead; 0 if none, or if a
+ * frame before it cannot be read; sample: at a profile sample. A global
+ * function. */
+__noinline __u64 rb_frame_key(__u32 sample, __u32 line)
 {
 	struct rb_scratch *sc = NULL;
 	struct rb_walk w = {};
 	const struct pt_rbproc *pp = rb_begin(sample, &sc, &w);
-	__u64 key;
+	__u64 key, fn, pc;
 
 	if (!pp || !sc)
 		return 0;
@@ -383,10 +453,17 @@ __noinline __u64 rb_frame_key(__u32 sample)
 		key = rb_frame(pp, sc, &w, i);
 		if (key == RB_UNREAD)
 			return 0;
-		if (key && !(key & PT_RBFUNC_CFUNC)) {
-			rb_seen(pp, sc, key);
+		if (!key || key & PT_RBFUNC_CFUNC)
+			continue;
+		if (!line) {
+			rb_seen(pp, sc, key, 0);
 			return key;
 		}
+		pc = RB_U64(sc->win, RB_WINDOW,
+			    w.first + i * pp->cfp_size + pp->cfp_pc);
+		fn = PT_RBLINE_FN(key);
+		rb_seen(pp, sc, fn, PT_RBFUNC_ADDR(key));
+		return PT_RBLINE(fn, pc);
 	}
 	return 0;
 }
@@ -433,16 +510,17 @@ __noinline __u64 rb_stack_key(__u32 sample)
 			break;
 		key = st->fn[i & (PT_RBSTACK_DEPTH - 1)];
 		if (key)
-			rb_seen(pp, sc, key);
+			rb_seen(pp, sc, key, 0);
 	}
 	return id;
 }
 
-/* The key of a Ruby kind (PT_KEY_RBFRAME, PT_KEY_RBSTACK); 0: no frame
- * to read. One global function for fill_key()'s unrolled loop. */
+/* The key of a Ruby kind (PT_KEY_RBFRAME, PT_KEY_RBLINE,
+ * PT_KEY_RBSTACK); 0: no frame to read. One global function for
+ * fill_key()'s unrolled loop. */
 __noinline __u64 rb_key(__u32 kind, __u32 sample)
 {
-	if (kind == PT_KEY_RBFRAME)
-		return rb_frame_key(sample);
-	return rb_stack_key(sample);
+	if (kind == PT_KEY_RBSTACK)
+		return rb_stack_key(sample);
+	return rb_frame_key(sample, kind == PT_KEY_RBLINE);
 }

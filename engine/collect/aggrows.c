@@ -111,16 +111,9 @@ static struct arow *find_row(struct agg *agg, const struct pt_key *k)
 
 #define LOW_BITS ((1ULL << PT_PYLINE_OFF_BITS) - 1)
 
-/* The line a pyline key (a code object and a bytecode offset) of pid is
- * on, its frame's names into *n. */
-static void pyline_name(struct agg *agg, pid_t pid, uint64_t key,
-			struct pyname *n)
-{
-	uint64_t code = key >> PT_PYLINE_OFF_BITS << 4;
-
-	pyframe_line(tracer_pyframe(agg->tr), pid, code,
-		     (uint32_t)(key & LOW_BITS), n);
-}
+/* A line key's function: a pyline key's code object, an rbline key's
+ * PT_RBLINE_FN(). */
+#define LINE_FN(key) ((key) >> PT_PYLINE_OFF_BITS << 4)
 
 /* A frame's names as three parts at kp: function, file, first line;
  * num, the first part's number, keeps the kernel's key. */
@@ -134,8 +127,9 @@ static void frame_parts(struct agg_key_part *kp, uint64_t num, const char *func,
 	kp[2] = (struct agg_key_part){ .num = line };
 }
 
-/* A pyframe key (a code object's address), a pyline key (with its
- * line), a phpframe, a phpline or an rbframe key as three parts at kp. */
+/* A pyframe key (a code object's address), a pyline or rbline key (with
+ * its line), a phpframe, a phpline or an rbframe key as three parts at
+ * kp. */
 static void frame_key_parts(struct agg *agg, enum spec_key_kind kind, pid_t pid,
 			    uint64_t key, struct agg_key_part *kp)
 {
@@ -152,8 +146,13 @@ static void frame_key_parts(struct agg *agg, enum spec_key_kind kind, pid_t pid,
 	} else if (kind == SPEC_KEY_RBFRAME) {
 		rbframe_name(tracer_rbframe(agg->tr), pid, key, &rb);
 		frame_parts(kp, key, rb.func, rb.file, rb.line);
+	} else if (kind == SPEC_KEY_RBLINE) {
+		rbframe_line(tracer_rbframe(agg->tr), pid, LINE_FN(key),
+			     (uint32_t)(key & LOW_BITS), &rb);
+		frame_parts(kp, key & ~LOW_BITS, rb.func, rb.file, rb.line);
 	} else if (kind == SPEC_KEY_PYLINE) {
-		pyline_name(agg, pid, key, &py);
+		pyframe_line(tracer_pyframe(agg->tr), pid, LINE_FN(key),
+			     (uint32_t)(key & LOW_BITS), &py);
 		frame_parts(kp, key & ~LOW_BITS, py.func, py.file, py.line);
 	} else {
 		pyframe_name(tracer_pyframe(agg->tr), pid, key, &py);
@@ -390,16 +389,17 @@ static uint64_t frame_hash(const struct agg_key_part *kp)
 
 /*
  * Whether spec's rows are shown by what their keys name rather than by
- * the kernel's keys: a pyline key (the kernel keys a line by bytecode
- * offset: one line has several), a phpframe or phpline key (each
- * closure, each eval'd code is a function of its own), a stack (the kernel keys one by its
+ * the kernel's keys: a pyline or rbline key (the kernel keys a line by
+ * bytecode offset or pc: one line has several), a phpframe or phpline
+ * key (each closure, each eval'd code is a function of its own), a stack
+ * (the kernel keys one by its
  * addresses: one call path has several, a sample anywhere in a
  * function's loop), a jitframe (one frame of such a stack).
  */
 static bool merges(const struct spec *sp)
 {
 	for (int i = 0; i < sp->nkeys; i++)
-		if (sp->keys[i].kind == SPEC_KEY_PYLINE ||
+		if (spec_key_is_line(&sp->keys[i]) ||
 		    sp->keys[i].kind == SPEC_KEY_PYSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPSTACK ||
 		    sp->keys[i].kind == SPEC_KEY_PHPFRAME ||
@@ -432,7 +432,7 @@ static struct arow *shown_row(struct agg *agg, struct arow *r,
 		const struct agg_key_part *kp = &r->row.key[part[i]];
 		__u64 *v = &k.num[info->key_slot[i]];
 
-		if (sp->keys[i].kind == SPEC_KEY_PYLINE)
+		if (spec_key_is_line(&sp->keys[i]))
 			*v = SHOWN | (*v & ~LOW_BITS) |
 			     ((uint64_t)kp[2].num & LOW_BITS);
 		else if (kp->is_stack)

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <linux/types.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +28,17 @@
 #include "proc.h"
 #include "pymem.h"
 #include "rblayout.h"
+#include "rbline.h"
 #include "rbmem.h"
 #include "rbshared.h"
 #include "stacktext.h"
 
 #define INDEX 4096 /* chains of the names' index */
 #define OLD_GENS 8 /* set-ups before an exec whose names are looked up */
-#define WINDOW 2048 /* bpf/rbframe.bpf.h's RB_WINDOW */
-#define LOC 32 /* bpf/rbframe.bpf.h's RB_LOC */
-#define HEAD 40 /* bpf/rbframe.bpf.h's RB_HEAD */
 
-_Static_assert(sizeof(struct pt_rbproc) == 104, "pt_rbproc layout");
+_Static_assert(sizeof(struct pt_rbproc) == 120, "pt_rbproc layout");
+_Static_assert(offsetof(struct pt_rbnew, encoded) == PT_RBNEW_HEAD,
+	       "pt_rbnew layout");
 
 struct rbproc {
 	pid_t pid;
@@ -53,8 +54,11 @@ struct name_slot {
 	pid_t pid;
 	uint32_t gen;
 	uint64_t key;
+	bool lines; /* key is an rbline key's function (PT_RBLINE_FN()) */
 	struct rbname name;
 	bool ok;
+	struct rbline_table tab; /* its line table: tab.info, tab.succ in
+				  * one allocation; NULL: none */
 	uint32_t next; /* the next of its index chain: 1 + index, or 0 */
 };
 
@@ -100,6 +104,8 @@ void rbframe_free(struct rbframe *rf)
 {
 	if (!rf)
 		return;
+	for (size_t i = 0; i < rf->nnames; i++)
+		free((void *)rf->names[i].tab.info);
 	free(rf->names);
 	stacktext_free(rf->stacks);
 	ring_buffer__free(rf->news);
@@ -117,33 +123,6 @@ static struct rbproc *find_proc(struct rbframe *rf, pid_t pid, bool add)
 	return &rf->procs[rf->nprocs++];
 }
 
-/* Whether the kernel's reads of l's fields stay in the spans it reads
- * (bpf/rbframe.bpf.h). */
-static bool layout_fits(const struct rblayout *l)
-{
-	uint32_t ec[] = { l->ec_vm_stack, l->ec_vm_stack_size, l->ec_cfp,
-			  l->ec_thread_ptr };
-	uint32_t head[] = { l->str_heap_len, l->str_heap_ptr, l->ary_heap_len,
-			    l->ary_heap_ptr };
-
-	for (size_t i = 0; i < sizeof(ec) / sizeof(ec[0]); i++)
-		if (ec[i] % 8 || ec[i] >= 64)
-			return false;
-	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
-		if (head[i] % 8 || head[i] + 8 > HEAD)
-			return false;
-	return l->cfp_size && l->cfp_size % 8 == 0 &&
-	       l->cfp_size * PT_RBSTACK_DEPTH <= WINDOW &&
-	       l->cfp_iseq % 8 == 0 && l->cfp_iseq + 8 <= l->cfp_size &&
-	       l->cfp_ep % 8 == 0 && l->cfp_ep + 8 <= l->cfp_size &&
-	       l->body_label > l->body_pathobj &&
-	       l->body_label + 8 <= l->body_pathobj + LOC &&
-	       l->body_first_lineno > l->body_pathobj &&
-	       l->body_first_lineno + 8 <= l->body_pathobj + LOC &&
-	       l->body_pathobj % 8 == 0 && l->body_label % 8 == 0 &&
-	       l->body_first_lineno % 8 == 0;
-}
-
 /* Tell the kernel where pid's Ruby keeps its frames. */
 static int describe(struct rbframe *rf, struct rbproc *p, uint64_t vm_ptr,
 		    const struct rblayout *l)
@@ -158,6 +137,8 @@ static int describe(struct rbframe *rf, struct rbproc *p, uint64_t vm_ptr,
 		.ec_cfp = (__u16)l->ec_cfp,
 		.ec_thread_ptr = (__u16)l->ec_thread_ptr,
 		.th_thread_id = (__u16)l->th_thread_id,
+		.th_nt = (__u16)l->th_nt,
+		.lineno_int = (__u8)l->first_lineno_int,
 		.cfp_size = (__u16)l->cfp_size,
 		.cfp_iseq = (__u16)l->cfp_iseq,
 		.cfp_ep = (__u16)l->cfp_ep,
@@ -187,11 +168,18 @@ static int describe(struct rbframe *rf, struct rbproc *p, uint64_t vm_ptr,
 		.magic_ifunc = l->magic_ifunc,
 		.magic_dummy = l->magic_dummy,
 		.last_op_id = l->last_op_id,
+		.cfp_pc = (__u16)l->cfp_pc,
+		.body_iseq_size = (__u16)l->body_iseq_size,
+		.body_iseq_encoded = (__u16)l->body_iseq_encoded,
+		.body_insns_info = (__u16)l->body_insns_info,
+		.body_insns_size = (__u16)l->body_insns_size,
+		.body_insns_succ = (__u16)l->body_insns_succ,
+		.insn_info_size = (__u16)l->insn_info_size,
 		.gen = ++rf->gens,
 	};
 	uint32_t key = (uint32_t)p->pid;
 
-	if (!layout_fits(l))
+	if (!rblayout_usable(l))
 		return -ENOTSUP;
 	if (bpf_map_update_elem(rf->procs_fd, &key, &pp, BPF_ANY))
 		return -errno;
@@ -250,9 +238,10 @@ static int setup_object(struct rbframe *rf, struct rbproc *p,
 	if (!p->lay) {
 		if (!p->said)
 			log_msg(LOG_WARN,
-				"pid %d runs Ruby %d.%d (%s): rbframe and "
-				"rbstack read Ruby 3.1",
-				(int)p->pid, major, minor, obj->path);
+				"pid %d runs Ruby %d.%d (%s): rbframe, "
+				"rbline and rbstack read Ruby %s",
+				(int)p->pid, major, minor, obj->path,
+				rblayout_versions());
 		p->said = true;
 		return -ENOTSUP;
 	}
@@ -339,7 +328,8 @@ static int read_fn(const struct rbproc *p, uint64_t key, struct rbname *out)
 {
 	const struct rblayout *l = p->lay;
 	char label[PT_RBSTR + 1] = "", path[PT_RBSTR + 1] = "";
-	uint64_t loc[LOC / 8], body = PT_RBFUNC_ADDR(key), where, name, fix;
+	uint64_t loc[PT_RBLOC / 8], body = PT_RBFUNC_ADDR(key), where, name,
+				    fix;
 	uint32_t line;
 
 	if (key & PT_RBFUNC_CFUNC) {
@@ -349,12 +339,14 @@ static int read_fn(const struct rbproc *p, uint64_t key, struct rbname *out)
 		set_name(out, label, "", true, 0);
 		return 0;
 	}
-	if (!body || pymem_peek(p->pid, body + l->body_pathobj, loc, LOC))
+	if (!body || pymem_peek(p->pid, body + l->body_pathobj, loc, PT_RBLOC))
 		return -1;
 	where = loc[0];
 	name = loc[(l->body_label - l->body_pathobj) / 8];
 	fix = loc[(l->body_first_lineno - l->body_pathobj) / 8];
-	line = fix & 1 ? (uint32_t)(fix >> 1) : 0;
+	line = l->first_lineno_int ? (uint32_t)fix
+	       : fix & 1	   ? (uint32_t)(fix >> 1)
+				   : 0;
 	if (PT_RBFUNC_KEY(body, where, name, line) != key ||
 	    rbmem_str(p->pid, l, name, label, sizeof(label), false))
 		return -1;
@@ -372,22 +364,26 @@ static size_t name_chain(pid_t pid, uint32_t gen, uint64_t key)
 	       INDEX;
 }
 
+/* The slot of key (lines: an rbline key's function) in pid as set up
+ * (gen), or NULL. */
 static struct name_slot *find_name(struct rbframe *rf, pid_t pid, uint32_t gen,
-				   uint64_t key)
+				   uint64_t key, bool lines)
 {
 	for (uint32_t k = rf->index[name_chain(pid, gen, key)]; k;
 	     k = rf->names[k - 1].next) {
 		struct name_slot *s = &rf->names[k - 1];
 
-		if (s->key == key && s->pid == pid && s->gen == gen)
+		if (s->key == key && s->pid == pid && s->gen == gen &&
+		    s->lines == lines)
 			return s;
 	}
 	return NULL;
 }
 
-/* A new slot for key in pid, "?" until named; NULL if out of memory. */
+/* A new slot for key (lines: as find_name()'s) in pid, "?" until named;
+ * NULL if out of memory. */
 static struct name_slot *add_name(struct rbframe *rf, pid_t pid, uint32_t gen,
-				  uint64_t key)
+				  uint64_t key, bool lines)
 {
 	size_t chain = name_chain(pid, gen, key);
 	struct name_slot *s;
@@ -402,7 +398,9 @@ static struct name_slot *add_name(struct rbframe *rf, pid_t pid, uint32_t gen,
 		rf->capnames = cap;
 	}
 	s = &rf->names[rf->nnames];
-	*s = (struct name_slot){ .pid = pid, .gen = gen, .key = key };
+	*s = (struct name_slot){
+		.pid = pid, .gen = gen, .key = key, .lines = lines
+	};
 	strcpy(s->name.func, "?");
 	s->next = rf->index[chain];
 	rf->index[chain] = (uint32_t)++rf->nnames;
@@ -420,24 +418,51 @@ static bool take_str(const struct pt_rbstr *st, char *out)
 	return true;
 }
 
-/* An rbnew record: a frame's names as the kernel took them. */
+/* The line table the kernel sent with a line key's function into s,
+ * the layout l's; none if out of memory. */
+static void take_lines(struct name_slot *s, const struct pt_rbnew *r,
+		       const struct rblayout *l)
+{
+	size_t ni = r->info_bytes > PT_RBINFO ? 0 : r->info_bytes;
+	size_t ns = r->succ_bytes > PT_RBSUCC ? 0 : r->succ_bytes;
+	uint8_t *buf = malloc(ni + ns + 1);
+
+	if (!buf)
+		return;
+	memcpy(buf, r->info, ni);
+	memcpy(buf + ni, r->succ, ns);
+	s->tab = (struct rbline_table){
+		.encoded = r->encoded,
+		.iseq_size = r->iseq_size,
+		.ninfo = r->ninfo,
+		.entry = l->insn_info_size,
+		.line_at = l->insn_info_line,
+		.info = buf,
+		.info_bytes = ni,
+		.succ = buf + ni,
+		.succ_bytes = ns,
+	};
+}
+
+/* An rbnew record: a frame's names as the kernel took them (a line key's
+ * function: and its line table). */
 static int on_new(void *ctx, void *data, size_t size)
 {
 	const struct pt_rbnew *r = data;
 	struct rbframe *rf = ctx;
 	char label[PT_RBSTR + 1], path[PT_RBSTR + 1];
-	bool cfunc = r->key & PT_RBFUNC_CFUNC;
+	bool lines = r->lines, cfunc = !lines && r->key & PT_RBFUNC_CFUNC;
 	struct rbproc *p;
 	struct name_slot *s;
 
-	if (size < sizeof(*r))
+	if (size < PT_RBNEW_HEAD || (lines && size < sizeof(*r)))
 		return 0;
 	p = find_proc(rf, (pid_t)r->pid, false);
 	if (!p || !p->lay || r->gen != p->gen)
 		return 0;
-	s = find_name(rf, (pid_t)r->pid, r->gen, r->key);
+	s = find_name(rf, (pid_t)r->pid, r->gen, r->key, lines);
 	if (!s)
-		s = add_name(rf, (pid_t)r->pid, r->gen, r->key);
+		s = add_name(rf, (pid_t)r->pid, r->gen, r->key, lines);
 	if (!s || s->ok)
 		return 0;
 	if (take_str(&r->label, label) && r->label.kept &&
@@ -445,9 +470,11 @@ static int on_new(void *ctx, void *data, size_t size)
 		set_name(&s->name, label, cfunc ? "" : path, cfunc,
 			 (int)r->line);
 		s->ok = true;
-	} else if (p->ready && !read_fn(p, s->key, &s->name)) {
+	} else if (!lines && p->ready && !read_fn(p, s->key, &s->name)) {
 		s->ok = true;
 	}
+	if (lines)
+		take_lines(s, r, p->lay);
 	return 0;
 }
 
@@ -472,33 +499,51 @@ void rbframe_drain(struct rbframe *rf)
 /* The slot of key in pid: kept, else brought by a record not yet
  * drained, else named in the program before an exec, else read from the
  * process now ("?" if it cannot be); NULL if out of memory. */
-static struct name_slot *name_of(struct rbframe *rf, pid_t pid, uint64_t key)
+static struct name_slot *name_of(struct rbframe *rf, pid_t pid, uint64_t key,
+				 bool lines)
 {
 	struct rbproc *p = find_proc(rf, pid, false);
 	uint32_t gen = p ? p->gen : 0;
-	struct name_slot *s = find_name(rf, pid, gen, key);
+	struct name_slot *s = find_name(rf, pid, gen, key, lines);
 
 	if (s && s->ok)
 		return s;
 	if (!s) {
 		rbframe_drain(rf);
-		s = find_name(rf, pid, gen, key);
+		s = find_name(rf, pid, gen, key, lines);
 	}
 	for (int i = 0; !s && p && i < OLD_GENS && p->old[i]; i++) {
-		s = find_name(rf, pid, p->old[i], key);
+		s = find_name(rf, pid, p->old[i], key, lines);
 		s = s && s->ok ? s : NULL;
 	}
 	if (!s)
-		s = add_name(rf, pid, gen, key);
-	if (s && !s->ok && p && p->ready && !read_fn(p, key, &s->name))
+		s = add_name(rf, pid, gen, key, lines);
+	if (s && !s->ok && !lines && p && p->ready &&
+	    !read_fn(p, key, &s->name))
 		s->ok = true;
 	return s;
+}
+
+int rbframe_line(struct rbframe *rf, pid_t pid, uint64_t fn, uint32_t pcbits,
+		 struct rbname *out)
+{
+	const struct name_slot *s = name_of(rf, pid, fn, true);
+	int line;
+
+	if (!s || !s->ok) {
+		*out = (struct rbname){ .func = "?" };
+		return -1;
+	}
+	*out = s->name;
+	line = s->tab.info ? rbline_at(&s->tab, pcbits) : -1;
+	out->line = line > 0 ? line : 0;
+	return 0;
 }
 
 int rbframe_name(struct rbframe *rf, pid_t pid, uint64_t key,
 		 struct rbname *out)
 {
-	const struct name_slot *s = name_of(rf, pid, key);
+	const struct name_slot *s = name_of(rf, pid, key, false);
 
 	if (!s) {
 		*out = (struct rbname){ .func = "?" };

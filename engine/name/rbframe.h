@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rbframe — the Ruby (CRuby) a traced process runs, for the rbframe and
- * rbstack keys: found, described to the kernel, and its frames named.
+ * rbframe — the Ruby (CRuby) a traced process runs, for the rbframe,
+ * rbline and rbstack keys: found, described to the kernel, and its
+ * frames named.
  *
  * Found by the symbols of an object it maps: ruby_current_vm_ptr
  * (libruby's, exported even stripped), its version from the string
@@ -16,7 +17,9 @@
  * and, the first time it sees one, sends its label, path and first line
  * on rbnew, so that a process that exits at once is named all the same.
  * What the kernel could not read is read here from the process while it
- * lives, only if the body still holds the code the key names. A frame
+ * lives, only if the body still holds the code the key names. An
+ * rbline key's function comes with its iseq's line table (rbline.h),
+ * from which each pc's line is read here, once per row. A frame
  * is its label ("work", "block in work", "<main>", "<class:K>"), a C
  * method's file is "[cfunc]" and its line 0; what cannot be read is
  * "?". Called by tracer (setup) and agg (naming rows).
@@ -73,6 +76,13 @@ int rbframe_ready(const struct rbframe *rf, pid_t pid);
 /* The frame key (PT_RBFUNC_KEY(), PT_RBCFUNC_KEY()) in pid into *out.
  * 0, or -1 ("?"). */
 int rbframe_name(struct rbframe *rf, pid_t pid, uint64_t key,
+		 struct rbname *out);
+
+/* The line of an rbline key of pid (PT_RBLINE(): its function fn, the
+ * pc's bits pcbits) into *out: the function's names, out->line the
+ * line the pc is on (0 if unknown). Named only from what the kernel
+ * sent at first sight. 0, or -1 ("?"). */
+int rbframe_line(struct rbframe *rf, pid_t pid, uint64_t fn, uint32_t pcbits,
 		 struct rbname *out);
 
 /*

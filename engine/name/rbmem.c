@@ -44,7 +44,9 @@ int rbmem_str(pid_t pid, const struct rblayout *l, uint64_t str, char *buf,
 		len = u64_at(h, l->str_heap_len);
 		ptr = u64_at(h, l->str_heap_ptr);
 	} else {
-		len = flags >> l->str_embed_len_shift & l->str_embed_len_mask;
+		len = l->str_embed_len_mask ? flags >> l->str_embed_len_shift &
+						      l->str_embed_len_mask
+					    : u64_at(h, l->str_heap_len);
 		ptr = str + l->str_embed;
 	}
 	if (len > (1ULL << 32))

@@ -173,8 +173,8 @@ r = Trace(["-b", PY, "-e", "fn:libc.so.6:getpid=count(pystack)"])
 r.finish(sig=None)
 tap.eq((r.rc, r.stderr.strip()),
        (1, "probetop: -e 'fn:libc.so.6:getpid=count(pystack)': cannot "
-        "attach: pyframe, pystack, mixstack, phpframe, phpstack, rbframe "
-        "and rbstack read one process's interpreter: give -p PID or a "
+        "attach: pyframe, pystack, mixstack, phpframe, phpstack, rbframe, "
+        "rbline and rbstack read one process's interpreter: give -p PID or a "
         "command, not -b"),
        "a Python key with -b: one clear line, as PHP's and Ruby's")
 

@@ -31,6 +31,7 @@ static void dump(const struct rblayout *l)
 	num("ec_vm_stack_size", l->ec_vm_stack_size);
 	num("ec_cfp", l->ec_cfp);
 	num("ec_thread_ptr", l->ec_thread_ptr);
+	num("th_nt", l->th_nt);
 	num("th_thread_id", l->th_thread_id);
 	num("cfp_size", l->cfp_size);
 	num("cfp_pc", l->cfp_pc);
@@ -40,6 +41,14 @@ static void dump(const struct rblayout *l)
 	num("body_pathobj", l->body_pathobj);
 	num("body_label", l->body_label);
 	num("body_first_lineno", l->body_first_lineno);
+	num("first_lineno_int", l->first_lineno_int);
+	num("body_iseq_size", l->body_iseq_size);
+	num("body_iseq_encoded", l->body_iseq_encoded);
+	num("body_insns_info", l->body_insns_info);
+	num("body_insns_size", l->body_insns_size);
+	num("body_insns_succ", l->body_insns_succ);
+	num("insn_info_size", l->insn_info_size);
+	num("insn_info_line", l->insn_info_line);
 	num("me_called_id", l->me_called_id);
 	num("str_heap_len", l->str_heap_len);
 	num("str_heap_ptr", l->str_heap_ptr);
@@ -65,6 +74,8 @@ static void dump(const struct rblayout *l)
 	/* the walker reads ep[-2] and ep[0] */
 	num("env_me_cref", 1);
 	num("env_flags", 1);
+	/* rbline.c reads lines from the succinct index */
+	num("insns_succinct", 1);
 	printf("}\n");
 }
 

@@ -42,6 +42,8 @@ int main(void)
 	    offsetof(rb_execution_context_t, vm_stack_size));
 	num("ec_cfp", offsetof(rb_execution_context_t, cfp));
 	num("ec_thread_ptr", offsetof(rb_execution_context_t, thread_ptr));
+	/* 3.1's thread holds its pthread_t itself (no native thread) */
+	num("th_nt", 0);
 	num("th_thread_id", offsetof(rb_thread_t, thread_id));
 	num("cfp_size", sizeof(rb_control_frame_t));
 	num("cfp_pc", offsetof(rb_control_frame_t, pc));
@@ -54,6 +56,21 @@ int main(void)
 	    offsetof(struct rb_iseq_constant_body, location.label));
 	num("body_first_lineno",
 	    offsetof(struct rb_iseq_constant_body, location.first_lineno));
+	/* a VALUE (a Fixnum), not an int */
+	num("first_lineno_int",
+	    sizeof(((rb_iseq_location_t *)0)->first_lineno) != sizeof(VALUE));
+	num("body_iseq_size",
+	    offsetof(struct rb_iseq_constant_body, iseq_size));
+	num("body_iseq_encoded",
+	    offsetof(struct rb_iseq_constant_body, iseq_encoded));
+	num("body_insns_info",
+	    offsetof(struct rb_iseq_constant_body, insns_info.body));
+	num("body_insns_size",
+	    offsetof(struct rb_iseq_constant_body, insns_info.size));
+	num("body_insns_succ", offsetof(struct rb_iseq_constant_body,
+					insns_info.succ_index_table));
+	num("insn_info_size", sizeof(struct iseq_insn_info_entry));
+	num("insn_info_line", offsetof(struct iseq_insn_info_entry, line_no));
 	num("me_called_id", offsetof(rb_callable_method_entry_t, called_id));
 	num("str_heap_len", offsetof(struct RString, as.heap.len));
 	num("str_heap_ptr", offsetof(struct RString, as.heap.ptr));
@@ -81,6 +98,9 @@ int main(void)
 	 * ep[0], as the walker reads them */
 	num("env_me_cref", VM_ENV_DATA_INDEX_ME_CREF == -2);
 	num("env_flags", VM_ENV_DATA_INDEX_FLAGS == 0);
+	/* lines from the succinct index (insns_info.positions freed) */
+	num("insns_succinct",
+	    VM_INSN_INFO_TABLE_IMPL == 2 && VM_CHECK_MODE == 0);
 	printf("}\n");
 	return 0;
 }

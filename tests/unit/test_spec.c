@@ -257,6 +257,18 @@ static void test_profile_and_python(void **state)
 	assert_int_equal(sp.val_arg, 2);
 	expect_error("a:b=count(rbstack, rbstack)",
 		     "rbstack twice at column 20");
+	sp = parse_ok("profile:99=count(rbline)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_RBLINE);
+	assert_true(spec_key_is_rb(&sp.keys[0]));
+	assert_true(spec_key_is_ctx(&sp.keys[0]));
+	assert_true(spec_key_is_frame(&sp.keys[0]));
+	assert_true(spec_key_is_line(&sp.keys[0]));
+	assert_false(spec_key_is_stack(&sp.keys[0]));
+	sp = parse_ok("fn:libc.so.6:write=count(rbline, rbframe)");
+	assert_int_equal(sp.keys[1].kind, SPEC_KEY_RBFRAME);
+	assert_true(spec_key_is_frame(&sp.keys[1]));
+	assert_false(spec_key_is_line(&sp.keys[1]));
+	expect_error("a:b=count(rbline, rbline)", "rbline twice at column 19");
 	expect_error("a:b=count(rbframes)", "expected argN at column 11");
 	expect_error("profile:0", "profile: rate out of range 1..10000 Hz at "
 				  "column 9");
@@ -267,8 +279,8 @@ static void test_profile_and_python(void **state)
 	expect_error("profile:99=count(arg0)",
 		     "profile:HZ has no arguments: its keys are pyframe, "
 		     "pyline, pyfirstline, pystack, phpframe, phpline, "
-		     "phpstack, rbframe, rbstack, ustack, kstack, mixstack and "
-		     "jitframe at column 12");
+		     "phpstack, rbframe, rbline, rbstack, ustack, kstack, "
+		     "mixstack and jitframe at column 12");
 	expect_error("profile:99=quantize(arg0)",
 		     "profile:HZ has no arguments: count() by pyframe, "
 		     "pystack or ustack at column 12");
