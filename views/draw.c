@@ -31,21 +31,43 @@ static int mod_hues = 6;
  * black and white, so that six modules differ (the Python and native
  * hues share them: a stack has either kind); on 256, twelve light
  * colours of the xterm cube that differ in hue. */
-static const short hue8[HUE_N] = {
+static const short hue8[HUE_ALL] = {
 	[HUE_PY_A] = COLOR_YELLOW,     [HUE_PY_B] = COLOR_GREEN,
 	[HUE_NATIVE_A] = COLOR_RED,    [HUE_NATIVE_B] = COLOR_MAGENTA,
 	[HUE_OTHER] = COLOR_WHITE,     [HUE_MOD + 0] = COLOR_YELLOW,
 	[HUE_MOD + 1] = COLOR_CYAN,    [HUE_MOD + 2] = COLOR_GREEN,
 	[HUE_MOD + 3] = COLOR_MAGENTA, [HUE_MOD + 4] = COLOR_RED,
-	[HUE_MOD + 5] = COLOR_BLUE,
+	[HUE_MOD + 5] = COLOR_BLUE,    [HUE_GROW + 0] = COLOR_RED,
+	[HUE_GROW + 1] = COLOR_RED,    [HUE_GROW + 2] = COLOR_RED,
+	[HUE_SHRINK + 0] = COLOR_BLUE, [HUE_SHRINK + 1] = COLOR_BLUE,
+	[HUE_SHRINK + 2] = COLOR_BLUE, [HUE_SAME] = COLOR_WHITE,
 };
-static const short hue256[HUE_N] = {
-	[HUE_PY_A] = 222,     [HUE_PY_B] = 150,	    [HUE_NATIVE_A] = 210,
-	[HUE_NATIVE_B] = 182, [HUE_OTHER] = 252,    [HUE_MOD + 0] = 222,
-	[HUE_MOD + 1] = 117,  [HUE_MOD + 2] = 150,  [HUE_MOD + 3] = 218,
-	[HUE_MOD + 4] = 210,  [HUE_MOD + 5] = 147,  [HUE_MOD + 6] = 159,
-	[HUE_MOD + 7] = 186,  [HUE_MOD + 8] = 180,  [HUE_MOD + 9] = 115,
-	[HUE_MOD + 10] = 183, [HUE_MOD + 11] = 229,
+static const short hue256[HUE_ALL] = {
+	[HUE_PY_A] = 222,
+	[HUE_PY_B] = 150,
+	[HUE_NATIVE_A] = 210,
+	[HUE_NATIVE_B] = 182,
+	[HUE_OTHER] = 252,
+	[HUE_MOD + 0] = 222,
+	[HUE_MOD + 1] = 117,
+	[HUE_MOD + 2] = 150,
+	[HUE_MOD + 3] = 218,
+	[HUE_MOD + 4] = 210,
+	[HUE_MOD + 5] = 147,
+	[HUE_MOD + 6] = 159,
+	[HUE_MOD + 7] = 186,
+	[HUE_MOD + 8] = 180,
+	[HUE_MOD + 9] = 115,
+	[HUE_MOD + 10] = 183,
+	[HUE_MOD + 11] = 229,
+	/* pink to red, pale to mid blue, grey */
+	[HUE_GROW + 0] = 224,
+	[HUE_GROW + 1] = 210,
+	[HUE_GROW + 2] = 203,
+	[HUE_SHRINK + 0] = 189,
+	[HUE_SHRINK + 1] = 153,
+	[HUE_SHRINK + 2] = 111,
+	[HUE_SAME] = 252,
 };
 
 void draw_init(bool color, bool utf8)
@@ -63,12 +85,13 @@ void draw_init(bool color, bool utf8)
 	init_pair(3, COLOR_YELLOW, -1); /* mark */
 	init_pair(4, COLOR_RED, -1); /* warn */
 	init_pair(5, COLOR_BLACK, COLOR_CYAN); /* header */
-	mod_hues = COLORS >= 256 && COLOR_PAIRS > HUE_PAIR + HUE_N
+	mod_hues = COLORS >= 256 && COLOR_PAIRS > HUE_PAIR + HUE_ALL
 			   ? DRAW_MOD_HUES_MAX
 			   : 6;
 	bg = mod_hues == DRAW_MOD_HUES_MAX ? hue256 : hue8;
-	for (int h = 0; h < HUE_MOD + mod_hues; h++) /* flame frames */
-		init_pair((short)(HUE_PAIR + h), COLOR_BLACK, bg[h]);
+	for (int h = 0; h < HUE_ALL; h++) /* flame frames */
+		if (h < HUE_MOD + mod_hues || h >= HUE_N)
+			init_pair((short)(HUE_PAIR + h), COLOR_BLACK, bg[h]);
 }
 
 int draw_mod_hues(void)
@@ -353,6 +376,25 @@ const char *fmt_rate(double v, char *buf, size_t n)
 	return buf;
 }
 
+const char *fmt_delta(double v, char *buf, size_t n)
+{
+	char size[32];
+
+	fmt_rate(v < 0 ? -v : v, size, sizeof(size));
+	snprintf(buf, n, "%s%s",
+		 !strcmp(size, "0") ? ""
+		 : v < 0	    ? "-"
+				    : "+",
+		 size);
+	return buf;
+}
+
+const char *fmt_ratio(double v, char *buf, size_t n)
+{
+	snprintf(buf, n, v < 10 ? "x%.2f" : v < 100 ? "x%.1f" : "x%.0f", v);
+	return buf;
+}
+
 const char *fmt_ns(double ns, char *buf, size_t n)
 {
 	const char *us = use_utf8 ? "\u00b5s" : "us";
@@ -569,17 +611,22 @@ static size_t cols_prefix(const char *s, int cols)
 	return i;
 }
 
+int draw_hue_pair(enum draw_hue hue)
+{
+	if (use_color && ((int)hue < HUE_MOD + mod_hues || hue >= HUE_N))
+		return HUE_PAIR + (int)hue;
+	return 0;
+}
+
 void draw_frame(int y, int x, int w, enum draw_hue hue, unsigned flags,
 		const char *name)
 {
-	attr_t a = A_NORMAL;
+	attr_t a = (attr_t)COLOR_PAIR(draw_hue_pair(hue));
 	char buf[512];
 	size_t len;
 
 	if (w < 1)
 		return;
-	if (use_color && (int)hue < HUE_MOD + mod_hues)
-		a |= COLOR_PAIR(HUE_PAIR + hue);
 	if (flags & FRAME_MATCH)
 		a |= A_BOLD | A_UNDERLINE;
 	else if (flags & FRAME_DIM)

@@ -66,6 +66,11 @@ void draw_clear(struct rect r);
 const char *fmt_count(uint64_t v, char *buf, size_t n);
 /* a rate per second, "3,041,000" below ten million, then "12.3M" */
 const char *fmt_rate(double v, char *buf, size_t n);
+/* a difference of rates: fmt_rate() of its size after its sign,
+ * "+1,200", "-3.5", "0" */
+const char *fmt_delta(double v, char *buf, size_t n);
+/* a ratio: "x1.80" below 10, "x12.5" below 100, "x340" above */
+const char *fmt_ratio(double v, char *buf, size_t n);
 /* nanoseconds: "410ns", "1.1µs" (or "1.1us"), "2.0ms", "3.00s" */
 const char *fmt_ns(double ns, char *buf, size_t n);
 /* The printf field width that shows s in w columns: w plus the bytes of
@@ -103,8 +108,18 @@ enum draw_hue {
 	HUE_NATIVE_B,
 	HUE_OTHER, /* "...", "?", all, + */
 	HUE_MOD, /* the first module hue */
-	HUE_N = HUE_MOD + DRAW_MOD_HUES_MAX
+	HUE_N = HUE_MOD + DRAW_MOD_HUES_MAX,
+	/* a differential flame graph's (--baseline): a frame whose share of
+	 * the samples grew against the baseline's (reds) or shrank
+	 * (blues), HUE_GROW + k and HUE_SHRINK + k for k in
+	 * 0..DRAW_DIFF_STEPS - 1 from a little to much (one red and one
+	 * blue on 8 colours), or is about the same */
+	HUE_GROW = HUE_N,
+	HUE_SHRINK = HUE_GROW + 3,
+	HUE_SAME = HUE_SHRINK + 3,
+	HUE_ALL
 };
+#define DRAW_DIFF_STEPS 3
 
 /* How many module hues the terminal shows apart (after draw_init()):
  * 12 with 256 colours, else 6. */
@@ -113,6 +128,9 @@ int draw_mod_hues(void);
 #define FRAME_MATCH 2u
 #define FRAME_DIM 4u
 #define FRAME_PLUS 8u
+/* The colour pair draw_frame() draws a frame of hue with (0 without
+ * colours). */
+int draw_hue_pair(enum draw_hue hue);
 /*
  * A frame w columns wide at (y, x): its name cut to w - 1 columns (a
  * mark in the last when cut) and a '|' closing it; one column is only
