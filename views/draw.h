@@ -148,6 +148,7 @@ struct hist_draw {
 	const struct spec *spec;
 	const struct agg_row *row;
 	const uint64_t *b; /* buckets to show (interval or totals) */
+	const uint64_t *base; /* the baseline's, overlaid; NULL: none */
 	int cursor; /* bucket under the cursor, or -1 */
 	bool ns; /* values are nanoseconds */
 };
@@ -155,7 +156,9 @@ struct hist_draw {
 /*
  * Draw h as DTrace does (value, bar of '@' or blocks, count), one bucket
  * per line from the first to the last non-empty one (with an empty one
- * either side), scaled to r, p50/p90/p99 marked after the count. Returns
+ * either side), scaled to r, p50/p90/p99 marked after the count; with a
+ * baseline, its bars (its buckets' shares of its count) overlaid in
+ * other shades (draw_hist.c). Returns
  * the bucket range drawn in *first, *last (-1 if empty).
  */
 void draw_hist(struct rect r, const struct hist_draw *h, int *first, int *last);

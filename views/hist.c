@@ -373,14 +373,24 @@ static void draw_strip(const struct hist *h, const struct spec *sp,
 	}
 }
 
-static void pct_note(const struct agg_spec *as, const struct agg_row *row,
-		     char *out, size_t n)
+/* The baseline's row of row's key (--baseline), or NULL. */
+static const struct agg_row *base_row(const struct model *m,
+				      const struct agg_spec *as,
+				      const struct agg_row *row)
+{
+	const struct basetab_row *br =
+		basetab_find(model_base_spec(m, as->id), row);
+
+	return br ? &br->row : NULL;
+}
+
+/* "p50 X p99 Y" of row's totals at out[o] (n bytes); the new end. */
+static size_t pct_put(const struct agg_spec *as, const struct agg_row *row,
+		      char *out, size_t n, size_t o)
 {
 	static const double P[] = { 50, 99 };
-	size_t o = 0;
 
-	out[0] = '\0';
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 2 && o < n; k++) {
 		int at = agg_percentile_bucket(row->b_total,
 					       agg_nbuckets(as->spec), P[k]);
 		char v[32];
@@ -392,6 +402,23 @@ static void pct_note(const struct agg_spec *as, const struct agg_row *row,
 		o += (size_t)snprintf(out + o, n - o, "%sp%.0f %s",
 				      o ? " " : "", P[k], v);
 	}
+	return o;
+}
+
+/* The box's note: the row's p50 and p99 since attach, and with a
+ * baseline its p50 and p99 beside them ("p50 4.1us p99 33us, baseline
+ * p50 2.0us p99 8.2us"). */
+static void pct_note(const struct model *m, const struct agg_spec *as,
+		     const struct agg_row *row, char *out, size_t n)
+{
+	const struct agg_row *base = base_row(m, as, row);
+	size_t o = pct_put(as, row, out, n, 0);
+
+	out[o] = '\0';
+	if (!base || o + 12 >= n)
+		return;
+	o += (size_t)snprintf(out + o, n - o, "%sbaseline", o ? ", " : "");
+	pct_put(as, base, out, n, o);
 }
 
 static void draw_one(struct hist *h, const struct model *m,
@@ -405,8 +432,10 @@ static void draw_one(struct hist *h, const struct model *m,
 		.cursor = cursor ? h->cursor : -1,
 		.ns = as->spec->timed,
 	};
+	const struct agg_row *base = base_row(m, as, row);
 	char key[256], cnt[32], v[32], avg[48] = "";
 
+	hd.base = base ? base->b_total : NULL;
 	model_key_text(m, row, " ", key, sizeof(key));
 	if (row->total) {
 		double a = (double)row->sum_total / (double)row->total;
@@ -450,7 +479,7 @@ static void hist_draw(void *st, const struct model *m,
 {
 	struct hist *h = st;
 	struct shown s = resolve(h, m);
-	char title[INERT_MAX_PER_BYTE * SPEC_TEXT_MAX + 16], note[96] = "";
+	char title[INERT_MAX_PER_BYTE * SPEC_TEXT_MAX + 16], note[160] = "";
 	struct rect in;
 	size_t o;
 	int lo, hi;
@@ -461,7 +490,7 @@ static void hist_draw(void *st, const struct model *m,
 	inert_put(title, sizeof(title), o,
 		  s.as ? s.as->spec->text : "Histogram");
 	if (s.row)
-		pct_note(s.as, s.row, note, sizeof(note));
+		pct_note(m, s.as, s.row, note, sizeof(note));
 	in = draw_box(r, title, note, focus);
 	if (in.h < 2)
 		return;
