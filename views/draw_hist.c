@@ -127,8 +127,8 @@ void draw_hist(struct rect r, const struct hist_draw *h, int *first, int *last)
 	if (barw < 1)
 		return;
 	draw_fmt(r.y, r.x, r.w, STYLE_TITLE, "%11s  %-*s%10s",
-		 h->ns ? "latency" : "value", fmt_w(legend(h), barw),
-		 legend(h), "count");
+		 h->ns ? "latency" : "value", fmt_w(legend(h), barw), legend(h),
+		 "count");
 	/* more buckets than lines: keep the cursor (or the top) in view */
 	if (hi - lo + 1 > r.h - 1) {
 		int want = h->cursor >= lo && h->cursor <= hi ? h->cursor : lo;
@@ -158,4 +158,3 @@ void draw_hist(struct rect r, const struct hist_draw *h, int *first, int *last)
 		draw_text(y, r.x + 23 + barw, markw, STYLE_MARK, marks);
 	}
 }
-
