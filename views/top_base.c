@@ -4,7 +4,7 @@
  * row's rate held against the baseline's rate of its key (the delta per
  * second and the ratio; "new" for a key the baseline never counted),
  * and the baseline's keys this run has not counted since attach, listed
- * under the rows with their old rate. The baseline is the model's
+ * under the rows with their old rate (and, but for frames, their spec). The baseline is the model's
  * (record/basetab.h: the old recording's events over its seconds).
  */
 #include <stdio.h>
@@ -89,6 +89,7 @@ int top_base_draw_gone(const struct top *t, const struct model *m,
 		       struct rect in, int y, int rows)
 {
 	char key[512], d[32], rate[32];
+	char spec[SPEC_TEXT_MAX * INERT_MAX_PER_BYTE];
 	int lines = 1;
 
 	if (!t->ngone || rows < 2)
@@ -100,14 +101,18 @@ int top_base_draw_gone(const struct top *t, const struct model *m,
 		const struct basetab_row *br = t->gone[i].br;
 		double old = basetab_rate(m->base, br);
 		const char *k = key;
+		const struct agg_spec *as;
 
 		model_key_text(m, &br->row, " ", key, sizeof(key));
 		if (m->binary_mode && strchr(key, ' ')) /* no pid: "0 " */
 			k = strchr(key, ' ') + 1;
-		draw_fmt(y + lines, in.x, in.w, STYLE_DIM,
-			 "%10s %11s %*s %*s  %s (was %s/s)", "-", "-", DELTA_W,
-			 fmt_delta(-old, d, sizeof(d)), RATIO_W, "gone", k,
-			 fmt_rate(old, rate, sizeof(rate)));
+		as = t->frames ? NULL : model_spec(m, t->gone[i].spec);
+		draw_fmt(
+			y + lines, in.x, in.w, STYLE_DIM,
+			"%10s %11s %*s %*s  %s%s%s (was %s/s)", "-", "-",
+			DELTA_W, fmt_delta(-old, d, sizeof(d)), RATIO_W, "gone",
+			as ? inert_str(spec, sizeof(spec), as->spec->text) : "",
+			as ? "  " : "", k, fmt_rate(old, rate, sizeof(rate)));
 	}
 	return lines;
 }
