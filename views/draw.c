@@ -376,6 +376,18 @@ const char *fmt_rate(double v, char *buf, size_t n)
 	return buf;
 }
 
+size_t fmt_glyph(char *out, size_t o, const char *utf, char ascii)
+{
+	size_t len = strlen(utf);
+
+	if (!use_utf8) {
+		out[o] = ascii;
+		return o + 1;
+	}
+	memcpy(out + o, utf, len);
+	return o + len;
+}
+
 const char *fmt_delta(double v, char *buf, size_t n)
 {
 	char size[32];
@@ -475,12 +487,7 @@ void draw_spark(int y, int x, int w, const double *v, size_t n)
 
 		if (v[i] > 0 && lv == 0)
 			lv = 1;
-		if (use_utf8) {
-			strcpy(line + o, UTF[lv]);
-			o += strlen(UTF[lv]);
-		} else {
-			line[o++] = ASCII[lv];
-		}
+		o = fmt_glyph(line, o, UTF[lv], ASCII[lv]);
 	}
 	line[o] = '\0';
 	draw_text(y, x, w, STYLE_BAR, line);

@@ -66,6 +66,9 @@ void draw_clear(struct rect r);
 const char *fmt_count(uint64_t v, char *buf, size_t n);
 /* a rate per second, "3,041,000" below ten million, then "12.3M" */
 const char *fmt_rate(double v, char *buf, size_t n);
+/* Put one glyph at out[o]: utf (a UTF-8 sequence of at most 4 bytes)
+ * where the terminal shows UTF-8, else ascii; the new end (no NUL). */
+size_t fmt_glyph(char *out, size_t o, const char *utf, char ascii);
 /* a difference of rates: fmt_rate() of its size after its sign,
  * "+1,200", "-3.5", "0" */
 const char *fmt_delta(double v, char *buf, size_t n);

@@ -36,12 +36,7 @@ static void bar_cells(char *out, size_t n, int now, int base, bool overlay)
 
 		if (!overlay)
 			c = 0; /* no baseline: DTrace's bars */
-		if (draw_utf8()) {
-			strcpy(out + o, UTF[c]);
-			o += strlen(UTF[c]);
-		} else {
-			out[o++] = ASCII[c];
-		}
+		o = fmt_glyph(out, o, UTF[c], ASCII[c]);
 	}
 	out[o] = '\0';
 }

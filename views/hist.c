@@ -361,12 +361,7 @@ static void draw_strip(const struct hist *h, const struct spec *sp,
 				 : 0;
 			if (v && !lv)
 				lv = 1;
-			if (draw_utf8()) {
-				strcpy(line + o, UTF[lv]);
-				o += strlen(UTF[lv]);
-			} else {
-				line[o++] = ASCII[lv];
-			}
+			o = fmt_glyph(line, o, UTF[lv], ASCII[lv]);
 		}
 		line[o] = '\0';
 		draw_text(y, r.x, r.w, STYLE_BAR, line);
@@ -389,6 +384,7 @@ static size_t pct_put(const struct agg_spec *as, const struct agg_row *row,
 		      char *out, size_t n, size_t o)
 {
 	static const double P[] = { 50, 99 };
+	size_t start = o;
 
 	for (int k = 0; k < 2 && o < n; k++) {
 		int at = agg_percentile_bucket(row->b_total,
@@ -400,24 +396,32 @@ static size_t pct_put(const struct agg_spec *as, const struct agg_row *row,
 		hist_bucket_label(as->spec, row, at, as->spec->timed, v,
 				  sizeof(v));
 		o += (size_t)snprintf(out + o, n - o, "%sp%.0f %s",
-				      o ? " " : "", P[k], v);
+				      o > start ? " " : "", P[k], v);
 	}
 	return o;
 }
 
-/* The box's note: the row's p50 and p99 since attach, and with a
- * baseline its p50 and p99 beside them ("p50 4.1us p99 33us, baseline
- * p50 2.0us p99 8.2us"). */
-static void pct_note(const struct model *m, const struct agg_spec *as,
-		     const struct agg_row *row, char *out, size_t n)
+/* The box's note: the row's p50 and p99 since attach. */
+static void pct_note(const struct agg_spec *as, const struct agg_row *row,
+		     char *out, size_t n)
 {
-	const struct agg_row *base = base_row(m, as, row);
-	size_t o = pct_put(as, row, out, n, 0);
+	out[0] = '\0';
+	pct_put(as, row, out, n, 0);
+}
 
-	out[o] = '\0';
-	if (!base || o + 12 >= n)
+/* With a baseline, now's p50 and p99 and the baseline's side by side
+ * ("  p50 4.1us p99 33us | baseline p50 2.0us p99 8.2us") into out;
+ * "" without one. */
+static void pct_vs(const struct agg_spec *as, const struct agg_row *row,
+		   const struct agg_row *base, char *out, size_t n)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	if (!base)
 		return;
-	o += (size_t)snprintf(out + o, n - o, "%sbaseline", o ? ", " : "");
+	o = pct_put(as, row, out, n, fmt_put(out, n, 0, "  "));
+	o = fmt_put(out, n, o, " | baseline ");
 	pct_put(as, base, out, n, o);
 }
 
@@ -433,7 +437,7 @@ static void draw_one(struct hist *h, const struct model *m,
 		.ns = as->spec->timed,
 	};
 	const struct agg_row *base = base_row(m, as, row);
-	char key[256], cnt[32], v[32], avg[48] = "";
+	char key[256], cnt[32], v[32], avg[48] = "", vs[160];
 
 	hd.base = base ? base->b_total : NULL;
 	model_key_text(m, row, " ", key, sizeof(key));
@@ -446,9 +450,10 @@ static void draw_one(struct hist *h, const struct model *m,
 			snprintf(v, sizeof(v), "%.0f", a);
 		snprintf(avg, sizeof(avg), "  avg %s", v);
 	}
-	draw_fmt(r.y, r.x, r.w, STYLE_NORMAL, " %s  count %s%s",
+	pct_vs(as, row, base, vs, sizeof(vs));
+	draw_fmt(r.y, r.x, r.w, STYLE_NORMAL, " %s  count %s%s%s",
 		 key[0] ? key : "(no key)",
-		 fmt_count(row->total, cnt, sizeof(cnt)), avg);
+		 fmt_count(row->total, cnt, sizeof(cnt)), avg, vs);
 	r.y++;
 	r.h--;
 	draw_hist(r, &hd, lo, hi);
@@ -479,7 +484,7 @@ static void hist_draw(void *st, const struct model *m,
 {
 	struct hist *h = st;
 	struct shown s = resolve(h, m);
-	char title[INERT_MAX_PER_BYTE * SPEC_TEXT_MAX + 16], note[160] = "";
+	char title[INERT_MAX_PER_BYTE * SPEC_TEXT_MAX + 16], note[96] = "";
 	struct rect in;
 	size_t o;
 	int lo, hi;
@@ -490,7 +495,7 @@ static void hist_draw(void *st, const struct model *m,
 	inert_put(title, sizeof(title), o,
 		  s.as ? s.as->spec->text : "Histogram");
 	if (s.row)
-		pct_note(m, s.as, s.row, note, sizeof(note));
+		pct_note(s.as, s.row, note, sizeof(note));
 	in = draw_box(r, title, note, focus);
 	if (in.h < 2)
 		return;

@@ -25,6 +25,10 @@ void top_base_cols(const struct model *m, const struct top_row *r, char *out,
 	out[0] = '\0';
 	if (!m->base)
 		return;
+	if (m->exited) { /* no rate now to hold against it */
+		snprintf(out, n, " %*s %*s", DELTA_W, "-", RATIO_W, "-");
+		return;
+	}
 	br = basetab_find(model_base_spec(m, r->spec), r->row);
 	if (!br) {
 		snprintf(out, n, " %*s %*s", DELTA_W, "", RATIO_W, "new");

@@ -1198,6 +1198,43 @@ static void test_stacks_cut(void **state)
 	assert_non_null(strstr(got, "|handle_request_an~|+"));
 }
 
+/* Histogram against a baseline: GC pauses of generation 0, now 34 in
+ * 4096.. and 2 in 32768.. (36), then 10 in 4096.. and 10 in 262144..
+ * (20): the row's line puts both p50s and p99s side by side, 4096..'s bar is
+ * half both (the baseline's half) and half now's alone, 262144..'s the
+ * baseline's alone. */
+static void test_hist_baseline(void **state)
+{
+	static char got[65536];
+	uint64_t b[PT_NBUCKETS] = { 0 };
+	struct agg_row old = { .nkeys = 1, .count = 20, .total = 20, .b = b };
+	struct basetab *t;
+	struct request r;
+	const char *at;
+
+	(void)state;
+	b[14] = 10;
+	b[20] = 10;
+	old.b_total = b;
+	t = baseline_of(&pause_spec, &old, 1, 2);
+	model.base = t;
+	key("hist", ACT_RIGHT, NULL, &r); /* the GC pauses, generation 0 */
+	render("hist", 100, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, "count 36  avg 6.0µs  p50 4.1µs p99 33µs "
+				    "| baseline p50 4.1µs p99 262µs"));
+	assert_non_null(strstr(got, "█ both ▓ now ░ baseline"));
+	at = strstr(got, "4.1µs |");
+	assert_non_null(at);
+	assert_true(strncmp(at, "4.1µs |████", 15) == 0);
+	assert_non_null(strstr(at, "█▓▓"));
+	at = strstr(got, "262µs |");
+	assert_non_null(at);
+	assert_true(strncmp(at + strlen("262µs |"), "░░░░", 12) == 0);
+	assert_true(strstr(at, "\n") < strstr(at, "█") || !strstr(at, "█"));
+	model.base = NULL;
+	basetab_free(t);
+}
+
 /* Stacks against a baseline: a;b;c x100, a;b;d x300, x;y x4 (404
  * samples) then; now (setup_stacks) a;b;c x300, a;b;d x100 and two of
  * one sample (402). c's share grew by 49.9 points: the strongest red;
@@ -1301,6 +1338,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stacks_baseline,
 						setup_stacks, teardown_stacks),
 		cmocka_unit_test_setup_teardown(test_top_baseline, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_hist_baseline, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stacks_golden,
 						setup_stacks, teardown_stacks),
