@@ -5,6 +5,7 @@
  * trace_impl.h. A rate is the row's events over the seconds its numbers
  * cover: an interval's, or since attach for the final summary.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "trace_impl.h"
@@ -40,6 +41,8 @@ const char *trace_base_text(const struct basetab_cmp *c, bool is_new, char *buf,
 {
 	if (is_new)
 		snprintf(buf, n, "new");
+	else if (fabs(c->delta) < 0.005) /* not "-0.00" */
+		snprintf(buf, n, "0.00/s x%.2f", c->ratio);
 	else
 		snprintf(buf, n, "%+.2f/s x%.2f", c->delta, c->ratio);
 	return buf;
