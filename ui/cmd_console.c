@@ -36,6 +36,7 @@ int cmd_console(int argc, char **argv)
 		{ "budget", required_argument, NULL, SESSION_OPT_BUDGET },
 		{ "listen", required_argument, NULL, SESSION_OPT_LISTEN },
 		{ "record", required_argument, NULL, SESSION_OPT_RECORD },
+		{ "baseline", required_argument, NULL, SESSION_OPT_BASELINE },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "demo", no_argument, NULL, 'D' },

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "agg.h"
+#include "basetab.h"
 #include "catalog.h"
 #include "cmd.h"
 #include "export.h"
@@ -69,6 +70,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "json", no_argument, NULL, 'j' },
 		{ "folded", no_argument, NULL, 'F' },
 		{ "record", required_argument, NULL, SESSION_OPT_RECORD },
+		{ "baseline", required_argument, NULL, SESSION_OPT_BASELINE },
 		{ 0 },
 	};
 	struct session_args *t = &a->target;
@@ -291,12 +293,24 @@ int cmd_trace(int argc, char **argv)
 	struct session s;
 	struct trace_args a;
 	struct loop lp = { .sigfd = -1, .pidfd = -1 };
+	struct trace_base base = { 0 };
+	struct basetab *bt = NULL;
+	char note[600];
 	int ret;
 
 	if (parse_args(argc, argv, &a))
 		return 2;
-	if (a.target.record && !(lp.rec = recorder_open(a.target.record)))
+	if (a.target.baseline) {
+		bt = session_baseline(a.target.baseline, note, sizeof(note));
+		if (!bt)
+			return 2;
+		base.t = bt;
+		base.path = a.target.baseline;
+	}
+	if (a.target.record && !(lp.rec = recorder_open(a.target.record))) {
+		basetab_free(bt);
 		return 1;
+	}
 	lp.sigfd = cli_signalfd();
 	ret = session_open(&s, &a.target);
 	if (ret) {
@@ -304,6 +318,7 @@ int cmd_trace(int argc, char **argv)
 		if (lp.rec)
 			unlink(a.target.record); /* nothing was traced */
 		recorder_free(lp.rec);
+		basetab_free(bt);
 		return ret;
 	}
 	ret = 1;
@@ -339,7 +354,12 @@ int cmd_trace(int argc, char **argv)
 		.ctx = &s,
 		.pid = (int)lp.pid,
 		.kernel = s.io || s.proc,
+		.base = base.t ? &base : NULL,
 	};
+	if (base.t)
+		cli_error("baseline %s: %u intervals, %.2f s%s%s",
+			  a.target.baseline, base.t->intervals, base.t->seconds,
+			  note[0] ? "; cut: " : "", note);
 	ret = run_loop(&lp, &a) ? 1 : 0;
 out:
 	recorder_free(lp.rec);
@@ -347,6 +367,7 @@ out:
 	export_stop(lp.ex);
 	agg_free(lp.agg);
 	session_close(&s);
+	basetab_free(bt);
 	if (lp.pidfd >= 0)
 		close(lp.pidfd);
 	if (lp.sigfd >= 0)

@@ -42,6 +42,7 @@
 #include "inert.h"
 #include "log.h"
 #include "proc.h"
+#include "basetab.h"
 #include "recorder.h"
 #include "session.h"
 #include "view.h"
@@ -462,6 +463,22 @@ static int start_export(struct console *c, const char *listen)
 	return 0;
 }
 
+/* --baseline OLD read before anything is attached, into the model;
+ * -1 after saying why in one line (the console exits 2). */
+static int open_baseline(struct console *c, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	c->base = session_baseline(path, c->base_note, sizeof(c->base_note));
+	if (!c->base)
+		return -1;
+	c->m.base = c->base;
+	snprintf(c->m.base_what, sizeof(c->m.base_what), "%s, %.1f s%s",
+		 slash ? slash + 1 : path, c->base->seconds,
+		 c->base_note[0] ? ", cut" : "");
+	return 0;
+}
+
 static void teardown(struct console *c)
 {
 	if (curses_up) {
@@ -472,6 +489,7 @@ static void teardown(struct console *c)
 	export_stop(c->ex);
 	recorder_final(c->rec, c->m.snap);
 	recorder_free(c->rec);
+	basetab_free(c->base);
 	for (int i = 0; i < c->nviews; i++)
 		if (c->views[i].st)
 			c->views[i].ops->close(c->views[i].st);
@@ -506,7 +524,12 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 		free(c);
 		return 2;
 	}
+	if (a->baseline && open_baseline(c, a->baseline)) {
+		free(c);
+		return 2;
+	}
 	if (a->record && !(c->rec = recorder_open(a->record))) {
+		basetab_free(c->base);
 		free(c);
 		return 1;
 	}
@@ -527,6 +550,9 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	a->with_kernel = !a->binary;
 	a->quiet_command = true; /* the screen is ours */
 	log_set_sink(log_to_ring, c); /* warnings from here on: on screen */
+	if (c->base_note[0])
+		console_say(c, "--baseline %s: cut: %s", a->baseline,
+			    c->base_note);
 	ret = session_open(&c->s, a);
 	if (ret)
 		goto out;

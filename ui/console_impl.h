@@ -51,6 +51,8 @@ struct console {
 	struct agg *agg;
 	struct export *ex; /* --listen, or NULL */
 	struct recorder *rec; /* --record, or NULL */
+	struct basetab *base; /* --baseline, or NULL (the model's base) */
+	char base_note[600]; /* a cut baseline's line, for Messages */
 	struct conmodel *cm;
 	struct model m;
 	struct vstate views[MAX_VIEWS];

@@ -16,7 +16,7 @@
 	"  probetop [-p PID | -b BINARY | -- COMMAND [ARGS...]] [-P SET]... "  \
 	"[-e SPEC]...\n"                                                       \
 	"           [-i SECS] [-d SECS] [--aggsize SIZE] [--budget PCT|off]\n" \
-	"           [--listen [ADDR:]PORT] [--record FILE]\n"                  \
+	"           [--listen [ADDR:]PORT] [--record FILE] [--baseline OLD]\n" \
 	"                        the console (no target: pick a process "      \
 	"first)\n"                                                             \
 	"  probetop --demo       the console on the bundled Python 3.11 "      \
@@ -39,7 +39,7 @@
 	"[--json]\n"                                                           \
 	"                 [--folded] [--budget PCT|off] [--listen "            \
 	"[ADDR:]PORT]\n"                                                       \
-	"                 [--record FILE]\n"                                   \
+	"                 [--record FILE] [--baseline OLD]\n"                  \
 	"                        aggregate probes in the kernel, print every " \
 	"interval\n"                                                           \
 	"  probetop replay FILE --json|--folded\n"                             \
@@ -174,6 +174,14 @@
 	"      --record FILE    every interval also into FILE (a new file, "   \
 	"0600, never\n"                                                        \
 	"                       overwritten), for probetop replay\n"           \
+	"      --baseline OLD   hold each row against the recording OLD: its " \
+	"rate then\n"                                                          \
+	"                       (its events over OLD's seconds), the delta "   \
+	"and ratio,\n"                                                         \
+	"                       new and gone keys; the console's Histogram "   \
+	"overlays\n"                                                           \
+	"                       OLD's, Stacks colours frames that grew red, "  \
+	"shrank blue\n"                                                        \
 	"  -v, --verbose        list: every location, with decoded "           \
 	"arguments\n"                                                          \
 	"  -f, --functions      list: function symbols instead of probes\n"    \

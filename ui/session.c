@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "baseline.h"
 #include "cmd.h"
 #include "export.h"
 #include "log.h"
@@ -391,6 +392,9 @@ int session_arg(struct session_args *a, int opt, const char *arg)
 	case SESSION_OPT_RECORD:
 		a->record = arg;
 		return 0;
+	case SESSION_OPT_BASELINE:
+		a->baseline = arg;
+		return 0;
 	default:
 		return 1;
 	}
@@ -451,4 +455,14 @@ void session_metrics_src(struct session *s, const struct agg_snapshot *snap,
 		.ctx = s,
 		.probes = tracer_nprobes(s->tr),
 	};
+}
+
+struct basetab *session_baseline(const char *path, char *note, size_t n)
+{
+	char why[512];
+	struct basetab *t = baseline_load(path, why, sizeof(why), note, n);
+
+	if (!t)
+		cli_error("--baseline %s: %s", path, why);
+	return t;
 }

@@ -49,6 +49,7 @@ struct session_args {
 	double budget; /* % of one CPU; < 0: off */
 	const char *listen; /* --listen [ADDR:]PORT, or NULL */
 	const char *record; /* --record FILE, or NULL (recorder.h) */
+	const char *baseline; /* --baseline OLD, or NULL (baseline.h) */
 };
 
 /* --budget's default: % of one CPU tracing may take from the targets */
@@ -63,6 +64,7 @@ double session_budget(const struct session_args *a);
 #define SESSION_OPT_BUDGET 0x101
 #define SESSION_OPT_LISTEN 0x102 /* --listen [ADDR:]PORT (export.h) */
 #define SESSION_OPT_RECORD 0x103 /* --record FILE (recorder.h) */
+#define SESSION_OPT_BASELINE 0x104 /* --baseline OLD (baseline.h) */
 
 /*
  * One command-line option of the target and what to trace, as trace and
@@ -70,11 +72,23 @@ double session_budget(const struct session_args *a);
  * --aggsize SIZE (SESSION_OPT_AGGSIZE; arg is its argument), --budget
  * PCT|off (SESSION_OPT_BUDGET), --listen [ADDR:]PORT (SESSION_OPT_LISTEN,
  * checked here, served by export.h), --record FILE (SESSION_OPT_RECORD,
- * written by recorder.h). 0 when
+ * written by recorder.h), --baseline OLD (SESSION_OPT_BASELINE, read by
+ * baseline.h). 0 when
  * taken, 1 when opt is not one of them, -1 on
  * a bad argument (said on stderr).
  */
 int session_arg(struct session_args *a, int opt, const char *arg);
+
+struct basetab;
+
+/*
+ * --baseline OLD read whole (baseline.h). NULL after saying why in one
+ * line on stderr: call it before anything is attached (and curses is
+ * up); the caller exits 2. A recording cut inside a record gives what
+ * is before the cut, and note[0..n) the one line to say in Messages
+ * ("" for a whole file).
+ */
+struct basetab *session_baseline(const char *path, char *note, size_t n);
 
 /* Where an attached spec came from. */
 struct session_spec {

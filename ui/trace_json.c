@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -99,9 +100,70 @@ static void json_mark(json_object *o, const char *prefix, unsigned char mark)
 	json_object_object_add(o, name, json_object_new_boolean(true));
 }
 
+/* --baseline: "rate" (events per second over span), "baseline_rate",
+ * "delta" and "ratio" into row, or "new": true for a key the baseline
+ * has not (its baseline_rate 0, ratio null). */
+static void json_vs(json_object *row, const struct trace_out *out,
+		    const struct agg_spec *as, const struct agg_row *r,
+		    bool final, double span)
+{
+	struct basetab_cmp c;
+	bool found = trace_base_row(out, trace_base_spec(out, as), r, final,
+				    span, &c);
+
+	json_object_object_add(row, "rate", json_object_new_double(c.rate));
+	json_object_object_add(row, "baseline_rate",
+			       json_object_new_double(c.base));
+	json_object_object_add(row, "delta", json_object_new_double(c.delta));
+	json_object_object_add(row, "ratio",
+			       found ? json_object_new_double(c.ratio) : NULL);
+	if (!found)
+		json_object_object_add(row, "new",
+				       json_object_new_boolean(true));
+}
+
+/* --baseline: [{"key", "baseline_rate", "baseline_total"}]: the
+ * baseline's keys of as not shown now, highest rate first */
+static json_object *json_gone(const struct trace_out *out,
+			      const struct agg_spec *as, bool final)
+{
+	const struct basetab_row **gone;
+	size_t n = basetab_gone(trace_base_spec(out, as), as, final, &gone);
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "key", json_key(&gone[i]->row));
+		json_object_object_add(o, "baseline_rate",
+				       json_object_new_double(basetab_rate(
+					       out->base->t, gone[i])));
+		json_object_object_add(
+			o, "baseline_total",
+			json_object_new_uint64(gone[i]->row.total));
+		json_object_array_add(a, o);
+	}
+	if (n)
+		free(gone);
+	return a;
+}
+
+/* {"file", "seconds", "intervals"}: what the baseline is */
+static json_object *json_baseline(const struct trace_base *b)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "file", cli_json_inert(b->path));
+	json_object_object_add(o, "seconds",
+			       json_object_new_double(b->t->seconds));
+	json_object_object_add(o, "intervals",
+			       json_object_new_uint64(b->t->intervals));
+	return o;
+}
+
 static json_object *json_row(const struct trace_out *out,
 			     const struct agg_spec *as, const struct agg_row *r,
-			     bool final)
+			     bool final, double span)
 {
 	const struct spec *sp = as->spec;
 	json_object *row = json_object_new_object();
@@ -141,6 +203,8 @@ static json_object *json_row(const struct trace_out *out,
 	json_mark(row, "", final ? r->mark_total : r->mark);
 	if (!final)
 		json_mark(row, "total_", r->mark_total);
+	if (out->base)
+		json_vs(row, out, as, r, final, span);
 	return row;
 }
 
@@ -179,7 +243,7 @@ static json_object *json_overhead(const struct agg_overhead *ov)
 }
 
 static json_object *json_agg(const struct trace_out *out,
-			     const struct agg_spec *as, bool final)
+			     const struct agg_spec *as, bool final, double span)
 {
 	json_object *o = json_object_new_object(), *rows;
 
@@ -228,8 +292,11 @@ static json_object *json_agg(const struct trace_out *out,
 	for (size_t i = 0; i < as->nrows; i++)
 		if (row_shown(as->rows[i], final))
 			json_object_array_add(
-				rows, json_row(out, as, as->rows[i], final));
+				rows,
+				json_row(out, as, as->rows[i], final, span));
 	json_object_object_add(o, "rows", rows);
+	if (out->base)
+		json_object_object_add(o, "gone", json_gone(out, as, final));
 	return o;
 }
 
@@ -360,6 +427,7 @@ void trace_json_print(const struct trace_out *out,
 		      const struct agg_snapshot *snap, bool final)
 {
 	json_object *o = json_object_new_object(), *aggs, *io, *procs;
+	double span = trace_base_span(out, snap, final);
 
 	if (final)
 		json_object_object_add(o, "final", json_object_new_boolean(1));
@@ -385,10 +453,12 @@ void trace_json_print(const struct trace_out *out,
 		o, "budget_pct",
 		snap->budget_pct >= 0 ? json_object_new_double(snap->budget_pct)
 				      : NULL);
+	if (out->base)
+		json_object_object_add(o, "baseline", json_baseline(out->base));
 	aggs = json_object_new_array();
 	for (size_t s = 0; s < snap->nspecs; s++)
-		json_object_array_add(aggs,
-				      json_agg(out, &snap->specs[s], final));
+		json_object_array_add(
+			aggs, json_agg(out, &snap->specs[s], final, span));
 	json_object_object_add(o, "aggs", aggs);
 	if (snap->nio) {
 		io = json_object_new_array();

@@ -11,6 +11,7 @@
 #include "trace_out.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -91,13 +92,49 @@ static int command_width(const struct trace_out *out, const struct agg_spec *as,
 	return w;
 }
 
+/* --baseline: row r's rate against the baseline's, a column after the
+ * others ("  +12.50/s x1.80", "  new"); nothing without one. */
+static void text_vs(const struct trace_out *out, const struct basetab_spec *bs,
+		    const struct agg_row *r, bool final, double span)
+{
+	struct basetab_cmp c;
+	char buf[64];
+	bool found;
+
+	if (!out->base)
+		return;
+	found = trace_base_row(out, bs, r, final, span, &c);
+	fprintf(out->f, "  %s", trace_base_text(&c, !found, buf, sizeof(buf)));
+}
+
+/* --baseline: the baseline's keys of as not shown now, one line each
+ * ("  gone  KEY  (was 12.50/s)"). */
+static void text_gone(const struct trace_out *out, const struct agg_spec *as,
+		      bool final)
+{
+	const struct basetab_row **gone;
+	size_t n = out->base ? basetab_gone(trace_base_spec(out, as), as, final,
+					    &gone)
+			     : 0;
+	char key[2048];
+
+	for (size_t i = 0; i < n; i++) {
+		format_key(&gone[i]->row, key, sizeof(key));
+		fprintf(out->f, "  gone  %s  (was %.2f/s)\n", key,
+			basetab_rate(out->base->t, gone[i]));
+	}
+	if (n)
+		free(gone);
+}
+
 static void text_counts(const struct trace_out *out, const struct agg_spec *as,
-			bool final)
+			bool final, double span)
 {
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
 	bool keyed = as->spec->nkeys > 0;
 	int width = 3, cmdw = out->per_pid ? command_width(out, as, final) : 0;
 	char key[2048], cmd[CMD_WIDTH_MAX + 1], a[32], b[32];
+	const struct basetab_spec *bs = trace_base_spec(out, as);
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		int len;
@@ -111,8 +148,8 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 		fprintf(out->f, "  %7s  %-*s", "PID", cmdw, "COMMAND");
 	if (keyed)
 		fprintf(out->f, "  %-*s", width, "KEY");
-	fprintf(out->f, "  %12s  %12s%s\n", final ? "" : "COUNT", "TOTAL",
-		sum ? "           SUM" : "");
+	fprintf(out->f, "  %12s  %12s%s%s\n", final ? "" : "COUNT", "TOTAL",
+		sum ? "           SUM" : "", out->base ? "  VS BASELINE" : "");
 	for (size_t i = 0; i < as->nrows; i++) {
 		const struct agg_row *r = as->rows[i];
 
@@ -139,8 +176,10 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 				mark_i(final ? r->sum_total : r->sum,
 				       final ? r->mark_total : r->mark, a,
 				       sizeof(a)));
+		text_vs(out, bs, r, final, span);
 		fputc('\n', out->f);
 	}
+	text_gone(out, as, final);
 }
 
 static void bucket_label(const struct spec *sp, const struct agg_row *r, int i,
@@ -192,9 +231,10 @@ static void text_bars(const struct trace_out *out, const struct spec *sp,
 }
 
 static void text_hists(const struct trace_out *out, const struct agg_spec *as,
-		       bool final)
+		       bool final, double span)
 {
 	const struct spec *sp = as->spec;
+	const struct basetab_spec *bs = trace_base_spec(out, as);
 	char key[2048], cmd[256], a[32], t[32];
 
 	for (size_t i = 0; i < as->nrows; i++) {
@@ -220,9 +260,15 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 			       sizeof(a)),
 			count ? (double)sum / (double)count : 0.0, r->min,
 			r->max, mark_u(r->total, r->mark_total, t, sizeof(t)));
+		if (out->base) {
+			fprintf(out->f, "  vs baseline");
+			text_vs(out, bs, r, final, span);
+			fputc('\n', out->f);
+		}
 		text_bars(out, sp, r, b, count,
 			  final ? r->mark_total : r->mark);
 	}
+	text_gone(out, as, final);
 }
 
 /* Process events: one line per (pid, event, code, name); exits show
@@ -322,6 +368,8 @@ static void text_sampled(const struct trace_out *out,
 static void print_text(const struct trace_out *out,
 		       const struct agg_snapshot *snap, bool final)
 {
+	double span = trace_base_span(out, snap, final);
+
 	if (final)
 		fprintf(out->f,
 			"=== final · %.2f s · %s%" PRIu64 " events · %" PRIu64
@@ -357,12 +405,13 @@ static void print_text(const struct trace_out *out,
 			fprintf(out->f, "  (%" PRIu64 " unmatched returns)",
 				unmatched);
 		fputc('\n', out->f);
-		if (!any_shown(as, final))
+		if (!any_shown(as, final)) {
 			fprintf(out->f, "  (no events)\n");
-		else if (spec_has_buckets(as->spec))
-			text_hists(out, as, final);
+			text_gone(out, as, final);
+		} else if (spec_has_buckets(as->spec))
+			text_hists(out, as, final, span);
 		else
-			text_counts(out, as, final);
+			text_counts(out, as, final, span);
 		fputc('\n', out->f);
 	}
 	for (size_t i = 0; i < snap->nio; i++) {
@@ -394,4 +443,6 @@ void trace_out_print(const struct trace_out *out,
 		trace_folded_print(out, snap, final);
 	else
 		print_text(out, snap, final);
+	if (out->base && !final)
+		out->base->last_s = snap->elapsed_s;
 }

@@ -13,6 +13,16 @@
 
 #include "agg.h"
 
+struct basetab;
+
+/* --baseline OLD: the baseline each row is held against, and the end of
+ * the last interval printed (its rates' seconds start there). */
+struct trace_base {
+	const struct basetab *t;
+	const char *path; /* OLD, as given */
+	double last_s; /* elapsed_s of the last interval printed */
+};
+
 struct trace_out {
 	FILE *f;
 	bool json;
@@ -23,11 +33,13 @@ struct trace_out {
 	void *ctx;
 	int pid; /* the target, 0 for -b */
 	bool kernel; /* -P io or process: the kernel counts for the target */
+	struct trace_base *base; /* --baseline, or NULL */
 };
 
 /*
  * Print one interval (final = false: interval values, rows that changed)
- * or the final summary (totals since attach, every row).
+ * or the final summary (totals since attach, every row). With a
+ * baseline, each row's rate is held against it (trace_impl.h).
  */
 void trace_out_print(const struct trace_out *out,
 		     const struct agg_snapshot *snap, bool final);

@@ -31,21 +31,43 @@ static int mod_hues = 6;
  * black and white, so that six modules differ (the Python and native
  * hues share them: a stack has either kind); on 256, twelve light
  * colours of the xterm cube that differ in hue. */
-static const short hue8[HUE_N] = {
+static const short hue8[HUE_ALL] = {
 	[HUE_PY_A] = COLOR_YELLOW,     [HUE_PY_B] = COLOR_GREEN,
 	[HUE_NATIVE_A] = COLOR_RED,    [HUE_NATIVE_B] = COLOR_MAGENTA,
 	[HUE_OTHER] = COLOR_WHITE,     [HUE_MOD + 0] = COLOR_YELLOW,
 	[HUE_MOD + 1] = COLOR_CYAN,    [HUE_MOD + 2] = COLOR_GREEN,
 	[HUE_MOD + 3] = COLOR_MAGENTA, [HUE_MOD + 4] = COLOR_RED,
-	[HUE_MOD + 5] = COLOR_BLUE,
+	[HUE_MOD + 5] = COLOR_BLUE,    [HUE_GROW + 0] = COLOR_RED,
+	[HUE_GROW + 1] = COLOR_RED,    [HUE_GROW + 2] = COLOR_RED,
+	[HUE_SHRINK + 0] = COLOR_BLUE, [HUE_SHRINK + 1] = COLOR_BLUE,
+	[HUE_SHRINK + 2] = COLOR_BLUE, [HUE_SAME] = COLOR_WHITE,
 };
-static const short hue256[HUE_N] = {
-	[HUE_PY_A] = 222,     [HUE_PY_B] = 150,	    [HUE_NATIVE_A] = 210,
-	[HUE_NATIVE_B] = 182, [HUE_OTHER] = 252,    [HUE_MOD + 0] = 222,
-	[HUE_MOD + 1] = 117,  [HUE_MOD + 2] = 150,  [HUE_MOD + 3] = 218,
-	[HUE_MOD + 4] = 210,  [HUE_MOD + 5] = 147,  [HUE_MOD + 6] = 159,
-	[HUE_MOD + 7] = 186,  [HUE_MOD + 8] = 180,  [HUE_MOD + 9] = 115,
-	[HUE_MOD + 10] = 183, [HUE_MOD + 11] = 229,
+static const short hue256[HUE_ALL] = {
+	[HUE_PY_A] = 222,
+	[HUE_PY_B] = 150,
+	[HUE_NATIVE_A] = 210,
+	[HUE_NATIVE_B] = 182,
+	[HUE_OTHER] = 252,
+	[HUE_MOD + 0] = 222,
+	[HUE_MOD + 1] = 117,
+	[HUE_MOD + 2] = 150,
+	[HUE_MOD + 3] = 218,
+	[HUE_MOD + 4] = 210,
+	[HUE_MOD + 5] = 147,
+	[HUE_MOD + 6] = 159,
+	[HUE_MOD + 7] = 186,
+	[HUE_MOD + 8] = 180,
+	[HUE_MOD + 9] = 115,
+	[HUE_MOD + 10] = 183,
+	[HUE_MOD + 11] = 229,
+	/* pink to red, pale to mid blue, grey */
+	[HUE_GROW + 0] = 224,
+	[HUE_GROW + 1] = 210,
+	[HUE_GROW + 2] = 203,
+	[HUE_SHRINK + 0] = 189,
+	[HUE_SHRINK + 1] = 153,
+	[HUE_SHRINK + 2] = 111,
+	[HUE_SAME] = 252,
 };
 
 void draw_init(bool color, bool utf8)
@@ -63,12 +85,13 @@ void draw_init(bool color, bool utf8)
 	init_pair(3, COLOR_YELLOW, -1); /* mark */
 	init_pair(4, COLOR_RED, -1); /* warn */
 	init_pair(5, COLOR_BLACK, COLOR_CYAN); /* header */
-	mod_hues = COLORS >= 256 && COLOR_PAIRS > HUE_PAIR + HUE_N
+	mod_hues = COLORS >= 256 && COLOR_PAIRS > HUE_PAIR + HUE_ALL
 			   ? DRAW_MOD_HUES_MAX
 			   : 6;
 	bg = mod_hues == DRAW_MOD_HUES_MAX ? hue256 : hue8;
-	for (int h = 0; h < HUE_MOD + mod_hues; h++) /* flame frames */
-		init_pair((short)(HUE_PAIR + h), COLOR_BLACK, bg[h]);
+	for (int h = 0; h < HUE_ALL; h++) /* flame frames */
+		if (h < HUE_MOD + mod_hues || h >= HUE_N)
+			init_pair((short)(HUE_PAIR + h), COLOR_BLACK, bg[h]);
 }
 
 int draw_mod_hues(void)
@@ -353,6 +376,37 @@ const char *fmt_rate(double v, char *buf, size_t n)
 	return buf;
 }
 
+size_t fmt_glyph(char *out, size_t o, const char *utf, char ascii)
+{
+	size_t len = strlen(utf);
+
+	if (!use_utf8) {
+		out[o] = ascii;
+		return o + 1;
+	}
+	memcpy(out + o, utf, len);
+	return o + len;
+}
+
+const char *fmt_delta(double v, char *buf, size_t n)
+{
+	char size[32];
+
+	fmt_rate(v < 0 ? -v : v, size, sizeof(size));
+	snprintf(buf, n, "%s%s",
+		 !strcmp(size, "0") ? ""
+		 : v < 0	    ? "-"
+				    : "+",
+		 size);
+	return buf;
+}
+
+const char *fmt_ratio(double v, char *buf, size_t n)
+{
+	snprintf(buf, n, v < 10 ? "x%.2f" : v < 100 ? "x%.1f" : "x%.0f", v);
+	return buf;
+}
+
 const char *fmt_ns(double ns, char *buf, size_t n)
 {
 	const char *us = use_utf8 ? "\u00b5s" : "us";
@@ -433,126 +487,10 @@ void draw_spark(int y, int x, int w, const double *v, size_t n)
 
 		if (v[i] > 0 && lv == 0)
 			lv = 1;
-		if (use_utf8) {
-			strcpy(line + o, UTF[lv]);
-			o += strlen(UTF[lv]);
-		} else {
-			line[o++] = ASCII[lv];
-		}
+		o = fmt_glyph(line, o, UTF[lv], ASCII[lv]);
 	}
 	line[o] = '\0';
 	draw_text(y, x, w, STYLE_BAR, line);
-}
-
-const char *hist_bucket_label(const struct spec *spec,
-			      const struct agg_row *row, int i, bool ns,
-			      char *buf, size_t n)
-{
-	int nb = agg_nbuckets(spec);
-	int64_t low = agg_bucket_low(spec, row, i);
-
-	if (i == 0 && (spec->agg != SPEC_AGG_LQUANTIZE || low < spec->lq_low))
-		snprintf(buf, n, "< %" PRId64,
-			 spec->agg == SPEC_AGG_LQUANTIZE ? spec->lq_low : 0);
-	else if (spec->agg == SPEC_AGG_LQUANTIZE && i == nb - 1)
-		snprintf(buf, n, ">= %" PRId64, low);
-	else if (ns)
-		fmt_ns((double)low, buf, n);
-	else
-		snprintf(buf, n, "%" PRId64, low);
-	return buf;
-}
-
-/* The range of buckets worth drawing: non-empty ones, one empty each side */
-static void hist_range(const uint64_t *b, int nb, int *first, int *last)
-{
-	*first = -1;
-	*last = -1;
-	for (int i = 0; i < nb; i++) {
-		if (!b[i])
-			continue;
-		if (*first < 0)
-			*first = i;
-		*last = i;
-	}
-	if (*first < 0)
-		return;
-	if (*first > 0)
-		(*first)--;
-	if (*last < nb - 1)
-		(*last)++;
-}
-
-void draw_hist(struct rect r, const struct hist_draw *h, int *first, int *last)
-{
-	static const struct {
-		double p;
-		const char *name;
-	} P[] = { { 50, "p50" }, { 90, "p90" }, { 99, "p99" } };
-	int nb = agg_nbuckets(h->spec), mark[3], lo, hi, barw, markw;
-	uint64_t total = 0;
-	char lab[32], cnt[32];
-
-	hist_range(h->b, nb, &lo, &hi);
-	*first = lo;
-	*last = hi;
-	if (lo < 0 || r.h < 2) {
-		draw_text(r.y, r.x, r.w, STYLE_DIM, "  (no data yet)");
-		return;
-	}
-	for (int i = 0; i < nb; i++)
-		total += h->b[i];
-	for (int k = 0; k < 3; k++)
-		mark[k] = agg_percentile_bucket(h->b, nb, P[k].p);
-	/* value (11) '|' bar count (10) marks (4), the bar gets the rest */
-	markw = r.w >= 40 ? 4 : 0;
-	barw = r.w - 12 - 1 - 10 - markw;
-	if (barw > 40 && r.w < 100)
-		barw = 40;
-	if (barw < 1)
-		return;
-	draw_fmt(r.y, r.x, r.w, STYLE_TITLE, "%11s  %-*s%10s",
-		 h->ns ? "latency" : "value", barw, "Distribution", "count");
-	/* more buckets than lines: keep the cursor (or the top) in view */
-	if (hi - lo + 1 > r.h - 1) {
-		int want = h->cursor >= lo && h->cursor <= hi ? h->cursor : lo;
-
-		if (want - lo >= r.h - 1)
-			lo = want - (r.h - 2);
-		hi = lo + r.h - 2;
-	}
-	for (int i = lo, y = r.y + 1; i <= hi; i++, y++) {
-		char bar[512] = "", marks[16] = "";
-		int len = total ? (int)((double)h->b[i] * barw / (double)total +
-					0.5)
-				: 0,
-		    o = 0;
-
-		if (h->b[i] && !len)
-			len = 1;
-		for (int k = 0; k < len && o + 4 < (int)sizeof(bar); k++) {
-			if (use_utf8) {
-				strcpy(bar + o, "\u2588");
-				o += 3;
-			} else {
-				bar[o++] = '@';
-			}
-		}
-		bar[o] = '\0';
-		for (int k = 2; k >= 0; k--)
-			if (mark[k] == i && !marks[0])
-				snprintf(marks, sizeof(marks), " %s",
-					 P[k].name);
-		hist_bucket_label(h->spec, h->row, i, h->ns, lab, sizeof(lab));
-		draw_fmt(y, r.x, 12,
-			 i == h->cursor ? STYLE_SELECTED : STYLE_NORMAL, "%*s ",
-			 fmt_w(lab, 11), lab);
-		draw_text(y, r.x + 12, 1, STYLE_NORMAL, "|");
-		draw_text(y, r.x + 13, barw, STYLE_BAR, bar);
-		draw_fmt(y, r.x + 13 + barw, 10, STYLE_NORMAL, "%10s",
-			 fmt_count(h->b[i], cnt, sizeof(cnt)));
-		draw_text(y, r.x + 23 + barw, markw, STYLE_MARK, marks);
-	}
 }
 
 /* The bytes of s that take at most cols columns (a UTF-8 sequence is
@@ -569,17 +507,22 @@ static size_t cols_prefix(const char *s, int cols)
 	return i;
 }
 
+int draw_hue_pair(enum draw_hue hue)
+{
+	if (use_color && ((int)hue < HUE_MOD + mod_hues || hue >= HUE_N))
+		return HUE_PAIR + (int)hue;
+	return 0;
+}
+
 void draw_frame(int y, int x, int w, enum draw_hue hue, unsigned flags,
 		const char *name)
 {
-	attr_t a = A_NORMAL;
+	attr_t a = (attr_t)COLOR_PAIR(draw_hue_pair(hue));
 	char buf[512];
 	size_t len;
 
 	if (w < 1)
 		return;
-	if (use_color && (int)hue < HUE_MOD + mod_hues)
-		a |= COLOR_PAIR(HUE_PAIR + hue);
 	if (flags & FRAME_MATCH)
 		a |= A_BOLD | A_UNDERLINE;
 	else if (flags & FRAME_DIM)

@@ -66,6 +66,14 @@ void draw_clear(struct rect r);
 const char *fmt_count(uint64_t v, char *buf, size_t n);
 /* a rate per second, "3,041,000" below ten million, then "12.3M" */
 const char *fmt_rate(double v, char *buf, size_t n);
+/* Put one glyph at out[o]: utf (a UTF-8 sequence of at most 4 bytes)
+ * where the terminal shows UTF-8, else ascii; the new end (no NUL). */
+size_t fmt_glyph(char *out, size_t o, const char *utf, char ascii);
+/* a difference of rates: fmt_rate() of its size after its sign,
+ * "+1,200", "-3.5", "0" */
+const char *fmt_delta(double v, char *buf, size_t n);
+/* a ratio: "x1.80" below 10, "x12.5" below 100, "x340" above */
+const char *fmt_ratio(double v, char *buf, size_t n);
 /* nanoseconds: "410ns", "1.1µs" (or "1.1us"), "2.0ms", "3.00s" */
 const char *fmt_ns(double ns, char *buf, size_t n);
 /* The printf field width that shows s in w columns: w plus the bytes of
@@ -103,8 +111,18 @@ enum draw_hue {
 	HUE_NATIVE_B,
 	HUE_OTHER, /* "...", "?", all, + */
 	HUE_MOD, /* the first module hue */
-	HUE_N = HUE_MOD + DRAW_MOD_HUES_MAX
+	HUE_N = HUE_MOD + DRAW_MOD_HUES_MAX,
+	/* a differential flame graph's (--baseline): a frame whose share of
+	 * the samples grew against the baseline's (reds) or shrank
+	 * (blues), HUE_GROW + k and HUE_SHRINK + k for k in
+	 * 0..DRAW_DIFF_STEPS - 1 from a little to much (one red and one
+	 * blue on 8 colours), or is about the same */
+	HUE_GROW = HUE_N,
+	HUE_SHRINK = HUE_GROW + 3,
+	HUE_SAME = HUE_SHRINK + 3,
+	HUE_ALL
 };
+#define DRAW_DIFF_STEPS 3
 
 /* How many module hues the terminal shows apart (after draw_init()):
  * 12 with 256 colours, else 6. */
@@ -113,6 +131,9 @@ int draw_mod_hues(void);
 #define FRAME_MATCH 2u
 #define FRAME_DIM 4u
 #define FRAME_PLUS 8u
+/* The colour pair draw_frame() draws a frame of hue with (0 without
+ * colours). */
+int draw_hue_pair(enum draw_hue hue);
 /*
  * A frame w columns wide at (y, x): its name cut to w - 1 columns (a
  * mark in the last when cut) and a '|' closing it; one column is only
@@ -130,6 +151,7 @@ struct hist_draw {
 	const struct spec *spec;
 	const struct agg_row *row;
 	const uint64_t *b; /* buckets to show (interval or totals) */
+	const uint64_t *base; /* the baseline's, overlaid; NULL: none */
 	int cursor; /* bucket under the cursor, or -1 */
 	bool ns; /* values are nanoseconds */
 };
@@ -137,7 +159,9 @@ struct hist_draw {
 /*
  * Draw h as DTrace does (value, bar of '@' or blocks, count), one bucket
  * per line from the first to the last non-empty one (with an empty one
- * either side), scaled to r, p50/p90/p99 marked after the count. Returns
+ * either side), scaled to r, p50/p90/p99 marked after the count; with a
+ * baseline, its bars (its buckets' shares of its count) overlaid in
+ * other shades (draw_hist.c). Returns
  * the bucket range drawn in *first, *last (-1 if empty).
  */
 void draw_hist(struct rect r, const struct hist_draw *h, int *first, int *last);

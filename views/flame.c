@@ -231,12 +231,11 @@ static uint32_t new_node(struct flame *f, uint32_t parent, const char *name,
 	return id;
 }
 
-/* parent's child named name[0..len), made if new (of module
- * mod[0..mlen)); FLAME_NIL on ENOMEM */
-static uint32_t child(struct flame *f, uint32_t parent, const char *name,
-		      size_t len, const char *mod, size_t mlen)
+/* parent's child named name[0..len), whose name hashes to h, or
+ * FLAME_NIL */
+static uint32_t find_kid(const struct flame *f, uint32_t parent,
+			 const char *name, size_t len, uint32_t h)
 {
-	uint32_t h = (uint32_t)name_hash(name, len);
 	size_t s = kid_slot(parent, h, f->kcap);
 
 	for (; f->kids[s].id != FLAME_NIL; s = (s + 1) & (f->kcap - 1)) {
@@ -247,7 +246,19 @@ static uint32_t child(struct flame *f, uint32_t parent, const char *name,
 		    !strncmp(nm, name, len) && !nm[len])
 			return f->kids[s].id;
 	}
-	return new_node(f, parent, name, len, h, mod, mlen);
+	return FLAME_NIL;
+}
+
+/* parent's child named name[0..len), made if new (of module
+ * mod[0..mlen)); FLAME_NIL on ENOMEM */
+static uint32_t child(struct flame *f, uint32_t parent, const char *name,
+		      size_t len, const char *mod, size_t mlen)
+{
+	uint32_t h = (uint32_t)name_hash(name, len);
+	uint32_t id = find_kid(f, parent, name, len, h);
+
+	return id != FLAME_NIL ? id
+			       : new_node(f, parent, name, len, h, mod, mlen);
 }
 
 /* The leaf of a stack seen for the first time: its frames walked from
@@ -436,6 +447,15 @@ uint64_t flame_self(const struct flame *f, uint32_t id)
 const char *flame_name(const struct flame *f, uint32_t id)
 {
 	return id < f->n ? f->names + f->nodes[id].name : "";
+}
+
+uint32_t flame_child(const struct flame *f, uint32_t parent, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (parent >= f->n || !f->kcap)
+		return FLAME_NIL;
+	return find_kid(f, parent, name, len, (uint32_t)name_hash(name, len));
 }
 
 const char *flame_mod(const struct flame *f, uint32_t id)

@@ -91,6 +91,8 @@ const struct flame_node *flame_node(const struct flame *f, uint32_t id);
 const char *flame_name(const struct flame *f, uint32_t id);
 /* The module of node id's frame, "" if none is known. */
 const char *flame_mod(const struct flame *f, uint32_t id);
+/* The child of parent named name, or FLAME_NIL. */
+uint32_t flame_child(const struct flame *f, uint32_t parent, const char *name);
 /* This refresh's samples in the subtree of id (after flame_end()), and
  * those that end at id; 0 for an unknown id. */
 uint64_t flame_total(const struct flame *f, uint32_t id);

@@ -361,26 +361,32 @@ static void draw_strip(const struct hist *h, const struct spec *sp,
 				 : 0;
 			if (v && !lv)
 				lv = 1;
-			if (draw_utf8()) {
-				strcpy(line + o, UTF[lv]);
-				o += strlen(UTF[lv]);
-			} else {
-				line[o++] = ASCII[lv];
-			}
+			o = fmt_glyph(line, o, UTF[lv], ASCII[lv]);
 		}
 		line[o] = '\0';
 		draw_text(y, r.x, r.w, STYLE_BAR, line);
 	}
 }
 
-static void pct_note(const struct agg_spec *as, const struct agg_row *row,
-		     char *out, size_t n)
+/* The baseline's row of row's key (--baseline), or NULL. */
+static const struct agg_row *base_row(const struct model *m,
+				      const struct agg_spec *as,
+				      const struct agg_row *row)
+{
+	const struct basetab_row *br =
+		basetab_find(model_base_spec(m, as->id), row);
+
+	return br ? &br->row : NULL;
+}
+
+/* "p50 X p99 Y" of row's totals at out[o] (n bytes); the new end. */
+static size_t pct_put(const struct agg_spec *as, const struct agg_row *row,
+		      char *out, size_t n, size_t o)
 {
 	static const double P[] = { 50, 99 };
-	size_t o = 0;
+	size_t start = o;
 
-	out[0] = '\0';
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 2 && o < n; k++) {
 		int at = agg_percentile_bucket(row->b_total,
 					       agg_nbuckets(as->spec), P[k]);
 		char v[32];
@@ -390,8 +396,33 @@ static void pct_note(const struct agg_spec *as, const struct agg_row *row,
 		hist_bucket_label(as->spec, row, at, as->spec->timed, v,
 				  sizeof(v));
 		o += (size_t)snprintf(out + o, n - o, "%sp%.0f %s",
-				      o ? " " : "", P[k], v);
+				      o > start ? " " : "", P[k], v);
 	}
+	return o;
+}
+
+/* The box's note: the row's p50 and p99 since attach. */
+static void pct_note(const struct agg_spec *as, const struct agg_row *row,
+		     char *out, size_t n)
+{
+	out[0] = '\0';
+	pct_put(as, row, out, n, 0);
+}
+
+/* With a baseline, now's p50 and p99 and the baseline's side by side
+ * ("  p50 4.1us p99 33us | baseline p50 2.0us p99 8.2us") into out;
+ * "" without one. */
+static void pct_vs(const struct agg_spec *as, const struct agg_row *row,
+		   const struct agg_row *base, char *out, size_t n)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	if (!base)
+		return;
+	o = pct_put(as, row, out, n, fmt_put(out, n, 0, "  "));
+	o = fmt_put(out, n, o, " | baseline ");
+	pct_put(as, base, out, n, o);
 }
 
 static void draw_one(struct hist *h, const struct model *m,
@@ -405,8 +436,10 @@ static void draw_one(struct hist *h, const struct model *m,
 		.cursor = cursor ? h->cursor : -1,
 		.ns = as->spec->timed,
 	};
-	char key[256], cnt[32], v[32], avg[48] = "";
+	const struct agg_row *base = base_row(m, as, row);
+	char key[256], cnt[32], v[32], avg[48] = "", vs[160];
 
+	hd.base = base ? base->b_total : NULL;
 	model_key_text(m, row, " ", key, sizeof(key));
 	if (row->total) {
 		double a = (double)row->sum_total / (double)row->total;
@@ -417,9 +450,10 @@ static void draw_one(struct hist *h, const struct model *m,
 			snprintf(v, sizeof(v), "%.0f", a);
 		snprintf(avg, sizeof(avg), "  avg %s", v);
 	}
-	draw_fmt(r.y, r.x, r.w, STYLE_NORMAL, " %s  count %s%s",
+	pct_vs(as, row, base, vs, sizeof(vs));
+	draw_fmt(r.y, r.x, r.w, STYLE_NORMAL, " %s  count %s%s%s",
 		 key[0] ? key : "(no key)",
-		 fmt_count(row->total, cnt, sizeof(cnt)), avg);
+		 fmt_count(row->total, cnt, sizeof(cnt)), avg, vs);
 	r.y++;
 	r.h--;
 	draw_hist(r, &hd, lo, hi);

@@ -20,6 +20,13 @@ const struct agg_spec *model_spec(const struct model *m, int id)
 	return NULL;
 }
 
+const struct basetab_spec *model_base_spec(const struct model *m, int id)
+{
+	const struct agg_spec *as = m->base ? model_spec(m, id) : NULL;
+
+	return as ? basetab_spec(m->base, as->spec->text) : NULL;
+}
+
 void model_key_text(const struct model *m, const struct agg_row *row,
 		    const char *sep, char *out, size_t n)
 {

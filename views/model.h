@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "agg.h"
+#include "basetab.h"
 #include "probeset.h"
 #include "spec.h"
 
@@ -143,6 +144,11 @@ struct model {
 	char stack_goto[SPEC_TEXT_MAX];
 	unsigned stack_goto_seq;
 
+	/* --baseline OLD: what the rows are held against (NULL: none), and
+	 * what it is ("OLD, 12.0 s"), for the views' titles */
+	const struct basetab *base;
+	char base_what[300];
+
 	/* model_find_row()'s index of one spec's rows by key, made once a
 	 * snapshot (owned: model_index_free()); NULL: it looks row by row */
 	struct model_index *index;
@@ -177,6 +183,10 @@ struct request {
 /* n events of the interval as a rate ("1.2k") into buf, or "ended" once
  * the target has exited: nothing is going on per second any more. */
 const char *model_rate(const struct model *m, double n, char *buf, size_t len);
+
+/* The baseline's aggregation of the snapshot's spec id, or NULL (no
+ * baseline, or the spec is not in it). */
+const struct basetab_spec *model_base_spec(const struct model *m, int id);
 
 /* Find the snapshot's spec id, or NULL. */
 const struct agg_spec *model_spec(const struct model *m, int id);

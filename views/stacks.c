@@ -130,6 +130,50 @@ static void find_matches(struct stacks *s)
 					 &s->match_nodes);
 }
 
+/* --baseline: the baseline's tree of spec as (its rows' stacks, by the
+ * same weight as now's), made when another spec is shown. */
+static void rebuild_base(struct stacks *s, const struct model *m,
+			 const struct agg_spec *as)
+{
+	const struct basetab_spec *bs;
+
+	if (!m->base || (!s->base && !(s->base = flame_new())))
+		return;
+	s->diff = true;
+	if (as && s->base_spec == as->id)
+		return;
+	bs = as ? model_base_spec(m, as->id) : NULL;
+	flame_reset(s->base);
+	flame_begin(s->base);
+	for (size_t i = 0; bs && i < bs->nrows; i++) {
+		const struct agg_row *row = &bs->rows[i].row;
+		int k = stack_part(row);
+		uint64_t w = weight(s, as, row);
+
+		if (k >= 0 && w)
+			flame_add(s->base, agg_key_text(&row->key[k]), w);
+	}
+	flame_end(s->base);
+	s->base_spec = as ? as->id : -1;
+}
+
+double stacks_base_share(const struct stacks *s, uint32_t id)
+{
+	uint64_t all = s->base ? flame_total(s->base, FLAME_ROOT) : 0;
+	uint32_t path[FLAME_MAX_DEPTH + 1], at = FLAME_ROOT;
+	int n = 0;
+
+	if (!all)
+		return 0;
+	for (; id != FLAME_ROOT && id != FLAME_NIL && n <= FLAME_MAX_DEPTH;
+	     id = flame_node(s->f, id)->parent)
+		path[n++] = id;
+	while (n-- > 0 && at != FLAME_NIL)
+		at = flame_child(s->base, at, flame_name(s->f, path[n]));
+	return at == FLAME_NIL ? 0
+			       : (double)flame_total(s->base, at) / (double)all;
+}
+
 /* The tree from the model's snapshot: the spec to show, its rows. */
 static void rebuild(struct stacks *s, const struct model *m)
 {
@@ -155,6 +199,7 @@ static void rebuild(struct stacks *s, const struct model *m)
 	}
 	flame_end(s->f);
 	find_matches(s);
+	rebuild_base(s, m, as);
 }
 
 /* Lay out the zoomed subtree s->width wide. */
@@ -282,7 +327,7 @@ static void *stacks_open(void)
 		free(s);
 		return NULL;
 	}
-	s->spec_id = -1;
+	s->spec_id = s->base_spec = -1;
 	return s;
 }
 
@@ -293,6 +338,7 @@ static void stacks_close(void *st)
 	if (!s)
 		return;
 	flame_free(s->f);
+	flame_free(s->base);
 	free(s->cells);
 	free(s);
 }

@@ -4,6 +4,7 @@
  * line over the graph (the zoom's path, the search's share), the graph's
  * cells in their modules' hues, and the status line under it.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,13 +52,41 @@ static enum draw_hue mod_hue(struct stacks *s, const char *mod)
 	return (enum draw_hue)(HUE_MOD + want);
 }
 
-/* The hue of a frame: its module's; a Python frame's, or a native one's
- * of no known module, in two shades by the name, so that neighbours
- * differ. */
+/* A frame's share of all samples now less its share in the baseline
+ * (difffolded's comparison: the totals of runs of different lengths
+ * normalised). */
+static double share_diff(const struct stacks *s, uint32_t id)
+{
+	uint64_t all = flame_total(s->f, FLAME_ROOT);
+	double now = all ? (double)flame_total(s->f, id) / (double)all : 0;
+
+	return now - stacks_base_share(s, id);
+}
+
+/* The differential hue of a frame (--baseline): about the same within
+ * DIFF_SAME of all samples; else grown or shrunk, a little (under 1%
+ * of all), more (under 10%) or much. */
+#define DIFF_SAME 0.001
+static enum draw_hue diff_hue(const struct stacks *s, uint32_t id)
+{
+	double d = share_diff(s, id), a = fabs(d);
+	int k = a < 0.01 ? 0 : a < 0.1 ? 1 : 2;
+
+	if (a < DIFF_SAME)
+		return HUE_SAME;
+	return (enum draw_hue)((d > 0 ? HUE_GROW : HUE_SHRINK) + k);
+}
+
+/* The hue of a frame: with a baseline, its growth's; else its module's;
+ * a Python frame's, or a native one's of no known module, in two shades
+ * by the name, so that neighbours differ. */
 static enum draw_hue hue_of(struct stacks *s, uint32_t id)
 {
 	const char *name = flame_name(s->f, id), *mod = flame_mod(s->f, id);
 	uint64_t h = str_hash(name);
+
+	if (s->diff)
+		return diff_hue(s, id);
 
 	if (id == FLAME_ROOT || !strcmp(name, "...") || !strcmp(name, "?") ||
 	    !strncmp(name, "[python:", 8)) /* a mixstack's note */
@@ -157,7 +186,7 @@ static void status_line(const struct stacks *s, const struct model *m, int y,
 	uint64_t sf = flame_self(s->f, s->cursor),
 		 t = flame_total(s->f, s->cursor);
 	uint64_t all = flame_total(s->f, FLAME_ROOT);
-	char name[256], where[200], mod[200], self[32], tot[32];
+	char name[256], where[200], mod[200], self[32], tot[32], base[400] = "";
 	size_t o = 0;
 
 	inert_str(name, sizeof(name), flame_name(s->f, s->cursor));
@@ -167,10 +196,17 @@ static void status_line(const struct stacks *s, const struct model *m, int y,
 		o = fmt_put(mod, sizeof(mod), o, " in ");
 		inert_put(mod, sizeof(mod), o, flame_mod(s->f, s->cursor));
 	}
+	if (s->diff) /* the share then, and the legend */
+		snprintf(base, sizeof(base),
+			 "  baseline %.1f%% (%+.1f)  red grew, blue shrank "
+			 "against %s",
+			 100 * stacks_base_share(s, s->cursor),
+			 100 * share_diff(s, s->cursor), m->base_what);
 	draw_fmt(y, in.x, in.w, STYLE_TITLE,
-		 " %s%s%s%s  self %s (%.1f%%)  total %s (%.1f%%)", name, mod,
+		 " %s%s%s%s  self %s (%.1f%%)  total %s (%.1f%%)%s", name, mod,
 		 where[0] ? "  " : "", where, fmt_count(sf, self, sizeof(self)),
-		 pct(sf, all), fmt_count(t, tot, sizeof(tot)), pct(t, all));
+		 pct(sf, all), fmt_count(t, tot, sizeof(tot)), pct(t, all),
+		 base);
 }
 
 /* The graph's rows [s->scroll, s->scroll + rows) at y. */

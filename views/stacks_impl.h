@@ -28,6 +28,9 @@ struct mod_hue {
 
 struct stacks {
 	struct flame *f;
+	struct flame *base; /* --baseline: its stacks of the spec shown, */
+	int base_spec; /* which is this (-1: none yet) */
+	bool diff; /* frames in differential hues (a baseline is there) */
 	int spec_id; /* shown, or -1 */
 	int nspecs, at; /* stack-keyed specs, and which one is shown */
 	bool interval; /* this interval's counts (t), else the totals */
@@ -54,6 +57,10 @@ bool stacks_py_named(const char *name);
 
 /* The zoomed node (the root if none). */
 uint32_t stacks_zoom(const struct stacks *s);
+
+/* Node id's share of all samples in the baseline's tree (0 where the
+ * baseline has no such path). */
+double stacks_base_share(const struct stacks *s, uint32_t id);
 
 /* Lay out the zoomed subtree s->width wide. */
 void stacks_relayout(struct stacks *s);

@@ -106,6 +106,7 @@ static void top_close(void *st)
 	if (!t)
 		return;
 	top_rows_free(t);
+	free(t->gone);
 	free(t);
 }
 
@@ -114,6 +115,7 @@ static void top_tick(void *st, const struct model *m, struct request *req)
 	struct top *t = st;
 
 	top_rebuild(t, m);
+	top_base_gone(t, m);
 	if (t->n &&
 	    (t->sel_spec < 0 || strcmp(t->rows[t->cursor].text->key, t->sel) ||
 	     t->rows[t->cursor].spec != t->sel_spec))
@@ -269,8 +271,9 @@ static void heading(const struct top *t, const struct model *m, struct rect r,
 
 	if (m->binary_mode)
 		snprintf(pid, sizeof(pid), "%7s %-*s ", "PID", cmdw, "COMMAND");
-	snprintf(h, sizeof(h), "%s%10s %11s%s%s  %-*s %s", pid,
+	snprintf(h, sizeof(h), "%s%10s %11s%s%s%s  %-*s %s", pid,
 		 t->hz ? "SAMPLES/s" : "CALLS/s", "TOTAL",
+		 m->base ? "    DELTA/s  RATIO" : "",
 		 t->avg_col ? (t->hz ? "    %CPU" : "     AVG") : "",
 		 t->pct_col ? "     P50     P99" : "", namew, name, where);
 	draw_text(r.y, r.x, r.w, STYLE_TITLE, h);
@@ -418,6 +421,26 @@ static const char *approx(char *buf, size_t n, unsigned char mark,
 	return buf;
 }
 
+/* The lines the baseline's gone keys take of lines: none without
+ * them, else a heading and a line each, in at most a third of them (at
+ * least two). */
+static int gone_lines(const struct top *t, int lines)
+{
+	int most = lines / 3 > 2 ? lines / 3 : 2;
+
+	if (!t->ngone || lines < 4)
+		return 0;
+	return t->ngone + 1 < (size_t)most ? (int)t->ngone + 1 : most;
+}
+
+/* Rows drawn from t->scroll in lines. */
+static int rows_shown(const struct top *t, int lines)
+{
+	size_t left = t->n > t->scroll ? t->n - t->scroll : 0;
+
+	return lines < 0 ? 0 : left < (size_t)lines ? (int)left : lines;
+}
+
 static void top_draw(void *st, const struct model *m,
 		     const struct view_env *env, struct rect r, bool focus)
 {
@@ -427,7 +450,7 @@ static void top_draw(void *st, const struct model *m,
 	int namew, lines, avail, cmdw;
 	unsigned marks;
 	bool samples;
-	int why;
+	int why, head, gone, y0;
 
 	(void)env;
 	snprintf(note, sizeof(note), "%s %s",
@@ -441,7 +464,11 @@ static void top_draw(void *st, const struct model *m,
 	    (!t->n || (!t->frames && m->frames_why_any) || m->frames_why_over))
 		why = draw_wrap_rows(r.w - 2, 2, 4, m->frames_why);
 	why = why > 3 ? 3 : why;
-	lines = r.h - 3 - (t->n ? why : 0); /* the box's, less the heading */
+	head = m->base ? 1 : 0; /* the line saying what the baseline is */
+	/* the box's, less the heading, and what the gone keys take */
+	lines = r.h - 3 - (t->n ? why : 0) - head;
+	gone = gone_lines(t, lines);
+	lines -= gone;
 	if (lines > 0)
 		list_scroll(t->cursor, &t->scroll, lines);
 	marks = marks_shown(t, lines, &samples);
@@ -454,18 +481,29 @@ static void top_draw(void *st, const struct model *m,
 		return;
 	t->avg_col = in.w >= 90 || any_avg(t);
 	t->pct_col = in.w >= PCT_MIN_W && any_pct(t);
-	avail = in.w - (t->avg_col ? 33 : 25) - (t->pct_col ? 16 : 0);
+	avail = in.w - (t->avg_col ? 33 : 25) - (t->pct_col ? 16 : 0) -
+		(m->base ? BASE_COLS : 0);
 	cmdw = m->binary_mode ? cmd_width(t, avail - 9 - CMD_W) : 0;
 	if (m->binary_mode)
 		avail -= 9 + cmdw; /* "%7u %-*s " */
 	namew = name_width(t, avail);
 	heading(t, m, in, namew, cmdw);
+	if (head)
+		draw_fmt(in.y + 1, in.x, in.w, STYLE_DIM,
+			 "  against the baseline %s: DELTA/s and RATIO are "
+			 "each rate's against the key's rate there",
+			 m->base_what);
+	y0 = in.y + 1 + head;
 	if (why)
-		draw_wrapped(in.y + 1, in.y + 1 + why, in.x, in.w, STYLE_WARN,
-			     2, 4, m->frames_why);
-	if (!t->n && !why) {
+		draw_wrapped(y0, y0 + why, in.x, in.w, STYLE_WARN, 2, 4,
+			     m->frames_why);
+	if (t->n)
+		y0 += why;
+	top_base_draw_gone(t, m, in, y0 + rows_shown(t, lines),
+			   in.y + in.h - y0 - rows_shown(t, lines));
+	if (!t->n && !why && !t->ngone) {
 		draw_text(
-			in.y + 1, in.x, in.w, STYLE_DIM,
+			y0, in.x, in.w, STYLE_DIM,
 			!m->snap       ? "  waiting for the first interval"
 			: t->filter[0] ? "  no row matches the filter"
 			: t->frames
@@ -479,7 +517,7 @@ static void top_draw(void *st, const struct model *m,
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
 		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[64] = "";
 		char pct[40] = "";
-		char erate[34], etot[34];
+		char erate[34], etot[34], vs[40];
 		char wh[200], cmd[CMD_W_MAX + 1];
 
 		if (row->avg_kind == AVG_PCT)
@@ -501,11 +539,12 @@ static void top_draw(void *st, const struct model *m,
 				 cmdw, cmdw,
 				 inert_str(cmd, sizeof(cmd),
 					   model_pid_cmd(m, row->row->pid)));
-		draw_fmt(in.y + 1 + why + i, in.x, in.w,
+		top_base_cols(m, row, vs, sizeof(vs));
+		draw_fmt(y0 + i, in.x, in.w,
 			 focus && t->scroll + (size_t)i == t->cursor
 				 ? STYLE_SELECTED
 				 : STYLE_NORMAL,
-			 "%s%10s %11s%s%s  %-*.*s %s", pid,
+			 "%s%10s %11s%s%s%s  %-*.*s %s", pid,
 			 approx(erate, sizeof(erate),
 				row->rate > 0 && !m->exited ? row->mark
 							    : AGG_EXACT,
@@ -515,8 +554,8 @@ static void top_draw(void *st, const struct model *m,
 			 approx(etot, sizeof(etot),
 				row->total > 0 ? row->mark_total : AGG_EXACT,
 				fmt_count(row->total, tot, sizeof(tot))),
-			 avg, pct, namew, row->text->where[0] ? namew : in.w,
-			 row->text->name,
+			 vs, avg, pct, namew,
+			 row->text->where[0] ? namew : in.w, row->text->name,
 			 t->frames ? tail(row->text->where, avail - namew - 1,
 					  wh, sizeof(wh))
 				   : row->text->where);

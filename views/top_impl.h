@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "view.h"
 
 struct rowcache;
 
@@ -75,6 +76,13 @@ struct top_sort {
 };
 _Static_assert(sizeof(struct top_sort) == 32, "a sort record is 32 bytes");
 
+/* A key of the baseline gone now (--baseline): in none of its spec's
+ * rows since attach. */
+struct top_gone {
+	int spec;
+	const struct basetab_row *br;
+};
+
 struct top {
 	struct top_row *rows, *built; /* in order; as rebuild() adds them */
 	struct top_sort *keys; /* rebuild()'s sort: of the rows, */
@@ -105,11 +113,41 @@ struct top {
 	int hz; /* its samples a second, if they are samples; else 0 */
 	bool avg_col; /* draw the AVG column */
 	bool pct_col; /* and P50 and P99 */
+	struct top_gone *gone; /* --baseline: its keys gone, by old rate */
+	size_t ngone, capgone;
 };
 
 /* t's rows from m: built, filtered, ordered (rows keep their place in
  * their band), the cursor on the selected key. */
 void top_rebuild(struct top *t, const struct model *m);
+
+/* Whether Top shows the rows of as (t->frames as of the last rebuild). */
+bool top_spec_shown(const struct top *t, const struct model *m,
+		    const struct agg_spec *as);
+
+/* top_base.c: Top against --baseline ---------------------------------- */
+
+/* DELTA_W + 1 + RATIO_W + 2 columns: " DELTA/s  RATIO" */
+#define DELTA_W 10
+#define RATIO_W 6
+#define BASE_COLS (1 + DELTA_W + 1 + RATIO_W)
+
+/* r's delta per second and ratio against the baseline, as the columns
+ * " %10s %6s" ("+1,200", "x1.80"; "new" for a key the baseline has
+ * not) into out; "" without a baseline. */
+void top_base_cols(const struct model *m, const struct top_row *r, char *out,
+		   size_t n);
+
+/* t->gone from m's snapshot: the baseline's keys of the specs Top shows
+ * that none of their rows has, highest old rate first (none without a
+ * baseline; fewer when out of memory). */
+void top_base_gone(struct top *t, const struct model *m);
+
+/* The gone keys in rows lines at y of in (a heading, then one line
+ * each: the old rate as a negative delta, "gone", the key); the lines
+ * used. */
+int top_base_draw_gone(const struct top *t, const struct model *m,
+		       struct rect in, int y, int rows);
 
 /* Remember every row's total as its zero (z). */
 void top_zero_totals(struct top *t);

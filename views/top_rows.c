@@ -524,15 +524,22 @@ static void prefetch(const struct top *t, const struct agg_spec *as, size_t k)
 		rowcache_prefetch_value(t->texts, as->rows[k + 8]->id);
 }
 
-/* Add the rows of the snapshot's specs Top shows: the frames' (fr), or
+bool top_spec_shown(const struct top *t, const struct model *m,
+		    const struct agg_spec *as)
+{
+	const struct model_role *fr = model_frames(m);
+
+	return t->frames ? fr && as->id == fr->id : is_top_spec(m, as);
+}
+
+/* Add the rows of the snapshot's specs Top shows: the frames', or
  * every top spec's; false if out of memory (the rows so far added). */
-static bool add_rows(struct top *t, const struct model *m,
-		     const struct model_role *fr)
+static bool add_rows(struct top *t, const struct model *m)
 {
 	for (size_t i = 0; i < m->snap->nspecs; i++) {
 		const struct agg_spec *as = &m->snap->specs[i];
 
-		if (t->frames ? as->id != fr->id : !is_top_spec(m, as))
+		if (!top_spec_shown(t, m, as))
 			continue;
 		if (t->frames)
 			t->hz = as->spec->probe[0].hz;
@@ -577,7 +584,7 @@ void top_rebuild(struct top *t, const struct model *m)
 	begin_texts(t, t->frames);
 	if (!m->snap)
 		return;
-	all = add_rows(t, m, fr);
+	all = add_rows(t, m);
 	sort_rows(t);
 	rowcache_sweep(t->texts);
 	place_rows(t, all);

@@ -20,6 +20,7 @@
 
 #include "draw.h"
 #include "flame.h"
+#include "stacks_impl.h"
 #include "view.h"
 
 static struct spec calls_spec, pause_spec;
@@ -478,28 +479,38 @@ static void dump(char *out, size_t n)
 }
 
 /* Render view at w x h (UTF-8, or the ASCII fallback) into got (n
- * bytes), one text line per screen line. */
-static void render(const char *view, int w, int h, bool utf8, char *got,
-		   size_t n)
+ * bytes), one text line per screen line; with pairs (w x h, row by
+ * row), in 256 colours, and each cell's colour pair into pairs. */
+static void render_pairs(const char *view, int w, int h, bool utf8, char *got,
+			 size_t n, short *pairs)
 {
 	struct view_env env = { env_draw, NULL };
 	FILE *null_out = fopen("/dev/null", "w"),
 	     *null_in = fopen("/dev/null", "r");
 	SCREEN *scr;
 
-	setenv("TERM", "xterm", 1);
+	setenv("TERM", pairs ? "xterm-256color" : "xterm", 1);
 	scr = newterm(NULL, null_out, null_in);
 	assert_non_null(scr);
 	resizeterm(h, w);
-	draw_init(false, utf8);
+	draw_init(pairs != NULL, utf8);
 	erase();
 	inst(view)->ops->draw(inst(view)->st, &model, &env,
 			      (struct rect){ 0, 0, h, w }, true);
 	dump(got, n);
+	for (int y = 0; pairs && y < h; y++)
+		for (int x = 0; x < w; x++)
+			pairs[y * w + x] = (short)PAIR_NUMBER(mvinch(y, x));
 	endwin();
 	delscreen(scr);
 	fclose(null_out);
 	fclose(null_in);
+}
+
+static void render(const char *view, int w, int h, bool utf8, char *got,
+		   size_t n)
+{
+	render_pairs(view, w, h, utf8, got, n, NULL);
 }
 
 /* Render view at w x h and compare it with
@@ -825,6 +836,56 @@ static void test_log_scroll(void **state)
 	model.log = (struct model_log){ 0 };
 }
 
+/* --baseline --------------------------------------------------------------- */
+
+/* A baseline of seconds s holding spec sp's rows r[0..n) (their counts
+ * over the whole recording). */
+static struct basetab *baseline_of(const struct spec *sp, struct agg_row *r,
+				   size_t n, double s)
+{
+	struct basetab *t = basetab_new();
+	const struct agg_row *ptrs[8];
+	struct agg_spec as = { .spec = sp, .nrows = n, .rows = ptrs };
+
+	assert_non_null(t);
+	for (size_t i = 0; i < n; i++)
+		ptrs[i] = &r[i];
+	assert_int_equal(basetab_add(t, &as), 0);
+	t->seconds = s;
+	t->intervals = 2;
+	return t;
+}
+
+/* Top against a baseline of 2 s: leaf 1,000,000 (500,000/s, now
+ * 3,041,000/s: +2,541,000, x6.08), fib 1,076,626 (538,313/s as now: 0,
+ * x1.00), old 20 (10/s, not counted now: gone); main is new. */
+static void test_top_baseline(void **state)
+{
+	static char got[65536];
+	struct agg_row old[3];
+	struct basetab *t;
+
+	(void)state;
+	frame(&old[0], "leaf", "/srv/app.py", 3, 1000000, 1000000);
+	frame(&old[1], "fib", "/srv/app.py", 2, 1076626, 1076626);
+	frame(&old[2], "old", "/srv/app.py", 5, 20, 20);
+	t = baseline_of(&calls_spec, old, 3, 2);
+	model.base = t;
+	snprintf(model.base_what, sizeof(model.base_what), "old.ptr, 2.0 s");
+	tick_all();
+	render("top", 120, 20, true, got, sizeof(got));
+	assert_non_null(strstr(got, "DELTA/s  RATIO"));
+	assert_non_null(strstr(got, "against the baseline old.ptr, 2.0 s"));
+	assert_non_null(strstr(got, "3,041,000   9,120,331 +2,541,000  x6.08"));
+	assert_non_null(strstr(got, "538,313   1,614,939          0  x1.00"));
+	assert_non_null(strstr(got, "1           1               new"));
+	assert_non_null(strstr(got, "1 key of the baseline not counted now:"));
+	assert_non_null(strstr(got, "-           -        -10   gone  old "
+				    "/srv/app.py 5 (was 10/s)"));
+	model.base = NULL;
+	basetab_free(t);
+}
+
 /* Stacks ----------------------------------------------------------------- */
 
 static struct spec stack_spec;
@@ -1137,6 +1198,90 @@ static void test_stacks_cut(void **state)
 	assert_non_null(strstr(got, "|handle_request_an~|+"));
 }
 
+/* Histogram against a baseline: GC pauses of generation 0, now 34 in
+ * 4096.. and 2 in 32768.. (36), then 10 in 4096.. and 10 in 262144..
+ * (20): the row's line puts both p50s and p99s side by side, 4096..'s bar is
+ * half both (the baseline's half) and half now's alone, 262144..'s the
+ * baseline's alone. */
+static void test_hist_baseline(void **state)
+{
+	static char got[65536];
+	uint64_t b[PT_NBUCKETS] = { 0 };
+	struct agg_row old = { .nkeys = 1, .count = 20, .total = 20, .b = b };
+	struct basetab *t;
+	struct request r;
+	const char *at;
+
+	(void)state;
+	b[14] = 10;
+	b[20] = 10;
+	old.b_total = b;
+	t = baseline_of(&pause_spec, &old, 1, 2);
+	model.base = t;
+	key("hist", ACT_RIGHT, NULL, &r); /* the GC pauses, generation 0 */
+	render("hist", 100, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got, "count 36  avg 6.0µs  p50 4.1µs p99 33µs "
+				    "| baseline p50 4.1µs p99 262µs"));
+	assert_non_null(strstr(got, "█ both ▓ now ░ baseline"));
+	at = strstr(got, "4.1µs |");
+	assert_non_null(at);
+	assert_true(strncmp(at, "4.1µs |████", 15) == 0);
+	assert_non_null(strstr(at, "█▓▓"));
+	at = strstr(got, "262µs |");
+	assert_non_null(at);
+	assert_true(strncmp(at + strlen("262µs |"), "░░░░", 12) == 0);
+	assert_true(strstr(at, "\n") < strstr(at, "█") || !strstr(at, "█"));
+	model.base = NULL;
+	basetab_free(t);
+}
+
+/* Stacks against a baseline: a;b;c x100, a;b;d x300, x;y x4 (404
+ * samples) then; now (setup_stacks) a;b;c x300, a;b;d x100 and two of
+ * one sample (402). c's share grew by 49.9 points: the strongest red;
+ * d's shrank by 49.4: the strongest blue; a's and b's grew by 1 - 400/404
+ * (under a point): the palest red; all is the same. */
+static void test_stacks_baseline(void **state)
+{
+	static char got[65536];
+	static short pairs[120 * 30];
+	struct agg_row old[3];
+	struct basetab *t;
+	const struct stacks *s = inst("stacks")->st;
+	const struct {
+		const char *name;
+		enum draw_hue hue;
+	} want[] = { { "c", HUE_GROW + 2 },
+		     { "d", HUE_SHRINK + 2 },
+		     { "a", HUE_GROW + 0 },
+		     { "b", HUE_GROW + 0 },
+		     { "all", HUE_SAME } };
+
+	(void)state;
+	stack_row(&old[0], "a;b;c", 100);
+	stack_row(&old[1], "a;b;d", 300);
+	stack_row(&old[2], "x;y", 4);
+	t = baseline_of(&stack_spec, old, 3, 4);
+	model.base = t;
+	snprintf(model.base_what, sizeof(model.base_what), "old.ptr, 4.0 s");
+	tick_all();
+	render_pairs("stacks", 120, 30, true, got, sizeof(got), pairs);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct flame_cell *c =
+			cell_named(s->f, s->cells, s->ncells, want[i].name);
+
+		assert_non_null(c);
+		/* the box's edge, the line over the graph */
+		assert_int_equal(pairs[(2 + c->row) * 120 + 1 + c->x],
+				 draw_hue_pair(want[i].hue));
+		assert_int_not_equal(draw_hue_pair(want[i].hue), 0);
+	}
+	assert_non_null(strstr(got, "red grew, blue shrank against old.ptr"));
+	assert_non_null(strstr(got, "baseline 100.0% (+0.0)")); /* all */
+	model.base = NULL;
+	tick_all();
+	basetab_free(t);
+}
+
 static void test_stacks_golden(void **state)
 {
 	(void)state;
@@ -1190,6 +1335,12 @@ int main(void)
 						setup_stacks, teardown_stacks),
 		cmocka_unit_test_setup_teardown(test_stacks_cut, setup_stacks,
 						teardown_stacks),
+		cmocka_unit_test_setup_teardown(test_stacks_baseline,
+						setup_stacks, teardown_stacks),
+		cmocka_unit_test_setup_teardown(test_top_baseline, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_hist_baseline, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_stacks_golden,
 						setup_stacks, teardown_stacks),
 	};
