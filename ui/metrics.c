@@ -268,7 +268,8 @@ static void spec_meta(struct ctx *c)
 	for (size_t i = 0; i < snap->nspecs; i++)
 		for (int r = 0; r < AGG_NDROPS; r++) {
 			spec_label(c, i);
-			metrics_label(c, "reason", agg_drop_name(r));
+			metrics_label(c, "reason",
+				      agg_drop_name(snap->specs[i].spec, r));
 			metrics_sample_u64(c, "probetop_spec_drops", "_total",
 					   snap->specs[i].why_total[r]);
 		}

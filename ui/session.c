@@ -122,7 +122,7 @@ void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)
 			n += snprintf(out + n, len - n,
 				      "%s%llu unreadable string%s", sep, k,
 				      k == 1 ? "" : "s");
-		else if (r == AGG_DROP_PY)
+		else if (r == AGG_DROP_FRAME)
 			n += snprintf(out + n, len - n,
 				      "%s%llu without a %s frame to read", sep,
 				      k, frames_of(as->spec));

@@ -208,14 +208,15 @@ static json_object *json_row(const struct trace_out *out,
 	return row;
 }
 
-/* {"map_full":N,"string":N,"depth":N}: the spec's drops by reason */
+/* {"map_full":N,"string":N,"depth":N,"python":N}: the spec's drops by
+ * reason (agg_drop_name()) */
 static json_object *json_drops_by(const struct agg_spec *as, bool final)
 {
 	json_object *o = json_object_new_object();
 
 	for (int r = 0; r < AGG_NDROPS; r++)
 		json_object_object_add(
-			o, agg_drop_name(r),
+			o, agg_drop_name(as->spec, r),
 			json_object_new_uint64(final ? as->why_total[r]
 						     : as->why[r]));
 	return o;

@@ -99,7 +99,8 @@ enum agg_drop {
 	AGG_DROP_FULL, /* its key map was full */
 	AGG_DROP_STR, /* a string key could not be read */
 	AGG_DROP_DEEP, /* latency starts nested over PT_STACK_DEPTH deep */
-	AGG_DROP_PY, /* no Python frame could be read (pyframe, pystack) */
+	AGG_DROP_FRAME, /* no interpreter frame could be read (pyframe,
+			   phpframe, rbstack ...) */
 	AGG_NDROPS,
 };
 
@@ -251,9 +252,12 @@ const char *agg_key_text(const struct agg_key_part *k);
  */
 void agg_str_key(char *out, size_t n, const char *raw);
 
-/* Name of a drop reason (enum agg_drop), as JSON's drops_by and the
- * exported metrics spell it: "map_full", "string", "depth", "python". */
-const char *agg_drop_name(int reason);
+/* Name of a drop reason (enum agg_drop) of spec sp, as JSON's drops_by
+ * and the exported metrics spell it: "map_full", "string", "depth", and
+ * for AGG_DROP_FRAME the runtime of sp's frame keys, "php", "ruby" or
+ * "python" (also for a spec without such keys, as before PHP and Ruby
+ * had frames). */
+const char *agg_drop_name(const struct spec *sp, int reason);
 
 /* Name of an IO class ("read", "block-write", ...). */
 const char *agg_io_class_name(int cls);

@@ -296,7 +296,7 @@ def check_launched(tmp):
                      ("{main};getmypid",): 1}),
            "a launched php that exits at once: its frames named, exactly",
            tr.stderr)
-    drops = [agg_of(fin, k)["drops_by"]["python"] for k in (FRAME, STACK)]
+    drops = [agg_of(fin, k)["drops_by"]["php"] for k in (FRAME, STACK)]
     tap.ok(drops == [total - 51] * 2 and total > 51,
            "the %d getpid() PHP makes before running PHP code: dropped as "
            "without a frame to read" % (total - 51), (drops, total))

@@ -314,7 +314,7 @@ def check_thread(script):
     tap.eq(s, {("block in run;writer_t;syswrite",): 33},
            "a thread's writes by its own stack, from its block, exactly",
            (s, tr.stderr))
-    tap.eq(agg_of(fin, STACK)["drops_by"]["python"], total - 33,
+    tap.eq(agg_of(fin, STACK)["drops_by"]["ruby"], total - 33,
            "the %d other writes (no thread holding the GVL) dropped as "
            "without a Ruby frame" % (total - 33))
 
