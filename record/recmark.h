@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recmark — a decoder's state (recdec.h) kept and put back: what a
+ * recording has said up to an interval (how many strings and rows, every
+ * row's totals and each pid's command), so that replay.c can step back
+ * by going to the last mark before an interval and reading forward from
+ * there, instead of from the file's start. Strings and rows are only
+ * ever added, so a mark keeps their counts, not copies.
+ */
+#ifndef PROBETOP_RECMARK_H
+#define PROBETOP_RECMARK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recdec.h"
+
+/* A row's numbers that its next record adds to (the rest it sets). */
+struct recmark_row {
+	uint64_t total;
+	int64_t sum_total, min, max;
+};
+
+struct recmark {
+	size_t nstrs, nrows;
+	struct recmark_row *rows; /* nrows */
+	uint64_t *b_total; /* the histogram rows' bucket totals, one after
+			      another (PT_NBUCKETS each) in row order */
+	size_t nb; /* numbers in b_total */
+	struct rectab_map pidcmds;
+};
+
+/* d's state into mk (emptied first). 0 or -ENOMEM (mk then empty). */
+int recmark_save(struct recmark *mk, const struct recdec *d);
+
+/*
+ * Put d back in the state mk was saved from (of the same file, further
+ * on since): the strings and rows read since are dropped, the others'
+ * totals set back. d's snapshot is not one until the next body is read.
+ * A zeroed mk is the state before the first record. 0 or -ENOMEM.
+ */
+int recmark_restore(struct recdec *d, const struct recmark *mk);
+
+/* The totals of row i as of the mark; NULL for a row defined since. */
+const struct recmark_row *recmark_row(const struct recmark *mk, size_t i);
+
+/* Bytes the mark takes (the replay's budget for marks). */
+size_t recmark_bytes(const struct recmark *mk);
+
+void recmark_free(struct recmark *mk);
+
+#endif
