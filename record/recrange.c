@@ -95,14 +95,14 @@ static bool row_range(const struct recdec_row *dr,
 	if (!was)
 		was = &none;
 	*out = dr->row;
-	out->count = since(dr->row.total, was->total);
-	out->sum = dr->row.sum_total - was->sum_total;
+	out->count = out->total = since(dr->row.total, was->total);
+	out->sum = out->sum_total = dr->row.sum_total - was->sum_total;
 	out->mark = out->mark_total;
-	out->b = NULL;
+	out->b = out->b_total = NULL;
 	if (dr->b_total) {
 		for (int k = 0; k < PT_NBUCKETS; k++)
 			b[k] = since(dr->b_total[k], was_b ? was_b[k] : 0);
-		out->b = b;
+		out->b = out->b_total = b;
 	}
 	return out->count != 0;
 }

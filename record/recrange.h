@@ -4,9 +4,11 @@
  * totals of intervals a..b, for the console's replay (`[` and `]`).
  * A row's count is its total at b less its total before a (what the
  * intervals between counted, summed), its sum and histogram buckets the
- * same; a spec's and the snapshot's events and drops too, the IO and
- * process rows' values as well. What is "since attach" (totals, min and
- * max, the overhead) is b's.
+ * same, and its totals are those too (the range's totals, so that a
+ * view's "total" column shows them); a spec's and the snapshot's events
+ * and drops are the range's, the IO and process rows' values as well,
+ * their totals b's. What a range cannot say (min and max, the overhead)
+ * is b's since attach.
  *
  * Call order: recrange_base() on the decoder at interval a - 1 (or
  * recrange_base_clear() for a range from the first interval), then

@@ -351,9 +351,30 @@ double replay_seconds(const struct replay *rp, size_t k)
 	return rp->elapsed[k] - (k ? rp->elapsed[k - 1] : 0);
 }
 
-double replay_elapsed(const struct replay *rp, size_t k)
+/* Interval k's elapsed_s from the head of its body, its rows not read
+ * (0 if the record cannot be read: replay_seek() will say why). */
+static double peek_elapsed(struct replay *rp, size_t k)
 {
-	return k < rp->noffs ? rp->elapsed[k] : 0;
+	struct recread r;
+	char why[256];
+	int type;
+
+	if (recfile_seek(&rp->rd, rp->offs[k]) ||
+	    recfile_next(&rp->rd, &type, why, sizeof(why)) != RECFILE_OK ||
+	    type != RECFILE_INTERVAL)
+		return 0;
+	r = (struct recread){ .p = rp->rd.body.p, .len = rp->rd.body.len };
+	recread_uv(&r); /* the interval's number */
+	return r.bad ? 0 : recread_f64(&r);
+}
+
+double replay_elapsed(struct replay *rp, size_t k)
+{
+	if (k >= rp->noffs)
+		return 0;
+	if (rp->elapsed[k] <= 0)
+		rp->elapsed[k] = peek_elapsed(rp, k);
+	return rp->elapsed[k];
 }
 
 double replay_start_wall(const struct replay *rp)

@@ -99,9 +99,10 @@ int replay_seek(struct replay *rp, size_t k, char *why, size_t n);
 /* The length of interval k in seconds, after replay_seek(k). */
 double replay_seconds(const struct replay *rp, size_t k);
 
-/* Interval k's end in seconds since the start of tracing, once read
- * (0 before). */
-double replay_elapsed(const struct replay *rp, size_t k);
+/* Interval k's end in seconds since the start of tracing (the head of
+ * its record read if replay_seek() has not read it: one record
+ * uncompressed); 0 if it cannot be read. */
+double replay_elapsed(struct replay *rp, size_t k);
 
 /* The wall-clock time tracing started (seconds since the epoch). */
 double replay_start_wall(const struct replay *rp);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "cmd.h"
+#include "console.h"
 #include "replay.h"
 #include "trace_out.h"
 
@@ -50,9 +51,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			  "--record");
 		return -1;
 	}
-	if (a->json == a->folded) {
-		cli_error("replay: give --json or --folded (the console's "
-			  "replay is not there yet)");
+	if (a->json && a->folded) {
+		cli_error("replay: give --json or --folded, not both");
 		return -1;
 	}
 	a->path = argv[optind];
@@ -112,6 +112,8 @@ int cmd_replay(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a))
 		return 2;
+	if (!a.json && !a.folded)
+		return console_replay(a.path);
 	rp = replay_open(a.path, why, sizeof(why));
 	if (!rp) {
 		cli_error("%s: %s", a.path, why);

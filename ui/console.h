@@ -14,4 +14,13 @@
 /* duration_s > 0: detach and exit after that long (the fail-safe -d) */
 int console_run(struct session_args *a, double interval_s, double duration_s);
 
+/*
+ * probetop replay FILE: the console on a recording (trace --record, the
+ * console's --record), with a time bar; reads only the file. Returns the
+ * exit status (1 for a file that is not a recording, or is corrupt
+ * before its first interval; 2 without a terminal), after one line on
+ * stderr.
+ */
+int console_replay(const char *path);
+
 #endif

@@ -190,6 +190,7 @@ static void test_seek(void **state)
 				 0);
 		check_interval(replay_snapshot(rp), ORDER[j]);
 		assert_true(replay_seconds(rp, ORDER[j]) == 0.5);
+		assert_true(replay_elapsed(rp, NINT - 1) == 0.5 * NINT);
 	}
 	assert_int_equal(replay_seek(rp, NINT, why, sizeof(why)), -1);
 	replay_free(rp);
@@ -225,6 +226,7 @@ static void check_range(struct replay *rp, unsigned a, unsigned b)
 				bsum[bucket_of(k, x)] += count_of(s, k, x);
 			}
 			assert_int_equal(w->count, sum);
+			assert_int_equal(w->total, sum);
 			assert_true(w->count <= last); /* by count */
 			last = w->count;
 			events += sum;
