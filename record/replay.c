@@ -242,7 +242,8 @@ enum replay_event replay_index(struct replay *rp, char *why, size_t n)
 
 	if (ev != REPLAY_TARGET) {
 		if (ev == REPLAY_END || ev == REPLAY_INTERVAL)
-			snprintf(why, n, "no target record first");
+			snprintf(why, n,
+				 "no target record: nothing was recorded");
 		return REPLAY_BAD;
 	}
 	for (;;) {

@@ -18,8 +18,8 @@ int console_run(struct session_args *a, double interval_s, double duration_s);
  * probetop replay FILE: the console on a recording (trace --record, the
  * console's --record), with a time bar; reads only the file. Returns the
  * exit status (1 for a file that is not a recording, or is corrupt
- * before its first interval; 2 without a terminal), after one line on
- * stderr.
+ * before its first interval, or holds none; then 2 without a terminal),
+ * after one line on stderr.
  */
 int console_replay(const char *path);
 

@@ -447,14 +447,15 @@ int console_replay(const char *path)
 	struct console *c;
 	int ret = 1;
 
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		cli_error("the console needs a terminal; for scripts use "
-			  "probetop replay --json");
-		return 2;
-	}
 	if (open_file(&p)) {
 		replay_free(p.rp);
 		return 1;
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cli_error("the console needs a terminal; for scripts use "
+			  "probetop replay --json");
+		replay_free(p.rp);
+		return 2;
 	}
 	c = calloc(1, sizeof(*c));
 	p.rm = replaymodel_new();
