@@ -59,10 +59,14 @@ static int get_strings(struct recdec *d, struct recread *r)
 		size_t len;
 		const char *s = recread_str(r, &len);
 
-		d->strs[d->nstrs] = s ? strndup(s, len) : NULL;
-		if (!d->strs[d->nstrs])
+		if (!s)
 			return -1;
-		d->nstrs++;
+		if (d->nstrs++ < d->keptstrs)
+			continue; /* the same record read again */
+		d->strs[d->nstrs - 1] = strndup(s, len);
+		if (!d->strs[d->nstrs - 1])
+			return -1;
+		d->keptstrs = d->nstrs;
 	}
 	return r->bad ? -1 : 0;
 }
@@ -81,26 +85,18 @@ static int get_commands(struct recdec *d, struct recread *r)
 	return r->bad ? -1 : 0;
 }
 
-/* A new row's key (recenc.c's put_rowdef()), as row index d->nrows. */
-static int get_rowdef(struct recdec *d, struct recread *r,
-		      const struct agg_spec *as)
+/* A row's key (recenc.c's put_rowdef()) into w. */
+static int get_key(struct recdec *d, struct recread *r, struct agg_row *w)
 {
-	struct recdec_row *dr;
 	int nkeys;
 
-	if (!grow((void **)&d->rows, &d->caprows, d->nrows + 1,
-		  sizeof(*d->rows)))
-		return -1;
-	dr = &d->rows[d->nrows];
-	*dr = (struct recdec_row){ .spec_id = as->id };
-	dr->row.id = d->nrows + 1;
-	dr->row.pid = (uint32_t)recread_uv(r);
+	w->pid = (uint32_t)recread_uv(r);
 	nkeys = (int)recread_uv(r);
 	if (nkeys < 0 || nkeys > AGG_MAX_PARTS)
 		return -1;
-	dr->row.nkeys = nkeys;
+	w->nkeys = nkeys;
 	for (int i = 0; i < nkeys && !r->bad; i++) {
-		struct agg_key_part *k = &dr->row.key[i];
+		struct agg_key_part *k = &w->key[i];
 		uint8_t f = recread_u8(r);
 
 		k->is_str = f & PART_STR;
@@ -114,6 +110,37 @@ static int get_rowdef(struct recdec *d, struct recread *r,
 		    !(k->mods = recdec_str(d, recread_uv(r))))
 			return -1;
 	}
+	return r->bad ? -1 : 0;
+}
+
+/* Row dr, defined before the decoder was set back (kept, see recdec.h),
+ * as new again: nothing counted. */
+static void reset_row(struct recdec_row *dr)
+{
+	dr->row.total = 0;
+	dr->row.sum_total = dr->row.min = dr->row.max = 0;
+	if (dr->b_total)
+		memset(dr->b_total, 0, PT_NBUCKETS * sizeof(uint64_t));
+}
+
+/* A new row's key (recenc.c's put_rowdef()), as row index d->nrows. */
+static int get_rowdef(struct recdec *d, struct recread *r,
+		      const struct agg_spec *as)
+{
+	struct agg_row key = { 0 };
+	struct recdec_row *dr;
+
+	if (get_key(d, r, &key) || !grow((void **)&d->rows, &d->caprows,
+					 d->nrows + 1, sizeof(*d->rows)))
+		return -1;
+	dr = &d->rows[d->nrows];
+	if (d->nrows < d->keptrows) { /* the same record read again */
+		reset_row(dr);
+		d->nrows++;
+		return 0;
+	}
+	*dr = (struct recdec_row){ .spec_id = as->id, .row = key };
+	dr->row.id = d->nrows + 1;
 	if (spec_has_buckets(as->spec)) {
 		dr->b = calloc(PT_NBUCKETS, sizeof(uint64_t));
 		dr->b_total = calloc(PT_NBUCKETS, sizeof(uint64_t));
@@ -125,8 +152,8 @@ static int get_rowdef(struct recdec *d, struct recread *r,
 		dr->row.b = dr->b;
 		dr->row.b_total = dr->b_total;
 	}
-	d->nrows++;
-	return r->bad ? -1 : 0;
+	d->keptrows = ++d->nrows;
+	return 0;
 }
 
 /* Sparse buckets into v[0..nb): signed differences added (diff) or
@@ -481,10 +508,10 @@ int recdec_final(struct recdec *d, struct recread *r, char *why, size_t n)
 
 void recdec_free(struct recdec *d)
 {
-	for (size_t i = 0; i < d->nstrs; i++)
+	for (size_t i = 0; i < d->keptstrs; i++)
 		free(d->strs[i]);
 	free(d->strs);
-	for (size_t i = 0; i < d->nrows; i++) {
+	for (size_t i = 0; i < d->keptrows; i++) {
 		free(d->rows[i].b);
 		free(d->rows[i].b_total);
 	}

@@ -70,17 +70,13 @@ int recmark_restore(struct recdec *d, const struct recmark *mk)
 	struct rectab_map pidcmds;
 	size_t at = 0;
 
+	if (!recmark_fits(mk, d))
+		return -EINVAL;
 	if (map_copy(&pidcmds, &mk->pidcmds))
 		return -ENOMEM;
 	rectab_map_free(&d->pidcmds);
 	d->pidcmds = pidcmds;
-	for (size_t i = mk->nstrs; i < d->nstrs; i++)
-		free(d->strs[i]);
-	d->nstrs = mk->nstrs;
-	for (size_t i = mk->nrows; i < d->nrows; i++) {
-		free(d->rows[i].b);
-		free(d->rows[i].b_total);
-	}
+	d->nstrs = mk->nstrs; /* those past it kept (recdec.h) */
 	d->nrows = mk->nrows;
 	for (size_t i = 0; i < mk->nrows; i++) {
 		struct recdec_row *dr = &d->rows[i];
@@ -98,6 +94,11 @@ int recmark_restore(struct recdec *d, const struct recmark *mk)
 	}
 	d->snap.nspecs = 0;
 	return 0;
+}
+
+bool recmark_fits(const struct recmark *mk, const struct recdec *d)
+{
+	return mk->nstrs <= d->keptstrs && mk->nrows <= d->keptrows;
 }
 
 const struct recmark_row *recmark_row(const struct recmark *mk, size_t i)

@@ -10,6 +10,7 @@
 #ifndef PROBETOP_RECMARK_H
 #define PROBETOP_RECMARK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,11 +34,18 @@ struct recmark {
 /* d's state into mk (emptied first). 0 or -ENOMEM (mk then empty). */
 int recmark_save(struct recmark *mk, const struct recdec *d);
 
+/* Whether d can be put in mk's state: it has read (at some time) the
+ * strings and rows mk counts. A mark d saved, or one of an interval
+ * before the furthest d read, fits. */
+bool recmark_fits(const struct recmark *mk, const struct recdec *d);
+
 /*
- * Put d back in the state mk was saved from (of the same file, further
- * on since): the strings and rows read since are dropped, the others'
- * totals set back. d's snapshot is not one until the next body is read.
- * A zeroed mk is the state before the first record. 0 or -ENOMEM.
+ * Put d in the state mk was saved from (of the same file; d saved it,
+ * or has read as far since: recmark_fits()): the strings and rows read
+ * after it are set aside (kept, recdec.h), the others' totals set.
+ * d's snapshot is not one until the next body is read. A zeroed mk is
+ * the state before the first record. 0, -EINVAL (it does not fit) or
+ * -ENOMEM.
  */
 int recmark_restore(struct recdec *d, const struct recmark *mk);
 

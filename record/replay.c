@@ -10,38 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recdec.h"
-#include "recfile.h"
-#include "recmark.h"
-
-/* replay_seek() keeps the decoder's state every REPLAY_MARK_EVERY
- * intervals, so that it reads at most that many to get to any one */
-#define REPLAY_MARK_EVERY 16
-
-struct replay {
-	struct recfile_reader rd;
-	struct recdec dec;
-	struct record_target target;
-	char *version, *binary, **argv;
-	size_t argc;
-	char *message;
-	unsigned int intervals;
-	bool interval_read; /* a final summary needs an interval before it */
-	bool done; /* END, CUT or BAD returned: nothing more is read */
-	double start_wall; /* the target record's wall-clock start */
-	/* replay_index()'s: where each interval's frame starts, its
-	 * elapsed_s once read (0: not yet), the messages */
-	uint64_t *offs;
-	double *elapsed;
-	size_t noffs, capoffs;
-	struct replay_msg *msgs;
-	size_t nmsgs, capmsgs;
-	/* replay_seek()'s: the interval the decoder holds (-1: none), and
-	 * its state after intervals K - 1, 2K - 1, ... */
-	long cur;
-	struct recmark *marks;
-	size_t nmarks, capmarks;
-};
+#include "replay_impl.h"
 
 struct replay *replay_open(const char *path, char *why, size_t n)
 {
@@ -102,7 +71,7 @@ static int get_target(struct replay *rp, struct recread *r)
 	return r->bad ? -1 : 0;
 }
 
-static int get_message(struct replay *rp, struct recread *r, double *when)
+int replay_get_message(struct replay *rp, struct recread *r, double *when)
 {
 	*when = recread_f64(r);
 	free(rp->message);
@@ -126,7 +95,7 @@ static int frame_event(struct replay *rp, int type, struct recread *r,
 		ev = REPLAY_TARGET;
 		break;
 	case RECFILE_MESSAGE:
-		err = get_message(rp, r, &when);
+		err = replay_get_message(rp, r, &when);
 		ev = REPLAY_MESSAGE;
 		break;
 	case RECFILE_INTERVAL:
@@ -174,224 +143,6 @@ enum replay_event replay_next(struct replay *rp, char *why, size_t n)
 		if (ev >= 0)
 			return (enum replay_event)ev;
 	}
-}
-
-/* Random access: the index, the marks, seeking ---------------------- */
-
-/* Grow array *v of *cap items of size to hold want; false with no
- * memory. */
-static bool room(void **v, size_t *cap, size_t want, size_t size)
-{
-	size_t c = *cap ? *cap : 64;
-	void *p;
-
-	if (want <= *cap)
-		return true;
-	while (c < want)
-		c *= 2;
-	p = realloc(*v, c * size);
-	if (!p)
-		return false;
-	*v = p;
-	*cap = c;
-	return true;
-}
-
-/* Interval frame at offset at, into the index. */
-static int index_interval(struct replay *rp, uint64_t at)
-{
-	size_t cap = rp->capoffs;
-
-	if (!room((void **)&rp->offs, &rp->capoffs, rp->noffs + 1,
-		  sizeof(*rp->offs)) ||
-	    !room((void **)&rp->elapsed, &cap, rp->noffs + 1,
-		  sizeof(*rp->elapsed)))
-		return -1;
-	rp->offs[rp->noffs] = at;
-	rp->elapsed[rp->noffs++] = 0;
-	return 0;
-}
-
-/* The message frame at offset at, read whole, into the index. */
-static int index_message(struct replay *rp, uint64_t at, char *why, size_t n)
-{
-	struct replay_msg *m;
-	struct recread r;
-	int type;
-
-	if (recfile_seek(&rp->rd, at) ||
-	    recfile_next(&rp->rd, &type, why, n) != RECFILE_OK)
-		return -1;
-	if (!room((void **)&rp->msgs, &rp->capmsgs, rp->nmsgs + 1,
-		  sizeof(*rp->msgs)))
-		return -1;
-	r = (struct recread){ .p = rp->rd.body.p, .len = rp->rd.body.len };
-	m = &rp->msgs[rp->nmsgs];
-	if (get_message(rp, &r, &m->at_s))
-		return -1;
-	m->text = rp->message;
-	m->after = (unsigned int)rp->noffs;
-	rp->message = NULL;
-	rp->nmsgs++;
-	return 0;
-}
-
-enum replay_event replay_index(struct replay *rp, char *why, size_t n)
-{
-	enum replay_event ev = replay_next(rp, why, n);
-
-	if (ev != REPLAY_TARGET) {
-		if (ev == REPLAY_END || ev == REPLAY_INTERVAL)
-			snprintf(why, n,
-				 "no target record: nothing was recorded");
-		return REPLAY_BAD;
-	}
-	for (;;) {
-		uint64_t at;
-		int type, err = 0;
-		enum recfile_status st =
-			recfile_skip(&rp->rd, &type, &at, why, n);
-
-		if (st != RECFILE_OK)
-			return st == RECFILE_END   ? REPLAY_END
-			       : st == RECFILE_CUT ? REPLAY_CUT
-						   : REPLAY_BAD;
-		if (type == RECFILE_INTERVAL)
-			err = index_interval(rp, at);
-		else if (type == RECFILE_MESSAGE)
-			err = index_message(rp, at, why, n);
-		if (err) {
-			snprintf(why, n, "a bad record at byte %llu",
-				 (unsigned long long)at);
-			return REPLAY_BAD;
-		}
-	}
-}
-
-/* Read interval i's frame into the decoder (which holds i - 1's state);
- * a mark kept if i ends a stretch of REPLAY_MARK_EVERY. */
-static int read_interval(struct replay *rp, size_t i, char *why, size_t n)
-{
-	struct recread r;
-	int type;
-
-	if (recfile_seek(&rp->rd, rp->offs[i]) ||
-	    recfile_next(&rp->rd, &type, why, n) != RECFILE_OK)
-		return -1;
-	r = (struct recread){ .p = rp->rd.body.p, .len = rp->rd.body.len };
-	if (type != RECFILE_INTERVAL || recdec_interval(&rp->dec, &r, why, n))
-		return -1;
-	rp->cur = (long)i;
-	rp->elapsed[i] = rp->dec.snap.elapsed_s;
-	if ((i + 1) % REPLAY_MARK_EVERY ||
-	    (i + 1) / REPLAY_MARK_EVERY != rp->nmarks + 1)
-		return 0;
-	if (!room((void **)&rp->marks, &rp->capmarks, rp->nmarks + 1,
-		  sizeof(*rp->marks)))
-		return 0; /* no mark: slower, not wrong */
-	rp->marks[rp->nmarks] = (struct recmark){ 0 };
-	if (!recmark_save(&rp->marks[rp->nmarks], &rp->dec))
-		rp->nmarks++;
-	return 0;
-}
-
-/* The decoder at the last mark before interval k (or at the start), if
- * that is nearer k than where it is. */
-static int seek_mark(struct replay *rp, size_t k)
-{
-	static const struct recmark none;
-	size_t j = k / REPLAY_MARK_EVERY; /* mark j - 1: after j*K - 1 */
-	long at;
-
-	if (j > rp->nmarks)
-		j = rp->nmarks;
-	at = (long)(j * REPLAY_MARK_EVERY) - 1;
-	if (rp->cur < (long)k && rp->cur >= at)
-		return 0; /* on from where it is */
-	rp->cur = at;
-	return recmark_restore(&rp->dec, j ? &rp->marks[j - 1] : &none);
-}
-
-int replay_seek(struct replay *rp, size_t k, char *why, size_t n)
-{
-	if (k >= rp->noffs) {
-		snprintf(why, n, "no interval %zu", k + 1);
-		return -1;
-	}
-	if (rp->cur == (long)k)
-		return 0;
-	if (seek_mark(rp, k)) {
-		snprintf(why, n, "out of memory");
-		rp->cur = -1;
-		return -1;
-	}
-	while (rp->cur < (long)k) {
-		size_t i = (size_t)(rp->cur + 1);
-		char what[300];
-
-		if (read_interval(rp, i, what, sizeof(what))) {
-			snprintf(why, n, "a bad record at byte %llu: %s",
-				 (unsigned long long)rp->offs[i], what);
-			rp->noffs = i; /* nothing after it is shown */
-			rp->cur = -1;
-			return -1;
-		}
-	}
-	return 0;
-}
-
-size_t replay_count(const struct replay *rp)
-{
-	return rp->noffs;
-}
-
-double replay_seconds(const struct replay *rp, size_t k)
-{
-	if (k >= rp->noffs || rp->cur < 0)
-		return 0;
-	return rp->elapsed[k] - (k ? rp->elapsed[k - 1] : 0);
-}
-
-/* Interval k's elapsed_s from the head of its body, its rows not read
- * (0 if the record cannot be read: replay_seek() will say why). */
-static double peek_elapsed(struct replay *rp, size_t k)
-{
-	struct recread r;
-	char why[256];
-	int type;
-
-	if (recfile_seek(&rp->rd, rp->offs[k]) ||
-	    recfile_next(&rp->rd, &type, why, sizeof(why)) != RECFILE_OK ||
-	    type != RECFILE_INTERVAL)
-		return 0;
-	r = (struct recread){ .p = rp->rd.body.p, .len = rp->rd.body.len };
-	recread_uv(&r); /* the interval's number */
-	return r.bad ? 0 : recread_f64(&r);
-}
-
-double replay_elapsed(struct replay *rp, size_t k)
-{
-	if (k >= rp->noffs)
-		return 0;
-	if (rp->elapsed[k] <= 0)
-		rp->elapsed[k] = peek_elapsed(rp, k);
-	return rp->elapsed[k];
-}
-
-double replay_start_wall(const struct replay *rp)
-{
-	return rp->start_wall;
-}
-
-const struct replay_msg *replay_messages(const struct replay *rp, size_t *n)
-{
-	*n = rp->nmsgs;
-	return rp->msgs;
-}
-
-struct recdec *replay_decoder(struct replay *rp)
-{
-	return &rp->dec;
 }
 
 const struct record_target *replay_target(const struct replay *rp)
@@ -444,13 +195,6 @@ void replay_free(struct replay *rp)
 		free(rp->argv[i]);
 	free(rp->argv);
 	free(rp->message);
-	free(rp->offs);
-	free(rp->elapsed);
-	for (size_t i = 0; i < rp->nmsgs; i++)
-		free(rp->msgs[i].text);
-	free(rp->msgs);
-	for (size_t i = 0; i < rp->nmarks; i++)
-		recmark_free(&rp->marks[i]);
-	free(rp->marks);
+	replay_seek_free(rp);
 	free(rp);
 }

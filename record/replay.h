@@ -12,6 +12,7 @@
 #ifndef PROBETOP_REPLAY_H
 #define PROBETOP_REPLAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,10 +92,18 @@ size_t replay_count(const struct replay *rp);
 /*
  * replay_snapshot() made interval k's (0 .. replay_count() - 1): read on
  * from where the reader is, or from the last state it kept (every few
- * intervals) before k. 0, or -1 with a one-line reason (a corrupt body:
+ * intervals) before k. The first time past an interval reads every
+ * record up to it (about 0.4 ms a record of 10,000 rows); after that,
+ * at most those since the last state kept. 0, or -1 with a one-line reason (a corrupt body:
  * replay_count() is then k).
  */
 int replay_seek(struct replay *rp, size_t k, char *why, size_t n);
+
+/* The bytes the kept states may take (128 MiB unless set; at least one
+ * is kept), and how many intervals apart they are now (16 at first,
+ * doubled each time they would take more). */
+void replay_mark_budget(struct replay *rp, size_t bytes);
+size_t replay_mark_every(const struct replay *rp);
 
 /* The length of interval k in seconds, after replay_seek(k). */
 double replay_seconds(const struct replay *rp, size_t k);

@@ -5,7 +5,8 @@
  * record.h, then read with replay_index() and replay_seek() in an order
  * that goes back and forth over the marks kept every few intervals:
  * every interval's rows and totals are what was written; ranges
- * (recrange.h) give the sums of their intervals, counted here; a file
+ * (recrange.h) give the sums of their intervals, counted here; the
+ * same with the marks thinned to a small budget; a file
  * cut inside an interval's record replays the intervals before it; a
  * body flipped behind its head is found when it is read, and what is
  * before it still replays. */
@@ -197,6 +198,28 @@ static void test_seek(void **state)
 	unlink(path);
 }
 
+/* Marks thinned to a budget of a few: K doubles, and the intervals
+ * read the same, back and forth, before and after the furthest read. */
+static void test_thin(void **state)
+{
+	static const unsigned ORDER[] = { 20, 3, 69, 40, 39, 0, 68, 31, 32, 5 };
+	struct replay *rp;
+	char why[512];
+
+	(void)state;
+	write_run();
+	rp = open_indexed(REPLAY_END, NINT);
+	replay_mark_budget(rp, 3 * 1024);
+	for (size_t j = 0; j < sizeof(ORDER) / sizeof(ORDER[0]); j++) {
+		assert_int_equal(replay_seek(rp, ORDER[j], why, sizeof(why)),
+				 0);
+		check_interval(replay_snapshot(rp), ORDER[j]);
+	}
+	assert_true(replay_mark_every(rp) > 16);
+	replay_free(rp);
+	unlink(path);
+}
+
 /* Range a..b: each row's count the sum of its counts over a..b, the
  * buckets' too, the spec's events. */
 static void check_range(struct replay *rp, unsigned a, unsigned b)
@@ -305,9 +328,8 @@ static void test_flip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seek),
-		cmocka_unit_test(test_range),
-		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_seek),  cmocka_unit_test(test_thin),
+		cmocka_unit_test(test_range), cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_flip),
 	};
 
