@@ -10,11 +10,12 @@
  * replay_index(), the first interval read), steps forward and back from
  * the middle, End and Home, a jump by time, and the range of the whole
  * hour. Prints one line each.
- * Usage: bench_replay FILE [KEYS] [INTERVALS] (FILE must not exist; it
- * is removed).
+ * Usage: bench_replay FILE [KEYS] [INTERVALS] [keep] (FILE must not
+ * exist; it is removed unless "keep", for a look with the console).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
 	steps(rp, n, -1, "step back (,)");
 	printf("%-28s %.1f ms\n", "range of all intervals", range_ms(rp, n));
 	replay_free(rp);
-	unlink(argv[1]);
+	if (argc < 5 || strcmp(argv[4], "keep"))
+		unlink(argv[1]);
 	return 0;
 }
