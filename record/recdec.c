@@ -17,9 +17,7 @@
 #define PART_STACK 0x4
 #define PART_MODS 0x8
 
-/* Grow array *v of *cap items of size to hold want; false with no
- * memory. */
-static bool grow(void **v, size_t *cap, size_t want, size_t size)
+bool recdec_grow(void **v, size_t *cap, size_t want, size_t size)
 {
 	size_t c = *cap ? *cap : 16;
 	void *p;
@@ -52,8 +50,8 @@ static int get_strings(struct recdec *d, struct recread *r)
 {
 	size_t k = recread_count(r, 1);
 
-	if (!grow((void **)&d->strs, &d->capstrs, d->nstrs + k,
-		  sizeof(*d->strs)))
+	if (!recdec_grow((void **)&d->strs, &d->capstrs, d->nstrs + k,
+			 sizeof(*d->strs)))
 		return -1;
 	for (size_t i = 0; i < k && !r->bad; i++) {
 		size_t len;
@@ -130,8 +128,8 @@ static int get_rowdef(struct recdec *d, struct recread *r,
 	struct agg_row key = { 0 };
 	struct recdec_row *dr;
 
-	if (get_key(d, r, &key) || !grow((void **)&d->rows, &d->caprows,
-					 d->nrows + 1, sizeof(*d->rows)))
+	if (get_key(d, r, &key) || !recdec_grow((void **)&d->rows, &d->caprows,
+						d->nrows + 1, sizeof(*d->rows)))
 		return -1;
 	dr = &d->rows[d->nrows];
 	if (d->nrows < d->keptrows) { /* the same record read again */
@@ -302,8 +300,8 @@ static int get_rows(struct recdec *d, struct recread *r, struct recdec_spec *ds,
 			return -1;
 		if (!dr->row.count)
 			continue;
-		if (!grow((void **)&ds->idx, &ds->cap, ds->n + 1,
-			  sizeof(*ds->idx)))
+		if (!recdec_grow((void **)&ds->idx, &ds->cap, ds->n + 1,
+				 sizeof(*ds->idx)))
 			return -1;
 		ds->idx[ds->n++] = (uint32_t)at;
 	}
@@ -337,7 +335,7 @@ static int get_kernel(struct recdec *d, struct recread *r)
 	struct tracer_unwind *u = &snap->unwind;
 	size_t nio = recread_count(r, 4), nproc;
 
-	if (!grow((void **)&d->io, &d->capio, nio, sizeof(*d->io)))
+	if (!recdec_grow((void **)&d->io, &d->capio, nio, sizeof(*d->io)))
 		return -1;
 	for (size_t i = 0; i < nio && !r->bad; i++) {
 		d->io[i].pid = (uint32_t)recread_uv(r);
@@ -346,7 +344,8 @@ static int get_kernel(struct recdec *d, struct recread *r)
 		get_io_val(r, &d->io[i].total);
 	}
 	nproc = recread_count(r, 4);
-	if (!grow((void **)&d->proc, &d->capproc, nproc, sizeof(*d->proc)))
+	if (!recdec_grow((void **)&d->proc, &d->capproc, nproc,
+			 sizeof(*d->proc)))
 		return -1;
 	for (size_t i = 0; i < nproc && !r->bad; i++) {
 		struct agg_proc_row *p = &d->proc[i];
@@ -428,13 +427,13 @@ static bool specs_room(struct recdec *d, size_t nspecs)
 
 	if (nspecs <= cap)
 		return true;
-	if (!grow((void **)&d->specs, &cap, nspecs, sizeof(*d->specs)))
+	if (!recdec_grow((void **)&d->specs, &cap, nspecs, sizeof(*d->specs)))
 		return false;
 	for (size_t i = was; i < cap; i++)
 		d->specs[i] = (struct recdec_spec){ .text_id = -1 };
 	d->capspecs = cap;
 	cap = was;
-	return grow((void **)&d->as, &cap, d->capspecs, sizeof(*d->as));
+	return recdec_grow((void **)&d->as, &cap, d->capspecs, sizeof(*d->as));
 }
 
 /* Each spec's shown rows, from indices to pointers into d->rows (which
@@ -444,8 +443,8 @@ static int point_rows(struct recdec *d)
 	for (size_t s = 0; s < d->snap.nspecs; s++) {
 		struct recdec_spec *ds = &d->specs[s];
 
-		if (!grow((void **)&ds->rows, &ds->caprows, ds->n,
-			  sizeof(*ds->rows)))
+		if (!recdec_grow((void **)&ds->rows, &ds->caprows, ds->n,
+				 sizeof(*ds->rows)))
 			return -1;
 		for (size_t i = 0; i < ds->n; i++)
 			ds->rows[i] = &d->rows[ds->idx[i]].row;
@@ -489,7 +488,8 @@ int recdec_final(struct recdec *d, struct recread *r, char *why, size_t n)
 		struct recdec_spec *ds = &d->specs[s];
 		size_t k = recread_count(r, 1);
 
-		if (!grow((void **)&ds->idx, &ds->cap, k, sizeof(*ds->idx)))
+		if (!recdec_grow((void **)&ds->idx, &ds->cap, k,
+				 sizeof(*ds->idx)))
 			return fail(r, why, n, "no memory for its rows");
 		for (size_t i = 0; i < k && !r->bad; i++) {
 			uint64_t at = recread_uv(r);

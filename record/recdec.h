@@ -68,4 +68,8 @@ const char *recdec_str(const struct recdec *d, uint64_t id);
 
 void recdec_free(struct recdec *d);
 
+/* Grow array *v of *cap items of size (doubling, from 16) to hold want;
+ * false with no memory (*v as it was). */
+bool recdec_grow(void **v, size_t *cap, size_t want, size_t size);
+
 #endif

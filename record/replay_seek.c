@@ -22,25 +22,6 @@
 #define REPLAY_MARK_EVERY 16 /* K at first */
 #define REPLAY_MARK_BYTES (128u << 20)
 
-/* Grow array *v of *cap items of size to hold want; false with no
- * memory. */
-static bool room(void **v, size_t *cap, size_t want, size_t size)
-{
-	size_t c = *cap ? *cap : 64;
-	void *p;
-
-	if (want <= *cap)
-		return true;
-	while (c < want)
-		c *= 2;
-	p = realloc(*v, c * size);
-	if (!p)
-		return false;
-	*v = p;
-	*cap = c;
-	return true;
-}
-
 /* The index --------------------------------------------------------- */
 
 /* Interval frame at offset at, into the index. */
@@ -48,10 +29,10 @@ static int index_interval(struct replay *rp, uint64_t at)
 {
 	size_t cap = rp->capoffs;
 
-	if (!room((void **)&rp->offs, &rp->capoffs, rp->noffs + 1,
-		  sizeof(*rp->offs)) ||
-	    !room((void **)&rp->elapsed, &cap, rp->noffs + 1,
-		  sizeof(*rp->elapsed)))
+	if (!recdec_grow((void **)&rp->offs, &rp->capoffs, rp->noffs + 1,
+			 sizeof(*rp->offs)) ||
+	    !recdec_grow((void **)&rp->elapsed, &cap, rp->noffs + 1,
+			 sizeof(*rp->elapsed)))
 		return -1;
 	rp->offs[rp->noffs] = at;
 	rp->elapsed[rp->noffs++] = 0;
@@ -68,8 +49,8 @@ static int index_message(struct replay *rp, uint64_t at, char *why, size_t n)
 	if (recfile_seek(&rp->rd, at) ||
 	    recfile_next(&rp->rd, &type, why, n) != RECFILE_OK)
 		return -1;
-	if (!room((void **)&rp->msgs, &rp->capmsgs, rp->nmsgs + 1,
-		  sizeof(*rp->msgs)))
+	if (!recdec_grow((void **)&rp->msgs, &rp->capmsgs, rp->nmsgs + 1,
+			 sizeof(*rp->msgs)))
 		return -1;
 	r = (struct recread){ .p = rp->rd.body.p, .len = rp->rd.body.len };
 	m = &rp->msgs[rp->nmsgs];
@@ -144,8 +125,8 @@ static void keep_mark(struct replay *rp, const struct recdec *d, size_t i)
 	struct recmark *mk;
 
 	if ((i + 1) % rp->every || (i + 1) / rp->every != rp->nmarks + 1 ||
-	    !room((void **)&rp->marks, &rp->capmarks, rp->nmarks + 1,
-		  sizeof(*rp->marks)))
+	    !recdec_grow((void **)&rp->marks, &rp->capmarks, rp->nmarks + 1,
+			 sizeof(*rp->marks)))
 		return; /* not one, or no room: slower, not wrong */
 	mk = &rp->marks[rp->nmarks];
 	*mk = (struct recmark){ 0 };
