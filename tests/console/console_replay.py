@@ -6,8 +6,8 @@ three intervals; the console opened on the file (as nobody: a replay
 reads only the file) shows each interval's rows with the totals
 `replay --json` gives for them, steps between intervals (. and ,),
 goes to the last (End), shows a range's totals ([ ]: the sums of its
-intervals' counts, computed from the JSON) and back (Esc), and quits
-with q. The same file cut inside its last interval replays the
+intervals' counts, computed from the JSON) and back (Esc), plays at 10x
+(0) from the first to the last, and quits with q. The same file cut inside its last interval replays the
 intervals before it and says where it ends; a foreign file is one line
 and exit 1."""
 import json
@@ -151,6 +151,10 @@ try:
     tap.ok(bar_at(s) == (n, n) and bar and
            not re.search(r"range \d", bar[0]),
            "Esc: the range's last interval alone again", s)
+    keys("Home", "0")
+    s = wait_screen(r"the end of the recording", 10)
+    tap.ok(bar_at(s) == (n, n) and "paused" in s,
+           "0 plays at 10x to the last interval, then pauses", s)
     keys("q")
     s = wait_screen(r"EXITED \d+")
     tap.ok("EXITED 0" in s, "q: exit 0", s)
