@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * probetop replay — a recording (trace --record, record/replay.h)
- * printed as trace printed it live: the same JSON lines (--json) or
- * folded stacks (--folded), by trace's own renderers (trace_out.h), and
- * trace's messages on stderr where they were said. Reads only the file.
+ * probetop replay — a recording (trace --record, the console's --record;
+ * record/replay.h) printed as trace printed it live: the same JSON
+ * lines (--json) or folded stacks (--folded), by trace's own renderers
+ * (trace_out.h), and trace's messages on stderr where they were said;
+ * without either, the console on it (console.h's console_replay()).
+ * Reads only the file. Options are parsed here alone, so that one for
+ * the console passes through as a field of struct replay_args.
  *
  * Exit status: 0 when the file was read to its end, also when it ends
  * inside a record (a recording cut by a crash or still being written:
  * one line on stderr says where); 1 for a file that is not a recording,
  * of a format this probetop does not read, or corrupt (what was before
- * the corruption is printed first); 2 for a bad command line.
+ * the corruption is printed first); 2 for a bad command line. The
+ * console's are console_replay()'s.
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -18,6 +18,8 @@
  * the loop and picking a process. Keys are console_keys.c's, requests
  * console_requests.c's, the screen console_screen.c's; they share
  * struct console (console_impl.h) and none of them calls this file.
+ * console_replay.c (the console on a recording) uses its setup and
+ * teardown (console_start_curses() ...) and has a loop of its own.
  */
 #include "console.h"
 

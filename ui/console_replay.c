@@ -91,9 +91,10 @@ static void corrupt(struct console *c, struct play *p, const char *why)
 	p->playing = false;
 }
 
-/* Show interval k (from 0); false if it could not be read (then the last
- * one before it that can is shown). */
-static bool show(struct console *c, struct play *p, size_t k)
+/* The decoder at interval k (from 0; the last if past it), not shown
+ * yet; false if it could not be read (then at the last one before it
+ * that can be, or, if none, the console quits). */
+static bool seek(struct console *c, struct play *p, size_t k)
 {
 	char why[512];
 
@@ -110,31 +111,45 @@ static bool show(struct console *c, struct play *p, size_t k)
 	}
 	p->cur = k;
 	p->seconds = replay_seconds(p->rp, k);
-	show_now(c);
 	return true;
 }
 
-/* The totals of the marked intervals, shown. */
+/* Show interval k: seek() and the views told. */
+static bool show(struct console *c, struct play *p, size_t k)
+{
+	bool ok = seek(c, p, k);
+
+	if (!c->quit)
+		show_now(c);
+	return ok;
+}
+
+/* The totals of the marked intervals, shown; else the interval the
+ * decoder got to (a corrupt record: corrupt() said it), or the one shown
+ * with a message. */
 static void show_range(struct console *c, struct play *p)
 {
 	size_t a = (size_t)(p->mark_a < p->mark_b ? p->mark_a : p->mark_b);
 	size_t b = (size_t)(p->mark_a < p->mark_b ? p->mark_b : p->mark_a);
 	double before = 0;
+	bool ok = true;
 
 	recrange_base_clear(&p->base);
-	if (a) {
-		if (!show(c, p, a - 1))
-			return;
+	if (a) { /* the totals before it */
+		ok = seek(c, p, a - 1);
 		before = replay_elapsed(p->rp, a - 1);
-		if (recrange_base(&p->base, replay_decoder(p->rp))) {
-			console_say(c, "out of memory for the range");
-			return;
+		if (ok && recrange_base(&p->base, replay_decoder(p->rp))) {
+			console_say(c, "no memory for the range");
+			ok = false;
 		}
 	}
-	if (!show(c, p, b) || p->cur != b)
-		return;
-	if (recrange_make(&p->rg, &p->base, replay_decoder(p->rp))) {
-		console_say(c, "out of memory for the range");
+	ok = ok && seek(c, p, b) && p->cur == b;
+	if (ok && recrange_make(&p->rg, &p->base, replay_decoder(p->rp))) {
+		console_say(c, "no memory for the range");
+		ok = false;
+	}
+	if (!ok) {
+		show(c, p, p->cur);
 		return;
 	}
 	p->ranged = true;
@@ -154,12 +169,12 @@ static size_t interval_at(struct console *c, struct play *p, double t)
 	double every = replay_target(p->rp)->interval_s;
 	size_t k = every > 0 && t / every >= 1 ? (size_t)(t / every) - 1 : 0;
 
-	if (!show(c, p, k))
+	if (!seek(c, p, k))
 		return p->cur;
 	while (p->cur + 1 < p->n && replay_elapsed(p->rp, p->cur) < t &&
-	       show(c, p, p->cur + 1))
+	       seek(c, p, p->cur + 1))
 		;
-	while (p->cur > 0 && show(c, p, p->cur - 1) &&
+	while (p->cur > 0 && seek(c, p, p->cur - 1) &&
 	       replay_elapsed(p->rp, p->cur) >= t)
 		;
 	if (replay_elapsed(p->rp, p->cur) < t && p->cur + 1 < p->n)
