@@ -17,9 +17,11 @@ int console_run(struct session_args *a, double interval_s, double duration_s);
 /*
  * probetop replay FILE: the console on a recording (trace --record, the
  * console's --record), with a time bar; reads only the file. Returns the
- * exit status (1 for a file that is not a recording, or is corrupt
- * before its first interval, or holds none; then 2 without a terminal),
- * after one line on stderr.
+ * exit status: 0 at q, also for a file cut inside a record (what is
+ * before the cut replays); 1 for a file that is not a recording or holds
+ * no interval (one line on stderr, before the screen), or with a corrupt
+ * record (what is before it replays; at q the same line as on the status
+ * line, on stderr); 2 without a terminal.
  */
 int console_replay(const char *path);
 

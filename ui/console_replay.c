@@ -46,6 +46,7 @@ struct play {
 	double next_at; /* while playing: when to show the next interval */
 	long mark_a, mark_b; /* [ and ]: intervals, -1: not marked */
 	bool ranged; /* the views show the range's totals */
+	bool bad; /* a record is corrupt (not only cut): exit status 1 */
 	struct recrange_base base;
 	struct recrange rg;
 	char end[1024]; /* where the recording ends if cut or corrupt */
@@ -86,6 +87,7 @@ static void corrupt(struct console *c, struct play *p, const char *why)
 {
 	snprintf(p->end, sizeof(p->end),
 		 "%.400s: %.500s; the recording ends there", p->path, why);
+	p->bad = true;
 	console_say(c, "%s", p->end);
 	p->n = replay_count(p->rp);
 	p->playing = false;
@@ -446,6 +448,7 @@ static int open_file(struct play *p)
 		cli_error("%s: no interval was recorded", p->path);
 		return 1;
 	}
+	p->bad = ev == REPLAY_BAD;
 	if (ev != REPLAY_END)
 		snprintf(p->end, sizeof(p->end),
 			 "%.400s: %.500s: the recording ends there, after "
@@ -489,11 +492,9 @@ int console_replay(const char *path)
 	c->cur = c->prev = console_view_index(c, "dash");
 	console_start_curses(c);
 	say_recorded(c, &p);
-	ret = 0;
 	if (show(c, &p, 0))
 		run(c, &p);
-	else
-		ret = 1; /* its first interval is corrupt: p.end says so */
+	ret = p.bad; /* corrupt: said again after the screen, as --json */
 out:
 	console_end_screen();
 	if (ret && p.end[0])

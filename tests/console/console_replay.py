@@ -8,8 +8,9 @@ reads only the file) shows each interval's rows with the totals
 goes to the last (End), shows a range's totals ([ ]: the sums of its
 intervals' counts, computed from the JSON) and back (Esc), plays at 10x
 (0) from the first to the last, and quits with q. The same file cut inside its last interval replays the
-intervals before it and says where it ends; a foreign file is one line
-and exit 1."""
+intervals before it and says where it ends; with a record's body
+flipped, the intervals before it replay, and q says where it ends on
+stderr with exit 1; a foreign file is one line and exit 1."""
 import json
 import os
 import re
@@ -177,6 +178,30 @@ try:
     keys("q")
     s = wait_screen(r"EXITED \d+")
     tap.ok("EXITED 0" in s, "q: exit 0", s)
+
+    # a byte of the second fire's interval record flipped behind its head
+    bad = os.path.join(tmp, "bad.ptr")
+    shutil.copy(rec, bad)
+    at = [at for typ, at in frames(rec) if typ == "I"][k2]
+    with open(bad, "r+b") as f:
+        f.seek(at + 24)
+        c = f.read(1)[0]
+        f.seek(at + 24)
+        f.write(bytes([c ^ 0x40]))
+    start("%s replay %s" % (PROBETOP, bad), w=160, h=40)
+    wait_screen(r"interval 1 of")
+    keys("End")
+    s = wait_screen(r"a bad record at byte %d" % at)
+    tap.ok(re.search(r"bad checksum in the record at byte %d; the "
+                     r"recording ends there" % at, s) and
+           bar_at(s) == (k2, k2),
+           "a corrupt record: the intervals before it replay, the "
+           "status line says where it ends", s)
+    keys("q")
+    s = wait_screen(r"EXITED \d+")
+    tap.ok("EXITED 1" in s and re.search(
+        r"probetop: %s: a bad record at byte %d" % (re.escape(bad), at), s),
+        "q: the same line on stderr, exit 1 (as --json)", s)
 
     r = subprocess.run([PROBETOP, "replay", "/etc/passwd"],
                        capture_output=True, text=True, timeout=30)
