@@ -54,8 +54,16 @@ struct run {
 	struct agg_row rows[2][NK];
 	const struct agg_row *order[2][NK];
 	uint64_t b[NK][PT_NBUCKETS], bt[NK][PT_NBUCKETS];
+	struct agg_io_row io;
+	struct agg_proc_row proc;
 	struct agg_snapshot snap;
 };
+
+/* The IO row's calls and the process row's exits in interval i. */
+static uint64_t io_of(unsigned i)
+{
+	return 1 + i % 3;
+}
 
 static void fill(struct run *r, unsigned i)
 {
@@ -92,6 +100,19 @@ static void fill(struct run *r, unsigned i)
 			.events_total = r->as[s].events_total + events,
 		};
 	}
+	r->io.pid = r->proc.pid = 42;
+	r->io.cls = 1;
+	r->io.now.calls = io_of(i);
+	r->io.total.calls += io_of(i);
+	r->io.now.b[4] = io_of(i);
+	r->io.total.b[4] += io_of(i);
+	r->proc.event = 3;
+	snprintf(r->proc.name, sizeof(r->proc.name), "child");
+	r->proc.now.count = 2 * io_of(i);
+	r->proc.total.count += 2 * io_of(i);
+	r->snap.nio = r->snap.nproc = 1;
+	r->snap.io = &r->io;
+	r->snap.proc = &r->proc;
 	r->snap.interval = i + 1;
 	r->snap.elapsed_s = 0.5 * (i + 1);
 	r->snap.nspecs = 2;
@@ -221,12 +242,13 @@ static void test_thin(void **state)
 }
 
 /* Range a..b: each row's count the sum of its counts over a..b, the
- * buckets' too, the spec's events. */
+ * buckets' too, the spec's events, the IO and process rows' values. */
 static void check_range(struct replay *rp, unsigned a, unsigned b)
 {
 	struct recrange_base base = { 0 };
 	struct recrange rg = { 0 };
 	char why[512];
+	uint64_t io;
 
 	if (a) {
 		assert_int_equal(replay_seek(rp, a - 1, why, sizeof(why)), 0);
@@ -260,6 +282,15 @@ static void check_range(struct replay *rp, unsigned a, unsigned b)
 		}
 		assert_int_equal(as->events, events);
 	}
+	io = 0;
+	for (unsigned x = a; x <= b; x++)
+		io += io_of(x);
+	assert_int_equal(rg.snap.nio, 1);
+	assert_int_equal(rg.snap.io[0].now.calls, io);
+	assert_int_equal(rg.snap.io[0].now.b[4], io);
+	assert_int_equal(rg.snap.nproc, 1);
+	assert_int_equal(rg.snap.proc[0].now.count, 2 * io);
+	assert_true(rg.snap.elapsed_s == 0.5 * (b + 1));
 	recrange_free(&rg);
 	recrange_base_clear(&base);
 }
