@@ -27,48 +27,64 @@ static int map_copy(struct rectab_map *out, const struct rectab_map *m)
 	return 0;
 }
 
-/* Histogram rows among d's first n. */
-static size_t hist_rows(const struct recdec_row *rows, size_t n)
+/* Whether row w has more than a count to keep. */
+static bool has_ext(const struct recdec_row *dr)
 {
-	size_t k = 0;
+	return dr->b_total || dr->row.sum_total || dr->row.min || dr->row.max;
+}
 
-	for (size_t i = 0; i < n; i++)
-		k += rows[i].b_total != NULL;
-	return k;
+/* Room for d's rows' totals, their ext and buckets in mk. */
+static int mark_room(struct recmark *mk, const struct recdec *d)
+{
+	size_t next = 0, nb = 0;
+
+	for (size_t i = 0; i < d->nrows; i++) {
+		next += has_ext(&d->rows[i]);
+		nb += d->rows[i].b_total ? PT_NBUCKETS : 0;
+	}
+	mk->total = malloc((d->nrows ? d->nrows : 1) * sizeof(*mk->total));
+	mk->ext = malloc((next ? next : 1) * sizeof(*mk->ext));
+	mk->b_total = malloc((nb ? nb : 1) * sizeof(*mk->b_total));
+	if (!mk->total || !mk->ext || !mk->b_total ||
+	    map_copy(&mk->pidcmds, &d->pidcmds))
+		return -ENOMEM;
+	mk->nb = nb;
+	return 0;
 }
 
 int recmark_save(struct recmark *mk, const struct recdec *d)
 {
-	size_t nb = hist_rows(d->rows, d->nrows) * PT_NBUCKETS, at = 0;
-
 	recmark_free(mk);
-	mk->rows = malloc((d->nrows ? d->nrows : 1) * sizeof(*mk->rows));
-	mk->b_total = malloc((nb ? nb : 1) * sizeof(*mk->b_total));
-	if (!mk->rows || !mk->b_total || map_copy(&mk->pidcmds, &d->pidcmds)) {
+	if (mark_room(mk, d)) {
 		recmark_free(mk);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < d->nrows; i++) {
-		const struct agg_row *w = &d->rows[i].row;
+	for (size_t i = 0, nb = 0; i < d->nrows; i++) {
+		const struct recdec_row *dr = &d->rows[i];
+		struct recmark_ext *e = &mk->ext[mk->next];
 
-		mk->rows[i] = (struct recmark_row){ w->total, w->sum_total,
-						    w->min, w->max };
-		if (!d->rows[i].b_total)
+		mk->total[i] = dr->row.total;
+		if (!has_ext(dr))
 			continue;
-		memcpy(mk->b_total + at, d->rows[i].b_total,
-		       PT_NBUCKETS * sizeof(uint64_t));
-		at += PT_NBUCKETS;
+		*e = (struct recmark_ext){ (uint32_t)i, ~0u, dr->row.sum_total,
+					   dr->row.min, dr->row.max };
+		if (dr->b_total) {
+			e->b = (uint32_t)(nb / PT_NBUCKETS);
+			memcpy(mk->b_total + nb, dr->b_total,
+			       PT_NBUCKETS * sizeof(uint64_t));
+			nb += PT_NBUCKETS;
+		}
+		mk->next++;
 	}
 	mk->nstrs = d->nstrs;
 	mk->nrows = d->nrows;
-	mk->nb = nb;
 	return 0;
 }
 
 int recmark_restore(struct recdec *d, const struct recmark *mk)
 {
 	struct rectab_map pidcmds;
-	size_t at = 0;
+	size_t j = 0;
 
 	if (!recmark_fits(mk, d))
 		return -EINVAL;
@@ -80,17 +96,19 @@ int recmark_restore(struct recdec *d, const struct recmark *mk)
 	d->nrows = mk->nrows;
 	for (size_t i = 0; i < mk->nrows; i++) {
 		struct recdec_row *dr = &d->rows[i];
-		const struct recmark_row *r = &mk->rows[i];
+		const struct recmark_ext *e =
+			j < mk->next && mk->ext[j].row == i ? &mk->ext[j++]
+							    : NULL;
 
-		dr->row.total = r->total;
-		dr->row.sum_total = r->sum_total;
-		dr->row.min = r->min;
-		dr->row.max = r->max;
-		if (!dr->b_total)
-			continue;
-		memcpy(dr->b_total, mk->b_total + at,
-		       PT_NBUCKETS * sizeof(uint64_t));
-		at += PT_NBUCKETS;
+		dr->row.total = mk->total[i];
+		dr->row.sum_total = e ? e->sum_total : 0;
+		dr->row.min = e ? e->min : 0;
+		dr->row.max = e ? e->max : 0;
+		if (dr->b_total && e && e->b != ~0u)
+			memcpy(dr->b_total, mk->b_total + e->b * PT_NBUCKETS,
+			       PT_NBUCKETS * sizeof(uint64_t));
+		else if (dr->b_total)
+			memset(dr->b_total, 0, PT_NBUCKETS * sizeof(uint64_t));
 	}
 	d->snap.nspecs = 0;
 	return 0;
@@ -101,23 +119,49 @@ bool recmark_fits(const struct recmark *mk, const struct recdec *d)
 	return mk->nstrs <= d->keptstrs && mk->nrows <= d->keptrows;
 }
 
-const struct recmark_row *recmark_row(const struct recmark *mk, size_t i)
+static int by_row(const void *key, const void *e)
 {
-	return i < mk->nrows ? &mk->rows[i] : NULL;
+	uint32_t k = *(const uint32_t *)key,
+		 r = ((const struct recmark_ext *)e)->row;
+
+	return k < r ? -1 : k > r;
+}
+
+bool recmark_row(const struct recmark *mk, size_t i, struct recmark_row *out)
+{
+	uint32_t key = (uint32_t)i;
+	const struct recmark_ext *e;
+
+	*out = (struct recmark_row){ 0 };
+	if (i >= mk->nrows)
+		return false;
+	out->total = mk->total[i];
+	e = mk->next ? bsearch(&key, mk->ext, mk->next, sizeof(*e), by_row)
+		     : NULL;
+	if (e) {
+		out->sum_total = e->sum_total;
+		out->min = e->min;
+		out->max = e->max;
+		if (e->b != ~0u)
+			out->b_total = mk->b_total + e->b * PT_NBUCKETS;
+	}
+	return true;
 }
 
 size_t recmark_bytes(const struct recmark *mk)
 {
 	const struct rectab_map *m = &mk->pidcmds;
 
-	return mk->nrows * sizeof(*mk->rows) + mk->nb * sizeof(uint64_t) +
+	return mk->nrows * sizeof(*mk->total) + mk->next * sizeof(*mk->ext) +
+	       mk->nb * sizeof(uint64_t) +
 	       m->cap *
 		       (sizeof(*m->keys) + sizeof(*m->vals) + sizeof(*m->used));
 }
 
 void recmark_free(struct recmark *mk)
 {
-	free(mk->rows);
+	free(mk->total);
+	free(mk->ext);
 	free(mk->b_total);
 	rectab_map_free(&mk->pidcmds);
 	*mk = (struct recmark){ 0 };

@@ -20,13 +20,23 @@
 struct recmark_row {
 	uint64_t total;
 	int64_t sum_total, min, max;
+	const uint64_t *b_total; /* a histogram's buckets, or NULL */
+};
+
+/* A row with more than a count: a sum, min and max or buckets (kept
+ * apart, so that a count row takes 8 bytes a mark). */
+struct recmark_ext {
+	uint32_t row;
+	uint32_t b; /* its buckets at b_total + b * PT_NBUCKETS; ~0: none */
+	int64_t sum_total, min, max;
 };
 
 struct recmark {
 	size_t nstrs, nrows;
-	struct recmark_row *rows; /* nrows */
-	uint64_t *b_total; /* the histogram rows' bucket totals, one after
-			      another (PT_NBUCKETS each) in row order */
+	uint64_t *total; /* nrows */
+	struct recmark_ext *ext; /* by row */
+	size_t next;
+	uint64_t *b_total; /* PT_NBUCKETS each */
 	size_t nb; /* numbers in b_total */
 	struct rectab_map pidcmds;
 };
@@ -49,8 +59,9 @@ bool recmark_fits(const struct recmark *mk, const struct recdec *d);
  */
 int recmark_restore(struct recdec *d, const struct recmark *mk);
 
-/* The totals of row i as of the mark; NULL for a row defined since. */
-const struct recmark_row *recmark_row(const struct recmark *mk, size_t i);
+/* The totals of row i as of the mark into *out; false (zeros) for a row
+ * defined since. */
+bool recmark_row(const struct recmark *mk, size_t i, struct recmark_row *out);
 
 /* Bytes the mark takes (the replay's budget for marks). */
 size_t recmark_bytes(const struct recmark *mk);

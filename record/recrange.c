@@ -84,16 +84,12 @@ static void spec_range(struct agg_spec *as, const struct agg_spec *was)
 	as->estimated = as->estimated_total;
 }
 
-/* Row i of d over the range into out (its buckets into b): false if
- * nothing was counted in it. */
+/* Row dr over the range from was (its totals before it) into out (its
+ * buckets into b): false if nothing was counted in it. */
 static bool row_range(const struct recdec_row *dr,
-		      const struct recmark_row *was, const uint64_t *was_b,
-		      struct agg_row *out, uint64_t *b)
+		      const struct recmark_row *was, struct agg_row *out,
+		      uint64_t *b)
 {
-	static const struct recmark_row none;
-
-	if (!was)
-		was = &none;
 	*out = dr->row;
 	out->count = out->total = since(dr->row.total, was->total);
 	out->sum = out->sum_total = dr->row.sum_total - was->sum_total;
@@ -101,7 +97,8 @@ static bool row_range(const struct recdec_row *dr,
 	out->b = out->b_total = NULL;
 	if (dr->b_total) {
 		for (int k = 0; k < PT_NBUCKETS; k++)
-			b[k] = since(dr->b_total[k], was_b ? was_b[k] : 0);
+			b[k] = since(dr->b_total[k],
+				     was->b_total ? was->b_total[k] : 0);
 		out->b = out->b_total = b;
 	}
 	return out->count != 0;
@@ -126,29 +123,20 @@ static int by_count(const void *a, const void *b)
 static void rows_range(struct recrange *rg, const struct recrange_base *base,
 		       const struct recdec *d)
 {
-	size_t *b_at = calloc(d->nrows ? d->nrows : 1, sizeof(*b_at));
 	size_t n = 0, nb = 0;
 
-	for (size_t i = 0, at = 0; b_at && i < d->nrows; i++) {
-		b_at[i] = at; /* the row's buckets in the base's mark */
-		at += (i < base->mark.nrows && d->rows[i].b_total) ? PT_NBUCKETS
-								   : 0;
-	}
 	for (size_t s = 0; s < rg->snap.nspecs; s++) {
 		struct agg_spec *as = &rg->specs[s];
 		size_t first = n;
 
-		for (size_t i = 0; b_at && i < d->nrows; i++) {
+		for (size_t i = 0; i < d->nrows; i++) {
 			const struct recdec_row *dr = &d->rows[i];
-			const struct recmark_row *was =
-				recmark_row(&base->mark, i);
+			struct recmark_row was;
 
-			if (dr->spec_id != as->id ||
-			    !row_range(dr, was,
-				       was && dr->b_total
-					       ? base->mark.b_total + b_at[i]
-					       : NULL,
-				       &rg->rows[n], rg->b + nb))
+			if (dr->spec_id != as->id)
+				continue;
+			recmark_row(&base->mark, i, &was);
+			if (!row_range(dr, &was, &rg->rows[n], rg->b + nb))
 				continue;
 			rg->order[n] = &rg->rows[n];
 			nb += dr->b_total ? PT_NBUCKETS : 0;
@@ -159,7 +147,6 @@ static void rows_range(struct recrange *rg, const struct recrange_base *base,
 		as->rows = rg->order + first;
 		as->nrows = n - first;
 	}
-	free(b_at);
 }
 
 static void io_range(struct recrange *rg, const struct recrange_base *base)
