@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from console_tmux import PROBETOP, SESSION, keys, start, tmux, \
     wait_screen  # noqa: E402
-from tap import Tap, Target, agg_of, need_root  # noqa: E402
+from tap import Tap, Target, agg_of, need_root, \
+    record_frames  # noqa: E402
 
 FIX = os.environ["FIXTURE_DIR"]
 TICK, STR = "fixture:tick", "fixture:str=count(str(arg0))"
@@ -88,18 +88,6 @@ def shows(s, total, spec):
 def bar_at(s):
     m = re.search(r"interval (\d+) of (\d+)", s)
     return (int(m.group(1)), int(m.group(2))) if m else None
-
-
-def frames(path):
-    """(type, offset) of each whole frame of a recording."""
-    with open(path, "rb") as f:
-        data = f.read()
-    out, at = [], 16
-    while at + 20 <= len(data):
-        stored = struct.unpack_from("<I", data, at + 4)[0]
-        out.append((chr(data[at]), at))
-        at += 20 + stored
-    return out
 
 
 try:
@@ -163,7 +151,7 @@ try:
     # cut inside the last interval's record
     cut = os.path.join(tmp, "cut.ptr")
     shutil.copy(rec, cut)
-    last = [at for typ, at in frames(rec) if typ == "I"][-1]
+    last = [at for at, typ, _ in record_frames(rec) if typ == "I"][-1]
     os.truncate(cut, last + 25)
     start("%s replay %s" % (PROBETOP, cut), w=160, h=40)
     s = wait_screen(r"the recording ends there")
@@ -182,7 +170,7 @@ try:
     # a byte of the second fire's interval record flipped behind its head
     bad = os.path.join(tmp, "bad.ptr")
     shutil.copy(rec, bad)
-    at = [at for typ, at in frames(rec) if typ == "I"][k2]
+    at = [at for at, typ, _ in record_frames(rec) if typ == "I"][k2]
     with open(bad, "r+b") as f:
         f.seek(at + 24)
         c = f.read(1)[0]
