@@ -17,9 +17,7 @@
 #define PART_STACK 0x4
 #define PART_MODS 0x8
 
-/* Grow array *v of *cap items of size to hold want; false with no
- * memory. */
-static bool grow(void **v, size_t *cap, size_t want, size_t size)
+bool recdec_grow(void **v, size_t *cap, size_t want, size_t size)
 {
 	size_t c = *cap ? *cap : 16;
 	void *p;
@@ -52,17 +50,21 @@ static int get_strings(struct recdec *d, struct recread *r)
 {
 	size_t k = recread_count(r, 1);
 
-	if (!grow((void **)&d->strs, &d->capstrs, d->nstrs + k,
-		  sizeof(*d->strs)))
+	if (!recdec_grow((void **)&d->strs, &d->capstrs, d->nstrs + k,
+			 sizeof(*d->strs)))
 		return -1;
 	for (size_t i = 0; i < k && !r->bad; i++) {
 		size_t len;
 		const char *s = recread_str(r, &len);
 
-		d->strs[d->nstrs] = s ? strndup(s, len) : NULL;
-		if (!d->strs[d->nstrs])
+		if (!s)
 			return -1;
-		d->nstrs++;
+		if (d->nstrs++ < d->keptstrs)
+			continue; /* the same record read again */
+		d->strs[d->nstrs - 1] = strndup(s, len);
+		if (!d->strs[d->nstrs - 1])
+			return -1;
+		d->keptstrs = d->nstrs;
 	}
 	return r->bad ? -1 : 0;
 }
@@ -81,26 +83,18 @@ static int get_commands(struct recdec *d, struct recread *r)
 	return r->bad ? -1 : 0;
 }
 
-/* A new row's key (recenc.c's put_rowdef()), as row index d->nrows. */
-static int get_rowdef(struct recdec *d, struct recread *r,
-		      const struct agg_spec *as)
+/* A row's key (recenc.c's put_rowdef()) into w. */
+static int get_key(struct recdec *d, struct recread *r, struct agg_row *w)
 {
-	struct recdec_row *dr;
 	int nkeys;
 
-	if (!grow((void **)&d->rows, &d->caprows, d->nrows + 1,
-		  sizeof(*d->rows)))
-		return -1;
-	dr = &d->rows[d->nrows];
-	*dr = (struct recdec_row){ .spec_id = as->id };
-	dr->row.id = d->nrows + 1;
-	dr->row.pid = (uint32_t)recread_uv(r);
+	w->pid = (uint32_t)recread_uv(r);
 	nkeys = (int)recread_uv(r);
 	if (nkeys < 0 || nkeys > AGG_MAX_PARTS)
 		return -1;
-	dr->row.nkeys = nkeys;
+	w->nkeys = nkeys;
 	for (int i = 0; i < nkeys && !r->bad; i++) {
-		struct agg_key_part *k = &dr->row.key[i];
+		struct agg_key_part *k = &w->key[i];
 		uint8_t f = recread_u8(r);
 
 		k->is_str = f & PART_STR;
@@ -114,6 +108,37 @@ static int get_rowdef(struct recdec *d, struct recread *r,
 		    !(k->mods = recdec_str(d, recread_uv(r))))
 			return -1;
 	}
+	return r->bad ? -1 : 0;
+}
+
+/* Row dr, defined before the decoder was set back (kept, see recdec.h),
+ * as new again: nothing counted. */
+static void reset_row(struct recdec_row *dr)
+{
+	dr->row.total = 0;
+	dr->row.sum_total = dr->row.min = dr->row.max = 0;
+	if (dr->b_total)
+		memset(dr->b_total, 0, PT_NBUCKETS * sizeof(uint64_t));
+}
+
+/* A new row's key (recenc.c's put_rowdef()), as row index d->nrows. */
+static int get_rowdef(struct recdec *d, struct recread *r,
+		      const struct agg_spec *as)
+{
+	struct agg_row key = { 0 };
+	struct recdec_row *dr;
+
+	if (get_key(d, r, &key) || !recdec_grow((void **)&d->rows, &d->caprows,
+						d->nrows + 1, sizeof(*d->rows)))
+		return -1;
+	dr = &d->rows[d->nrows];
+	if (d->nrows < d->keptrows) { /* the same record read again */
+		reset_row(dr);
+		d->nrows++;
+		return 0;
+	}
+	*dr = (struct recdec_row){ .spec_id = as->id, .row = key };
+	dr->row.id = d->nrows + 1;
 	if (spec_has_buckets(as->spec)) {
 		dr->b = calloc(PT_NBUCKETS, sizeof(uint64_t));
 		dr->b_total = calloc(PT_NBUCKETS, sizeof(uint64_t));
@@ -125,8 +150,8 @@ static int get_rowdef(struct recdec *d, struct recread *r,
 		dr->row.b = dr->b;
 		dr->row.b_total = dr->b_total;
 	}
-	d->nrows++;
-	return r->bad ? -1 : 0;
+	d->keptrows = ++d->nrows;
+	return 0;
 }
 
 /* Sparse buckets into v[0..nb): signed differences added (diff) or
@@ -275,8 +300,8 @@ static int get_rows(struct recdec *d, struct recread *r, struct recdec_spec *ds,
 			return -1;
 		if (!dr->row.count)
 			continue;
-		if (!grow((void **)&ds->idx, &ds->cap, ds->n + 1,
-			  sizeof(*ds->idx)))
+		if (!recdec_grow((void **)&ds->idx, &ds->cap, ds->n + 1,
+				 sizeof(*ds->idx)))
 			return -1;
 		ds->idx[ds->n++] = (uint32_t)at;
 	}
@@ -310,7 +335,7 @@ static int get_kernel(struct recdec *d, struct recread *r)
 	struct tracer_unwind *u = &snap->unwind;
 	size_t nio = recread_count(r, 4), nproc;
 
-	if (!grow((void **)&d->io, &d->capio, nio, sizeof(*d->io)))
+	if (!recdec_grow((void **)&d->io, &d->capio, nio, sizeof(*d->io)))
 		return -1;
 	for (size_t i = 0; i < nio && !r->bad; i++) {
 		d->io[i].pid = (uint32_t)recread_uv(r);
@@ -319,7 +344,8 @@ static int get_kernel(struct recdec *d, struct recread *r)
 		get_io_val(r, &d->io[i].total);
 	}
 	nproc = recread_count(r, 4);
-	if (!grow((void **)&d->proc, &d->capproc, nproc, sizeof(*d->proc)))
+	if (!recdec_grow((void **)&d->proc, &d->capproc, nproc,
+			 sizeof(*d->proc)))
 		return -1;
 	for (size_t i = 0; i < nproc && !r->bad; i++) {
 		struct agg_proc_row *p = &d->proc[i];
@@ -401,13 +427,13 @@ static bool specs_room(struct recdec *d, size_t nspecs)
 
 	if (nspecs <= cap)
 		return true;
-	if (!grow((void **)&d->specs, &cap, nspecs, sizeof(*d->specs)))
+	if (!recdec_grow((void **)&d->specs, &cap, nspecs, sizeof(*d->specs)))
 		return false;
 	for (size_t i = was; i < cap; i++)
 		d->specs[i] = (struct recdec_spec){ .text_id = -1 };
 	d->capspecs = cap;
 	cap = was;
-	return grow((void **)&d->as, &cap, d->capspecs, sizeof(*d->as));
+	return recdec_grow((void **)&d->as, &cap, d->capspecs, sizeof(*d->as));
 }
 
 /* Each spec's shown rows, from indices to pointers into d->rows (which
@@ -417,8 +443,8 @@ static int point_rows(struct recdec *d)
 	for (size_t s = 0; s < d->snap.nspecs; s++) {
 		struct recdec_spec *ds = &d->specs[s];
 
-		if (!grow((void **)&ds->rows, &ds->caprows, ds->n,
-			  sizeof(*ds->rows)))
+		if (!recdec_grow((void **)&ds->rows, &ds->caprows, ds->n,
+				 sizeof(*ds->rows)))
 			return -1;
 		for (size_t i = 0; i < ds->n; i++)
 			ds->rows[i] = &d->rows[ds->idx[i]].row;
@@ -462,7 +488,8 @@ int recdec_final(struct recdec *d, struct recread *r, char *why, size_t n)
 		struct recdec_spec *ds = &d->specs[s];
 		size_t k = recread_count(r, 1);
 
-		if (!grow((void **)&ds->idx, &ds->cap, k, sizeof(*ds->idx)))
+		if (!recdec_grow((void **)&ds->idx, &ds->cap, k,
+				 sizeof(*ds->idx)))
 			return fail(r, why, n, "no memory for its rows");
 		for (size_t i = 0; i < k && !r->bad; i++) {
 			uint64_t at = recread_uv(r);
@@ -481,10 +508,10 @@ int recdec_final(struct recdec *d, struct recread *r, char *why, size_t n)
 
 void recdec_free(struct recdec *d)
 {
-	for (size_t i = 0; i < d->nstrs; i++)
+	for (size_t i = 0; i < d->keptstrs; i++)
 		free(d->strs[i]);
 	free(d->strs);
-	for (size_t i = 0; i < d->nrows; i++) {
+	for (size_t i = 0; i < d->keptrows; i++) {
 		free(d->rows[i].b);
 		free(d->rows[i].b_total);
 	}

@@ -5,7 +5,7 @@
  * the same order. It keeps what the file has said so far (the string
  * table, every row's key and totals, each pid's command) and the
  * snapshot of the last interval, whose pointers stay valid until the
- * next body is read.
+ * next body is read (the key texts until recdec_free()).
  */
 #ifndef PROBETOP_RECDEC_H
 #define PROBETOP_RECDEC_H
@@ -37,6 +37,11 @@ struct recdec {
 	size_t nstrs, capstrs;
 	struct recdec_row *rows;
 	size_t nrows, caprows;
+	/* Strings and rows read so far, also those past nstrs and nrows
+	 * when the decoder was set back (recmark.h): kept as they were, so
+	 * that pointers to them stay valid, and found again (not made anew)
+	 * when the same records are read again. */
+	size_t keptstrs, keptrows;
 	struct recdec_spec *specs;
 	struct agg_spec *as;
 	size_t capspecs;
@@ -62,5 +67,9 @@ int recdec_final(struct recdec *d, struct recread *r, char *why, size_t n);
 const char *recdec_str(const struct recdec *d, uint64_t id);
 
 void recdec_free(struct recdec *d);
+
+/* Grow array *v of *cap items of size (doubling, from 16) to hold want;
+ * false with no memory (*v as it was). */
+bool recdec_grow(void **v, size_t *cap, size_t want, size_t size);
 
 #endif

@@ -158,16 +158,15 @@ static enum recfile_status frame_body(struct recfile_reader *rd,
 	return RECFILE_OK;
 }
 
-enum recfile_status recfile_next(struct recfile_reader *rd, int *type,
-				 char *why, size_t n)
+/* A frame's head into h, its checksum and bounds checked. */
+static enum recfile_status frame_head(struct recfile_reader *rd,
+				      unsigned char *h, char *why, size_t n)
 {
-	unsigned char h[RECFILE_FRAME_HEAD];
-	size_t got = fread(h, 1, sizeof(h), rd->f);
-	enum recfile_status st;
+	size_t got = fread(h, 1, RECFILE_FRAME_HEAD, rd->f);
 
 	if (got == 0 && feof(rd->f))
 		return RECFILE_END;
-	if (got != sizeof(h)) {
+	if (got != RECFILE_FRAME_HEAD) {
 		snprintf(why, n, "cut in the record at byte %llu",
 			 (unsigned long long)rd->at);
 		return RECFILE_CUT;
@@ -179,6 +178,51 @@ enum recfile_status recfile_next(struct recfile_reader *rd, int *type,
 			 (unsigned long long)rd->at);
 		return RECFILE_BAD;
 	}
+	return RECFILE_OK;
+}
+
+enum recfile_status recfile_skip(struct recfile_reader *rd, int *type,
+				 uint64_t *at, char *why, size_t n)
+{
+	unsigned char h[RECFILE_FRAME_HEAD];
+	enum recfile_status st = frame_head(rd, h, why, n);
+	uint64_t end;
+	struct stat sb;
+
+	if (st != RECFILE_OK)
+		return st;
+	end = rd->at + sizeof(h) + recbuf_get_le32(h + 4);
+	if (fstat(fileno(rd->f), &sb) || end > (uint64_t)sb.st_size) {
+		snprintf(why, n, "cut in the record at byte %llu",
+			 (unsigned long long)rd->at);
+		return RECFILE_CUT;
+	}
+	if (fseeko(rd->f, (off_t)end, SEEK_SET)) {
+		snprintf(why, n, "%s", strerror(errno));
+		return RECFILE_BAD;
+	}
+	*type = h[0];
+	*at = rd->at;
+	rd->at = end;
+	return RECFILE_OK;
+}
+
+int recfile_seek(struct recfile_reader *rd, uint64_t at)
+{
+	if (fseeko(rd->f, (off_t)at, SEEK_SET))
+		return -1;
+	rd->at = at;
+	return 0;
+}
+
+enum recfile_status recfile_next(struct recfile_reader *rd, int *type,
+				 char *why, size_t n)
+{
+	unsigned char h[RECFILE_FRAME_HEAD];
+	enum recfile_status st = frame_head(rd, h, why, n);
+
+	if (st != RECFILE_OK)
+		return st;
 	st = frame_body(rd, h, why, n);
 	if (st != RECFILE_OK)
 		return st;

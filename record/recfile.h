@@ -85,6 +85,20 @@ int recfile_reader_open(struct recfile_reader *rd, const char *path, char *why,
 enum recfile_status recfile_next(struct recfile_reader *rd, int *type,
 				 char *why, size_t n);
 
+/*
+ * Read the next frame's head only and step past its body, unread (an
+ * index of the file): RECFILE_OK with its type in *type and its offset
+ * in *at, or END, CUT (the body goes past the file's end) or BAD (the
+ * head's checksum or bounds), as recfile_next() says them. A body's own
+ * checksum is checked only when recfile_next() reads it.
+ */
+enum recfile_status recfile_skip(struct recfile_reader *rd, int *type,
+				 uint64_t *at, char *why, size_t n);
+
+/* The next recfile_next() or recfile_skip() reads the frame at offset
+ * at (one that an earlier recfile_skip() found). 0, or -1 (errno). */
+int recfile_seek(struct recfile_reader *rd, uint64_t at);
+
 void recfile_reader_close(struct recfile_reader *rd);
 
 #endif

@@ -10,20 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recdec.h"
-#include "recfile.h"
-
-struct replay {
-	struct recfile_reader rd;
-	struct recdec dec;
-	struct record_target target;
-	char *version, *binary, **argv;
-	size_t argc;
-	char *message;
-	unsigned int intervals;
-	bool interval_read; /* a final summary needs an interval before it */
-	bool done; /* END, CUT or BAD returned: nothing more is read */
-};
+#include "replay_impl.h"
 
 struct replay *replay_open(const char *path, char *why, size_t n)
 {
@@ -33,6 +20,7 @@ struct replay *replay_open(const char *path, char *why, size_t n)
 		snprintf(why, n, "out of memory");
 		return NULL;
 	}
+	rp->cur = -1;
 	if (recfile_reader_open(&rp->rd, path, why, n)) {
 		replay_free(rp);
 		return NULL;
@@ -59,7 +47,7 @@ static int get_target(struct replay *rp, struct recread *r)
 	if (rp->version)
 		return -1; /* a second one */
 	rp->version = get_strdup(r);
-	recread_f64(r); /* the wall-clock start: not shown yet */
+	rp->start_wall = recread_f64(r);
 	t->interval_s = recread_f64(r);
 	t->pid = (int)recread_sv(r);
 	rp->binary = get_strdup(r);
@@ -83,9 +71,9 @@ static int get_target(struct replay *rp, struct recread *r)
 	return r->bad ? -1 : 0;
 }
 
-static int get_message(struct replay *rp, struct recread *r)
+int replay_get_message(struct replay *rp, struct recread *r, double *when)
 {
-	recread_f64(r); /* when: not shown yet */
+	*when = recread_f64(r);
 	free(rp->message);
 	rp->message = get_strdup(r);
 	return rp->message && !r->bad ? 0 : -1;
@@ -99,6 +87,7 @@ static int frame_event(struct replay *rp, int type, struct recread *r,
 {
 	char what[300] = "";
 	int ev = -1, err = 0;
+	double when;
 
 	switch (type) {
 	case RECFILE_TARGET:
@@ -106,7 +95,7 @@ static int frame_event(struct replay *rp, int type, struct recread *r,
 		ev = REPLAY_TARGET;
 		break;
 	case RECFILE_MESSAGE:
-		err = get_message(rp, r);
+		err = replay_get_message(rp, r, &when);
 		ev = REPLAY_MESSAGE;
 		break;
 	case RECFILE_INTERVAL:
@@ -206,5 +195,6 @@ void replay_free(struct replay *rp)
 		free(rp->argv[i]);
 	free(rp->argv);
 	free(rp->message);
+	replay_seek_free(rp);
 	free(rp);
 }

@@ -12,6 +12,7 @@
 #ifndef PROBETOP_REPLAY_H
 #define PROBETOP_REPLAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,7 @@
 #include "record.h"
 
 struct replay;
+struct recdec;
 
 enum replay_event {
 	REPLAY_TARGET, /* replay_target() is the target's */
@@ -63,6 +65,63 @@ const char *replay_command(struct replay *rp, uint32_t pid);
  * each part if from -e or the console); valid until the next
  * replay_next(). */
 void replay_origin(const struct replay *rp, size_t i, struct record_origin *o);
+
+/* Random access (the console's replay) ------------------------------ */
+
+/* A message of trace's, as replay_index() found it. */
+struct replay_msg {
+	char *text;
+	double at_s; /* seconds since the recording started */
+	unsigned int after; /* intervals before it in the file */
+};
+
+/*
+ * Instead of replay_next(): read the target record and every later
+ * frame's head, noting where each interval's frame is (its body is read
+ * only when replay_seek() wants it) and reading the messages. Returns
+ * how the file ends: REPLAY_END, REPLAY_CUT (why says where) or
+ * REPLAY_BAD (why; also for a file without a target record first), and
+ * the intervals before the end stand.
+ */
+enum replay_event replay_index(struct replay *rp, char *why, size_t n);
+
+/* Intervals replay_index() found (fewer after replay_seek() met a
+ * corrupt one: those before it). */
+size_t replay_count(const struct replay *rp);
+
+/*
+ * replay_snapshot() made interval k's (0 .. replay_count() - 1): read on
+ * from where the reader is, or from the last state it kept (every few
+ * intervals) before k. The first time past an interval reads every
+ * record up to it (about 0.4 ms a record of 10,000 rows); after that,
+ * at most those since the last state kept. 0, or -1 with a one-line reason (a corrupt body:
+ * replay_count() is then k).
+ */
+int replay_seek(struct replay *rp, size_t k, char *why, size_t n);
+
+/* The bytes the kept states may take (128 MiB unless set; at least one
+ * is kept), and how many intervals apart they are now (16 at first,
+ * doubled each time they would take more). */
+void replay_mark_budget(struct replay *rp, size_t bytes);
+size_t replay_mark_every(const struct replay *rp);
+
+/* The length of interval k in seconds, after replay_seek(k). */
+double replay_seconds(const struct replay *rp, size_t k);
+
+/* Interval k's end in seconds since the start of tracing (the head of
+ * its record read if replay_seek() has not read it: one record
+ * uncompressed); 0 if it cannot be read. */
+double replay_elapsed(struct replay *rp, size_t k);
+
+/* The wall-clock time tracing started (seconds since the epoch). */
+double replay_start_wall(const struct replay *rp);
+
+/* replay_index()'s messages, in the file's order, into *n. */
+const struct replay_msg *replay_messages(const struct replay *rp, size_t *n);
+
+/* The decoder behind replay_snapshot(), for a range's totals
+ * (recrange.h). */
+struct recdec *replay_decoder(struct replay *rp);
 
 /* Intervals read so far. */
 unsigned int replay_intervals(const struct replay *rp);

@@ -1,25 +1,33 @@
 // SPDX-License-Identifier: MIT
 /*
- * probetop replay — a recording (trace --record, record/replay.h)
- * printed as trace printed it live: the same JSON lines (--json) or
- * folded stacks (--folded), by trace's own renderers (trace_out.h), and
- * trace's messages on stderr where they were said. Reads only the file.
+ * probetop replay — a recording (trace --record, the console's --record;
+ * record/replay.h) printed as trace printed it live: the same JSON
+ * lines (--json) or folded stacks (--folded), by trace's own renderers
+ * (trace_out.h), and trace's messages on stderr where they were said;
+ * without either, the console on it (console.h's console_replay()).
+ * Reads only the file. Options are parsed here alone, so that one for
+ * the console passes through as a field of struct replay_args.
  *
  * Exit status: 0 when the file was read to its end, also when it ends
  * inside a record (a recording cut by a crash or still being written:
  * one line on stderr says where); 1 for a file that is not a recording,
  * of a format this probetop does not read, or corrupt (what was before
- * the corruption is printed first); 2 for a bad command line.
+ * the corruption is printed first); 2 for a bad command line. The
+ * console's are console_replay()'s.
  */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "cmd.h"
+#include "console.h"
+#include "basetab.h"
 #include "replay.h"
+#include "session.h"
 #include "trace_out.h"
 
 struct replay_args {
 	const char *path;
+	const char *baseline; /* --baseline OLD, or NULL */
 	bool json, folded;
 };
 
@@ -28,6 +36,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	static const struct option LONG[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "folded", no_argument, NULL, 'F' },
+		{ "baseline", required_argument, NULL, 'B' },
 		{ 0 },
 	};
 	int c;
@@ -40,6 +49,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			a->json = true;
 		} else if (c == 'F') {
 			a->folded = true;
+		} else if (c == 'B') {
+			a->baseline = optarg;
 		} else {
 			cli_bad_option("replay", c, argv);
 			return -1;
@@ -50,9 +61,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			  "--record");
 		return -1;
 	}
-	if (a->json == a->folded) {
-		cli_error("replay: give --json or --folded (the console's "
-			  "replay is not there yet)");
+	if (a->json && a->folded) {
+		cli_error("replay: give --json or --folded, not both");
 		return -1;
 	}
 	a->path = argv[optind];
@@ -62,6 +72,24 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 static const char *pid_command(void *ctx, uint32_t pid)
 {
 	return replay_command(ctx, pid);
+}
+
+/* --baseline OLD read whole into *bt, as trace reads it: its line on
+ * stderr; -1 after one line saying why not. */
+static int open_base(const struct replay_args *a, struct trace_base *base,
+		     struct basetab **bt)
+{
+	char note[600];
+
+	*bt = session_baseline(a->baseline, note, sizeof(note));
+	if (!*bt)
+		return -1;
+	base->t = *bt;
+	base->path = a->baseline;
+	cli_error("baseline %s: %u intervals, %.2f s%s%s", a->baseline,
+		  (*bt)->intervals, (*bt)->seconds, note[0] ? "; cut: " : "",
+		  note);
+	return 0;
 }
 
 /* The records after the header, printed; the exit status. */
@@ -107,20 +135,29 @@ int cmd_replay(int argc, char **argv)
 	struct replay_args a;
 	struct replay *rp;
 	struct trace_out out = { .f = stdout, .command = pid_command };
+	struct trace_base base = { 0 };
+	struct basetab *bt = NULL;
 	char why[512];
 	int ret;
 
 	if (parse_args(argc, argv, &a))
 		return 2;
+	if (!a.json && !a.folded)
+		return console_replay(a.path, a.baseline);
+	if (a.baseline && open_base(&a, &base, &bt))
+		return 2;
 	rp = replay_open(a.path, why, sizeof(why));
 	if (!rp) {
 		cli_error("%s: %s", a.path, why);
+		basetab_free(bt);
 		return 1;
 	}
 	out.json = a.json;
 	out.folded = a.folded;
 	out.ctx = rp;
+	out.base = bt ? &base : NULL;
 	ret = replay_all(rp, a.path, &out);
 	replay_free(rp);
+	basetab_free(bt);
 	return ret;
 }

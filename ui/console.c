@@ -18,6 +18,8 @@
  * the loop and picking a process. Keys are console_keys.c's, requests
  * console_requests.c's, the screen console_screen.c's; they share
  * struct console (console_impl.h) and none of them calls this file.
+ * console_replay.c (the console on a recording) uses its setup and
+ * teardown (console_start_curses() ...) and has a loop of its own.
  */
 #include "console.h"
 
@@ -57,7 +59,7 @@ static volatile sig_atomic_t curses_up;
 /* Messages: kept for the status line and `L`; before the screen is up
  * also on stderr, where they stay in order with the errors that would
  * keep it from coming up. */
-static void log_to_ring(enum log_level level, const char *msg, void *ctx)
+void console_log_ring(enum log_level level, const char *msg, void *ctx)
 {
 	struct console *c = ctx;
 
@@ -86,7 +88,7 @@ static void crash(int sig)
 	raise(sig);
 }
 
-static void catch_crashes(void)
+void console_catch_crashes(void)
 {
 	static const int SIGS[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 
@@ -102,7 +104,7 @@ static bool utf8_ok(void)
 	       strncmp(term, "vt", 2) && strcmp(term, "linux");
 }
 
-static void start_curses(struct console *c)
+void console_start_curses(struct console *c)
 {
 	const char *nc = getenv("NO_COLOR");
 
@@ -120,7 +122,7 @@ static void start_curses(struct console *c)
 	draw_init(c->m.color, c->m.utf8);
 }
 
-static int open_views(struct console *c)
+int console_open_views(struct console *c)
 {
 	const struct view_ops *const *all = views_all();
 
@@ -222,6 +224,19 @@ static bool tick_start(struct console *c)
 	return !c->m.paused && !(c->m.exited && c->m.snap);
 }
 
+void console_tick_views(struct console *c)
+{
+	for (int i = 0; i < c->nviews; i++) {
+		struct request r = { REQ_NONE };
+
+		if (c->views[i].ops->tick) {
+			c->views[i].ops->tick(c->views[i].st, &c->m, &r);
+			if (r.kind != REQ_NONE)
+				console_carry_out(c, &r);
+		}
+	}
+}
+
 /* The interval's snapshot is read (or could not be): show it. */
 static void tick_end(struct console *c, const struct agg_snapshot *snap)
 {
@@ -234,15 +249,7 @@ static void tick_end(struct console *c, const struct agg_snapshot *snap)
 	c->last_read = cli_now_s();
 	console_refresh_model(c);
 	fill_sampling(c);
-	for (int i = 0; i < c->nviews; i++) {
-		struct request r = { REQ_NONE };
-
-		if (c->views[i].ops->tick) {
-			c->views[i].ops->tick(c->views[i].st, &c->m, &r);
-			if (r.kind != REQ_NONE)
-				console_carry_out(c, &r);
-		}
-	}
+	console_tick_views(c);
 }
 
 /* One step of the read under way (agg_read_step()), the views ticked if
@@ -389,7 +396,7 @@ static pid_t pick_process(struct console *c)
 		return -1;
 	}
 	probesets_free(&sets);
-	start_curses(c);
+	console_start_curses(c);
 	c->cur = c->prev = console_view_index(c, "picker");
 	while (!c->quit && pid <= 0) {
 		struct pollfd pfd[2] = { { STDIN_FILENO, POLLIN, 0 },
@@ -463,9 +470,7 @@ static int start_export(struct console *c, const char *listen)
 	return 0;
 }
 
-/* --baseline OLD read before anything is attached, into the model;
- * -1 after saying why in one line (the console exits 2). */
-static int open_baseline(struct console *c, const char *path)
+int console_open_baseline(struct console *c, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -479,32 +484,42 @@ static int open_baseline(struct console *c, const char *path)
 	return 0;
 }
 
-static void teardown(struct console *c)
+void console_end_screen(void)
 {
 	if (curses_up) {
 		endwin();
 		curses_up = 0;
 	}
 	log_set_sink(NULL, NULL);
+}
+
+void console_free_views(struct console *c)
+{
+	for (int i = 0; i < c->nviews; i++)
+		if (c->views[i].st)
+			c->views[i].ops->close(c->views[i].st);
+	model_index_free(c->m.index);
+	for (size_t i = 0; i < c->nlog; i++)
+		free(c->log[i]);
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+}
+
+static void teardown(struct console *c)
+{
+	console_end_screen();
 	export_stop(c->ex);
 	recorder_final(c->rec, c->m.snap);
 	recorder_free(c->rec);
 	basetab_free(c->base);
-	for (int i = 0; i < c->nviews; i++)
-		if (c->views[i].st)
-			c->views[i].ops->close(c->views[i].st);
 	agg_free(c->agg);
 	session_end_command(&c->s);
 	session_close(&c->s);
 	conmodel_free(c->cm);
-	model_index_free(c->m.index);
-	for (size_t i = 0; i < c->nlog; i++)
-		free(c->log[i]);
 	free(c->parked);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
-	if (c->sigfd >= 0)
-		close(c->sigfd);
+	console_free_views(c);
 }
 
 int console_run(struct session_args *a, double interval_s, double duration_s)
@@ -524,7 +539,7 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 		free(c);
 		return 2;
 	}
-	if (a->baseline && open_baseline(c, a->baseline)) {
+	if (a->baseline && console_open_baseline(c, a->baseline)) {
 		free(c);
 		return 2;
 	}
@@ -534,10 +549,10 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 		return 1;
 	}
 	setlocale(LC_ALL, "");
-	catch_crashes();
+	console_catch_crashes();
 	c->sigfd = cli_signalfd();
 	c->cm = conmodel_new();
-	if (!c->cm || open_views(c))
+	if (!c->cm || console_open_views(c))
 		goto out;
 	if (!a->pid && !a->binary && !a->command) {
 		a->pid = pick_process(c);
@@ -549,7 +564,8 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	}
 	a->with_kernel = !a->binary;
 	a->quiet_command = true; /* the screen is ours */
-	log_set_sink(log_to_ring, c); /* warnings from here on: on screen */
+	log_set_sink(console_log_ring,
+		     c); /* warnings from here on: on screen */
 	if (c->base_note[0])
 		console_say(c, "--baseline %s: cut: %s", a->baseline,
 			    c->base_note);
@@ -572,7 +588,7 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	fill_target(c);
 	c->last_read = cli_now_s();
 	console_refresh_model(c);
-	start_curses(c);
+	console_start_curses(c);
 	c->cur = c->prev = console_view_index(c, "dash");
 	run_loop(c);
 	ret = 0;

@@ -3,12 +3,15 @@
  * console_impl — struct console, private to the files of the console:
  * console.c (the life cycle, the loop, picking a process),
  * console_keys.c (keys into actions), console_requests.c (the views'
- * requests carried out) and console_screen.c (what the screen shows).
- * Nothing else includes it; console.h is the console's face.
+ * requests carried out), console_screen.c (what the screen shows) and
+ * console_replay.c (the console on a recording). Nothing else includes
+ * it; console.h is the console's face.
  *
- * Calls go one way: console.c calls the three others, console_keys.c
- * calls console_requests.c and console_screen.c, console_requests.c
- * calls console_screen.c, which calls none of them.
+ * Calls go one way: console_replay.c calls console.c's setup and the
+ * others, console.c calls the three others, console_keys.c calls
+ * console_requests.c and console_screen.c, console_requests.c calls
+ * console_screen.c, which calls none of them. The source of the
+ * intervals (struct console_source) is called through its pointers.
  */
 #ifndef PROBETOP_CONSOLE_IMPL_H
 #define PROBETOP_CONSOLE_IMPL_H
@@ -17,6 +20,7 @@
 #include <stddef.h>
 
 #include "agg.h"
+#include "log.h"
 #include "session.h"
 #include "view.h"
 
@@ -43,7 +47,29 @@ struct parked {
 	unsigned int group;
 };
 
+struct console;
+
+/*
+ * Where the intervals shown come from: the live tracer (c->src NULL:
+ * c->s and c->agg, conmodel.h) or a recording (console_replay.c). The
+ * views cannot tell them apart; the screen draws a recording's header
+ * line and time bar, and the keys go to the source first.
+ */
+struct console_source {
+	/* the model's data for what is shown (snapshot, roles, header) */
+	void (*update)(struct console *c);
+	/* curses key ch before the views (the time bar's); true if taken */
+	bool (*key)(struct console *c, int ch);
+	/* the answer to the prompt key() put up (c->prompt_src) */
+	void (*answer)(struct console *c, const char *text);
+	/* the header's first line (line 0) and the time bar on line y */
+	void (*header)(struct console *c);
+	void (*bar)(struct console *c, int y);
+	void *ctx;
+};
+
 struct console {
+	const struct console_source *src; /* NULL: the live tracer */
 	struct session s;
 	struct parked *parked;
 	size_t nparked, parked_cap;
@@ -65,10 +91,41 @@ struct console {
 	double given_interval; /* -i, which bounds + and - if outside theirs */
 	int sigfd, pidfd;
 	bool prompting;
+	bool prompt_src; /* the answer goes to src->answer() */
 	char prompt[32], answer[64];
 	bool quit;
 	double duration_s, deadline; /* -d; 0: none */
 };
+
+/* console.c: the setup console_replay.c shares ----------------------- */
+
+/* log.h's sink while the console runs: Messages and the status line
+ * (and stderr until the screen is up). ctx: the console. */
+void console_log_ring(enum log_level level, const char *msg, void *ctx);
+
+/* Restore the terminal on a crash signal. */
+void console_catch_crashes(void);
+
+/* One state per view; -ENOMEM. */
+int console_open_views(struct console *c);
+
+/* curses up, the model's utf8, color and row index set. */
+void console_start_curses(struct console *c);
+
+/* Each view's tick() on the model's new snapshot, and its requests
+ * carried out. */
+void console_tick_views(struct console *c);
+
+/* curses down, log.h's sink back to stderr. */
+void console_end_screen(void);
+
+/* --baseline OLD read whole into c->base and the model, before the
+ * screen and anything attached; -1 after saying why in one line (the
+ * console exits 2). A cut OLD leaves its note in c->base_note. */
+int console_open_baseline(struct console *c, const char *path);
+
+/* The views, the model's index, the messages, the signalfd freed. */
+void console_free_views(struct console *c);
 
 /* console_screen.c ---------------------------------------------------- */
 

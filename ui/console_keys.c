@@ -4,7 +4,7 @@
  * action given to the current view (or the one it sends its keys to),
  * and what no view handles done here: quit, pause, the interval (+ -),
  * the budget (b), Top's source (x), the views by number, help, Messages,
- * back. Called by console.c; calls console_requests.c and
+ * back. A recording's keys (the time bar's) go to its source first. Called by console.c; calls console_requests.c and
  * console_screen.c.
  */
 #include <curses.h>
@@ -172,7 +172,10 @@ void console_prompt_key(struct console *c, int ch)
 		c->prompting = false;
 	} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
 		c->prompting = false;
-		send_action(c, ACT_TEXT, c->answer);
+		if (c->prompt_src)
+			c->src->answer(c, c->answer);
+		else
+			send_action(c, ACT_TEXT, c->answer);
 	} else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n) {
 		c->answer[n - 1] = '\0';
 	} else if (ch >= 32 && ch < 127 && n + 1 < sizeof(c->answer)) {
@@ -192,7 +195,7 @@ void console_read_keys(struct console *c)
 			continue;
 		}
 		c->status[0] = '\0';
-		if (ch == KEY_RESIZE)
+		if (ch == KEY_RESIZE || (c->src && c->src->key(c, ch)))
 			continue;
 		send_action(c, keys_action(ch), NULL);
 	}

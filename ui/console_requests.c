@@ -4,7 +4,8 @@
  * session: show a view (or go back), prompt, attach, detach or replace a
  * spec, add a probeset's role, switch a probe off and on again as it was
  * (the parked specs), select a row, open Stacks on a function; the model
- * is refreshed after those that change it. Called by console.c (the
+ * is refreshed after those that change it. On a recording (c->src) what
+ * would change the tracing is refused with a message. Called by console.c (the
  * views' ticks, the picker's prompt) and console_keys.c; calls
  * console_screen.c.
  */
@@ -218,7 +219,10 @@ static void probe_on(struct console *c, const struct model_probe *p)
  * to Messages too. */
 void console_refresh_model(struct console *c)
 {
-	conmodel_update(c->cm, &c->s, c->m.snap, &c->m);
+	if (c->src)
+		c->src->update(c);
+	else
+		conmodel_update(c->cm, &c->s, c->m.snap, &c->m);
 	if (strcmp(c->said_why, c->m.frames_why)) {
 		snprintf(c->said_why, sizeof(c->said_why), "%s",
 			 c->m.frames_why);
@@ -227,8 +231,24 @@ void console_refresh_model(struct console *c)
 	}
 }
 
+/* Whether r would change what is traced: not on a recording. */
+static bool changes_tracing(enum request_kind k)
+{
+	return k == REQ_ADD || k == REQ_REMOVE || k == REQ_REPLACE ||
+	       k == REQ_PROBE_OFF || k == REQ_PROBE_ON || k == REQ_ROLE;
+}
+
 void console_carry_out(struct console *c, const struct request *r)
 {
+	if (c->src && changes_tracing(r->kind)) {
+		console_say(c, "%s",
+			    r->kind == REQ_REPLACE
+				    ? "a recording: its histograms have the "
+				      "buckets recorded, no finer (Esc)"
+				    : "a recording: its probes are as they "
+				      "were recorded");
+		return;
+	}
 	switch (r->kind) {
 	case REQ_VIEW:
 		c->prev = c->cur;

@@ -2,8 +2,9 @@
 /*
  * console_screen — what the console's screen shows: the current view in
  * its frame (the two header lines; the footer with the prompt, the
- * status line or the keys), a view drawing another (the Dashboard's
- * panes), and console_say(), which writes the status line. Called by
+ * status line or the keys), a recording's header line and time bar (its
+ * source's), a view drawing another (the Dashboard's panes), and
+ * console_say(), which writes the status line. Called by
  * console.c, console_keys.c and console_requests.c; calls none of them.
  */
 #include <curses.h>
@@ -192,10 +193,14 @@ void console_redraw(struct console *c)
 	else
 		draw_text(0, 0, COLS, STYLE_HEADER,
 			  " probetop  pick a process to attach to");
+	if (c->src)
+		c->src->header(c); /* over the live one's first line */
 	v->ops->draw(v->st, &c->m, &env,
-		     (struct rect){ picker ? 1 : 2, 0, LINES - (picker ? 2 : 3),
-				    COLS },
+		     (struct rect){ picker ? 1 : 2, 0,
+				    LINES - (picker ? 2 : 3) - !!c->src, COLS },
 		     true);
+	if (c->src)
+		c->src->bar(c, LINES - 2);
 	draw_footer(c);
 	refresh();
 }

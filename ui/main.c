@@ -42,9 +42,12 @@
 	"                 [--record FILE] [--baseline OLD]\n"                  \
 	"                        aggregate probes in the kernel, print every " \
 	"interval\n"                                                           \
-	"  probetop replay FILE --json|--folded\n"                             \
-	"                        a recording of trace --record, printed as "   \
-	"trace did\n"                                                          \
+	"  probetop replay FILE [--json|--folded] [--baseline OLD]\n"          \
+	"                        a recording of --record: the console on it "  \
+	"(a time\n"                                                            \
+	"                        bar: space play, , . step, [ ] a range), or " \
+	"printed\n"                                                            \
+	"                        as trace did\n"                               \
 	"\n"                                                                   \
 	"list prints one probe per line: PROVIDER NAME OBJECT ADDRESS "        \
 	"SEMAPHORE ARGS.\n"                                                    \

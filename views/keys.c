@@ -96,6 +96,11 @@ static const struct key_help HELP[] = {
 	{ "L", "messages (libbpf and probetop)" },
 	{ "? F1", "this help" },
 	{ "q F10", "quit: detach every probe and exit" },
+	{ "Space 1 0", "replay: play / pause (p too); play at 1x, at 10x" },
+	{ ", . <- ->", "replay: an interval back / forth; Home End: the first, "
+		       "the last (views: h l G)" },
+	{ "g [ ] Esc", "replay: go to mm:ss; mark a range's ends: its "
+		       "totals; Esc clears it" },
 	{ NULL, NULL },
 };
 

@@ -3,10 +3,13 @@
  * bench_record — record.h's own cost, without a kernel's noise: a
  * snapshot of KEYS count rows keyed by a number (as
  * `fixture:ints=count(arg3)` has them), every row counted in each of
- * INTERVALS intervals with counts that move the order, written with
- * record_interval(); prints the CPU time a call takes (the process's,
- * so compression and write() included) and the bytes an interval.
- * Usage: bench_record FILE [KEYS] (FILE must not exist; it is removed).
+ * INTERVALS intervals (60 unless given) with counts that move the
+ * order, written with record_interval(); prints the CPU time a call
+ * takes (the process's, so compression and write() included) and the
+ * bytes an interval. tests/bench/replay.sh keeps its hour for
+ * bench_replay.
+ * Usage: bench_record FILE [KEYS] [INTERVALS] [keep] (FILE must not
+ * exist; it is removed unless "keep").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +18,6 @@
 #include <unistd.h>
 
 #include "record.h"
-
-#define INTERVALS 60
 
 static double cpu_s(void)
 {
@@ -46,6 +47,8 @@ static void fill(struct agg_row *rows, const struct agg_row **order,
 int main(int argc, char **argv)
 {
 	size_t keys = argc > 2 ? strtoul(argv[2], NULL, 10) : 10000;
+	unsigned intervals =
+		argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 60;
 	struct agg_row *rows = calloc(keys, sizeof(*rows));
 	const struct agg_row **order = calloc(keys, sizeof(*order));
 	struct spec sp;
@@ -57,7 +60,7 @@ int main(int argc, char **argv)
 	double spent = 0;
 	char err[128];
 
-	if (argc < 2 || !rows || !order ||
+	if (argc < 2 || !rows || !order || !intervals ||
 	    spec_parse("fixture:ints=count(arg3)", &sp, err, sizeof(err)))
 		return 2;
 	rec = record_open(argv[1]);
@@ -69,7 +72,7 @@ int main(int argc, char **argv)
 		rows[k].key[0].num = (int64_t)((1ULL << 40) | k);
 	}
 	as.rows = order;
-	for (unsigned i = 1; i <= INTERVALS; i++) {
+	for (unsigned i = 1; i <= intervals; i++) {
 		double t0;
 
 		fill(rows, order, keys, i);
@@ -80,14 +83,15 @@ int main(int argc, char **argv)
 			return 1;
 		spent += cpu_s() - t0;
 	}
-	printf("%zu keys, %d intervals: %.0f us of CPU an interval (%.3f%% "
+	printf("%zu keys, %u intervals: %.0f us of CPU an interval (%.3f%% "
 	       "of a core at -i 1), %.0f bytes an interval, %.2f MB a "
 	       "minute\n",
-	       keys, INTERVALS, 1e6 * spent / INTERVALS,
-	       100.0 * spent / INTERVALS, (double)record_size(rec) / INTERVALS,
-	       (double)record_size(rec) / 1e6);
+	       keys, intervals, 1e6 * spent / intervals,
+	       100.0 * spent / intervals, (double)record_size(rec) / intervals,
+	       (double)record_size(rec) / 1e6 * 60 / intervals);
 	record_free(rec);
-	unlink(argv[1]);
+	if (argc < 5 || strcmp(argv[4], "keep"))
+		unlink(argv[1]);
 	free(rows);
 	free(order);
 	return 0;

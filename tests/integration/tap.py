@@ -6,10 +6,12 @@ import json
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import threading
 import time
+import zlib
 
 PROBETOP = os.environ.get("PROBETOP", "probetop")
 FIXTURE_DIR = os.environ.get("FIXTURE_DIR", ".")
@@ -347,3 +349,19 @@ def map_keys(map_id, key_size):
     finally:
         os.close(fd)
     return keys
+
+
+def record_frames(path):
+    """(offset, type, body) of each whole frame of a recording
+    (docs/record-format.md), bodies uncompressed."""
+    with open(path, "rb") as f:
+        data = f.read()
+    out, at = [], 16
+    while at + 20 <= len(data):
+        clen = struct.unpack_from("<I", data, at + 4)[0]
+        if at + 20 + clen > len(data):
+            break
+        out.append((at, chr(data[at]),
+                    zlib.decompress(data[at + 20:at + 20 + clen])))
+        at += 20 + clen
+    return out

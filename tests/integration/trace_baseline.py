@@ -98,6 +98,19 @@ for o in lines[:-1]:
             close(r["delta"], r["count"] / span - 30 / sec_a)
 tap.ok(ok and seen == 2, "intervals: each rate over its own seconds", lines)
 
+# -- replay B --baseline A: the live run's comparison again --------------------
+r = run(["replay", new, "--json", "--baseline", old])
+rl = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+rt = rows(rl[-1], TICK)[()] if rl else {}
+tap.ok(r.returncode == 0 and rl and rl[-1].get("final") and
+       all(close(rt.get(f), tick[f]) for f in
+           ("rate", "baseline_rate", "delta", "ratio")),
+       "replay B --json --baseline A: the final tick row's rate, baseline "
+       "rate, delta and ratio as B printed them live", (r.stderr, rt, tick))
+rk = rows(rl[-1], KEYED) if rl else {}
+tap.eq(sorted(k[0] for k, v in rk.items() if v.get("new")),
+       list(range(30, 60)), "replay --baseline: keys 30..59 new again")
+
 # -- C against B: gone keys ---------------------------------------------------
 c = traced(["--baseline", new], [10])
 fc = c.final()

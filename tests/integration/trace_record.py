@@ -20,7 +20,7 @@ import time
 import zlib
 
 from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
-                 rows_by_key, run)
+                 record_frames as frames, rows_by_key, run)
 
 tap = Tap()
 need_root(tap)
@@ -66,21 +66,6 @@ def traced_run(path, extra, fires=FIRES, specs=SPECS):
     tr.finish()
     t.stop()
     return tr
-
-
-def frames(path):
-    """(offset, type, body) of each whole frame of a recording."""
-    with open(path, "rb") as f:
-        data = f.read()
-    out, at = [], 16
-    while at + 20 <= len(data):
-        clen = struct.unpack_from("<I", data, at + 4)[0]
-        if at + 20 + clen > len(data):
-            break
-        out.append((at, chr(data[at]),
-                    zlib.decompress(data[at + 20:at + 20 + clen])))
-        at += 20 + clen
-    return out
 
 
 def replay(args):
