@@ -241,12 +241,8 @@ static bool changes_tracing(enum request_kind k)
 void console_carry_out(struct console *c, const struct request *r)
 {
 	if (c->src && changes_tracing(r->kind)) {
-		console_say(c, "%s",
-			    r->kind == REQ_REPLACE
-				    ? "a recording: its histograms have the "
-				      "buckets recorded, no finer (Esc)"
-				    : "a recording: its probes are as they "
-				      "were recorded");
+		console_say(c, "a recording: its probes are as they were "
+			       "recorded");
 		return;
 	}
 	switch (r->kind) {

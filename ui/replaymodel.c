@@ -142,6 +142,7 @@ void replaymodel_update(struct replaymodel *rm, struct replay *rp,
 	m->snap_s = seconds;
 	m->pid = t->pid;
 	m->binary_mode = t->per_pid;
+	m->recorded = true;
 	m->interval_s = t->interval_s;
 	m->probes_total = m->probes_on = snap->nspecs;
 	m->events_s = seconds > 0 ? (double)snap->events / seconds : 0;

@@ -194,6 +194,13 @@ static int zoom_in(struct hist *h, const struct model *m, const struct shown *s,
 
 	if (i <= 0 || i >= nb - 1 || h->nzoom == ZOOM_MAX)
 		return VIEW_HANDLED; /* open-ended buckets have no range */
+	if (m->recorded) { /* zooming attaches finer buckets */
+		req->kind = REQ_SAY;
+		snprintf(req->text, sizeof(req->text),
+			 "a recording: its histograms have the buckets "
+			 "recorded, no finer");
+		return VIEW_HANDLED;
+	}
 	low = agg_bucket_low(sp, s->row, i);
 	high = agg_bucket_low(sp, s->row, i + 1);
 	if (zoom_text(sp, low, high, req->text, sizeof(req->text)))

@@ -89,6 +89,8 @@ struct model {
 	double interval_s; /* the refresh interval asked for */
 	bool paused;
 	bool exited; /* the target has gone; data is the last seen */
+	bool recorded; /* a recording (probetop replay): what is traced
+			  cannot change */
 	bool binary_mode; /* keys carry a pid */
 	bool utf8; /* may draw UTF-8 bars and sparklines */
 	bool color;
