@@ -7,10 +7,17 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <bpf/libbpf.h>
+#include <linux/types.h> /* before probetop.h */
+
 #include "catalog.h"
+#include "jvmframe.h"
+#include "jvmmap.h"
 #include "phpframe.h"
+#include "probetop.h"
 #include "pyframe.h"
 #include "rbframe.h"
+#include "probetop.skel.h"
 #include "tracer_state.h"
 
 bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode)
@@ -97,4 +104,25 @@ void objects_rb_setup(struct tracer *tr)
 		return;
 	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
 	rbframe_setup(tr->rb, tr->pid, objs, n, &tr->maps);
+}
+
+void objects_jvm_setup(struct tracer *tr)
+{
+	const struct cat_object *objs[512];
+	struct jvm_interp in;
+	size_t n;
+
+	if (tr->kind != TRACER_PID || !jvmmap_is_jvm(&tr->maps))
+		return;
+	jvmmap_request(tr->pid, false);
+	if (!tr->unwind || tr->jvm_ready)
+		return;
+	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
+	if (jvmframe_setup(tr->jvm, tr->pid, objs, n, &in))
+		return; /* its tables not filled in yet: at the next rescan */
+	tr->skel->bss->jvm_method_at = in.method_at;
+	tr->skel->bss->jvm_lo = in.lo;
+	tr->skel->bss->jvm_hi = in.hi;
+	tr->skel->bss->jvm_pid = (uint32_t)tr->pid;
+	tr->jvm_ready = true;
 }

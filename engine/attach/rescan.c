@@ -24,7 +24,6 @@
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "phpframe.h"
-#include "jvmmap.h"
 #include "pyframe.h"
 #include "rbframe.h"
 #include "tracer_state.h"
@@ -194,8 +193,8 @@ static int rescan_maps(struct tracer *tr)
 	objects_php_setup(tr);
 	objects_rb_setup(tr);
 	unwind_sync(tr);
-	if (tr->kind == TRACER_PID && tr->unwind && jvmmap_is_jvm(&tr->maps))
-		jvmmap_request(tr->pid, false); /* java loaded libjvm.so */
+	if (tr->unwind)
+		objects_jvm_setup(tr); /* java loaded libjvm.so */
 	return n;
 }
 

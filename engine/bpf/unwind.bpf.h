@@ -61,6 +61,13 @@ struct {
 __u32 unwind_on;
 /* The tables' generation: user space bumps it at each change. */
 __u32 unwind_gen;
+/* The HotSpot JVM whose interpreted frames are recorded by Method*
+ * (user space sets them, engine/name/jvmframe.h; 0: none): its
+ * process, its interpreter's code [jvm_lo, jvm_hi), and where a frame
+ * keeps its Method*, from its rbp. */
+__u32 jvm_pid;
+__u64 jvm_lo, jvm_hi;
+__s64 jvm_method_at;
 
 /* The mapping a frame is in, as the walker needs it (struct pt_umap). */
 struct uw_map {
@@ -128,6 +135,7 @@ struct uw_walk {
 	const struct pt_uproc *proc; /* the process's mappings, or NULL */
 	struct task_struct *task;
 	struct uw_scratch *s;
+	bool jvm; /* the process is jvm_pid */
 };
 
 /* Mapping a of the process's in uprocs into w->s->cur; 0 or -1. */
@@ -346,13 +354,28 @@ static __always_inline int uw_cfa(struct uw_walk *w, __u32 i, __u32 rule,
 	}
 }
 
+/* What frame w->s is recorded as: its pc, or PT_IP_JAVA | the Method*
+ * an interpreted frame of the JVM keeps (its rbp known and the word
+ * readable; else its pc, the interpreter's code). */
+static __always_inline __u64 uw_record(const struct uw_walk *w)
+{
+	__u64 pc = w->s->pc, method = 0;
+
+	if (!w->jvm || pc < jvm_lo || pc >= jvm_hi || !w->s->bp_ok ||
+	    bpf_probe_read_user(&method, sizeof(method),
+				(void *)(w->s->bp + jvm_method_at)) ||
+	    !method || method & PT_IP_JAVA)
+		return pc;
+	return PT_IP_JAVA | method;
+}
+
 /* Frame i of the walk, for bpf_loop(): record it, step to its caller. */
 static long uw_step(__u32 i, void *data)
 {
 	struct uw_walk *w = data;
 	__u64 look = w->s->pc - (i ? 1 : 0); /* a return address: its call's */
 	__u32 rule = PT_UR_MAKE(PT_UR_FP, 0, 0, 0), bp;
-	__u64 cfa, ra;
+	__u64 cfa, ra, rec;
 	__u32 at = i;
 
 	if (i >= PT_STACK_FRAMES) {
@@ -360,8 +383,9 @@ static long uw_step(__u32 i, void *data)
 		return 1;
 	}
 	barrier_var(at); /* keep the mask: the verifier knows not i < 64 */
-	w->st->ip[at & (PT_STACK_FRAMES - 1)] = w->s->pc;
-	w->s->hash = (w->s->hash ^ w->s->pc) * 0x100000001b3ULL;
+	rec = uw_record(w);
+	w->st->ip[at & (PT_STACK_FRAMES - 1)] = rec;
+	w->s->hash = (w->s->hash ^ rec) * 0x100000001b3ULL;
 	w->st->depth = i + 1;
 	if (uw_rule_of(w, look, &rule))
 		return 1;
@@ -424,6 +448,7 @@ static __always_inline __u64 uw_walk(struct pt_stack_ips *st, __u32 which,
 		s->tramp =
 			BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
 	w.proc = bpf_map_lookup_elem(&uprocs, &pid);
+	w.jvm = jvm_pid && pid == jvm_pid;
 	bpf_loop(PT_STACK_FRAMES + 1, uw_step, &w, 0);
 	return (s->hash ^ st->depth) * 0x100000001b3ULL;
 }

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 #include <linux/types.h> /* before probetop.h */
 
+#include "jvmframe.h"
 #include "ksyms.h"
 #include "log.h"
 #include "probetop.h"
@@ -44,6 +45,7 @@ struct noted {
 struct stackname {
 	int fd;
 	struct symbolizer *sy;
+	struct jvmframe *jvm; /* names interpreted Java frames, or NULL */
 	struct ksyms *ks; /* read at the first kernel stack */
 	bool ks_tried;
 	struct stacktext *kept;
@@ -179,6 +181,11 @@ static int on_vma(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+void stackname_java(struct stackname *sn, struct jvmframe *jvm)
+{
+	sn->jvm = jvm;
+}
+
 void stackname_drain(struct stackname *sn)
 {
 	uint64_t lost;
@@ -220,8 +227,15 @@ static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 	const struct proc_maps *mine = noted_of(sn, pid, false);
 	const struct proc_maps *first =
 		st->pid ? noted_of(sn, (pid_t)st->pid, false) : NULL;
+	const char *java;
 
-	if (kernel) {
+	if (!kernel && st->ip[i] >> 62 == PT_IP_JAVA >> 62) {
+		java = sn->jvm ? jvmframe_name(sn->jvm, pid,
+					       st->ip[i] & ~PT_IP_JAVA)
+			       : NULL;
+		snprintf(out, n, "%s", java ? java : "Interpreter");
+		snprintf(mod, modn, "[jit]");
+	} else if (kernel) {
 		if (!sn->ks_tried) {
 			sn->ks = ksyms_load("/proc/kallsyms");
 			sn->ks_tried = true;
