@@ -20,6 +20,10 @@
  * a frame that does not move up the stack. A return address a uretprobe
  * replaced by its trampoline is put back (the thread's pending
  * return_instances, in order, as the kernel's own stack traces do).
+ * A frame of the traced HotSpot JVM's interpreter (jvm_pid, its code
+ * [jvm_lo, jvm_hi), which keeps rbp as its frame pointer) is recorded
+ * as PT_IP_JAVA | the Method* at rbp + jvm_method_at, which user space
+ * names (engine/name/jvmframe.h): one read more per such frame.
  *
  * A frame whose address was walked lately costs a probe of the per-CPU
  * rules cache; another a map lookup or none for its mapping (the last
