@@ -126,3 +126,10 @@ void objects_jvm_setup(struct tracer *tr)
 	tr->skel->bss->jvm_pid = (uint32_t)tr->pid;
 	tr->jvm_ready = true;
 }
+
+void objects_jvm_forget(struct tracer *tr)
+{
+	tr->skel->bss->jvm_pid = 0;
+	tr->jvm_ready = false;
+	jvmframe_forget(tr->jvm, tr->pid);
+}

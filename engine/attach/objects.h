@@ -43,4 +43,8 @@ void objects_rb_setup(struct tracer *tr);
  * frames are recorded by Method* (jvmframe.h); a no-op once done. */
 void objects_jvm_setup(struct tracer *tr);
 
+/* The traced process ran exec: its interpreted frames no longer
+ * recorded nor named as the JVM's it was (set up again if it is one). */
+void objects_jvm_forget(struct tracer *tr);
+
 #endif

@@ -186,6 +186,7 @@ static int rescan_maps(struct tracer *tr)
 		pyframe_forget(tr->py, tr->pid); /* another program now */
 		phpframe_forget(tr->php, tr->pid);
 		rbframe_forget(tr->rb, tr->pid);
+		objects_jvm_forget(tr);
 	}
 	if (fresh)
 		n = attach_new(tr);

@@ -24,7 +24,8 @@
 struct jvmframe {
 	pid_t pid; /* the JVM set up (0: none) */
 	struct jvmlayout lay;
-	struct stacktext *names; /* by (pid, Method*) */
+	struct stacktext *names; /* by (pid, Method* | gen << 48) */
+	uint64_t gen; /* programs forgotten (jvmframe_forget()) */
 };
 
 struct jvmframe *jvmframe_new(void)
@@ -228,9 +229,18 @@ static int read_name(pid_t pid, const struct jvmlayout *l, uint64_t method,
 	return format(klass, name, sig, out, n);
 }
 
+void jvmframe_forget(struct jvmframe *jf, pid_t pid)
+{
+	if (jf->pid != pid)
+		return;
+	jf->pid = 0;
+	jf->gen++;
+}
+
 const char *jvmframe_name(struct jvmframe *jf, pid_t pid, uint64_t method)
 {
-	const char *kept = stacktext_find(jf->names, pid, method);
+	uint64_t id = method | jf->gen << 48; /* a Method* is below 2^47 */
+	const char *kept = stacktext_find(jf->names, pid, id);
 	char name[NAME_MAX_LEN];
 
 	if (kept)
@@ -238,5 +248,5 @@ const char *jvmframe_name(struct jvmframe *jf, pid_t pid, uint64_t method)
 	if (pid != jf->pid ||
 	    read_name(pid, &jf->lay, method, name, sizeof(name)))
 		snprintf(name, sizeof(name), "Interpreter");
-	return stacktext_keep(jf->names, pid, method, name);
+	return stacktext_keep(jf->names, pid, id, name);
 }

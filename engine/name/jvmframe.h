@@ -15,7 +15,8 @@
  * another's word there).
  *
  * A name is read the first time the Method* is seen, while the process
- * lives, and kept by (pid, Method*) to the end of the run; one that
+ * lives, and kept by (pid, Method*) to the end of the run (or of its
+ * program: jvmframe_forget()); one that
  * cannot be read is kept as "Interpreter", the perf map's name of the
  * interpreter's code. One JVM at a time (the -p process).
  */
@@ -48,6 +49,10 @@ void jvmframe_free(struct jvmframe *jf);
 int jvmframe_setup(struct jvmframe *jf, pid_t pid,
 		   const struct cat_object *const *objs, size_t n,
 		   struct jvm_interp *in);
+
+/* pid, set up, now runs another program (an exec): its Method*s are
+ * no longer named by what they were, nor by its layout. */
+void jvmframe_forget(struct jvmframe *jf, pid_t pid);
 
 /* The name of the method at method (a Method*) in pid, set up: kept to
  * the end of the run; "Interpreter" if it cannot be read; NULL only
