@@ -121,6 +121,9 @@ void objects_jvm_setup(struct tracer *tr)
 	if (jvmframe_setup(tr->jvm, tr->pid, objs, n, &in))
 		return; /* its tables not filled in yet: at the next rescan */
 	tr->skel->bss->jvm_method_at = in.method_at;
+	tr->skel->bss->jvm_bcp_at = in.bcp_at;
+	tr->skel->bss->jvm_cm_at = in.cm_at;
+	tr->skel->bss->jvm_code_at = in.code_at;
 	tr->skel->bss->jvm_lo = in.lo;
 	tr->skel->bss->jvm_hi = in.hi;
 	tr->skel->bss->jvm_pid = (uint32_t)tr->pid;

@@ -11,21 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/types.h> /* before probetop.h */
+
 #include "catalog.h"
 #include "elfobj.h"
 #include "jvmlayout.h"
+#include "probetop.h"
 #include "pymem.h"
 #include "stacktext.h"
 
 #define SYMBOL_MAX 512 /* bytes of a Symbol read at most */
 #define METHODS_MAX 4096 /* entries of a class's method array looked at */
 #define NAME_MAX_LEN 512 /* bytes of a method's name */
+#define LINES_MAX 1024 /* bytes of a line number table read at most */
+#define UNSIGNED5_L 192 /* HotSpot's compressed ints: a byte below ends one */
 
 struct jvmframe {
 	pid_t pid; /* the JVM set up (0: none) */
 	struct jvmlayout lay;
 	struct stacktext *names; /* by (pid, Method* | gen << 48) */
-	uint64_t gen; /* programs forgotten (jvmframe_forget()) */
+	uint64_t gen; /* programs forgotten (jvmframe_forget()), mod 16 */
 };
 
 struct jvmframe *jvmframe_new(void)
@@ -88,7 +93,14 @@ int jvmframe_setup(struct jvmframe *jf, pid_t pid,
 		return -ENOENT; /* the interpreter not generated yet */
 	jf->pid = pid;
 	jf->lay = l;
-	*in = (struct jvm_interp){ buf, buf + (uint64_t)limit, l.frame_method };
+	*in = (struct jvm_interp){
+		.lo = buf,
+		.hi = buf + (uint64_t)limit,
+		.method_at = l.frame_method,
+		.bcp_at = l.frame_bcp,
+		.cm_at = l.method_const,
+		.code_at = l.cm_size,
+	};
 	return 0;
 }
 
@@ -208,9 +220,95 @@ static int format(const char *klass, const char *name, const char *sig,
 	return 0;
 }
 
-/* The name of method in the JVM pid, by its layout l, into out. */
+/* A stream of HotSpot's compressed ints (CompressedReadStream). */
+struct cstream {
+	const uint8_t *b;
+	size_t n, at;
+};
+
+/* The next unsigned int of s (UNSIGNED5: one to five bytes, six bits
+ * more from each after the first, a byte below 192 the last); 0 past
+ * its end. */
+static uint32_t read_u5(struct cstream *s)
+{
+	uint32_t sum = 0, b;
+
+	for (int i = 0, shift = 0; i < 5 && s->at < s->n; i++, shift += 6) {
+		b = s->b[s->at++];
+		sum += b << shift;
+		if (b < UNSIGNED5_L)
+			break;
+	}
+	return sum;
+}
+
+/* The next signed int of s (zigzag over UNSIGNED5). */
+static int32_t read_s5(struct cstream *s)
+{
+	uint32_t u = read_u5(s);
+
+	return (int32_t)(u >> 1) ^ -(int32_t)(u & 1);
+}
+
+/*
+ * The line of bytecode index bci of the ConstMethod at cm in pid, from
+ * its compressed line number table (after its bytecodes: pairs of bci
+ * and line deltas, one byte when they fit 5 and 3 bits, else 0xff and
+ * two signed ints; 0 ends it): the line of the last pair at or before
+ * bci. -1 if it has none, or unreadable.
+ */
+static int line_of(pid_t pid, const struct jvmlayout *l, uint64_t cm,
+		   uint32_t bci)
+{
+	static uint8_t b[LINES_MAX];
+	struct cstream s = { b, sizeof(b), 0 };
+	uint16_t flags = 0, code = 0;
+	int32_t at = 0, line = 0, best = -1;
+
+	if (pymem_peek(pid, cm + l->cm_flags, &flags, 2) ||
+	    !(flags & l->cm_has_lines) ||
+	    pymem_peek(pid, cm + l->cm_code_size, &code, 2))
+		return -1;
+	while (s.n >= 64 && pymem_peek(pid, cm + l->cm_size + code, b, s.n))
+		s.n /= 2; /* near the end of its mapping */
+	while (s.n >= 64 && s.at < s.n && b[s.at]) {
+		uint8_t c = b[s.at++];
+
+		if (c == 0xff) {
+			at += read_s5(&s);
+			line += read_s5(&s);
+		} else {
+			at += c >> 3;
+			line += c & 7;
+		}
+		if (at > (int32_t)bci)
+			break;
+		best = line;
+	}
+	return best;
+}
+
+/* " (FILE:LINE)" of bytecode index bci of the ConstMethod at cm (its
+ * constant pool at cp) appended to out (n bytes), if known. */
+static void put_line(pid_t pid, const struct jvmlayout *l, uint64_t cm,
+		     uint64_t cp, uint32_t bci, char *out, size_t n)
+{
+	char file[SYMBOL_MAX];
+	uint16_t fi = 0;
+	size_t at = strlen(out);
+	int line = bci == PT_JAVA_BCI_NONE ? -1 : line_of(pid, l, cm, bci);
+
+	if (line < 0 || pymem_peek(pid, cp + l->cp_source, &fi, 2) || !fi ||
+	    cp_symbol(pid, l, cp, fi, file, sizeof(file)))
+		return;
+	put(out, n, &at, " (%s:%d)", file, line);
+}
+
+/* The name of method in the JVM pid, by its layout l, into out: "RET
+ * CLASS.NAME(PARAMS)", " (FILE:LINE)" after it if bci (not
+ * PT_JAVA_BCI_NONE) has a line. */
 static int read_name(pid_t pid, const struct jvmlayout *l, uint64_t method,
-		     char *out, size_t n)
+		     uint32_t bci, char *out, size_t n)
 {
 	char klass[SYMBOL_MAX], name[SYMBOL_MAX], sig[SYMBOL_MAX];
 	uint64_t cm = pymem_ptr(pid, method + l->method_const);
@@ -224,9 +322,11 @@ static int read_name(pid_t pid, const struct jvmlayout *l, uint64_t method,
 	    symbol(pid, l, pymem_ptr(pid, holder + l->klass_name), klass,
 		   sizeof(klass)) ||
 	    cp_symbol(pid, l, cp, ni, name, sizeof(name)) ||
-	    cp_symbol(pid, l, cp, si, sig, sizeof(sig)))
+	    cp_symbol(pid, l, cp, si, sig, sizeof(sig)) ||
+	    format(klass, name, sig, out, n))
 		return -1;
-	return format(klass, name, sig, out, n);
+	put_line(pid, l, cm, cp, bci, out, n);
+	return 0;
 }
 
 void jvmframe_forget(struct jvmframe *jf, pid_t pid)
@@ -237,16 +337,19 @@ void jvmframe_forget(struct jvmframe *jf, pid_t pid)
 	jf->gen++;
 }
 
-const char *jvmframe_name(struct jvmframe *jf, pid_t pid, uint64_t method)
+const char *jvmframe_name(struct jvmframe *jf, pid_t pid, uint64_t frame)
 {
-	uint64_t id = method | jf->gen << 48; /* a Method* is below 2^47 */
+	uint64_t method = (frame & ((1ull << PT_JAVA_BCI_SHIFT) - 1)) << 3;
+	uint32_t bci =
+		(uint32_t)(frame >> PT_JAVA_BCI_SHIFT & PT_JAVA_BCI_NONE);
+	uint64_t id = (frame & ((1ull << 60) - 1)) | (jf->gen & 15) << 60;
 	const char *kept = stacktext_find(jf->names, pid, id);
 	char name[NAME_MAX_LEN];
 
 	if (kept)
 		return kept;
 	if (pid != jf->pid ||
-	    read_name(pid, &jf->lay, method, name, sizeof(name)))
+	    read_name(pid, &jf->lay, method, bci, name, sizeof(name)))
 		snprintf(name, sizeof(name), "Interpreter");
 	return stacktext_keep(jf->names, pid, id, name);
 }

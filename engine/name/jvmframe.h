@@ -34,6 +34,9 @@ struct jvmframe;
 struct jvm_interp {
 	uint64_t lo, hi; /* its code: [lo, hi) */
 	int32_t method_at; /* its frames' Method*: at rbp + method_at */
+	int32_t bcp_at; /* their bytecode pointer: at rbp + bcp_at */
+	uint32_t cm_at; /* a Method's ConstMethod*: at + cm_at */
+	uint32_t code_at; /* a ConstMethod's bytecodes: at + code_at */
 };
 
 /* NULL with errno = ENOMEM. */
@@ -54,9 +57,11 @@ int jvmframe_setup(struct jvmframe *jf, pid_t pid,
  * no longer named by what they were, nor by its layout. */
 void jvmframe_forget(struct jvmframe *jf, pid_t pid);
 
-/* The name of the method at method (a Method*) in pid, set up: kept to
- * the end of the run; "Interpreter" if it cannot be read; NULL only
- * when out of memory. */
-const char *jvmframe_name(struct jvmframe *jf, pid_t pid, uint64_t method);
+/* The name of an interpreted frame of pid, set up, as the kernel
+ * recorded it (frame: PT_IP_JAVA | bytecode index | Method* >> 3,
+ * probetop.h): "long Hot.heavy(long) (Hot.java:12)", the line where the
+ * method's line number table gives it; kept to the end of the run;
+ * "Interpreter" if it cannot be read; NULL only when out of memory. */
+const char *jvmframe_name(struct jvmframe *jf, pid_t pid, uint64_t frame);
 
 #endif

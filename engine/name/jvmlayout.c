@@ -156,10 +156,15 @@ int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		{ .type = "Array<Method*>", .field = "_data" },
 		{ .type = "Symbol", .field = "_length" },
 		{ .type = "Symbol", .field = "_body" },
+		{ .type = "ConstMethod", .field = "_flags" },
+		{ .type = "ConstMethod", .field = "_code_size" },
+		{ .type = "ConstantPool", .field = "_source_file_name_index" },
 	};
-	struct want ty[] = { { .type = "ConstantPool" } };
+	struct want ty[] = { { .type = "ConstantPool" },
+			     { .type = "ConstMethod" } };
 	struct want c[] = {
-		{ .type = "frame::interpreter_frame_last_sp_offset" }
+		{ .type = "frame::interpreter_frame_last_sp_offset" },
+		{ .type = "ConstMethod::_has_linenumber_table" },
 	};
 	struct table types = {
 		.at = var(pid, sym, ctx, "gHotSpotVMTypes"),
@@ -188,7 +193,7 @@ int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 	};
 
 	if (scan_structs(pid, sym, ctx, f, sizeof(f) / sizeof(f[0])) ||
-	    scan(pid, &types, ty, 1) || scan(pid, &ints, c, 1))
+	    scan(pid, &types, ty, 2) || scan(pid, &ints, c, 2))
 		return -1;
 	*l = (struct jvmlayout){
 		.interp_code = f[0].value,
@@ -205,7 +210,13 @@ int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		.array_data = (uint32_t)f[10].value,
 		.sym_length = (uint32_t)f[11].value,
 		.sym_body = (uint32_t)f[12].value,
+		.cm_flags = (uint32_t)f[13].value,
+		.cm_code_size = (uint32_t)f[14].value,
+		.cm_size = (uint32_t)ty[1].value,
+		.cm_has_lines = (uint32_t)c[1].value,
+		.cp_source = (uint32_t)f[15].value,
 		.frame_method = ((int32_t)c[0].value - 1) * 8,
+		.frame_bcp = ((int32_t)c[0].value - 6) * 8,
 	};
 	return l->interp_code ? 0 : -1;
 }

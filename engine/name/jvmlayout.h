@@ -12,9 +12,11 @@
  *
  * Every offset comes from the tables, so the layout follows the JVM's
  * version; the one thing they do not give is where an interpreted
- * frame keeps its Method*: frame::interpreter_frame_method_offset is
- * not exported, and is taken as interpreter_frame_last_sp_offset - 1
- * (which is, x86-64 frame_x86.hpp, JDK 8 to 21). Tested on JDK 17.
+ * frame keeps its Method* and bytecode pointer: frame::
+ * interpreter_frame_method_offset and _bcp_offset are not exported, and
+ * are taken as interpreter_frame_last_sp_offset - 1 and - 6 (x86-64
+ * frame_x86.hpp, JDK 9 to 21: method, mirror, mdp, cache, locals, bcp
+ * below last_sp; JDK 8 had no mirror slot). Tested on JDK 17.
  */
 #ifndef PROBETOP_JVMLAYOUT_H
 #define PROBETOP_JVMLAYOUT_H
@@ -28,6 +30,11 @@ struct jvmlayout {
 	uint32_t method_const; /* Method::_constMethod */
 	uint32_t cm_constants, cm_name, cm_sig; /* ConstMethod:: _constants,
 						   _name_index, _signature_index */
+	uint32_t cm_flags, cm_code_size, cm_size; /* ConstMethod::_flags,
+						     _code_size, its size (its
+						     bytecodes follow it) */
+	uint32_t cm_has_lines; /* ConstMethod::_has_linenumber_table */
+	uint32_t cp_source; /* ConstantPool::_source_file_name_index */
 	uint32_t cp_holder, cp_size; /* ConstantPool::_pool_holder, its size
 					(the slots follow it) */
 	uint32_t klass_name; /* Klass::_name */
@@ -36,6 +43,7 @@ struct jvmlayout {
 	uint32_t sym_length, sym_body; /* Symbol::_length, ::_body */
 	int32_t frame_method; /* bytes from an interpreted frame's rbp to
 				 its Method* (-24 on x86-64) */
+	int32_t frame_bcp; /* to its bytecode pointer (-64) */
 };
 
 /* The run-time address (in the process) of libjvm.so's symbol name, or

@@ -36,7 +36,13 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 
 public class Work {
-    static long heavy(long n) { long s = 0; for (long i = 0; i < n; i++) s += i % 7; return s; }
+    static long heavy(long n) {
+        long s = 0;
+        for (long i = 0; i < n; i++) // heavy loop
+            s += i % 7; // heavy body
+        return s;
+    }
+
     static long light(long n) { long s = 0; for (long i = 0; i < n; i++) s += i % 7; return s; }
 
     public static void main(String[] args) throws Exception {
@@ -47,7 +53,7 @@ public class Work {
         while ((line = in.readLine()) != null) {
             long end = System.currentTimeMillis() + 1000 * Long.parseLong(line.split(" ")[1]);
             while (System.currentTimeMillis() < end) {
-                t += heavy(3000000);
+                t += heavy(3000000); // calls heavy
                 t += light(1000000);
             }
             System.out.println(t == 42 ? "never" : "done");
@@ -56,8 +62,15 @@ public class Work {
 }
 """
 FRAME = "profile:99=count(jitframe)"
+STACK = "profile:99=count(ustack)"
 HEAVY, LIGHT = "long Work.heavy(long)", "long Work.light(long)"
 ASKED = "is a HotSpot JVM: asked it to write its perf map"
+
+
+def line_of(mark):
+    """The line of WORK marked by the comment mark."""
+    return [i + 1 for i, l in enumerate(WORK.splitlines())
+            if l.endswith("// " + mark)][0]
 
 
 def cpu_s(pid):
@@ -76,10 +89,12 @@ def jvm(tmp, *flags):
     return Target(["java"] + list(flags) + ["-cp", tmp, "Work"])
 
 
-def sample(t, spin):
-    """profile:99=count(jitframe) on t while it spins spin seconds: its
-    rows, the CPU seconds t spent, and the finished trace."""
-    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME])
+def sample(t, spin, *more):
+    """profile:99=count(jitframe) (and the specs more) on t while it
+    spins spin seconds: its rows, the CPU seconds t spent, and the
+    finished trace."""
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME] +
+               [a for m in more for a in ("-e", m)])
     time.sleep(1)  # the JVM's map written before the spin
     was = cpu_s(t.pid)
     tap.eq(t.send("spin %d" % spin).strip(), "done", "spin ran")
@@ -127,13 +142,33 @@ def check_interpreted(tmp):
     in the interpreter's code with no method to name (a frame being
     built or torn down)."""
     t = jvm(tmp, "-Xint")
-    rows, spent, _ = sample(t, 5)
+    rows, spent, tr = sample(t, 5, STACK)
     t.stop()
     check_split(rows, spent, "-Xint")
     total = sum(rows.values())
     tap.ok(total and rows.get("Interpreter", 0) <= 0.03 * total,
            "-Xint: %d of %d samples left as \"Interpreter\""
            % (rows.get("Interpreter", 0), total), rows)
+    check_lines(agg_of(tr.final(), STACK)["rows"])
+
+
+def check_lines(stacks):
+    """-Xint's stacks: heavy()'s interpreted frame by the line it ran
+    (its loop's two lines, by the bytecode index and the method's line
+    number table), called from main() at the line that calls it."""
+    where = "(Work.java:%d)"
+    inner = {HEAVY + " " + where % line_of("heavy loop"),
+             HEAVY + " " + where % line_of("heavy body")}
+    call = "void Work.main(java.lang.String[]) " + where % line_of(
+        "calls heavy")
+    heavy = [(r["key"][0], r["total"]) for r in stacks
+             if r["key"][0][-1].startswith(HEAVY)]
+    hits = sum(n for k, n in heavy if k[-1] in inner and k[-2] == call)
+    total = sum(n for _, n in heavy)
+    tap.ok(total and hits >= 0.9 * total,
+           "-Xint stacks: %d of %d of heavy()'s samples at its loop's "
+           "lines, called from main()'s line" % (hits, total),
+           sorted(set(tuple(k[-2:]) for k, _ in heavy)))
 
 
 def check_mixed(tmp):

@@ -61,18 +61,23 @@ static struct sentry structs[] = {
 	{ 8, 0, 0, "_data", 0, "Array<Method*>", NULL, 0 },
 	{ 4, 0, 0, "_length", 0, "Symbol", "u2", 0 },
 	{ 6, 0, 0, "_body", 0, "Symbol", NULL, 0 },
+	{ 28, 0, 0, "_flags", 0, "ConstMethod", "u2", 0 },
+	{ 32, 0, 0, "_code_size", 0, "ConstMethod", "u2", 0 },
+	{ 54, 0, 0, "_source_file_name_index", 0, "ConstantPool", "u2", 0 },
 	{ 0 },
 };
 
 static struct tentry types[] = {
 	{ 88, "Method", NULL },
 	{ 72, "ConstantPool", "Metadata" },
+	{ 48, "ConstMethod", "MetaspaceObj" },
 	{ 0 },
 };
 
 static struct centry ints[] = {
 	{ -1, 0, "frame::interpreter_frame_sender_sp_offset" },
 	{ -2, 0, "frame::interpreter_frame_last_sp_offset" },
+	{ 1, 0, "ConstMethod::_has_linenumber_table" },
 	{ 0 },
 };
 
@@ -150,7 +155,13 @@ static void test_read(void **state)
 	assert_int_equal(l.array_data, 8);
 	assert_int_equal(l.sym_length, 4);
 	assert_int_equal(l.sym_body, 6);
+	assert_int_equal(l.cm_flags, 28);
+	assert_int_equal(l.cm_code_size, 32);
+	assert_int_equal(l.cm_size, 48);
+	assert_int_equal(l.cm_has_lines, 1);
+	assert_int_equal(l.cp_source, 54);
 	assert_int_equal(l.frame_method, -24);
+	assert_int_equal(l.frame_bcp, -64);
 }
 
 static void test_missing_field(void **state)
