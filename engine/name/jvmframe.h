@@ -3,22 +3,24 @@
  * jvmframe — a HotSpot JVM's interpreted frames named. The kernel's
  * stack walk (engine/bpf/unwind.bpf.h) records, for a frame in the
  * JVM's interpreter (the template code AbstractInterpreter::_code
- * holds), the Method* the frame keeps at its rbp + frame_method, as
- * PT_IP_JAVA | Method* in place of its address; this names it: Method
- * -> ConstMethod -> ConstantPool -> its holder class's name and the
- * method's name and signature Symbols, read from the process's memory
- * (process_vm_readv) by the offsets of the JVM's own tables
- * (jvmlayout.h), as HotSpot's perf map names the method compiled
- * ("long Hot.heavy(long)"): the method's interpreted and compiled
- * frames are one row. A Method* is taken for one only if its class's
- * method array holds it (a frame caught while being built keeps
- * another's word there).
+ * holds), the Method* the frame keeps at its rbp + frame_method and its
+ * bytecode index, as PT_IP_JAVA (probetop.h) in place of its address;
+ * this names it: Method -> ConstMethod -> ConstantPool -> its holder
+ * class's name and the method's name and signature Symbols, read from
+ * the process's memory (process_vm_readv) by the offsets of the JVM's
+ * own tables (jvmlayout.h), as HotSpot's perf map names the method
+ * compiled ("long Hot.heavy(long)"), then the source file and the line
+ * of the bytecode index (the method's compressed line number table),
+ * " (Hot.java:12)", which the jitframe key leaves out: a method's
+ * interpreted and compiled frames are one row. A Method* is taken for
+ * one only if its class's method array holds it (a frame caught while
+ * being built keeps another's word there).
  *
- * A name is read the first time the Method* is seen, while the process
- * lives, and kept by (pid, Method*) to the end of the run (or of its
- * program: jvmframe_forget()); one that
- * cannot be read is kept as "Interpreter", the perf map's name of the
- * interpreter's code. One JVM at a time (the -p process).
+ * A name is read the first time the frame (Method*, bytecode index) is
+ * seen, while the process lives, and kept to the end of the run (or of
+ * its program: jvmframe_forget()); one that cannot be read is kept as
+ * "Interpreter", the perf map's name of the interpreter's code. One JVM
+ * at a time (the -p process).
  */
 #ifndef PROBETOP_JVMFRAME_H
 #define PROBETOP_JVMFRAME_H
