@@ -255,7 +255,8 @@ static int32_t read_s5(struct cstream *s)
  * its compressed line number table (after its bytecodes: pairs of bci
  * and line deltas, one byte when they fit 5 and 3 bits, else 0xff and
  * two signed ints; 0 ends it): the line of the last pair at or before
- * bci. -1 if it has none, or unreadable.
+ * bci. -1 if it has none, unreadable, or longer than the LINES_MAX
+ * bytes read before bci's pair.
  */
 static int line_of(pid_t pid, const struct jvmlayout *l, uint64_t cm,
 		   uint32_t bci)
@@ -281,11 +282,12 @@ static int line_of(pid_t pid, const struct jvmlayout *l, uint64_t cm,
 			at += c >> 3;
 			line += c & 7;
 		}
-		if (at > (int32_t)bci)
-			break;
+		if (at > (int32_t)bci || s.at >= s.n)
+			return at > (int32_t)bci ? best
+						 : -1; /* read past: -1 */
 		best = line;
 	}
-	return best;
+	return s.n >= 64 ? best : -1;
 }
 
 /* " (FILE:LINE)" of bytecode index bci of the ConstMethod at cm (its
