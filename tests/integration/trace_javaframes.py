@@ -155,10 +155,11 @@ def check_interpreted(tmp):
 def check_lines(stacks):
     """-Xint's stacks: heavy()'s interpreted frame by the line it ran
     (its loop's two lines, by the bytecode index and the method's line
-    number table), called from main() at the line that calls it."""
+    number table: each at least 10% of heavy()'s samples), called from
+    main() at the line that calls it."""
     where = "(Work.java:%d)"
-    inner = {HEAVY + " " + where % line_of("heavy loop"),
-             HEAVY + " " + where % line_of("heavy body")}
+    inner = [HEAVY + " " + where % line_of("heavy loop"),
+             HEAVY + " " + where % line_of("heavy body")]
     call = "void Work.main(java.lang.String[]) " + where % line_of(
         "calls heavy")
     heavy = [(r["key"][0], r["total"]) for r in stacks
@@ -169,6 +170,10 @@ def check_lines(stacks):
            "-Xint stacks: %d of %d of heavy()'s samples at its loop's "
            "lines, called from main()'s line" % (hits, total),
            sorted(set(tuple(k[-2:]) for k, _ in heavy)))
+    each = [sum(n for k, n in heavy if k[-1] == f) for f in inner]
+    tap.ok(total and min(each) >= 0.1 * total,
+           "-Xint stacks: heavy()'s loop line and body line %d and %d "
+           "of %d" % (each[0], each[1], total))
 
 
 def check_mixed(tmp):
