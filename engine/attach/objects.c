@@ -13,6 +13,7 @@
 #include "catalog.h"
 #include "jvmframe.h"
 #include "jvmmap.h"
+#include "log.h"
 #include "phpframe.h"
 #include "probetop.h"
 #include "pyframe.h"
@@ -111,6 +112,7 @@ void objects_jvm_setup(struct tracer *tr)
 	const struct cat_object *objs[512];
 	struct jvm_interp in;
 	size_t n;
+	int err;
 
 	if (tr->kind != TRACER_PID || !jvmmap_is_jvm(&tr->maps))
 		return;
@@ -118,8 +120,18 @@ void objects_jvm_setup(struct tracer *tr)
 	if (!tr->unwind || tr->jvm_ready)
 		return;
 	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
-	if (jvmframe_setup(tr->jvm, tr->pid, objs, n, &in))
+	err = jvmframe_setup(tr->jvm, tr->pid, objs, n, &in);
+	if (err == -EAGAIN)
 		return; /* its tables not filled in yet: at the next rescan */
+	tr->jvm_ready = true; /* done, or never: not tried again */
+	if (err) {
+		log_msg(LOG_INFO,
+			"pid %d: this JVM's tables (gHotSpotVMStructs) lack "
+			"what names its interpreted frames: they stay "
+			"\"Interpreter\"",
+			(int)tr->pid);
+		return;
+	}
 	tr->skel->bss->jvm_method_at = in.method_at;
 	tr->skel->bss->jvm_bcp_at = in.bcp_at;
 	tr->skel->bss->jvm_cm_at = in.cm_at;
@@ -127,7 +139,6 @@ void objects_jvm_setup(struct tracer *tr)
 	tr->skel->bss->jvm_lo = in.lo;
 	tr->skel->bss->jvm_hi = in.hi;
 	tr->skel->bss->jvm_pid = (uint32_t)tr->pid;
-	tr->jvm_ready = true;
 }
 
 void objects_jvm_forget(struct tracer *tr)

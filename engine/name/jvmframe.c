@@ -81,16 +81,20 @@ int jvmframe_setup(struct jvmframe *jf, pid_t pid,
 	uint64_t queue, buf;
 	int32_t limit = 0;
 	size_t i = 0;
+	int err;
 
 	while (i < n && !is_libjvm(objs[i]))
 		i++;
-	if (i == n || jvmlayout_read(pid, jvm_sym, (void *)objs[i], &l))
-		return -ENOENT;
+	if (i == n)
+		return -EAGAIN;
+	err = jvmlayout_read(pid, jvm_sym, (void *)objs[i], &l);
+	if (err)
+		return err;
 	queue = pymem_ptr(pid, l.interp_code);
 	buf = queue ? pymem_ptr(pid, queue + l.stubq_buffer) : 0;
 	if (!buf || pymem_peek(pid, queue + l.stubq_limit, &limit, 4) ||
 	    limit <= 0)
-		return -ENOENT; /* the interpreter not generated yet */
+		return -EAGAIN; /* the interpreter not generated yet */
 	jf->pid = pid;
 	jf->lay = l;
 	*in = (struct jvm_interp){

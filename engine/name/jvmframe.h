@@ -48,8 +48,10 @@ void jvmframe_free(struct jvmframe *jf);
 
 /*
  * pid's layout read from the tables of the libjvm.so among objs[0..n),
- * and where its interpreter is into *in. 0, -ENOENT (no libjvm.so, or
- * its tables not filled in yet: try again later) or -EIO.
+ * and where its interpreter is into *in. 0, -EAGAIN (no libjvm.so yet,
+ * its tables not filled in, its interpreter not made: try again later)
+ * or -ENOENT (its tables lack what this needs: a HotSpot this does not
+ * know).
  */
 int jvmframe_setup(struct jvmframe *jf, pid_t pid,
 		   const struct cat_object *const *objs, size_t n,

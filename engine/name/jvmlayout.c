@@ -5,6 +5,7 @@
  */
 #include "jvmlayout.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -100,19 +101,20 @@ static int match(pid_t pid, const struct table *t, uint64_t at, struct want *w,
 	return 0;
 }
 
-/* Every wanted name of table t found: 0, else -1. */
+/* Every wanted name of table t found: 0; else -EAGAIN (the table not
+ * there yet) or -ENOENT (a name not in it). */
 static int scan(pid_t pid, const struct table *t, struct want *w, size_t nw)
 {
 	size_t left = nw;
 
 	if (!t->at || !t->stride)
-		return -1;
+		return -EAGAIN;
 	for (uint64_t i = 0; i < ENTRIES_MAX; i++)
 		if (match(pid, t, t->at + i * t->stride, w, nw))
 			break;
 	for (size_t i = 0; i < nw; i++)
 		left -= w[i].found;
-	return left ? -1 : 0;
+	return left ? -ENOENT : 0;
 }
 
 /* The vmStructs table: a field's offset, a static's address. */
@@ -192,9 +194,14 @@ int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		.addr_off = ~0ull,
 	};
 
-	if (scan_structs(pid, sym, ctx, f, sizeof(f) / sizeof(f[0])) ||
-	    scan(pid, &types, ty, 2) || scan(pid, &ints, c, 2))
-		return -1;
+	int err = scan_structs(pid, sym, ctx, f, sizeof(f) / sizeof(f[0]));
+
+	if (!err)
+		err = scan(pid, &types, ty, 2);
+	if (!err)
+		err = scan(pid, &ints, c, 2);
+	if (err)
+		return err;
 	*l = (struct jvmlayout){
 		.interp_code = f[0].value,
 		.stubq_buffer = (uint32_t)f[1].value,
@@ -218,5 +225,5 @@ int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		.frame_method = ((int32_t)c[0].value - 1) * 8,
 		.frame_bcp = ((int32_t)c[0].value - 6) * 8,
 	};
-	return l->interp_code ? 0 : -1;
+	return l->interp_code ? 0 : -ENOENT;
 }

@@ -52,8 +52,9 @@ typedef uint64_t (*jvmlayout_sym_fn)(const char *name, void *ctx);
 
 /*
  * The layout of the JVM in pid, from its tables, found through sym.
- * 0, or -1 (a table or the offset variables not there, not filled in
- * yet, unreadable, or a field this needs not in them).
+ * 0, -EAGAIN (a table or its offset variables not there or not filled
+ * in yet: a JVM starting, or not HotSpot) or -ENOENT (a name this needs
+ * not in them, or unreadable: another HotSpot than this knows).
  */
 int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		   struct jvmlayout *l);

@@ -8,6 +8,7 @@
  * wanted field, or one not filled in (a JVM starting), refused. A real
  * JVM's tables: trace_javaframes (libjvm.so's offset variables are in
  * .bss, filled in as the JVM starts, so its file alone does not tell). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -171,7 +172,7 @@ static void test_missing_field(void **state)
 
 	(void)state;
 	structs[10].field = "_default_methods";
-	assert_int_equal(jvmlayout_read(getpid(), sym, NULL, &l), -1);
+	assert_int_equal(jvmlayout_read(getpid(), sym, NULL, &l), -ENOENT);
 	structs[10] = keep;
 }
 
@@ -181,10 +182,10 @@ static void test_not_filled_in(void **state)
 
 	(void)state;
 	v_structs = 0;
-	assert_int_equal(jvmlayout_read(getpid(), sym, NULL, &l), -1);
+	assert_int_equal(jvmlayout_read(getpid(), sym, NULL, &l), -EAGAIN);
 	setup(NULL);
 	s_stride = 0;
-	assert_int_equal(jvmlayout_read(getpid(), sym, NULL, &l), -1);
+	assert_int_equal(jvmlayout_read(getpid(), sym, NULL, &l), -EAGAIN);
 	s_stride = sizeof(struct sentry);
 }
 
