@@ -20,7 +20,7 @@
  * seen, while the process lives, and kept to the end of the run (or of
  * its program: jvmframe_forget()); one that cannot be read is kept as
  * "Interpreter", the perf map's name of the interpreter's code. One JVM
- * at a time (the -p process).
+ * at a time (the traced process: -p or a command).
  */
 #ifndef PROBETOP_JVMFRAME_H
 #define PROBETOP_JVMFRAME_H
