@@ -39,7 +39,7 @@
 #include "park.h"
 #include "profile.h"
 #include "phpframe.h"
-#include "jvmmap.h"
+#include "jvmframe.h"
 #include "pyframe.h"
 #include "rbframe.h"
 #include "runtimes.h"
@@ -270,7 +270,8 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		bpf_map__fd(tr->skel->maps.rbstacks),
 		bpf_map__fd(tr->skel->maps.rbnew),
 		(const volatile uint64_t *)&tr->skel->bss->rb_names_lost);
-	if (!tr->py || !tr->php || !tr->rb) {
+	tr->jvm = jvmframe_new();
+	if (!tr->py || !tr->php || !tr->rb || !tr->jvm) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -342,6 +343,7 @@ void tracer_free(struct tracer *tr)
 	pyframe_free(tr->py);
 	phpframe_free(tr->php);
 	rbframe_free(tr->rb);
+	jvmframe_free(tr->jvm);
 	for (size_t i = 0; i < tr->ncats; i++)
 		catalog_free(tr->cats[i]);
 	free(tr->cats);
@@ -508,8 +510,7 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 		lat_exit_start(tr);
 	if (spec_walks_ustack(spec)) {
 		unwind_start(tr);
-		if (tr->kind == TRACER_PID && jvmmap_is_jvm(&tr->maps))
-			jvmmap_request(tr->pid, false); /* before a frame */
+		objects_jvm_setup(tr); /* before a frame */
 	}
 	if (spec->probe[0].hz)
 		err = profile_attach(tr, ts, id);

@@ -327,6 +327,10 @@ bool tracer_rb_readable(struct tracer *tr);
 struct rbframe;
 struct rbframe *tracer_rbframe(const struct tracer *tr);
 
+/* The namer of the traced JVM's interpreted frames (jvmframe.h). */
+struct jvmframe;
+struct jvmframe *tracer_jvmframe(const struct tracer *tr);
+
 /* TRACER_PID: the process traced; TRACER_FILE: 0. */
 pid_t tracer_target_pid(const struct tracer *tr);
 

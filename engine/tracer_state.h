@@ -122,6 +122,8 @@ struct tracer {
 	bool php_wanted; /* a spec reads PHP frames: set up its PHP */
 	struct rbframe *rb; /* rbframe.h */
 	bool rb_wanted; /* a spec reads Ruby frames: set up its Ruby */
+	struct jvmframe *jvm; /* jvmframe.h */
+	bool jvm_ready; /* the -p JVM set up (or given up on: jvmframe.h) */
 	struct touched *touched; /* literals_touch(): mappings made present */
 	size_t ntouched;
 	struct unwind *unwind; /* unwind.h: the kernel's unwind tables */

@@ -7,10 +7,18 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <bpf/libbpf.h>
+#include <linux/types.h> /* before probetop.h */
+
 #include "catalog.h"
+#include "jvmframe.h"
+#include "jvmmap.h"
+#include "log.h"
 #include "phpframe.h"
+#include "probetop.h"
 #include "pyframe.h"
 #include "rbframe.h"
+#include "probetop.skel.h"
 #include "tracer_state.h"
 
 bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode)
@@ -97,4 +105,45 @@ void objects_rb_setup(struct tracer *tr)
 		return;
 	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
 	rbframe_setup(tr->rb, tr->pid, objs, n, &tr->maps);
+}
+
+void objects_jvm_setup(struct tracer *tr)
+{
+	const struct cat_object *objs[512];
+	struct jvm_interp in;
+	size_t n;
+	int err;
+
+	if (tr->kind != TRACER_PID || !jvmmap_is_jvm(&tr->maps))
+		return;
+	jvmmap_request(tr->pid, false);
+	if (!tr->unwind || tr->jvm_ready)
+		return;
+	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
+	err = jvmframe_setup(tr->jvm, tr->pid, objs, n, &in);
+	if (err == -EAGAIN)
+		return; /* its tables not filled in yet: at the next rescan */
+	tr->jvm_ready = true; /* done, or never: not tried again */
+	if (err) {
+		log_msg(LOG_INFO,
+			"pid %d: this JVM's tables (gHotSpotVMStructs) lack "
+			"what names its interpreted frames: they stay "
+			"\"Interpreter\"",
+			(int)tr->pid);
+		return;
+	}
+	tr->skel->bss->jvm_method_at = in.method_at;
+	tr->skel->bss->jvm_bcp_at = in.bcp_at;
+	tr->skel->bss->jvm_cm_at = in.cm_at;
+	tr->skel->bss->jvm_code_at = in.code_at;
+	tr->skel->bss->jvm_lo = in.lo;
+	tr->skel->bss->jvm_hi = in.hi;
+	tr->skel->bss->jvm_pid = (uint32_t)tr->pid;
+}
+
+void objects_jvm_forget(struct tracer *tr)
+{
+	tr->skel->bss->jvm_pid = 0;
+	tr->jvm_ready = false;
+	jvmframe_forget(tr->jvm, tr->pid);
 }

@@ -37,4 +37,15 @@ void objects_php_setup(struct tracer *tr);
 /* The same for Ruby (rbframe.h), when a spec reads Ruby frames. */
 void objects_rb_setup(struct tracer *tr);
 
+/* When the traced process is a HotSpot JVM: ask it for its perf map
+ * (jvmmap.h), and, once a spec walks user stacks by the unwind tables,
+ * tell the kernel where its interpreter is, so that its interpreted
+ * frames are recorded by Method* (jvmframe.h); a no-op once done, or
+ * once its tables proved to lack what that needs (said once). */
+void objects_jvm_setup(struct tracer *tr);
+
+/* The traced process ran exec: its interpreted frames no longer
+ * recorded nor named as the JVM's it was (set up again if it is one). */
+void objects_jvm_forget(struct tracer *tr);
+
 #endif

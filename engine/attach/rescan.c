@@ -24,7 +24,6 @@
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "phpframe.h"
-#include "jvmmap.h"
 #include "pyframe.h"
 #include "rbframe.h"
 #include "tracer_state.h"
@@ -187,6 +186,7 @@ static int rescan_maps(struct tracer *tr)
 		pyframe_forget(tr->py, tr->pid); /* another program now */
 		phpframe_forget(tr->php, tr->pid);
 		rbframe_forget(tr->rb, tr->pid);
+		objects_jvm_forget(tr);
 	}
 	if (fresh)
 		n = attach_new(tr);
@@ -194,8 +194,8 @@ static int rescan_maps(struct tracer *tr)
 	objects_php_setup(tr);
 	objects_rb_setup(tr);
 	unwind_sync(tr);
-	if (tr->kind == TRACER_PID && tr->unwind && jvmmap_is_jvm(&tr->maps))
-		jvmmap_request(tr->pid, false); /* java loaded libjvm.so */
+	if (tr->unwind)
+		objects_jvm_setup(tr); /* java loaded libjvm.so */
 	return n;
 }
 

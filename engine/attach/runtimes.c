@@ -78,3 +78,8 @@ struct rbframe *tracer_rbframe(const struct tracer *tr)
 {
 	return tr->rb;
 }
+
+struct jvmframe *tracer_jvmframe(const struct tracer *tr)
+{
+	return tr->jvm;
+}

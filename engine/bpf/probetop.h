@@ -274,7 +274,13 @@ struct pt_mixstack {
 };
 
 /* nstacks: a native stack by its id (a hash of it), innermost frame
- * first: return addresses (the first one the probe's own address). */
+ * first: return addresses (the first one the probe's own address); a
+ * frame of a HotSpot JVM's interpreter, PT_IP_JAVA | its bytecode index
+ * << PT_JAVA_BCI_SHIFT | its Method* >> 3 (8-aligned, below 2^47; see
+ * unwind.bpf.h, engine/name/jvmframe.h). */
+#define PT_IP_JAVA (1ULL << 62) /* no user address has it */
+#define PT_JAVA_BCI_SHIFT 44
+#define PT_JAVA_BCI_NONE 0xffffULL /* the bytecode index not known */
 struct pt_stack_ips {
 	__u32 depth;
 	__u32 truncated; /* deeper than PT_STACK_FRAMES */

@@ -20,6 +20,11 @@
  * a frame that does not move up the stack. A return address a uretprobe
  * replaced by its trampoline is put back (the thread's pending
  * return_instances, in order, as the kernel's own stack traces do).
+ * A frame of the traced HotSpot JVM's interpreter (jvm_pid, its code
+ * [jvm_lo, jvm_hi), which keeps rbp as its frame pointer) is recorded
+ * by the Method* at rbp + jvm_method_at and its bytecode index
+ * (PT_IP_JAVA, probetop.h), which user space names with a line
+ * (engine/name/jvmframe.h): three reads more per such frame.
  *
  * A frame whose address was walked lately costs a probe of the per-CPU
  * rules cache; another a map lookup or none for its mapping (the last
@@ -61,6 +66,15 @@ struct {
 __u32 unwind_on;
 /* The tables' generation: user space bumps it at each change. */
 __u32 unwind_gen;
+/* The HotSpot JVM whose interpreted frames are recorded by Method*
+ * (user space sets them, engine/name/jvmframe.h; 0: none): its
+ * process, its interpreter's code [jvm_lo, jvm_hi), where a frame
+ * keeps its Method* and bytecode pointer, from its rbp, where a Method
+ * keeps its ConstMethod, and where a ConstMethod's bytecodes start. */
+__u32 jvm_pid;
+__u64 jvm_lo, jvm_hi;
+__s64 jvm_method_at, jvm_bcp_at;
+__u32 jvm_cm_at, jvm_code_at;
 
 /* The mapping a frame is in, as the walker needs it (struct pt_umap). */
 struct uw_map {
@@ -128,6 +142,8 @@ struct uw_walk {
 	const struct pt_uproc *proc; /* the process's mappings, or NULL */
 	struct task_struct *task;
 	struct uw_scratch *s;
+	__u64 r13; /* the interpreter's bytecode pointer, in frame 0 */
+	bool jvm; /* the process is jvm_pid */
 };
 
 /* Mapping a of the process's in uprocs into w->s->cur; 0 or -1. */
@@ -346,13 +362,39 @@ static __always_inline int uw_cfa(struct uw_walk *w, __u32 i, __u32 rule,
 	}
 }
 
+/* What frame i (its registers w->s) is recorded as: its pc, or, for an
+ * interpreted frame of the JVM, the Method* it keeps and its bytecode
+ * index (PT_IP_JAVA, probetop.h): the bytecode pointer is in r13 in the
+ * running frame, saved in the frame by a caller's; the index is its
+ * offset into the method's bytecodes (PT_JAVA_BCI_NONE if not there).
+ * The pc when rbp is lost or the Method* unreadable. */
+static __always_inline __u64 uw_record(const struct uw_walk *w, __u32 i)
+{
+	__u64 pc = w->s->pc, method = 0, bcp = w->r13, cm = 0;
+	__u64 bci = PT_JAVA_BCI_NONE;
+
+	if (!w->jvm || pc < jvm_lo || pc >= jvm_hi || !w->s->bp_ok ||
+	    bpf_probe_read_user(&method, sizeof(method),
+				(void *)(w->s->bp + jvm_method_at)) ||
+	    !method || method & 7 || method >> 47)
+		return pc;
+	if (i)
+		bpf_probe_read_user(&bcp, sizeof(bcp),
+				    (void *)(w->s->bp + jvm_bcp_at));
+	if (!bpf_probe_read_user(&cm, sizeof(cm),
+				 (void *)(method + jvm_cm_at)) &&
+	    bcp >= cm + jvm_code_at && bcp - cm - jvm_code_at < bci)
+		bci = bcp - cm - jvm_code_at;
+	return PT_IP_JAVA | bci << PT_JAVA_BCI_SHIFT | method >> 3;
+}
+
 /* Frame i of the walk, for bpf_loop(): record it, step to its caller. */
 static long uw_step(__u32 i, void *data)
 {
 	struct uw_walk *w = data;
 	__u64 look = w->s->pc - (i ? 1 : 0); /* a return address: its call's */
 	__u32 rule = PT_UR_MAKE(PT_UR_FP, 0, 0, 0), bp;
-	__u64 cfa, ra;
+	__u64 cfa, ra, rec;
 	__u32 at = i;
 
 	if (i >= PT_STACK_FRAMES) {
@@ -360,8 +402,9 @@ static long uw_step(__u32 i, void *data)
 		return 1;
 	}
 	barrier_var(at); /* keep the mask: the verifier knows not i < 64 */
-	w->st->ip[at & (PT_STACK_FRAMES - 1)] = w->s->pc;
-	w->s->hash = (w->s->hash ^ w->s->pc) * 0x100000001b3ULL;
+	rec = uw_record(w, i);
+	w->st->ip[at & (PT_STACK_FRAMES - 1)] = rec;
+	w->s->hash = (w->s->hash ^ rec) * 0x100000001b3ULL;
 	w->st->depth = i + 1;
 	if (uw_rule_of(w, look, &rule))
 		return 1;
@@ -424,6 +467,10 @@ static __always_inline __u64 uw_walk(struct pt_stack_ips *st, __u32 which,
 		s->tramp =
 			BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
 	w.proc = bpf_map_lookup_elem(&uprocs, &pid);
+	w.jvm = jvm_pid && pid == jvm_pid;
+	if (w.jvm)
+		w.r13 = BPF_CORE_READ((struct pt_regs *)bpf_task_pt_regs(task),
+				      r13);
 	bpf_loop(PT_STACK_FRAMES + 1, uw_step, &w, 0);
 	return (s->hash ^ st->depth) * 0x100000001b3ULL;
 }

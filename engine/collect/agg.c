@@ -58,6 +58,8 @@ struct agg *agg_new(struct tracer *tr)
 	agg->stacks = agg->sym ? stackname_new(maps.nstacks, maps.nmaps,
 					       maps.nmaps_lost, agg->sym)
 			       : NULL;
+	if (agg->stacks)
+		stackname_java(agg->stacks, tracer_jvmframe(tr));
 	agg->mix = agg->stacks ? mixstack_new(maps.mixstacks, maps.pystacks,
 					      agg->stacks, tracer_pyframe(tr))
 			       : NULL;

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 #include <linux/types.h> /* before probetop.h */
 
+#include "jvmframe.h"
 #include "ksyms.h"
 #include "log.h"
 #include "probetop.h"
@@ -44,6 +45,7 @@ struct noted {
 struct stackname {
 	int fd;
 	struct symbolizer *sy;
+	struct jvmframe *jvm; /* names interpreted Java frames, or NULL */
 	struct ksyms *ks; /* read at the first kernel stack */
 	bool ks_tried;
 	struct stacktext *kept;
@@ -179,6 +181,11 @@ static int on_vma(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+void stackname_java(struct stackname *sn, struct jvmframe *jvm)
+{
+	sn->jvm = jvm;
+}
+
 void stackname_drain(struct stackname *sn)
 {
 	uint64_t lost;
@@ -220,8 +227,13 @@ static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 	const struct proc_maps *mine = noted_of(sn, pid, false);
 	const struct proc_maps *first =
 		st->pid ? noted_of(sn, (pid_t)st->pid, false) : NULL;
+	const char *java;
 
-	if (kernel) {
+	if (!kernel && st->ip[i] >> 62 == PT_IP_JAVA >> 62) {
+		java = sn->jvm ? jvmframe_name(sn->jvm, pid, st->ip[i]) : NULL;
+		snprintf(out, n, "%s", java ? java : "Interpreter");
+		snprintf(mod, modn, "[jit]");
+	} else if (kernel) {
 		if (!sn->ks_tried) {
 			sn->ks = ksyms_load("/proc/kallsyms");
 			sn->ks_tried = true;
@@ -312,12 +324,28 @@ static bool nth_part(const char *text, size_t i, const char **at, size_t *len)
 	return true;
 }
 
+/* A Java method's name buf (*len bytes) without the " (FILE:LINE)"
+ * jvmframe puts after it. */
+static void cut_java_line(char *buf, size_t *len)
+{
+	char *open = strstr(buf, ") (");
+	char *colon = open ? strrchr(open, ':') : NULL;
+	size_t digits = colon ? strspn(colon + 1, "0123456789") : 0;
+
+	if (!digits || colon[1 + digits] != ')' || colon[2 + digits])
+		return;
+	open[1] = '\0';
+	*len = (size_t)(open + 1 - buf);
+}
+
 /*
  * A JIT frame's name [*at, *at + *len) as one function's, whatever code
  * of it ran: V8's tier mark after "JS:" left out ("JS:*f", optimized,
- * and "JS:~f", the interpreter's or baseline code, are one f), and the
- * BEAM's "-CodeInfoPrologue" line of a function taken as the function.
- * Into buf[0..n) (a name that does not fit is left as it is).
+ * and "JS:~f", the interpreter's or baseline code, are one f), the
+ * BEAM's "-CodeInfoPrologue" line of a function taken as the function,
+ * and an interpreted Java frame's line left out ("long Hot.heavy(long)
+ * (Hot.java:12)" is its method's, as its compiled code is named). Into
+ * buf[0..n) (a name that does not fit is left as it is).
  */
 static void jit_function(const char **at, size_t *len, char *buf, size_t n)
 {
@@ -336,6 +364,7 @@ static void jit_function(const char **at, size_t *len, char *buf, size_t n)
 		*len -= pl;
 		buf[*len] = '\0';
 	}
+	cut_java_line(buf, len);
 	*at = buf;
 }
 

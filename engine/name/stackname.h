@@ -20,6 +20,7 @@
 struct stackname;
 struct symbolizer;
 struct proc_maps;
+struct jvmframe;
 
 /* Reading nstacks at stacks_fd and the nmaps ring at nmaps_fd (-1: none),
  * naming user frames with sy; lost: the kernel's count of mappings nmaps
@@ -29,6 +30,12 @@ struct stackname *stackname_new(int stacks_fd, int nmaps_fd,
 				const volatile uint64_t *lost,
 				struct symbolizer *sy);
 void stackname_free(struct stackname *sn);
+
+/* Name a HotSpot JVM's interpreted frames (PT_IP_JAVA | Method*, see
+ * engine/bpf/unwind.bpf.h) with jvm (which must outlive sn): by their
+ * method, module "[jit]"; without it, or when it cannot tell, they are
+ * "Interpreter", as the JVM's perf map names the interpreter's code. */
+void stackname_java(struct stackname *sn, struct jvmframe *jvm);
 
 /* Keep the mappings the kernel sent since the last call. Call it a few
  * times a second (nmaps holds 128 KB of them); stackname_text() calls it

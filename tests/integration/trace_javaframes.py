@@ -8,6 +8,11 @@
   (Compiler.perfmap, as jcmd does) and said so once; the JVM printed
   no thread dump for the SIGQUIT that started its attach listener, and
   the file that asked for it is gone;
+- the same with -Xint (every frame interpreted): each method named from
+  the Method* its interpreted frame keeps, read by HotSpot's own tables
+  (gHotSpotVMStructs...), the same 3:1 split;
+- a JVM whose light() stays interpreted while heavy() is compiled:
+  both named, one row each;
 - trace -p PID alone picks javasample (detected by libjvm.so's
   JNI_CreateJavaVM) beside java, its frames named;
 - a JVM started with -Xrs (SIGQUIT left to its default action, which
@@ -31,7 +36,13 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 
 public class Work {
-    static long heavy(long n) { long s = 0; for (long i = 0; i < n; i++) s += i % 7; return s; }
+    static long heavy(long n) {
+        long s = 0;
+        for (long i = 0; i < n; i++) // heavy loop
+            s += i % 7; // heavy body
+        return s;
+    }
+
     static long light(long n) { long s = 0; for (long i = 0; i < n; i++) s += i % 7; return s; }
 
     public static void main(String[] args) throws Exception {
@@ -42,7 +53,7 @@ public class Work {
         while ((line = in.readLine()) != null) {
             long end = System.currentTimeMillis() + 1000 * Long.parseLong(line.split(" ")[1]);
             while (System.currentTimeMillis() < end) {
-                t += heavy(3000000);
+                t += heavy(3000000); // calls heavy
                 t += light(1000000);
             }
             System.out.println(t == 42 ? "never" : "done");
@@ -51,8 +62,15 @@ public class Work {
 }
 """
 FRAME = "profile:99=count(jitframe)"
+STACK = "profile:99=count(ustack)"
 HEAVY, LIGHT = "long Work.heavy(long)", "long Work.light(long)"
 ASKED = "is a HotSpot JVM: asked it to write its perf map"
+
+
+def line_of(mark):
+    """The line of WORK marked by the comment mark."""
+    return [i + 1 for i, l in enumerate(WORK.splitlines())
+            if l.endswith("// " + mark)][0]
 
 
 def cpu_s(pid):
@@ -71,35 +89,107 @@ def jvm(tmp, *flags):
     return Target(["java"] + list(flags) + ["-cp", tmp, "Work"])
 
 
+def sample(t, spin, *more):
+    """profile:99=count(jitframe) (and the specs more) on t while it
+    spins spin seconds: its rows, the CPU seconds t spent, and the
+    finished trace."""
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME] +
+               [a for m in more for a in ("-e", m)])
+    time.sleep(1)  # the JVM's map written before the spin
+    was = cpu_s(t.pid)
+    tap.eq(t.send("spin %d" % spin).strip(), "done", "spin ran")
+    spent = cpu_s(t.pid) - was
+    tr.finish()
+    rows = {r["key"][0]: r["total"]
+            for r in agg_of(tr.final(), FRAME)["rows"]}
+    return rows, spent, tr
+
+
+def check_split(rows, spent, how):
+    """heavy() at 75% +- 7 points of heavy and light, 99 samples a CPU
+    second."""
+    hv, lt = rows.get(HEAVY, 0), rows.get(LIGHT, 0)
+    tap.ok(lt and 0.68 <= hv / (hv + lt) <= 0.82,
+           "%s: heavy() at 75%% +- 7 points of heavy and light (%d:%d)"
+           % (how, hv, lt), rows)
+    total = sum(rows.values())
+    tap.ok(spent > 1 and 0.65 <= total / (99 * spent) <= 1.35,
+           "%s: 99 samples a CPU second (%.2f s: %d)" % (how, spent, total),
+           rows)
+
+
 def check_named(tmp):
     t = jvm(tmp)
     tap.eq(t.send("spin 1").strip(), "done", "warmed up: heavy and light "
            "compiled")
-    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME])
-    time.sleep(1)  # the JVM's map written before the spin
-    was = cpu_s(t.pid)
-    tap.eq(t.send("spin 5").strip(), "done", "spin ran")
-    spent = cpu_s(t.pid) - was
-    tr.finish()
+    rows, spent, tr = sample(t, 5)
     left = [p for p in ("/proc/%d/cwd/.attach_pid%d" % (t.pid, t.pid),
                         "/tmp/.attach_pid%d" % t.pid) if os.path.exists(p)]
     t.p.stdin.close()
     rest = t.p.stdout.read()
     t.stop()
-    rows = {r["key"][0]: r["total"]
-            for r in agg_of(tr.final(), FRAME)["rows"]}
-    hv, lt = rows.get(HEAVY, 0), rows.get(LIGHT, 0)
-    tap.ok(lt and 0.68 <= hv / (hv + lt) <= 0.82,
-           "heavy() at 75%% +- 7 points of heavy and light (%d:%d)"
-           % (hv, lt), rows)
-    total = sum(rows.values())
-    tap.ok(spent > 1 and 0.65 <= total / (99 * spent) <= 1.35,
-           "99 samples a CPU second (%.2f s: %d)" % (spent, total), rows)
+    check_split(rows, spent, "compiled")
     tap.eq(len([l for l in tr.stderr.splitlines() if ASKED in l]), 1,
            "asked the JVM for its perf map, said once", tr.stderr)
     tap.ok("Full thread dump" not in rest,
            "the JVM printed no thread dump", rest[:300])
     tap.eq(left, [], "the file that started its attach listener is gone")
+
+
+def check_interpreted(tmp):
+    """-Xint: every Java frame interpreted, named by its Method* (the
+    JVM's own tables), not one "Interpreter" row; at most 3% of samples
+    in the interpreter's code with no method to name (a frame being
+    built or torn down)."""
+    t = jvm(tmp, "-Xint")
+    rows, spent, tr = sample(t, 5, STACK)
+    t.stop()
+    check_split(rows, spent, "-Xint")
+    total = sum(rows.values())
+    tap.ok(total and rows.get("Interpreter", 0) <= 0.03 * total,
+           "-Xint: %d of %d samples left as \"Interpreter\""
+           % (rows.get("Interpreter", 0), total), rows)
+    check_lines(agg_of(tr.final(), STACK)["rows"])
+
+
+def check_lines(stacks):
+    """-Xint's stacks: heavy()'s interpreted frame by the line it ran
+    (its loop's two lines, by the bytecode index and the method's line
+    number table: each at least 10% of heavy()'s samples), called from
+    main() at the line that calls it."""
+    where = "(Work.java:%d)"
+    inner = [HEAVY + " " + where % line_of("heavy loop"),
+             HEAVY + " " + where % line_of("heavy body")]
+    call = "void Work.main(java.lang.String[]) " + where % line_of(
+        "calls heavy")
+    heavy = [(r["key"][0], r["total"]) for r in stacks
+             if r["key"][0][-1].startswith(HEAVY)]
+    hits = sum(n for k, n in heavy if k[-1] in inner and k[-2] == call)
+    total = sum(n for _, n in heavy)
+    tap.ok(total and hits >= 0.9 * total,
+           "-Xint stacks: %d of %d of heavy()'s samples at its loop's "
+           "lines, called from main()'s line" % (hits, total),
+           sorted(set(tuple(k[-2:]) for k, _ in heavy)))
+    each = [sum(n for k, n in heavy if k[-1] == f) for f in inner]
+    tap.ok(total and min(each) >= 0.1 * total,
+           "-Xint stacks: heavy()'s loop line and body line %d and %d "
+           "of %d" % (each[0], each[1], total))
+
+
+def check_mixed(tmp):
+    """A JVM in its default mode where light() stays interpreted (the
+    JIT told to leave it) while heavy() is compiled: both named, as the
+    perf map names compiled code, one row each."""
+    t = jvm(tmp, "-XX:CompileCommand=quiet",
+            "-XX:CompileCommand=exclude,Work::light")
+    tap.eq(t.send("spin 1").strip(), "done", "mixed: warmed up")
+    rows, _, _ = sample(t, 3)
+    t.stop()
+    tap.ok(rows.get(HEAVY, 0) > 0 and rows.get(LIGHT, 0) > 0,
+           "mixed: compiled heavy() and interpreted light() both named",
+           rows)
+    tap.eq(sorted(k for k in rows if "Work." in k), [HEAVY, LIGHT],
+           "mixed: one row each", rows)
 
 
 def check_detected(tmp):
@@ -157,6 +247,8 @@ with tempfile.TemporaryDirectory() as tmp:
     subprocess.run(["javac", "-d", tmp, os.path.join(tmp, "Work.java")],
                    check=True)
     check_named(tmp)
+    check_interpreted(tmp)
+    check_mixed(tmp)
     check_detected(tmp)
     check_xrs(tmp)
     check_not_jvm(tmp)

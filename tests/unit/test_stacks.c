@@ -221,6 +221,13 @@ static void test_jit_frame(void **state)
 	stackname_jit_frame("m;$m:f/1-CodeInfoPrologue", ";[jit]", out,
 			    sizeof(out));
 	assert_string_equal(out, "$m:f/1");
+	/* an interpreted Java frame's line: its method, as compiled */
+	stackname_jit_frame("m;int Ho.f(long) (H.java:12)", ";[jit]", out,
+			    sizeof(out));
+	assert_string_equal(out, "int Ho.f(long)");
+	stackname_jit_frame("m;int A.f() (A.java:x)", ";[jit]", out,
+			    sizeof(out));
+	assert_string_equal(out, "int A.f() (A..."); /* no line: cut */
 	stackname_jit_frame("m;JS:*f-CodeInfoPrologue", "a;libc.so.6", out,
 			    sizeof(out)); /* not JIT code: as it is */
 	assert_string_equal(out, "JS:*f-CodeIn...");

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jvmlayout — the offsets a HotSpot JVM's interpreted frames are named
+ * by, read from the tables HotSpot publishes about itself (the
+ * Serviceability Agent's): gHotSpotVMStructs (a field's offset, or a
+ * static's address, by type and field name), gHotSpotVMTypes (a type's
+ * size) and gHotSpotVMIntConstants, each an array of entries whose
+ * layout the gHotSpotVM*Entry*Offset and *ArrayStride variables give;
+ * all dynamic symbols of libjvm.so, filled in when the JVM starts (the
+ * offset variables are in .bss), so read from the process's memory
+ * (process_vm_readv), once per JVM.
+ *
+ * Every offset comes from the tables, so the layout follows the JVM's
+ * version; the one thing they do not give is where an interpreted
+ * frame keeps its Method* and bytecode pointer: frame::
+ * interpreter_frame_method_offset and _bcp_offset are not exported, and
+ * are taken as interpreter_frame_last_sp_offset - 1 and - 6 (x86-64
+ * frame_x86.hpp, JDK 9 to 21: method, mirror, mdp, cache, locals, bcp
+ * below last_sp; JDK 8 had no mirror slot). Tested on JDK 17.
+ */
+#ifndef PROBETOP_JVMLAYOUT_H
+#define PROBETOP_JVMLAYOUT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct jvmlayout {
+	uint64_t interp_code; /* &AbstractInterpreter::_code (a StubQueue*) */
+	uint32_t stubq_buffer, stubq_limit; /* StubQueue::_stub_buffer, ... */
+	uint32_t method_const; /* Method::_constMethod */
+	uint32_t cm_constants, cm_name, cm_sig; /* ConstMethod:: _constants,
+						   _name_index, _signature_index */
+	uint32_t cm_flags, cm_code_size, cm_size; /* ConstMethod::_flags,
+						     _code_size, its size (its
+						     bytecodes follow it) */
+	uint32_t cm_has_lines; /* ConstMethod::_has_linenumber_table */
+	uint32_t cp_source; /* ConstantPool::_source_file_name_index */
+	uint32_t cp_holder, cp_size; /* ConstantPool::_pool_holder, its size
+					(the slots follow it) */
+	uint32_t klass_name; /* Klass::_name */
+	uint32_t ik_methods; /* InstanceKlass::_methods (Array<Method*>*) */
+	uint32_t array_data; /* Array<Method*>::_data (_length at 0) */
+	uint32_t sym_length, sym_body; /* Symbol::_length, ::_body */
+	int32_t frame_method; /* bytes from an interpreted frame's rbp to
+				 its Method* (-24 on x86-64) */
+	int32_t frame_bcp; /* to its bytecode pointer (-64) */
+};
+
+/* The run-time address (in the process) of libjvm.so's symbol name, or
+ * 0 if it has none. */
+typedef uint64_t (*jvmlayout_sym_fn)(const char *name, void *ctx);
+
+/*
+ * The layout of the JVM in pid, from its tables, found through sym.
+ * 0, -EAGAIN (a table or its offset variables not there or not filled
+ * in yet: a JVM starting, or not HotSpot) or -ENOENT (a name this needs
+ * not in them, or unreadable: another HotSpot than this knows).
+ */
+int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
+		   struct jvmlayout *l);
+
+#endif
