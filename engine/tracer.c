@@ -508,6 +508,7 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 		lat_exit_start(tr);
 	if (spec_walks_ustack(spec)) {
 		unwind_start(tr);
+		objects_v8_setup(tr); /* Node: its JavaScript frames */
 		if (tr->kind == TRACER_PID && jvmmap_is_jvm(&tr->maps))
 			jvmmap_request(tr->pid, false); /* before a frame */
 	}

@@ -37,4 +37,12 @@ void objects_php_setup(struct tracer *tr);
 /* The same for Ruby (rbframe.h), when a spec reads Ruby frames. */
 void objects_rb_setup(struct tracer *tr);
 
+/* Describe the traced process's V8 (Node: v8meta.h) to the stack walker
+ * (v8procs, v8shared.h) when its stacks are walked by the unwind tables
+ * and one of its objects has V8's metadata; a no-op once done. */
+void objects_v8_setup(struct tracer *tr);
+
+/* The process runs another program (exec): its V8 forgotten. */
+void objects_v8_forget(struct tracer *tr);
+
 #endif

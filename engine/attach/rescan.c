@@ -187,6 +187,7 @@ static int rescan_maps(struct tracer *tr)
 		pyframe_forget(tr->py, tr->pid); /* another program now */
 		phpframe_forget(tr->php, tr->pid);
 		rbframe_forget(tr->rb, tr->pid);
+		objects_v8_forget(tr);
 	}
 	if (fresh)
 		n = attach_new(tr);
@@ -194,6 +195,7 @@ static int rescan_maps(struct tracer *tr)
 	objects_php_setup(tr);
 	objects_rb_setup(tr);
 	unwind_sync(tr);
+	objects_v8_setup(tr);
 	if (tr->kind == TRACER_PID && tr->unwind && jvmmap_is_jvm(&tr->maps))
 		jvmmap_request(tr->pid, false); /* java loaded libjvm.so */
 	return n;

@@ -274,13 +274,16 @@ struct pt_mixstack {
 };
 
 /* nstacks: a native stack by its id (a hash of it), innermost frame
- * first: return addresses (the first one the probe's own address). */
+ * first: return addresses (the first one the probe's own address); fn:
+ * a JavaScript frame's SharedFunctionInfo (v8shared.h), 0 for others,
+ * read only if js (the frames that have one). */
 struct pt_stack_ips {
 	__u32 depth;
 	__u32 truncated; /* deeper than PT_STACK_FRAMES */
 	__u32 pid; /* the process it was first seen in (0: a kernel stack) */
-	__u32 pad;
+	__u32 js;
 	__u64 ip[PT_STACK_FRAMES];
+	__u64 fn[PT_STACK_FRAMES];
 };
 
 /*

@@ -21,6 +21,14 @@
  * replaced by its trampoline is put back (the thread's pending
  * return_instances, in order, as the kernel's own stack traces do).
  *
+ * In a V8 process (v8procs: Node), a frame walked by its frame pointer
+ * that V8 made for JavaScript (its context slot holds a heap object, not
+ * a frame type's Smi marker) has its JSFunction's SharedFunctionInfo
+ * kept beside its address (pt_stack_ips.fn, one more user-memory read a
+ * JavaScript frame) and in the stack's hash: user space names it
+ * (engine/name/v8frame.c), and code that moved, or other code at the
+ * same address, makes another stack.
+ *
  * A frame whose address was walked lately costs a probe of the per-CPU
  * rules cache; another a map lookup or none for its mapping (the last
  * frame's is tried first) and some 17 array lookups for its rule. The
@@ -56,6 +64,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pt_uproc);
 } uprocs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_V8_PROCS);
+	__type(key, __u32);
+	__type(value, struct pt_v8proc);
+} v8procs SEC(".maps");
 
 /* Walk by the tables (set by user space once it has loaded some). */
 __u32 unwind_on;
@@ -126,6 +141,7 @@ struct {
 struct uw_walk {
 	struct pt_stack_ips *st;
 	const struct pt_uproc *proc; /* the process's mappings, or NULL */
+	__u32 v8pid; /* the process, if a V8 (v8procs); else 0 */
 	struct task_struct *task;
 	struct uw_scratch *s;
 };
@@ -346,6 +362,36 @@ static __always_inline int uw_cfa(struct uw_walk *w, __u32 i, __u32 rule,
 	}
 }
 
+/* The SharedFunctionInfo of the frame-pointer frame whose rbp is bp, in
+ * V8 process pid (v8procs), if V8 made it for JavaScript (v8shared.h);
+ * else 0. A global function: verified once, not at each step of the
+ * walk. */
+__noinline __u64 uw_v8_shared(__u64 bp, __u32 pid)
+{
+	const struct pt_v8proc *v8 = bpf_map_lookup_elem(&v8procs, &pid);
+	__u64 slot[2], ctx, fn, shared = 0;
+	__s32 lo, at_ctx, at_fn;
+
+	if (!v8 || !bp)
+		return 0;
+	at_ctx = v8->fp_context;
+	at_fn = v8->fp_function;
+	lo = at_ctx < at_fn ? at_ctx : at_fn;
+	if (at_ctx >= 0 || at_fn >= 0 || lo < -256 ||
+	    (at_ctx > at_fn ? at_ctx - at_fn : at_fn - at_ctx) != 8)
+		return 0; /* the two slots side by side, below fp */
+	if (bpf_probe_read_user(slot, sizeof(slot), (void *)(bp + lo)))
+		return 0;
+	ctx = at_ctx == lo ? slot[0] : slot[1];
+	fn = at_fn == lo ? slot[0] : slot[1];
+	if ((ctx & v8->heap_tag_mask) != v8->heap_tag ||
+	    (fn & v8->heap_tag_mask) != v8->heap_tag ||
+	    bpf_probe_read_user(&shared, sizeof(shared),
+				(void *)(fn - v8->heap_tag + v8->fn_shared)))
+		return 0;
+	return (shared & v8->heap_tag_mask) == v8->heap_tag ? shared : 0;
+}
+
 /* Frame i of the walk, for bpf_loop(): record it, step to its caller. */
 static long uw_step(__u32 i, void *data)
 {
@@ -361,10 +407,18 @@ static long uw_step(__u32 i, void *data)
 	}
 	barrier_var(at); /* keep the mask: the verifier knows not i < 64 */
 	w->st->ip[at & (PT_STACK_FRAMES - 1)] = w->s->pc;
+	w->st->fn[at & (PT_STACK_FRAMES - 1)] = 0;
 	w->s->hash = (w->s->hash ^ w->s->pc) * 0x100000001b3ULL;
 	w->st->depth = i + 1;
 	if (uw_rule_of(w, look, &rule))
 		return 1;
+	if (w->v8pid && PT_UR_KIND(rule) == PT_UR_FP && w->s->bp_ok) {
+		__u64 shared = uw_v8_shared(w->s->bp, w->v8pid);
+
+		w->st->fn[at & (PT_STACK_FRAMES - 1)] = shared;
+		w->st->js += shared != 0;
+		w->s->hash = (w->s->hash ^ shared) * 0x100000001b3ULL;
+	}
 	if (uw_cfa(w, i, rule, &cfa, &bp))
 		return 1;
 	if (bp > 64) { /* not worth a read of its own: lost */
@@ -406,6 +460,7 @@ static __always_inline __u64 uw_walk(struct pt_stack_ips *st, __u32 which,
 
 	st->depth = 0;
 	st->truncated = 0;
+	st->js = 0;
 	if (!s)
 		return 0;
 	w.s = s;
@@ -424,6 +479,7 @@ static __always_inline __u64 uw_walk(struct pt_stack_ips *st, __u32 which,
 		s->tramp =
 			BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
 	w.proc = bpf_map_lookup_elem(&uprocs, &pid);
+	w.v8pid = bpf_map_lookup_elem(&v8procs, &pid) ? pid : 0;
 	bpf_loop(PT_STACK_FRAMES + 1, uw_step, &w, 0);
 	return (s->hash ^ st->depth) * 0x100000001b3ULL;
 }

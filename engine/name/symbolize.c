@@ -370,6 +370,11 @@ bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode)
 	return objcache_has(sy->cache, dev, inode);
 }
 
+void symbolizer_quiet(struct symbolizer *sy, pid_t pid)
+{
+	said_no_perfmap(sy, pid);
+}
+
 void symbolizer_func(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		     const struct proc_maps *known, char *out, size_t n,
 		     char *mod, size_t modn)
