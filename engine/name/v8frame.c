@@ -239,8 +239,10 @@ static int str_utf8(const struct v8ctx *c, uint64_t s, char *out, size_t n)
 	return 0;
 }
 
-/* A ScopeInfo's function name (into name, if it has one) and start
- * position (-1 if none found), past its context locals. */
+/* A ScopeInfo's function name (into name: its first string that is not
+ * empty, the function's own name or the one V8 inferred for it, as
+ * "Module._compile") and start position (-1 if none found), past its
+ * context locals. */
 static void scope_scan(const struct v8ctx *c, uint64_t scope, char *name,
 		       size_t n, int64_t *start)
 {
@@ -260,7 +262,7 @@ static void scope_scan(const struct v8ctx *c, uint64_t scope, char *name,
 
 		if (!named && heap_object(c, slot[at]) &&
 		    str_len(c, slot[at], &type) >= 0)
-			named = !str_utf8(c, slot[at], name, n);
+			named = !str_utf8(c, slot[at], name, n) && name[0];
 		if (at > 0 && is_smi(c, slot[at]) && is_smi(c, slot[at - 1]) &&
 		    smi(c, slot[at - 1]) >= 0 &&
 		    smi(c, slot[at - 1]) < smi(c, slot[at])) {
