@@ -94,8 +94,9 @@
 	"their\n"                                                              \
 	"         Python callers, -p or a command) | jitframe (ustack's\n"     \
 	"         innermost frame of JIT code a perf map names: a JVM's,\n"    \
-	"         which probetop asks for, Erlang's with +JPperf true,\n"      \
-	"         node's with --perf-basic-prof; else its leaf); at\n"         \
+	"         which probetop asks for, Erlang's with +JPperf true;\n"      \
+	"         or node's JavaScript, by V8's own metadata; else its\n"      \
+	"         leaf); at\n"                                                 \
 	"         most 4 (2 strings of 63 bytes; a longer one is cut, then\n"  \
 	"         ...)\n"                                                      \
 	"  A..B=latency() times A to the matching B on the same thread "       \

@@ -13,6 +13,9 @@ by -p:
   frame's SharedFunctionInfo) as the perf map names it: its script, and
   the line and column of its definition, found from the script's text
   here ("JS:heavy FILE:1:15"); heavy() at 75% +- 7 points; no hint;
+  the same with V8's interpreter only (--no-opt --no-sparkplug
+  --no-maglev: Ignition's frames, a sample in a bytecode handler) and
+  with baseline code only (--no-opt --always-sparkplug: Sparkplug's);
 - plain, profile:99=count(ustack): the stacks that end in heavy() and
   light() have their JavaScript callers named too: the 'line' handler
   (an arrow function: "JS:(anonymous) FILE:6:15") right above each, and
@@ -164,6 +167,10 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(SCRIPT)
     check_named(script, ["--perf-basic-prof"], "perf map")
     check_named(script, [], "plain, V8's metadata")
+    check_named(script, ["--no-opt", "--no-sparkplug", "--no-maglev"],
+                "plain, interpreted only")
+    check_named(script, ["--no-opt", "--always-sparkplug", "--no-maglev"],
+                "plain, baseline only")
     check_stacks(script)
     check_detected(script)
     check_hint(script)
