@@ -14,17 +14,17 @@ ROUNDS = 3
 SPIN_S = 5.0
 SPEC = "profile:99=count(ustack)"
 
-# "spin S": heavy() and light() 3:1 for S seconds, 9 JavaScript frames
-# deep (Node's module loader's among them), prints "done".
+# "spin S": heavy() and light() 3:1 for S seconds, each under 8 calls of
+# deep() (and the 'line' handler and Node's module loader: some 20
+# JavaScript frames), prints "done".
 WORKLOAD = """\
-function heavy(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
-function light(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+const work = (n) => { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; };
+const deep = (d, n) => (d > 0 ? deep(d - 1, n) : work(n));
 const rl = require('readline').createInterface({ input: process.stdin });
 console.log('ready');
 rl.on('line', (line) => {
-    const end = Date.now() + 1000 * Number(line.split(' ')[1]);
-    let t = 0;
-    while (Date.now() < end) { t += heavy(3000000); t += light(1000000); }
+    const stop = Date.now() + 1000 * Number(line.split(' ')[1]);
+    for (let t = 0; Date.now() < stop;) t += deep(8, 3000000) + deep(8, 1000000);
     console.log('done');
 });
 """
