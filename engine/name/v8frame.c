@@ -28,6 +28,7 @@ struct proc_meta {
 struct kept {
 	pid_t pid;
 	uint64_t sfi;
+	uint64_t nos; /* its name_or_scope_info when named */
 	char *name;
 	uint32_t next; /* 1 + index in its chain, or 0 */
 };
@@ -365,18 +366,20 @@ static int name_sfi(struct v8frames *vf, const struct v8ctx *c, uint64_t sfi,
 }
 
 /* The kept name of (pid, sfi), or NULL. */
-static const char *kept_of(const struct v8frames *vf, pid_t pid, uint64_t sfi)
+static struct kept *kept_of(const struct v8frames *vf, pid_t pid, uint64_t sfi)
 {
 	uint32_t chain = (uint32_t)((sfi >> 3) ^ (uint64_t)pid) % INDEX;
 
 	for (uint32_t k = vf->index[chain]; k; k = vf->kept[k - 1].next)
 		if (vf->kept[k - 1].pid == pid && vf->kept[k - 1].sfi == sfi)
-			return vf->kept[k - 1].name;
+			return &vf->kept[k - 1];
 	return NULL;
 }
 
-/* Keep name for (pid, sfi), if there is room. */
-static void keep(struct v8frames *vf, pid_t pid, uint64_t sfi, const char *name)
+/* Keep name for (pid, sfi) (its name_or_scope_info nos), if there is
+ * room. */
+static void keep(struct v8frames *vf, pid_t pid, uint64_t sfi, uint64_t nos,
+		 const char *name)
 {
 	uint32_t chain = (uint32_t)((sfi >> 3) ^ (uint64_t)pid) % INDEX;
 	struct kept *more;
@@ -393,7 +396,7 @@ static void keep(struct v8frames *vf, pid_t pid, uint64_t sfi, const char *name)
 		vf->capkept = cap;
 	}
 	vf->kept[vf->nkept] =
-		(struct kept){ pid, sfi, strdup(name), vf->index[chain] };
+		(struct kept){ pid, sfi, nos, strdup(name), vf->index[chain] };
 	if (!vf->kept[vf->nkept].name)
 		return;
 	vf->index[chain] = (uint32_t)++vf->nkept;
@@ -403,14 +406,25 @@ int v8frames_name(struct v8frames *vf, pid_t pid, uint64_t sfi, char *out,
 		  size_t n)
 {
 	struct v8ctx c = { pid, v8frames_meta(vf, pid) };
-	const char *name = kept_of(vf, pid, sfi);
+	struct kept *k = kept_of(vf, pid, sfi);
+	uint64_t nos = c.m ? tagged(&c, sfi, c.m->sfi_name) : 0;
+	char *name;
 
-	if (name) {
-		snprintf(out, n, "%s", name);
+	if (k && (!nos || nos == k->nos)) { /* the same function, or gone */
+		snprintf(out, n, "%s", k->name);
 		return 0;
 	}
 	if (!c.m || name_sfi(vf, &c, sfi, out, n))
 		return -ENOENT;
-	keep(vf, pid, sfi, out);
+	if (!k) {
+		keep(vf, pid, sfi, nos, out);
+		return 0;
+	}
+	name = strdup(out); /* another function there now (moved, freed) */
+	if (name) {
+		free(k->name);
+		k->name = name;
+		k->nos = nos;
+	}
 	return 0;
 }

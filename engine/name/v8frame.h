@@ -21,7 +21,11 @@
  * pair of Smis where the first is the smaller.
  *
  * A name is kept by (pid, SharedFunctionInfo) to the end of the run,
- * at most V8FRAME_NAMES of them (more are read each time). The
+ * at most V8FRAME_NAMES of them (more are read each time), with the
+ * SharedFunctionInfo's name_or_scope_info then: if a new stack's frame
+ * finds another there (V8's collector moved the function and put
+ * another at its address), the frame is named anew, never after the
+ * function that was there; a process gone keeps its names. The
  * metadata is read once per process, from the first of its executable
  * mappings that has it.
  */
