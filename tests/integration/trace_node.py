@@ -20,6 +20,11 @@ by -p:
   light() have their JavaScript callers named too: the 'line' handler
   (an arrow function: "JS:(anonymous) FILE:6:15") right above each, and
   none of their frames in JIT code left an address;
+- plain, fn:libc.so.6:write=count(ustack) (a uprobe: the walk from
+  libc through node's C++ and V8's exit frame into JavaScript): 3000
+  fs.writeSync() from pathA() and 1000 from pathB() are exactly 3000 and
+  1000 in the stacks that name JS:pathA and JS:pathB (with or without
+  JS:writeSync, which TurboFan may inline into its caller);
 - picked by itself: trace -p PID of a plain node with no -e or -P
   attaches the nodesample probeset (detected by node's
   node_module_register), its frames named;
@@ -50,6 +55,21 @@ rl.on('line', (line) => {
     console.log('done');
 });
 """
+WRITES = """\
+const fs = require('fs');
+const fd = fs.openSync('/dev/null', 'w');
+function pathA(n) { for (let i = 0; i < n; i++) fs.writeSync(fd, 'a'); }
+function pathB(n) { for (let i = 0; i < n; i++) fs.writeSync(fd, 'b'); }
+const rl = require('readline').createInterface({ input: process.stdin });
+console.log('ready');
+rl.on('line', (line) => {
+    const [a, b] = line.split(' ').map(Number);
+    pathA(a);
+    pathB(b);
+    console.log('done');
+});
+"""
+WRITE = "fn:libc.so.6:write=count(ustack)"
 FRAME = "profile:99=count(jitframe)"
 STACK = "profile:99=count(ustack)"
 HINT = "writes no perf map"
@@ -132,6 +152,25 @@ def check_stacks(script):
            "plain node: no frame left an address, no hint", raw[:3])
 
 
+def check_writes(script):
+    t = Target(["node", script])
+    tr = Trace(["-p", str(t.pid), "-i", "60", "--budget", "off", "-e",
+                WRITE])
+    tap.eq(t.send("3000 1000").strip(), "done", "writes: ran")
+    tr.finish()
+    t.stop()
+    rows = [(r["key"][0], r["total"])
+            for r in agg_of(tr.final(), WRITE)["rows"]]
+    by = {fn: sum(v for k, v in rows
+                  if any(f.startswith("JS:%s %s:" % (fn, script))
+                         for f in k))
+          for fn in ("pathA", "pathB")}
+    tap.eq(by, {"pathA": 3000, "pathB": 1000},
+           "plain node: write(2) at a uprobe, exactly by its JavaScript "
+           "path (3000 from pathA, 1000 from pathB)",
+           sorted(rows, key=lambda r: -r[1])[:4])
+
+
 def check_detected(script):
     t = Target(["node", script])
     tr = Trace(["-p", str(t.pid), "-i", "60"])
@@ -172,6 +211,10 @@ with tempfile.TemporaryDirectory() as tmp:
     check_named(script, ["--no-opt", "--always-sparkplug", "--no-maglev"],
                 "plain, baseline only")
     check_stacks(script)
+    writes = os.path.join(tmp, "writes.js")
+    with open(writes, "w") as f:
+        f.write(WRITES)
+    check_writes(writes)
     check_detected(script)
     check_hint(script)
 tap.done()
