@@ -285,6 +285,8 @@ static int line_of(struct v8frames *vf, const struct v8ctx *c, uint64_t script,
 
 	if (type_of(c, ends) == m->t_array) {
 		hi = smi(c, tagged(c, ends, m->arr_len)); /* first end >= pos */
+		if (hi < 0 || hi > V8FRAME_SOURCE_MAX)
+			return -1;
 		while (lo < hi) {
 			int64_t mid = lo + (hi - lo) / 2;
 
