@@ -510,6 +510,7 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 		lat_exit_start(tr);
 	if (spec_walks_ustack(spec)) {
 		unwind_start(tr);
+		objects_v8_setup(tr); /* Node: its JavaScript frames */
 		objects_jvm_setup(tr); /* before a frame */
 	}
 	if (spec->probe[0].hz)

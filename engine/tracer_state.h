@@ -127,6 +127,7 @@ struct tracer {
 	struct touched *touched; /* literals_touch(): mappings made present */
 	size_t ntouched;
 	struct unwind *unwind; /* unwind.h: the kernel's unwind tables */
+	bool v8_set; /* the process's V8 described in v8procs */
 };
 
 #endif

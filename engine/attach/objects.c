@@ -20,6 +20,13 @@
 #include "rbframe.h"
 #include "probetop.skel.h"
 #include "tracer_state.h"
+#include "v8meta.h"
+
+#include <bpf/bpf.h>
+#include <linux/types.h> /* before v8shared.h */
+
+#include "probetop.skel.h"
+#include "v8shared.h"
 
 bool seen_has(const struct seen_set *set, uint64_t dev, uint64_t inode)
 {
@@ -146,4 +153,39 @@ void objects_jvm_forget(struct tracer *tr)
 	tr->skel->bss->jvm_pid = 0;
 	tr->jvm_ready = false;
 	jvmframe_forget(tr->jvm, tr->pid);
+}
+
+void objects_v8_setup(struct tracer *tr)
+{
+	const struct cat_object *objs[512];
+	struct pt_v8proc p = { 0 };
+	struct v8meta m;
+	__u32 pid = (__u32)tr->pid;
+	size_t n;
+
+	if (tr->v8_set || !tr->unwind || tr->pid <= 0)
+		return;
+	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
+	for (size_t i = 0; i < n; i++) {
+		if (!objs[i]->elf || v8meta_read(objs[i]->elf, &m))
+			continue;
+		p.fp_context = m.fp_context;
+		p.fp_function = m.fp_function;
+		p.fn_shared = m.fn_shared;
+		p.heap_tag = m.heap_tag;
+		p.heap_tag_mask = m.heap_tag_mask;
+		tr->v8_set = !bpf_map_update_elem(
+			bpf_map__fd(tr->skel->maps.v8procs), &pid, &p, BPF_ANY);
+		return;
+	}
+}
+
+void objects_v8_forget(struct tracer *tr)
+{
+	__u32 pid = (__u32)tr->pid;
+
+	if (!tr->v8_set)
+		return;
+	bpf_map_delete_elem(bpf_map__fd(tr->skel->maps.v8procs), &pid);
+	tr->v8_set = false;
 }

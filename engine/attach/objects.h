@@ -48,4 +48,12 @@ void objects_jvm_setup(struct tracer *tr);
  * recorded nor named as the JVM's it was (set up again if it is one). */
 void objects_jvm_forget(struct tracer *tr);
 
+/* Describe the traced process's V8 (Node: v8meta.h) to the stack walker
+ * (v8procs, v8shared.h) when its stacks are walked by the unwind tables
+ * and one of its objects has V8's metadata; a no-op once done. */
+void objects_v8_setup(struct tracer *tr);
+
+/* The process runs another program (exec): its V8 forgotten. */
+void objects_v8_forget(struct tracer *tr);
+
 #endif

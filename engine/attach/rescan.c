@@ -187,6 +187,7 @@ static int rescan_maps(struct tracer *tr)
 		phpframe_forget(tr->php, tr->pid);
 		rbframe_forget(tr->rb, tr->pid);
 		objects_jvm_forget(tr);
+		objects_v8_forget(tr);
 	}
 	if (fresh)
 		n = attach_new(tr);
@@ -194,6 +195,7 @@ static int rescan_maps(struct tracer *tr)
 	objects_php_setup(tr);
 	objects_rb_setup(tr);
 	unwind_sync(tr);
+	objects_v8_setup(tr);
 	if (tr->unwind)
 		objects_jvm_setup(tr); /* java loaded libjvm.so */
 	return n;

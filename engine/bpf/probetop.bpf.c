@@ -31,6 +31,7 @@
 #include "probetop.h"
 #include "phpshared.h"
 #include "rbshared.h"
+#include "v8shared.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

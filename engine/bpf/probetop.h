@@ -277,7 +277,9 @@ struct pt_mixstack {
  * first: return addresses (the first one the probe's own address); a
  * frame of a HotSpot JVM's interpreter, PT_IP_JAVA | its bytecode index
  * << PT_JAVA_BCI_SHIFT | its Method* >> 3 (8-aligned, below 2^47; see
- * unwind.bpf.h, engine/name/jvmframe.h). */
+ * unwind.bpf.h, engine/name/jvmframe.h); fn: a JavaScript frame's
+ * SharedFunctionInfo (v8shared.h), 0 for others, read only if js (the
+ * frames that have one). */
 #define PT_IP_JAVA (1ULL << 62) /* no user address has it */
 #define PT_JAVA_BCI_SHIFT 44
 #define PT_JAVA_BCI_NONE 0xffffULL /* the bytecode index not known */
@@ -285,8 +287,9 @@ struct pt_stack_ips {
 	__u32 depth;
 	__u32 truncated; /* deeper than PT_STACK_FRAMES */
 	__u32 pid; /* the process it was first seen in (0: a kernel stack) */
-	__u32 pad;
+	__u32 js;
 	__u64 ip[PT_STACK_FRAMES];
+	__u64 fn[PT_STACK_FRAMES];
 };
 
 /*

@@ -345,5 +345,6 @@ static __always_inline __u64 stack_key(const void *ctx, __u32 sample,
 	}
 	sc->st.truncated = n > PT_STACK_FRAMES;
 	sc->st.depth = n > PT_STACK_FRAMES ? PT_STACK_FRAMES : n;
+	sc->st.js = 0; /* JavaScript frames: walked by the tables only */
 	return stack_store(sample, kernel);
 }

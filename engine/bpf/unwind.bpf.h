@@ -26,6 +26,14 @@
  * (PT_IP_JAVA, probetop.h), which user space names with a line
  * (engine/name/jvmframe.h): three reads more per such frame.
  *
+ * In a V8 process (v8procs: Node), a frame walked by its frame pointer
+ * that V8 made for JavaScript (its context slot holds a heap object, not
+ * a frame type's Smi marker) has its JSFunction's SharedFunctionInfo
+ * kept beside its address (pt_stack_ips.fn, one more user-memory read a
+ * JavaScript frame) and in the stack's hash: user space names it
+ * (engine/name/v8frame.c), and code that moved, or other code at the
+ * same address, makes another stack.
+ *
  * A frame whose address was walked lately costs a probe of the per-CPU
  * rules cache; another a map lookup or none for its mapping (the last
  * frame's is tried first) and some 17 array lookups for its rule. The
@@ -61,6 +69,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pt_uproc);
 } uprocs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PT_V8_PROCS);
+	__type(key, __u32);
+	__type(value, struct pt_v8proc);
+} v8procs SEC(".maps");
 
 /* Walk by the tables (set by user space once it has loaded some). */
 __u32 unwind_on;
@@ -140,16 +155,18 @@ struct {
 struct uw_walk {
 	struct pt_stack_ips *st;
 	const struct pt_uproc *proc; /* the process's mappings, or NULL */
+	__u32 v8pid; /* the process, if a V8 (v8procs); else 0 */
 	struct task_struct *task;
 	struct uw_scratch *s;
 	__u64 r13; /* the interpreter's bytecode pointer, in frame 0 */
 	bool jvm; /* the process is jvm_pid */
 };
 
-/* Mapping a of the process's in uprocs into w->s->cur; 0 or -1. */
-static __always_inline int uw_proc_map(struct uw_walk *w, __u64 a)
+/* The index of process p's mapping (uprocs) holding address a, or -1. A
+ * global function: its search verified once, not in every path of the
+ * walk's step. */
+__noinline int uw_umap_index(const struct pt_uproc *p, __u64 a)
 {
-	const struct pt_uproc *p = w->proc;
 	const struct pt_umap *m;
 	__u32 lo = 0, n;
 
@@ -171,8 +188,18 @@ static __always_inline int uw_proc_map(struct uw_walk *w, __u64 a)
 		}
 	}
 	m = &p->m[lo & (PT_UMAPS - 1)];
-	if (a < m->start || a >= m->end)
+	return a < m->start || a >= m->end ? -1 : (int)(lo & (PT_UMAPS - 1));
+}
+
+/* Mapping a of the process's in uprocs into w->s->cur; 0 or -1. */
+static __always_inline int uw_proc_map(struct uw_walk *w, __u64 a)
+{
+	int at = w->proc ? uw_umap_index(w->proc, a) : -1;
+	const struct pt_umap *m;
+
+	if (at < 0)
 		return -1;
+	m = &w->proc->m[at & (PT_UMAPS - 1)];
 	w->s->cur.start = m->start;
 	w->s->cur.end = m->end;
 	w->s->cur.base = m->base;
@@ -362,30 +389,61 @@ static __always_inline int uw_cfa(struct uw_walk *w, __u32 i, __u32 rule,
 	}
 }
 
-/* What frame i (its registers w->s) is recorded as: its pc, or, for an
- * interpreted frame of the JVM, the Method* it keeps and its bytecode
- * index (PT_IP_JAVA, probetop.h): the bytecode pointer is in r13 in the
- * running frame, saved in the frame by a caller's; the index is its
- * offset into the method's bytecodes (PT_JAVA_BCI_NONE if not there).
- * The pc when rbp is lost or the Method* unreadable. */
-static __always_inline __u64 uw_record(const struct uw_walk *w, __u32 i)
+/* What a JVM's frame at pc, its rbp bp (0: lost), is recorded as: pc,
+ * or, for an interpreted frame, the Method* it keeps and its bytecode
+ * index (PT_IP_JAVA, probetop.h): the bytecode pointer is r13 in the
+ * running frame (i == 0), saved in the frame by a caller's; the index is
+ * its offset into the method's bytecodes (PT_JAVA_BCI_NONE if not
+ * there). The pc when rbp is lost or the Method* unreadable. A global
+ * function: verified once, not in every path of the walk's step. */
+__noinline __u64 uw_java_record(__u64 pc, __u64 bp, __u64 r13, __u32 i)
 {
-	__u64 pc = w->s->pc, method = 0, bcp = w->r13, cm = 0;
+	__u64 method = 0, bcp = r13, cm = 0;
 	__u64 bci = PT_JAVA_BCI_NONE;
 
-	if (!w->jvm || pc < jvm_lo || pc >= jvm_hi || !w->s->bp_ok ||
+	if (pc < jvm_lo || pc >= jvm_hi || !bp ||
 	    bpf_probe_read_user(&method, sizeof(method),
-				(void *)(w->s->bp + jvm_method_at)) ||
+				(void *)(bp + jvm_method_at)) ||
 	    !method || method & 7 || method >> 47)
 		return pc;
 	if (i)
 		bpf_probe_read_user(&bcp, sizeof(bcp),
-				    (void *)(w->s->bp + jvm_bcp_at));
+				    (void *)(bp + jvm_bcp_at));
 	if (!bpf_probe_read_user(&cm, sizeof(cm),
 				 (void *)(method + jvm_cm_at)) &&
 	    bcp >= cm + jvm_code_at && bcp - cm - jvm_code_at < bci)
 		bci = bcp - cm - jvm_code_at;
 	return PT_IP_JAVA | bci << PT_JAVA_BCI_SHIFT | method >> 3;
+}
+
+/* The SharedFunctionInfo of the frame-pointer frame whose rbp is bp, in
+ * V8 process pid (v8procs), if V8 made it for JavaScript (v8shared.h);
+ * else 0. A global function: verified once, not at each step of the
+ * walk. */
+__noinline __u64 uw_v8_shared(__u64 bp, __u32 pid)
+{
+	const struct pt_v8proc *v8 = bpf_map_lookup_elem(&v8procs, &pid);
+	__u64 slot[2], ctx, fn, shared = 0;
+	__s32 lo, at_ctx, at_fn;
+
+	if (!v8 || !bp)
+		return 0;
+	at_ctx = v8->fp_context;
+	at_fn = v8->fp_function;
+	lo = at_ctx < at_fn ? at_ctx : at_fn;
+	if (at_ctx >= 0 || at_fn >= 0 || lo < -256 ||
+	    (at_ctx > at_fn ? at_ctx - at_fn : at_fn - at_ctx) != 8)
+		return 0; /* the two slots side by side, below fp */
+	if (bpf_probe_read_user(slot, sizeof(slot), (void *)(bp + lo)))
+		return 0;
+	ctx = at_ctx == lo ? slot[0] : slot[1];
+	fn = at_fn == lo ? slot[0] : slot[1];
+	if ((ctx & v8->heap_tag_mask) != v8->heap_tag ||
+	    (fn & v8->heap_tag_mask) != v8->heap_tag ||
+	    bpf_probe_read_user(&shared, sizeof(shared),
+				(void *)(fn - v8->heap_tag + v8->fn_shared)))
+		return 0;
+	return (shared & v8->heap_tag_mask) == v8->heap_tag ? shared : 0;
 }
 
 /* Frame i of the walk, for bpf_loop(): record it, step to its caller. */
@@ -402,12 +460,22 @@ static long uw_step(__u32 i, void *data)
 		return 1;
 	}
 	barrier_var(at); /* keep the mask: the verifier knows not i < 64 */
-	rec = uw_record(w, i);
+	rec = w->jvm ? uw_java_record(w->s->pc, w->s->bp_ok ? w->s->bp : 0,
+				      w->r13, i)
+		     : w->s->pc;
 	w->st->ip[at & (PT_STACK_FRAMES - 1)] = rec;
+	w->st->fn[at & (PT_STACK_FRAMES - 1)] = 0;
 	w->s->hash = (w->s->hash ^ rec) * 0x100000001b3ULL;
 	w->st->depth = i + 1;
 	if (uw_rule_of(w, look, &rule))
 		return 1;
+	if (w->v8pid && PT_UR_KIND(rule) == PT_UR_FP && w->s->bp_ok) {
+		__u64 shared = uw_v8_shared(w->s->bp, w->v8pid);
+
+		w->st->fn[at & (PT_STACK_FRAMES - 1)] = shared;
+		w->st->js += shared != 0;
+		w->s->hash = (w->s->hash ^ shared) * 0x100000001b3ULL;
+	}
 	if (uw_cfa(w, i, rule, &cfa, &bp))
 		return 1;
 	if (bp > 64) { /* not worth a read of its own: lost */
@@ -449,6 +517,7 @@ static __always_inline __u64 uw_walk(struct pt_stack_ips *st, __u32 which,
 
 	st->depth = 0;
 	st->truncated = 0;
+	st->js = 0;
 	if (!s)
 		return 0;
 	w.s = s;
@@ -471,6 +540,7 @@ static __always_inline __u64 uw_walk(struct pt_stack_ips *st, __u32 which,
 	if (w.jvm)
 		w.r13 = BPF_CORE_READ((struct pt_regs *)bpf_task_pt_regs(task),
 				      r13);
+	w.v8pid = bpf_map_lookup_elem(&v8procs, &pid) ? pid : 0;
 	bpf_loop(PT_STACK_FRAMES + 1, uw_step, &w, 0);
 	return (s->hash ^ st->depth) * 0x100000001b3ULL;
 }

@@ -56,7 +56,8 @@ struct agg *agg_new(struct tracer *tr)
 	agg->sym = symbolizer_new(tracer_objcache(tr));
 	tracer_maps(tr, &maps);
 	agg->stacks = agg->sym ? stackname_new(maps.nstacks, maps.nmaps,
-					       maps.nmaps_lost, agg->sym)
+					       maps.nmaps_lost, agg->sym,
+					       tracer_objcache(tr))
 			       : NULL;
 	if (agg->stacks)
 		stackname_java(agg->stacks, tracer_jvmframe(tr));

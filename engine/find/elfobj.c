@@ -308,6 +308,23 @@ int elfobj_vaddr_to_offset(const struct elfobj *obj, uint64_t vaddr,
 	return -ENOENT;
 }
 
+int elfobj_read(const struct elfobj *obj, uint64_t vaddr, void *buf, size_t n)
+{
+	uint64_t off;
+
+	for (size_t i = 0; i < obj->nsegs; i++) {
+		const struct segment *s = &obj->segs[i];
+
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz ||
+		    n > s->filesz - (vaddr - s->vaddr))
+			continue;
+		off = vaddr - s->vaddr + s->offset;
+		return pread(obj->fd, buf, n, (off_t)off) == (ssize_t)n ? 0
+									: -EIO;
+	}
+	return -ENOENT;
+}
+
 int elfobj_load_bias(const struct elfobj *obj, uint64_t map_start,
 		     uint64_t map_offset, uint64_t *bias)
 {

@@ -67,6 +67,11 @@ int elfobj_notes(struct elfobj *obj, note_fn fn, void *ctx);
 int elfobj_vaddr_to_offset(const struct elfobj *obj, uint64_t vaddr,
 			   uint64_t *offset);
 
+/* n bytes of the file at link-time address vaddr into buf (an
+ * initialised variable's value). 0, -ENOENT (no segment has them in the
+ * file: .bss, or outside) or -EIO. */
+int elfobj_read(const struct elfobj *obj, uint64_t vaddr, void *buf, size_t n);
+
 /*
  * The load bias of a mapping of this file at map_start from file offset
  * map_offset: run-time address = link-time address + bias.

@@ -29,6 +29,7 @@
 #include "proc.h"
 #include "stacktext.h"
 #include "symbolize.h"
+#include "v8frame.h"
 
 #define FRAME_MAX 128 /* bytes of one frame's name */
 #define NOTED_INDEX 1024 /* chains of the noted processes' index */
@@ -46,6 +47,7 @@ struct stackname {
 	int fd;
 	struct symbolizer *sy;
 	struct jvmframe *jvm; /* names interpreted Java frames, or NULL */
+	struct v8frames *v8; /* JavaScript frames by V8's metadata */
 	struct ksyms *ks; /* read at the first kernel stack */
 	bool ks_tried;
 	struct stacktext *kept;
@@ -62,20 +64,23 @@ static int on_vma(void *ctx, void *data, size_t size);
 
 struct stackname *stackname_new(int stacks_fd, int nmaps_fd,
 				const volatile uint64_t *lost,
-				struct symbolizer *sy)
+				struct symbolizer *sy, struct objcache *cache)
 {
 	struct stackname *sn = calloc(1, sizeof(*sn));
 
 	if (sn) {
 		sn->kept = stacktext_new();
 		sn->mods = stacktext_new();
+		sn->v8 = v8frames_new(cache);
 	}
 	if (sn && sn->kept && sn->mods && nmaps_fd >= 0)
 		sn->nmaps = ring_buffer__new(nmaps_fd, on_vma, sn, NULL);
-	if (!sn || !sn->kept || !sn->mods || (nmaps_fd >= 0 && !sn->nmaps)) {
+	if (!sn || !sn->kept || !sn->mods || !sn->v8 ||
+	    (nmaps_fd >= 0 && !sn->nmaps)) {
 		if (sn) {
 			stacktext_free(sn->kept);
 			stacktext_free(sn->mods);
+			v8frames_free(sn->v8);
 		}
 		free(sn);
 		errno = ENOMEM;
@@ -96,6 +101,7 @@ void stackname_free(struct stackname *sn)
 	free(sn->noted);
 	ring_buffer__free(sn->nmaps);
 	ksyms_free(sn->ks);
+	v8frames_free(sn->v8);
 	stacktext_free(sn->kept);
 	stacktext_free(sn->mods);
 	free(sn);
@@ -217,7 +223,8 @@ static bool holds(const struct proc_maps *maps, uint64_t addr)
  * mod[0..modn). A return address points past its call: the call is
  * named, at ip - 1. The mappings used when pid is gone: those the kernel
  * sent for pid, for the process the stack was first seen in, else
- * known. */
+ * known. A JavaScript frame (st->fn[i]) that the perf map does not
+ * name is named by V8's metadata (v8frame.h), module "[jit]" too. */
 static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 		       const struct pt_stack_ips *st, uint32_t i,
 		       const struct proc_maps *known, char *out, size_t n,
@@ -246,6 +253,9 @@ static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 				: holds(first, ip) ? first
 						   : known,
 				out, n, mod, modn);
+		if (st->js && st->fn[i] && strcmp(mod, "[jit]") &&
+		    !v8frames_name(sn->v8, pid, st->fn[i], out, n))
+			snprintf(mod, modn, "[jit]");
 	}
 	for (char *c = out; *c; c++)
 		if (*c == ';')
@@ -291,6 +301,8 @@ const char *stackname_text(struct stackname *sn, pid_t pid, uint64_t id,
 	if (!st.depth) /* no frame: in the other mode when it fired */
 		return keep(sn, pid, id, kernel ? "[user]" : "[kernel]", "",
 			    mods);
+	if (!kernel && st.js && v8frames_meta(sn->v8, pid))
+		symbolizer_quiet(sn->sy, pid); /* its JIT frames named */
 	text[0] = mtext[0] = '\0';
 	if (st.truncated) {
 		at += (size_t)snprintf(text, sizeof(text), "...;");

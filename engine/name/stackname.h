@@ -21,14 +21,16 @@ struct stackname;
 struct symbolizer;
 struct proc_maps;
 struct jvmframe;
+struct objcache;
 
 /* Reading nstacks at stacks_fd and the nmaps ring at nmaps_fd (-1: none),
- * naming user frames with sy; lost: the kernel's count of mappings nmaps
- * had no room for (or NULL). sy and lost must outlive it. NULL with
- * errno = ENOMEM. */
+ * naming user frames with sy, JavaScript frames by V8's metadata in the
+ * files of cache (engine/name/v8frame.h); lost: the kernel's count of
+ * mappings nmaps had no room for (or NULL). sy, cache and lost must
+ * outlive it. NULL with errno = ENOMEM. */
 struct stackname *stackname_new(int stacks_fd, int nmaps_fd,
 				const volatile uint64_t *lost,
-				struct symbolizer *sy);
+				struct symbolizer *sy, struct objcache *cache);
 void stackname_free(struct stackname *sn);
 
 /* Name a HotSpot JVM's interpreted frames (PT_IP_JAVA | Method*, see
@@ -45,7 +47,9 @@ void stackname_drain(struct stackname *sn);
 /*
  * Stack id of pid (kernel: a kernel stack) as text: root first, frames
  * by function name joined by ";" (as flamegraph.pl reads them), "..."
- * first when the stack was deeper than PT_STACK_FRAMES; a frame with no
+ * first when the stack was deeper than PT_STACK_FRAMES; a JavaScript
+ * frame of a V8 process "JS:NAME SCRIPT:LINE:COLUMN" (its perf map's
+ * name where it has one, else V8's metadata's); a frame with no
  * symbol "OBJECT+0x..." (user) or "0x..." (unknown); "[user]" for a
  * kernel stack of no frames (the thread was in user space, as at every
  * uprobe), "[kernel]" for a user stack of none; "?" when the kernel
@@ -68,8 +72,8 @@ const char *stackname_text(struct stackname *sn, pid_t pid, uint64_t id,
 /*
  * The jitframe key's frame of a stack named by stackname_text() (text,
  * and mods, its modules, or NULL) into out[0..n): the innermost frame a
- * perf map named (module "[jit]": code a runtime compiled, as Erlang's
- * JIT with +JPperf true or Node with --perf-basic-prof name it), as its
+ * perf map or V8's metadata named (module "[jit]": code a runtime
+ * compiled, as Erlang's JIT with +JPperf true or Node name it), as its
  * function's (V8's tiers, "JS:*f" and "JS:~f", are "JS:f"; the BEAM's
  * "f-CodeInfoPrologue" is f), else the innermost frame; one too long cut
  * at a character, "..." after it. "?" for a NULL text.

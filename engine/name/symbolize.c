@@ -200,17 +200,21 @@ static bool said_no_perfmap(struct symbolizer *sy, pid_t pid)
 	return false;
 }
 
-/* A frame of pid in code no ELF file holds, pid without a perf map:
- * say once what would name such frames. */
+/* A frame of pid in code no ELF file holds, pid without a perf map and
+ * not named otherwise (symbolizer_quiet()): say once what would name
+ * such frames. */
 static void say_no_perfmap(struct symbolizer *sy, pid_t pid)
 {
 	if (said_no_perfmap(sy, pid))
 		return;
 	log_msg(LOG_INFO,
-		"process %d runs code compiled at run time (JIT) and writes "
-		"no perf map (/tmp/perf-%d.map): those frames stay 0x...; "
-		"Erlang writes one when started with +JPperf true, Node with "
-		"--perf-basic-prof, a JVM with a perf map agent",
+		"process %d runs code compiled at run time (JIT), writes "
+		"no perf map (/tmp/perf-%d.map) and none of its frames was "
+		"named by its runtime's own metadata: those frames stay "
+		"0x...; Erlang writes a perf map when started with +JPperf "
+		"true, Node with --perf-basic-prof (or its V8 is read where "
+		"user stacks are walked by unwind tables, not under "
+		"PROBETOP_UNWIND=fp), a JVM with a perf map agent",
 		(int)pid, (int)pid);
 }
 
@@ -368,6 +372,11 @@ void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
 bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode)
 {
 	return objcache_has(sy->cache, dev, inode);
+}
+
+void symbolizer_quiet(struct symbolizer *sy, pid_t pid)
+{
+	said_no_perfmap(sy, pid);
 }
 
 void symbolizer_func(struct symbolizer *sy, pid_t pid, uint64_t addr,

@@ -46,6 +46,11 @@ void symbolizer_name(struct symbolizer *sy, pid_t pid, uint64_t addr,
  * a mapping of it names addresses without opening it. */
 bool symbolizer_has(const struct symbolizer *sy, uint64_t dev, uint64_t inode);
 
+/* pid's JIT frames are named by another source (V8's metadata,
+ * engine/name/v8frame.h): its frames outside any file and perf map are
+ * not said to want a perf map. */
+void symbolizer_quiet(struct symbolizer *sy, pid_t pid);
+
 /* The same, a function's name without the offset into it ("SYMBOL"), as
  * a stack's frame is named; and, if mod is not NULL, the base name of
  * the object mapped at addr into mod[0..modn) ("libc.so.6", "[vdso]";

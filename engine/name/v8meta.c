@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/*
+ * v8meta — V8's postmortem metadata read from its binary; see v8meta.h.
+ */
+#include "v8meta.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "elfobj.h"
+#include "log.h"
+
+/* One field of struct v8meta and the v8dbg_ symbol that gives it. */
+struct v8field {
+	const char *sym; /* without "v8dbg_" */
+	size_t at; /* offsetof(struct v8meta, ...) */
+};
+
+#define F(sym, field)                               \
+	{                                           \
+		sym, offsetof(struct v8meta, field) \
+	}
+
+static const struct v8field FIELDS[] = {
+	F("off_fp_function", fp_function),
+	F("off_fp_context_or_frame_type", fp_context),
+	F("HeapObjectTag", heap_tag),
+	F("HeapObjectTagMask", heap_tag_mask),
+	F("class_HeapObject__map__Map", obj_map),
+	F("class_Map__instance_type__uint16_t", map_type),
+	F("class_JSFunction__shared__SharedFunctionInfo", fn_shared),
+	F("class_SharedFunctionInfo__name_or_scope_info__Object", sfi_name),
+	F("class_SharedFunctionInfo__script_or_debug_info__HeapObject",
+	  sfi_script),
+	F("class_SharedFunctionInfo__function_data__Object", sfi_data),
+	F("class_Script__name__Object", script_name),
+	F("class_Script__source__Object", script_source),
+	F("class_Script__line_ends__Object", script_ends),
+	F("class_String__length__int32_t", str_len),
+	F("class_SeqOneByteString__chars__char", seq1_chars),
+	F("class_SeqTwoByteString__chars__char", seq2_chars),
+	F("class_ConsString__first__String", cons_first),
+	F("class_ConsString__second__String", cons_second),
+	F("class_ThinString__actual__String", thin_actual),
+	F("class_SlicedString__parent__String", sliced_parent),
+	F("class_SlicedString__offset__SMI", sliced_offset),
+	F("class_FixedArrayBase__length__SMI", arr_len),
+	F("class_FixedArray__data__uintptr_t", arr_data),
+	F("class_UncompiledData__start_position__int32_t", unc_start),
+	F("type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", t_sfi),
+	F("type_Script__SCRIPT_TYPE", t_script),
+	F("type_ScopeInfo__SCOPE_INFO_TYPE", t_scope),
+	F("type_FixedArray__FIXED_ARRAY_TYPE", t_array),
+	F("FirstNonstringType", t_first_nonstring),
+	F("type_UncompiledDataWithoutPreparseData__"
+	  "UNCOMPILED_DATA_WITHOUT_PREPARSE_DATA_TYPE",
+	  t_unc[0]),
+	F("type_UncompiledDataWithPreparseData__"
+	  "UNCOMPILED_DATA_WITH_PREPARSE_DATA_TYPE",
+	  t_unc[1]),
+	F("type_UncompiledDataWithoutPreparseDataWithJob__"
+	  "UNCOMPILED_DATA_WITHOUT_PREPARSE_DATA_WITH_JOB_TYPE",
+	  t_unc[2]),
+	F("type_UncompiledDataWithPreparseDataAndJob__"
+	  "UNCOMPILED_DATA_WITH_PREPARSE_DATA_AND_JOB_TYPE",
+	  t_unc[3]),
+	F("StringRepresentationMask", str_repr_mask),
+	F("SeqStringTag", str_seq),
+	F("ConsStringTag", str_cons),
+	F("ThinStringTag", str_thin),
+	F("SlicedStringTag", str_sliced),
+	F("StringEncodingMask", str_enc_mask),
+	F("OneByteStringTag", str_one_byte),
+	F("scopeinfo_idx_first_vars", scope_first_vars),
+	F("scopeinfo_idx_ncontextlocals", scope_ncontextlocals),
+};
+
+/* The int that v8dbg_<name> holds in obj into *v (0 for one in .bss).
+ * 0 or -ENOENT (no such symbol). */
+static int number(struct elfobj *obj, const char *name, int32_t *v)
+{
+	char sym[160];
+	uint64_t at;
+	int err;
+
+	snprintf(sym, sizeof(sym), "v8dbg_%s", name);
+	if (elfobj_symbol_addr(obj, sym, &at))
+		return -ENOENT;
+	err = elfobj_read(obj, at, v, sizeof(*v));
+	if (err == -ENOENT)
+		*v = 0; /* no bytes in the file: .bss, zero */
+	return err == -EIO ? -ENOENT : 0;
+}
+
+int v8meta_read(struct elfobj *obj, struct v8meta *m)
+{
+	int32_t tagged, ptr, smi_shift, smi_tag_size = 1;
+
+	if (number(obj, "off_fp_function", &m->fp_function))
+		return -ENOENT;
+	if (number(obj, "TaggedSize", &tagged) ||
+	    number(obj, "SystemPointerSize", &ptr) || tagged != 8 || ptr != 8 ||
+	    number(obj, "SmiShiftSize", &smi_shift)) {
+		log_msg(LOG_DEBUG,
+			"%s: V8 with pointer compression (or not 64-bit): "
+			"its frames are not read",
+			elfobj_name(obj));
+		return -ENOTSUP;
+	}
+	m->smi_shift = (uint32_t)(smi_shift + smi_tag_size);
+	for (size_t i = 0; i < sizeof(FIELDS) / sizeof(FIELDS[0]); i++)
+		if (number(obj, FIELDS[i].sym,
+			   (int32_t *)((char *)m + FIELDS[i].at))) {
+			log_msg(LOG_DEBUG,
+				"%s: no v8dbg_%s: its frames are "
+				"not read",
+				elfobj_name(obj), FIELDS[i].sym);
+			return -ENOTSUP;
+		}
+	if (m->fp_function >= 0 || m->fp_context >= 0 || m->heap_tag_mask == 0)
+		return -ENOTSUP;
+	return 0;
+}
