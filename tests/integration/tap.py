@@ -351,6 +351,19 @@ def map_keys(map_id, key_size):
     return keys
 
 
+def dlopen_script(path, lib, then=""):
+    """Write a python script at path that says 'ready', dlopen()s lib (as
+    `lib`) at its first line of stdin and says 'loaded', then waits for a
+    line and runs the python lines `then`."""
+    with open(path, "w") as f:
+        f.write("import ctypes, sys\n"
+                "print('ready', flush=True)\n"
+                "sys.stdin.readline()\n"
+                "lib = ctypes.CDLL(%r)\n"
+                "print('loaded', flush=True)\n"
+                "sys.stdin.readline()\n" % lib + then)
+
+
 def record_frames(path):
     """(offset, type, body) of each whole frame of a recording
     (docs/record-format.md), bodies uncompressed."""

@@ -21,8 +21,9 @@ import tempfile
 import time
 import zlib
 
-from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
-                 record_frames as frames, rows_by_key, run, trace_wait_err)
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, dlopen_script,
+                 need_root, record_frames as frames, rows_by_key, run,
+                 trace_wait_err)
 
 tap = Tap()
 need_root(tap)
@@ -250,13 +251,7 @@ tap.eq(r.stdout.splitlines(), live,
 # -- a library dlopen()ed later: the list written again -----------------------
 lib = os.path.join(FIXTURE_DIR, "libsdtfix.so")
 dl = os.path.join(TMP, "dl.py")
-with open(dl, "w") as f:
-    f.write("import ctypes, sys\n"
-            "print('ready', flush=True)\n"
-            "sys.stdin.readline()\n"
-            "lib = ctypes.CDLL(%r)\n"
-            "print('loaded', flush=True)\n"
-            "sys.stdin.readline()\n" % lib)
+dlopen_script(dl, lib)
 rec4 = os.path.join(TMP, "dlopen.ptr")
 t = Target(["/usr/bin/python3", dl])
 tr = Trace(["-p", str(t.pid), "-i", "0.3", "--record", rec4, "-e",

@@ -6,7 +6,8 @@
  * cut at every byte (what is before the cut replays, then CUT) and
  * with every byte of a record flipped (BAD or, for a flip the checksums
  * cannot see, the same result — never a crash); foreign and future
- * files; an existing file refused; varints at their edges. */
+ * files; an existing file refused; varints at their edges; probe lists
+ * ('P') written when they change and read back by interval. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -270,6 +271,20 @@ static void origin(void *ctx, int id, struct record_origin *o)
 
 static const struct record_names NAMES = { command, origin, NULL };
 
+/* r parsed, a new file at path with target t written. */
+static struct record *start_run(struct run *r, const struct record_target *t)
+{
+	struct record *rec;
+
+	memset(r, 0, sizeof(*r));
+	parse(r);
+	new_path();
+	rec = record_open(path);
+	assert_non_null(rec);
+	assert_int_equal(record_target(rec, t), 0);
+	return rec;
+}
+
 /* Record NINT intervals (a message after the first) and the final. */
 static void write_run(void)
 {
@@ -280,14 +295,8 @@ static void write_run(void)
 				   .command = argv,
 				   .interval_s = 0.25,
 				   .per_pid = true };
-	struct record *rec;
+	struct record *rec = start_run(&r, &t);
 
-	memset(&r, 0, sizeof(r));
-	parse(&r);
-	new_path();
-	rec = record_open(path);
-	assert_non_null(rec);
-	assert_int_equal(record_target(rec, &t), 0);
 	for (unsigned i = 1; i <= NINT; i++) {
 		fill_snap(&r, i);
 		assert_int_equal(record_interval(rec, &r.snap, &NAMES), 0);
@@ -636,12 +645,7 @@ static void test_probes(void **state)
 	char why[256];
 
 	(void)state;
-	memset(&r, 0, sizeof(r));
-	parse(&r);
-	new_path();
-	rec = record_open(path);
-	assert_non_null(rec);
-	assert_int_equal(record_target(rec, &t), 0);
+	rec = start_run(&r, &t);
 	for (unsigned i = 1; i <= NINT; i++) {
 		fill_snap(&r, i);
 		assert_int_equal(record_probes(rec, lists[i - 1], sizes[i - 1]),
