@@ -123,6 +123,12 @@ int conmodel_probes(struct conmodel *cm, const struct session *s,
 		free(objs);
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < cm->nprobes; i++) {
+		struct model_probe *p = &cm->probes[i];
+
+		p->note = session_note(s, p->provider, p->name);
+		p->unmet = session_unmet(s, p->provider, p->name) != NULL;
+	}
 	if (load_funcs(cm, main_object(s, objs, nobj)))
 		cm->nfuncs = 0;
 	free(objs);

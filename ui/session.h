@@ -254,8 +254,8 @@ const struct ps_note *session_unmet(const struct session *s,
 /*
  * The USDT probes of the session's objects as the Probes view lists them
  * and a recording keeps them: the executable's objects first, each
- * object's by provider and name; spec_id -1, no hits, note and unmet
- * from the probesets (at most SESSION_MAX_OBJECTS objects). *out
+ * object's by provider and name; spec_id -1, no hits, no notes (at
+ * most SESSION_MAX_OBJECTS objects). *out
  * (free() it; its strings valid while the tracer's catalogs are) and
  * *n. 0 or -ENOMEM.
  */

@@ -254,9 +254,6 @@ int session_probes(const struct session *s, struct model_probe **out, size_t *n)
 				.semaphore = loc->sem_addr != 0,
 				.nlocs = cp->nlocs,
 				.spec_id = -1,
-				.note = session_note(s, cp->provider, cp->name),
-				.unmet = session_unmet(s, cp->provider,
-						       cp->name) != NULL,
 			};
 		}
 	}
