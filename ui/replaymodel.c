@@ -161,6 +161,7 @@ static void probes(struct replaymodel *rm, struct replay *rp,
 
 	m->nprobes = m->probes_on = 0;
 	m->probes = NULL;
+	m->no_probe_list = !v;
 	if (v && n > rm->capprobes) {
 		struct model_probe *grown =
 			realloc(rm->probes, n * sizeof(*grown));
