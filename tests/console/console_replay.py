@@ -9,8 +9,9 @@ goes to the last (End), shows a range's totals ([ ]: the sums of its
 intervals' counts, computed from the JSON) and back (Esc), plays at 10x
 (0) from the first to the last, and quits with q. The Probes view (2)
 lists the probes `list -p PID --json` gave while recording, the two
-the specs attached ON with their recorded hits/s, the others off. The same file cut inside its last interval replays the
-intervals before it and says where it ends; with a record's body
+the specs attached ON with their recorded hits/s, the others off. The
+same file cut inside its last interval replays the intervals before it
+and says where it ends; with a record's body
 flipped, the intervals before it replay, and q says where it ends on
 stderr with exit 1; a foreign file is one line and exit 1."""
 import json

@@ -22,8 +22,8 @@ import time
 import zlib
 
 from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, dlopen_script,
-                 need_root, record_frames as frames, rows_by_key, run,
-                 trace_wait_err)
+                 listed_probes, need_root, record_frames as frames,
+                 record_probe_list, rows_by_key, run, trace_wait_err)
 
 tap = Tap()
 need_root(tap)
@@ -71,44 +71,6 @@ def traced_run(path, extra, fires=FIRES, specs=SPECS):
     tr.finish()
     t.stop()
     return tr
-
-
-def uv(b, i):
-    """The varint at b[i]: (value, next index)."""
-    v = shift = 0
-    while True:
-        v |= (b[i] & 0x7f) << shift
-        shift += 7
-        i += 1
-        if not b[i - 1] & 0x80:
-            return v, i
-
-
-def probe_list(body):
-    """A 'P' body (docs/record-format.md) as a sorted list of (object,
-    provider, name, args, nargs, semaphore, locations)."""
-    n, i = uv(body, 0)
-    out = []
-    for _ in range(n):
-        strs = []
-        for _ in range(4):
-            ln, i = uv(body, i)
-            strs.append(body[i:i + ln].decode())
-            i += ln
-        nargs, i = uv(body, i)
-        sem = bool(body[i])
-        nlocs, i = uv(body, i + 1)
-        out.append(tuple(strs) + (nargs, sem, nlocs))
-    tap.eq(i, len(body), "a 'P' body ends with its last probe")
-    return sorted(out)
-
-
-def listed(probes):
-    """`list --json`'s probes as probe_list() gives them."""
-    return sorted((p["object"], p["provider"], p["name"], p["args"],
-                   len(p["locations"][0]["decoded"]),
-                   p["semaphore"] is not None, len(p["locations"]))
-                  for p in probes)
 
 
 def replay(args):
@@ -159,9 +121,9 @@ tap.eq(bodies.count(b"fixture-string"), 1,
 tap.eq(bodies.count(b"__libc_start_main"), 1, "a stack's names once")
 tap.eq(bodies.count(b"fixture:ints=quantize(arg0)"), 1, "a spec's text once")
 
-# -- the probe list ------------------------------------------------------------
-plists = [probe_list(b) for _, ty, b in fr if ty == "P"]
-want = listed(tr.listed)
+# -- the probe list --------------------------------------------------------
+plists = [record_probe_list(b) for _, ty, b in fr if ty == "P"]
+want = listed_probes(tr.listed)
 tap.eq(len(plists), 1, "one probe list: it did not change")
 tap.ok(want and len({p[0] for p in want}) == 2 and
        {p[1] for p in want} == {"fixture", "fixlib"},
@@ -260,11 +222,12 @@ time.sleep(0.7)
 tap.eq(t.send("load").strip(), "loaded", "dlopen done")
 trace_wait_err(tr, "more locations")
 time.sleep(0.7)
-after = listed(json.loads(run(["list", "-p", str(t.pid), "--json"]).stdout))
+after = listed_probes(json.loads(run(["list", "-p", str(t.pid),
+                                      "--json"]).stdout))
 tr.finish()
 t.stop()
 fr = frames(rec4)
-plists = [probe_list(b) for _, ty, b in fr if ty == "P"]
+plists = [record_probe_list(b) for _, ty, b in fr if ty == "P"]
 mine = [p for p in after if p[0] == lib or p[0].endswith("/libsdtfix.so")]
 tap.eq(len(plists), 2, "dlopen: a second probe list", [t for _, t, _ in fr])
 tap.ok(len(plists) == 2 and len(mine) == 2 and plists[1] ==
