@@ -6,11 +6,11 @@
  * every spec with its numbers and marks, the rows that changed since
  * the last interval (their keys defined once, names in a string table
  * that grows as names appear), the IO, process and unwind rows, the
- * target, and trace's messages.
+ * target, its probe list, and trace's messages.
  *
- * Call order: record_open(), record_target() once, then
- * record_probes() and record_interval() per snapshot, record_final() after the last one if
- * trace prints a final summary, record_message() at any time after
+ * Call order: record_open(), record_target() once, then record_probes()
+ * and record_interval() per snapshot, record_final() after the last one
+ * if trace prints a final summary, record_message() at any time after
  * record_target(); record_free(). After a failed write (a full disk)
  * the file ends with its last whole record and every later call
  * returns the same error at once, writing nothing: the caller says it
