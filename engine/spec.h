@@ -199,4 +199,21 @@ bool spec_probe_matches(const struct spec_probe *p, const char *provider,
  */
 bool spec_object_matches(const struct spec_probe *p, const char *path);
 
+/* Whether one of sp's probes is the probe provider:name (fn: the
+ * function name) of the file at object: what turns a probe "on" in the
+ * Probes view. */
+bool spec_covers(const struct spec *sp, const char *object,
+		 const char *provider, const char *name, bool fn);
+
+/*
+ * Which of n specs a probe's row shows as attaching it: get(ctx, i, &own)
+ * gives spec i (NULL: none) and whether it is the user's own (-e, the
+ * console's; not a probeset's). The first own spec covering the probe,
+ * else the first covering it; -1 if none. *own says which.
+ */
+int spec_first_cover(int n,
+		     const struct spec *(*get)(void *ctx, int i, bool *own),
+		     void *ctx, const char *object, const char *provider,
+		     const char *name, bool fn, bool *own);
+
 #endif

@@ -90,6 +90,45 @@ bool spec_object_matches(const struct spec_probe *p, const char *path)
 	       (base[n] == '.' || base[n] == '-');
 }
 
+bool spec_covers(const struct spec *sp, const char *object,
+		 const char *provider, const char *name, bool fn)
+{
+	for (int i = 0; i < sp->nprobes; i++) {
+		const struct spec_probe *p = &sp->probe[i];
+
+		if (p->fn != fn || !spec_object_matches(p, object))
+			continue;
+		if (fn ? !strcmp(p->name, name)
+		       : spec_probe_matches(p, provider, name))
+			return true;
+	}
+	return false;
+}
+
+int spec_first_cover(int n,
+		     const struct spec *(*get)(void *ctx, int i, bool *own),
+		     void *ctx, const char *object, const char *provider,
+		     const char *name, bool fn, bool *own)
+{
+	int found = -1;
+
+	for (int i = 0; i < n; i++) {
+		bool mine = false;
+		const struct spec *sp = get(ctx, i, &mine);
+
+		if (!sp || !spec_covers(sp, object, provider, name, fn))
+			continue;
+		if (mine) {
+			*own = true;
+			return i;
+		}
+		if (found < 0)
+			found = i;
+	}
+	*own = false;
+	return found;
+}
+
 bool spec_has_buckets(const struct spec *sp)
 {
 	return sp->agg == SPEC_AGG_QUANTIZE || sp->agg == SPEC_AGG_LQUANTIZE ||

@@ -22,7 +22,7 @@
 
 #define RECFILE_MAGIC "PTRECORD" /* 8 bytes, no NUL */
 #define RECFILE_MAJOR 1 /* a reader refuses another major */
-#define RECFILE_MINOR 0 /* additions a reader of an older minor skips */
+#define RECFILE_MINOR 1 /* additions a reader of an older minor skips */
 #define RECFILE_HEAD 16 /* magic, major, minor, CRC-32 of those 12 */
 #define RECFILE_FRAME_HEAD 20
 #define RECFILE_BODY_MAX (1u << 30) /* a larger body is corrupt */
@@ -33,6 +33,8 @@ enum recfile_type {
 	RECFILE_INTERVAL = 'I', /* one interval's snapshot */
 	RECFILE_FINAL = 'F', /* the final summary's row order */
 	RECFILE_MESSAGE = 'M', /* a message trace printed on stderr */
+	RECFILE_PROBES = 'P', /* the target's probe list (1.1), when it
+				 changed */
 };
 
 /*

@@ -7,11 +7,13 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "recenc.h"
 #include "recfile.h"
+#include "recprobes.h"
 
 struct record {
 	int fd;
@@ -20,6 +22,8 @@ struct record {
 	double t0; /* CLOCK_MONOTONIC at record_open() */
 	struct recenc enc;
 	struct recbuf body, frame;
+	struct recbuf probes; /* the last 'P' body written */
+	bool probes_written;
 };
 
 static double mono_s(void)
@@ -80,6 +84,27 @@ int record_target(struct record *rec, const struct record_target *t)
 	return put(rec, RECFILE_TARGET);
 }
 
+int record_probes(struct record *rec, const struct record_probe *v, size_t n)
+{
+	struct recbuf *b = &rec->body;
+	int err;
+
+	if (rec->err)
+		return rec->err;
+	recbuf_reset(b);
+	recprobes_put(b, v, n);
+	if (rec->probes_written && !b->failed && b->len == rec->probes.len &&
+	    !memcmp(b->p, rec->probes.p, b->len))
+		return 0; /* the same list */
+	err = put(rec, RECFILE_PROBES);
+	if (err)
+		return err;
+	recbuf_reset(&rec->probes);
+	recbuf_bytes(&rec->probes, b->p, b->len);
+	rec->probes_written = !rec->probes.failed;
+	return 0;
+}
+
 int record_interval(struct record *rec, const struct agg_snapshot *snap,
 		    const struct record_names *names)
 {
@@ -127,5 +152,6 @@ void record_free(struct record *rec)
 	recenc_free(&rec->enc);
 	recbuf_free(&rec->body);
 	recbuf_free(&rec->frame);
+	recbuf_free(&rec->probes);
 	free(rec);
 }

@@ -6,11 +6,11 @@
  * every spec with its numbers and marks, the rows that changed since
  * the last interval (their keys defined once, names in a string table
  * that grows as names appear), the IO, process and unwind rows, the
- * target, and trace's messages.
+ * target, its probe list, and trace's messages.
  *
- * Call order: record_open(), record_target() once, then
- * record_interval() per snapshot, record_final() after the last one if
- * trace prints a final summary, record_message() at any time after
+ * Call order: record_open(), record_target() once, then record_probes()
+ * and record_interval() per snapshot, record_final() after the last one
+ * if trace prints a final summary, record_message() at any time after
  * record_target(); record_free(). After a failed write (a full disk)
  * the file ends with its last whole record and every later call
  * returns the same error at once, writing nothing: the caller says it
@@ -43,6 +43,17 @@ struct record_origin {
 	const char *probeset, *section, *role;
 };
 
+/* A USDT probe of the target (the 'P' record), as the Probes view
+ * lists it. */
+struct record_probe {
+	const char *object; /* the ELF file's path */
+	const char *provider, *name;
+	const char *args; /* raw argument spec of its first location */
+	unsigned int nargs;
+	bool semaphore;
+	size_t nlocs;
+};
+
 /* What the snapshot does not say, asked of the caller (ctx theirs) while
  * an interval is written; strings valid until the next call. */
 struct record_names {
@@ -61,6 +72,13 @@ struct record *record_open(const char *path);
 
 /* 0, or a negative errno (the recording stopped; see above). */
 int record_target(struct record *rec, const struct record_target *t);
+
+/*
+ * The target's probes v[0..n), in the Probes view's order, as one 'P'
+ * record if they differ from those last written (the first call always
+ * writes): a library loaded later adds probes. 0 or a negative errno.
+ */
+int record_probes(struct record *rec, const struct record_probe *v, size_t n);
 
 /*
  * Append snap (agg_read()'s) as one record; names (NULL: none) says the

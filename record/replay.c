@@ -21,6 +21,7 @@ struct replay *replay_open(const char *path, char *why, size_t n)
 		return NULL;
 	}
 	rp->cur = -1;
+	rp->probes_read = -1;
 	if (recfile_reader_open(&rp->rd, path, why, n)) {
 		replay_free(rp);
 		return NULL;

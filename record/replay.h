@@ -42,8 +42,8 @@ struct replay *replay_open(const char *path, char *why, size_t n);
 /*
  * Read the next record. For REPLAY_CUT and REPLAY_BAD a one-line reason
  * (where, what) in why[0..n); nothing more is read after them or END.
- * Records of types this probetop does not know (a later minor version)
- * are skipped.
+ * Probe lists (replay_probes() reads them) and records of types this
+ * probetop does not know (a later minor version) are skipped.
  */
 enum replay_event replay_next(struct replay *rp, char *why, size_t n);
 
@@ -118,6 +118,14 @@ double replay_start_wall(const struct replay *rp);
 
 /* replay_index()'s messages, in the file's order, into *n. */
 const struct replay_msg *replay_messages(const struct replay *rp, size_t *n);
+
+/*
+ * The target's probes as the recording last listed them before the
+ * interval replay_seek() read (a 'P' record, format 1.1), into *n; NULL
+ * (and 0) if it holds none there (an older recording, or a list that
+ * cannot be read). Valid until the next call or replay_free().
+ */
+const struct record_probe *replay_probes(struct replay *rp, size_t *n);
 
 /* The decoder behind replay_snapshot(), for a range's totals
  * (recrange.h). */

@@ -13,6 +13,7 @@
 #include "recdec.h"
 #include "recfile.h"
 #include "recmark.h"
+#include "recprobes.h"
 #include "replay.h"
 
 struct replay {
@@ -33,6 +34,15 @@ struct replay {
 	size_t noffs, capoffs;
 	struct replay_msg *msgs;
 	size_t nmsgs, capmsgs;
+	/* the probe lists ('P'): where each starts and how many intervals
+	 * are before it; the one read (its index, -1: none) */
+	struct replay_pofs {
+		uint64_t at;
+		size_t after;
+	} * pofs;
+	size_t npofs, cappofs;
+	long probes_read;
+	struct recprobes probes;
 	/* replay_seek()'s: the interval dec holds (-1: none); the decoder's
 	 * state after intervals K - 1, 2K - 1, ... (K = every), the bytes
 	 * they take and may take */

@@ -63,11 +63,22 @@ static int index_message(struct replay *rp, uint64_t at, char *why, size_t n)
 	return 0;
 }
 
+/* Probe list frame at offset at, into the index. */
+static int index_probes(struct replay *rp, uint64_t at)
+{
+	if (!recdec_grow((void **)&rp->pofs, &rp->cappofs, rp->npofs + 1,
+			 sizeof(*rp->pofs)))
+		return -1;
+	rp->pofs[rp->npofs++] = (struct replay_pofs){ at, rp->noffs };
+	return 0;
+}
+
 enum replay_event replay_index(struct replay *rp, char *why, size_t n)
 {
 	enum replay_event ev = replay_next(rp, why, n);
 
 	rp->cur = -1;
+	rp->probes_read = -1;
 	rp->every = REPLAY_MARK_EVERY;
 	rp->mark_budget = REPLAY_MARK_BYTES;
 	if (ev != REPLAY_TARGET) {
@@ -90,6 +101,8 @@ enum replay_event replay_index(struct replay *rp, char *why, size_t n)
 			err = index_interval(rp, at);
 		else if (type == RECFILE_MESSAGE)
 			err = index_message(rp, at, why, n);
+		else if (type == RECFILE_PROBES)
+			err = index_probes(rp, at);
 		if (err) {
 			snprintf(why, n, "a bad record at byte %llu",
 				 (unsigned long long)at);
@@ -266,6 +279,47 @@ const struct replay_msg *replay_messages(const struct replay *rp, size_t *n)
 	return rp->msgs;
 }
 
+/* The index of the last probe list before interval k's record, or -1. */
+static long probes_before(const struct replay *rp, size_t k)
+{
+	long j = -1;
+
+	for (size_t i = 0; i < rp->npofs && rp->pofs[i].after <= k; i++)
+		j = (long)i;
+	return j;
+}
+
+/* Probe list j of the index into rp->probes; 0 or -1. */
+static int read_probes(struct replay *rp, long j)
+{
+	char why[256];
+	struct recread r;
+	int type;
+
+	rp->probes_read = -1;
+	recprobes_free(&rp->probes);
+	if (recfile_seek(&rp->rd, rp->pofs[j].at) ||
+	    recfile_next(&rp->rd, &type, why, sizeof(why)) != RECFILE_OK ||
+	    type != RECFILE_PROBES)
+		return -1;
+	r = (struct recread){ .p = rp->rd.body.p, .len = rp->rd.body.len };
+	if (recprobes_get(&rp->probes, &r))
+		return -1;
+	rp->probes_read = j;
+	return 0;
+}
+
+const struct record_probe *replay_probes(struct replay *rp, size_t *n)
+{
+	long j = rp->cur < 0 ? -1 : probes_before(rp, (size_t)rp->cur);
+
+	*n = 0;
+	if (j < 0 || (j != rp->probes_read && read_probes(rp, j)))
+		return NULL;
+	*n = rp->probes.n;
+	return rp->probes.v;
+}
+
 struct recdec *replay_decoder(struct replay *rp)
 {
 	return &rp->dec;
@@ -278,6 +332,8 @@ void replay_seek_free(struct replay *rp)
 	for (size_t i = 0; i < rp->nmsgs; i++)
 		free(rp->msgs[i].text);
 	free(rp->msgs);
+	free(rp->pofs);
+	recprobes_free(&rp->probes);
 	for (size_t i = 0; i < rp->nmarks; i++)
 		recmark_free(&rp->marks[i]);
 	free(rp->marks);

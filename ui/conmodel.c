@@ -21,8 +21,6 @@
 #include "inert.h"
 #include "proc.h"
 
-#define MAX_OBJECTS 1024
-
 struct conmodel {
 	struct model_probe *probes;
 	size_t nprobes;
@@ -113,42 +111,24 @@ main_object(const struct session *s, const struct cat_object **objs, size_t n)
 int conmodel_probes(struct conmodel *cm, const struct session *s,
 		    struct model *m)
 {
-	const struct cat_object **objs = calloc(MAX_OBJECTS, sizeof(*objs));
-	size_t nobj, n = 0, k = 0;
+	const struct cat_object **objs =
+		calloc(SESSION_MAX_OBJECTS, sizeof(*objs));
+	size_t nobj;
 
 	if (!objs)
 		return -ENOMEM;
-	nobj = tracer_objects(s->tr, objs, MAX_OBJECTS);
-	for (size_t i = 0; i < nobj; i++)
-		n += objs[i]->nprobes;
+	nobj = tracer_objects(s->tr, objs, SESSION_MAX_OBJECTS);
 	free(cm->probes);
-	cm->probes = calloc(n ? n : 1, sizeof(*cm->probes));
-	if (!cm->probes) {
+	if (session_probes(s, &cm->probes, &cm->nprobes)) {
 		free(objs);
 		return -ENOMEM;
 	}
-	/* oldest catalog last in objs: list the executable's objects first */
-	for (size_t i = nobj; i-- > 0;) {
-		for (size_t p = 0; p < objs[i]->nprobes; p++) {
-			const struct cat_probe *cp = &objs[i]->probes[p];
-			const struct cat_loc *loc = &cp->locs[0];
+	for (size_t i = 0; i < cm->nprobes; i++) {
+		struct model_probe *p = &cm->probes[i];
 
-			cm->probes[k++] = (struct model_probe){
-				.object = objs[i]->path,
-				.provider = cp->provider,
-				.name = cp->name,
-				.args = loc->args,
-				.nargs = loc->nargs,
-				.semaphore = loc->sem_addr != 0,
-				.nlocs = cp->nlocs,
-				.spec_id = -1,
-				.note = session_note(s, cp->provider, cp->name),
-				.unmet = session_unmet(s, cp->provider,
-						       cp->name) != NULL,
-			};
-		}
+		p->note = session_note(s, p->provider, p->name);
+		p->unmet = session_unmet(s, p->provider, p->name) != NULL;
 	}
-	cm->nprobes = k;
 	if (load_funcs(cm, main_object(s, objs, nobj)))
 		cm->nfuncs = 0;
 	free(objs);
@@ -158,21 +138,6 @@ int conmodel_probes(struct conmodel *cm, const struct session *s,
 	m->nfuncs = cm->nfuncs;
 	m->probes_total = cm->nprobes;
 	return 0;
-}
-
-static bool covers(const struct spec *sp, const char *object,
-		   const char *provider, const char *name, bool fn)
-{
-	for (int i = 0; i < sp->nprobes; i++) {
-		const struct spec_probe *p = &sp->probe[i];
-
-		if (p->fn != fn || !spec_object_matches(p, object))
-			continue;
-		if (fn ? !strcmp(p->name, name)
-		       : spec_probe_matches(p, provider, name))
-			return true;
-	}
-	return false;
 }
 
 static void spec_hits(const struct agg_snapshot *snap, int id, uint64_t *now,
@@ -186,28 +151,24 @@ static void spec_hits(const struct agg_snapshot *snap, int id, uint64_t *now,
 		}
 }
 
+/* spec_first_cover()'s spec i: live spec i, the user's own unless a
+ * probeset's */
+static const struct spec *live_spec(void *ctx, int id, bool *own)
+{
+	const struct session *s = ctx;
+	const struct tracer_spec_info *info = tracer_spec_info(s->tr, id);
+
+	*own = !s->specs[id].ps;
+	return info ? info->spec : NULL;
+}
+
 /* The first live spec covering the probe; console-made ones first. */
 static int spec_for(const struct session *s, const char *object,
 		    const char *provider, const char *name, bool fn,
 		    bool *console)
 {
-	int found = -1;
-
-	for (int id = 0; id < tracer_nspecs(s->tr); id++) {
-		const struct tracer_spec_info *info =
-			tracer_spec_info(s->tr, id);
-
-		if (!info || !covers(info->spec, object, provider, name, fn))
-			continue;
-		if (!s->specs[id].ps) {
-			*console = true;
-			return id;
-		}
-		if (found < 0)
-			found = id;
-	}
-	*console = false;
-	return found;
+	return spec_first_cover(tracer_nspecs(s->tr), live_spec, (void *)s,
+				object, provider, name, fn, console);
 }
 
 bool conmodel_spec_covers(const struct session *s, int id,
@@ -216,7 +177,7 @@ bool conmodel_spec_covers(const struct session *s, int id,
 	const struct tracer_spec_info *info = tracer_spec_info(s->tr, id);
 
 	return info &&
-	       covers(info->spec, p->object, p->provider, p->name, false);
+	       spec_covers(info->spec, p->object, p->provider, p->name, false);
 }
 
 int conmodel_probe_specs(const struct session *s, const struct model_probe *p,
@@ -230,8 +191,8 @@ int conmodel_probe_specs(const struct session *s, const struct model_probe *p,
 				tracer_spec_info(s->tr, id);
 
 			if (info && s->specs[id].helper == (pass == 1) &&
-			    covers(info->spec, p->object, p->provider, p->name,
-				   false))
+			    spec_covers(info->spec, p->object, p->provider,
+					p->name, false))
 				ids[n++] = id;
 		}
 	}

@@ -91,6 +91,38 @@ static void spec_origin(void *ctx, int id, struct record_origin *o)
 	o->role = ss->role->name;
 }
 
+/* The target's probes (session_probes(), as the Probes view lists them)
+ * into the recording if they changed since last written. */
+static int put_probes(struct recorder *r)
+{
+	struct model_probe *mp;
+	struct record_probe *v;
+	size_t n;
+	int err;
+
+	if (session_probes(r->s, &mp, &n))
+		return -ENOMEM;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v) {
+		free(mp);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct record_probe){
+			.object = mp[i].object,
+			.provider = mp[i].provider,
+			.name = mp[i].name,
+			.args = mp[i].args,
+			.nargs = (unsigned int)mp[i].nargs,
+			.semaphore = mp[i].semaphore,
+			.nlocs = mp[i].nlocs,
+		};
+	err = record_probes(r->rec, v, n);
+	free(v);
+	free(mp);
+	return err;
+}
+
 void recorder_start(struct recorder *r, struct session *s, char *const *command,
 		    double interval_s, void (*say)(void *ctx, const char *msg),
 		    void *ctx)
@@ -111,6 +143,8 @@ void recorder_start(struct recorder *r, struct session *s, char *const *command,
 	r->say = say;
 	r->ctx = ctx;
 	err = record_target(r->rec, &t);
+	if (!err)
+		err = put_probes(r);
 	if (err)
 		stop(r, err);
 	else
@@ -141,7 +175,9 @@ void recorder_snapshot(struct recorder *r, const struct agg_snapshot *snap,
 		return;
 	if (r->s->binary[0])
 		names.command = pid_command;
-	err = record_interval(r->rec, snap, &names);
+	err = put_probes(r);
+	if (!err)
+		err = record_interval(r->rec, snap, &names);
 	if (err)
 		stop(r, err);
 	else if (final)

@@ -2,9 +2,11 @@
 /*
  * recorder — `--record FILE` as trace and the console share it: the
  * recording (record/record.h) opened before anything is attached, the
- * target written once the session is open, each interval's snapshot
- * as it is read, the final summary at the end, the messages said on
- * the way (cli_error()'s, through cli_tee()). The first failed write
+ * target written once the session is open, with its probe list
+ * (session_probes(), written again before an interval when it changed:
+ * a library loaded later), each interval's snapshot as it is read,
+ * the final summary at the end, the messages said on the way
+ * (cli_error()'s, through cli_tee()). The first failed write
  * (a full disk) is said once, through the caller's say(), and the
  * recording stops there; tracing goes on.
  *

@@ -15,6 +15,10 @@ struct replaymodel {
 	bool have_sets;
 	struct model_pidcmd *pidcmds;
 	size_t npidcmds, cap;
+	struct model_probe *probes; /* the recorded list, with its states */
+	size_t capprobes;
+	struct replay *rp; /* probes()'s, for recorded_spec() */
+	const struct agg_snapshot *snap;
 };
 
 struct replaymodel *replaymodel_new(void)
@@ -34,6 +38,7 @@ void replaymodel_free(struct replaymodel *rm)
 	if (rm->have_sets)
 		probesets_free(&rm->sets);
 	free(rm->pidcmds);
+	free(rm->probes);
 	free(rm);
 }
 
@@ -132,6 +137,73 @@ static void pidcmds(struct replaymodel *rm, struct replay *rp,
 	m->npidcmds = rm->npidcmds;
 }
 
+/* spec_first_cover()'s spec i: snap's, the user's own unless it was
+ * recorded as a probeset's */
+static const struct spec *recorded_spec(void *ctx, int i, bool *own)
+{
+	const struct replaymodel *rm = ctx;
+	struct record_origin o;
+
+	replay_origin(rm->rp, (size_t)i, &o);
+	*own = !o.probeset[0];
+	return rm->snap->specs[i].spec;
+}
+
+/* The recorded probe list in force at the interval shown, each probe
+ * on if a recorded spec covers it (as conmodel.c says it live), with
+ * that spec's events. A recording without one lists no probes and
+ * counts its specs as the probes on. */
+static void probes(struct replaymodel *rm, struct replay *rp,
+		   const struct agg_snapshot *snap, struct model *m)
+{
+	size_t n;
+	const struct record_probe *v = replay_probes(rp, &n);
+
+	m->nprobes = m->probes_on = 0;
+	m->probes = NULL;
+	m->no_probe_list = !v;
+	if (v && n > rm->capprobes) {
+		struct model_probe *grown =
+			realloc(rm->probes, n * sizeof(*grown));
+
+		if (grown) {
+			rm->probes = grown;
+			rm->capprobes = n;
+		}
+	}
+	if (!v || n > rm->capprobes) {
+		m->probes_total = m->probes_on = snap->nspecs;
+		return;
+	}
+	rm->rp = rp;
+	rm->snap = snap;
+	for (size_t i = 0; i < n; i++) {
+		struct model_probe *p = &rm->probes[i];
+		int k;
+
+		*p = (struct model_probe){
+			.object = v[i].object,
+			.provider = v[i].provider,
+			.name = v[i].name,
+			.args = v[i].args,
+			.nargs = (int)v[i].nargs,
+			.semaphore = v[i].semaphore,
+			.nlocs = v[i].nlocs,
+		};
+		k = spec_first_cover((int)snap->nspecs, recorded_spec, rm,
+				     p->object, p->provider, p->name, false,
+				     &p->console_spec);
+		p->spec_id = k < 0 ? -1 : snap->specs[k].id;
+		if (k >= 0) {
+			p->hits = snap->specs[k].events;
+			p->hits_total = snap->specs[k].events_total;
+		}
+		m->probes_on += k >= 0;
+	}
+	m->probes = rm->probes;
+	m->nprobes = m->probes_total = n;
+}
+
 void replaymodel_update(struct replaymodel *rm, struct replay *rp,
 			const struct agg_snapshot *snap, double seconds,
 			struct model *m)
@@ -144,7 +216,7 @@ void replaymodel_update(struct replaymodel *rm, struct replay *rp,
 	m->binary_mode = t->per_pid;
 	m->recorded = true;
 	m->interval_s = t->interval_s;
-	m->probes_total = m->probes_on = snap->nspecs;
+	probes(rm, rp, snap, m);
 	m->events_s = seconds > 0 ? (double)snap->events / seconds : 0;
 	m->drops_total = snap->drops_total;
 	m->budget_pct = snap->budget_pct;

@@ -4,8 +4,10 @@
  * (record/replay.h), as conmodel.h fills it from the engine: the
  * snapshot shown, the probeset roles its specs had (each spec's recorded
  * origin, looked up in the probesets installed), the header's numbers,
- * -b's commands by pid. What a recording does not hold (the target's
- * probe list, its CPU and memory) is left empty. Reads only the file and
+ * -b's commands by pid, the target's probes as recorded (each on if a
+ * recorded spec covers it, spec.h's spec_first_cover(), with its
+ * events). What a recording does not hold (the target's CPU and memory,
+ * the probesets' notes on its probes) is left empty. Reads only the file and
  * the probesets.
  */
 #ifndef PROBETOP_REPLAYMODEL_H

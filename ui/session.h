@@ -251,6 +251,18 @@ const struct ps_note *session_note(const struct session *s,
 const struct ps_note *session_unmet(const struct session *s,
 				    const char *provider, const char *name);
 
+/*
+ * The USDT probes of the session's objects as the Probes view lists them
+ * and a recording keeps them: the executable's objects first, each
+ * object's by provider and name; spec_id -1, no hits, no notes (at
+ * most SESSION_MAX_OBJECTS objects). *out
+ * (free() it; its strings valid while the tracer's catalogs are) and
+ * *n. 0 or -ENOMEM.
+ */
+#define SESSION_MAX_OBJECTS 1024
+int session_probes(const struct session *s, struct model_probe **out,
+		   size_t *n);
+
 /* Say on stderr, once per note, which attached probes will not fire in
  * the target and what it was started without, and which probes of -e
  * specs may stay silent and why (the probesets' notes). */

@@ -220,3 +220,44 @@ const char *session_pid_command(struct session *s, uint32_t pid)
 	name_pid(s, pid, c->cmd, sizeof(c->cmd));
 	return c->cmd;
 }
+
+int session_probes(const struct session *s, struct model_probe **out, size_t *n)
+{
+	const struct cat_object **objs =
+		calloc(SESSION_MAX_OBJECTS, sizeof(*objs));
+	size_t nobj, total = 0, k = 0;
+
+	*n = 0;
+	*out = NULL;
+	if (!objs)
+		return -ENOMEM;
+	nobj = tracer_objects(s->tr, objs, SESSION_MAX_OBJECTS);
+	for (size_t i = 0; i < nobj; i++)
+		total += objs[i]->nprobes;
+	*out = calloc(total ? total : 1, sizeof(**out));
+	if (!*out) {
+		free(objs);
+		return -ENOMEM;
+	}
+	/* oldest catalog last in objs: the executable's objects first */
+	for (size_t i = nobj; i-- > 0;) {
+		for (size_t p = 0; p < objs[i]->nprobes; p++) {
+			const struct cat_probe *cp = &objs[i]->probes[p];
+			const struct cat_loc *loc = &cp->locs[0];
+
+			(*out)[k++] = (struct model_probe){
+				.object = objs[i]->path,
+				.provider = cp->provider,
+				.name = cp->name,
+				.args = loc->args,
+				.nargs = loc->nargs,
+				.semaphore = loc->sem_addr != 0,
+				.nlocs = cp->nlocs,
+				.spec_id = -1,
+			};
+		}
+	}
+	*n = k;
+	free(objs);
+	return 0;
+}

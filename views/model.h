@@ -91,6 +91,8 @@ struct model {
 	bool exited; /* the target has gone; data is the last seen */
 	bool recorded; /* a recording (probetop replay): what is traced
 			  cannot change */
+	bool no_probe_list; /* a recording without the target's probe list
+			       (format 1.0): Probes has none to show */
 	bool binary_mode; /* keys carry a pid */
 	bool utf8; /* may draw UTF-8 bars and sparklines */
 	bool color;

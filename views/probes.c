@@ -424,9 +424,12 @@ static void probes_draw(void *st, const struct model *m,
 		draw_text(in.y + 1, in.x, in.w, STYLE_DIM,
 			  p->funcs     ? "  no function symbols"
 			  : m->nprobes ? "  nothing matches the search"
-				       : "  this process has no USDT probes "
-					 "(built without them?); try f for "
-					 "function probes");
+			  : m->no_probe_list
+				  ? "  this recording holds no probe list "
+				    "(written before format 1.1)"
+				  : "  this process has no USDT probes "
+				    "(built without them?); try f for "
+				    "function probes");
 		return;
 	}
 	list_scroll(p->cursor, &p->scroll, lines);

@@ -4,6 +4,7 @@
 fixture fired 1234 and then 10 times: after q, `replay --json FILE`
 gives the final total the screen showed (1,244 for fixture:tick and
 the string key), the intervals' counts add up to it, the file is 0600;
+the recording's probe list ('P') is the one `list -p PID --json` gives;
 a second console on the same FILE refuses it before the screen, with
 one line and exit 1."""
 import json
@@ -18,7 +19,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from console_tmux import PROBETOP, SESSION, keys, start, tmux, \
     wait_screen  # noqa: E402
-from tap import Tap, Target, agg_of, need_root, rows_by_key  # noqa: E402
+from tap import Tap, Target, agg_of, listed_probes, need_root, \
+    record_frames, record_probe_list, rows_by_key  # noqa: E402
 
 FIX = os.environ["FIXTURE_DIR"]
 TICK, STR = "fixture:tick", "fixture:str=count(str(arg0))"
@@ -59,6 +61,14 @@ try:
     per = [sum(row["count"] for row in agg_of(o, TICK)["rows"])
            for o in objs if not o.get("final")]
     tap.eq(sum(per), 1244, "the intervals' counts add up to it", per)
+    lst = subprocess.run([PROBETOP, "list", "-p", str(t.pid), "--json"],
+                         capture_output=True, text=True, timeout=30)
+    want = listed_probes(json.loads(lst.stdout))
+    plists = [record_probe_list(b) for _, ty, b in record_frames(rec)
+              if ty == "P"]
+    tap.ok(len(want) > 2 and plists == [want],
+           "one 'P' record: the %d probes list -p gives" % len(want),
+           plists)
     start("%s -p %d -e %s --record %s" % (PROBETOP, t.pid, TICK, rec))
     s = wait_screen(r"EXITED \d+")
     tap.ok("EXITED 1" in s and "--record %s: File exists" % rec in s,

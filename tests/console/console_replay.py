@@ -7,8 +7,11 @@ reads only the file) shows each interval's rows with the totals
 `replay --json` gives for them, steps between intervals (. and ,),
 goes to the last (End), shows a range's totals ([ ]: the sums of its
 intervals' counts, computed from the JSON) and back (Esc), plays at 10x
-(0) from the first to the last, and quits with q. The same file cut inside its last interval replays the
-intervals before it and says where it ends; with a record's body
+(0) from the first to the last, and quits with q. The Probes view (2)
+lists the probes `list -p PID --json` gave while recording, the two
+the specs attached ON with their recorded hits/s, the others off. The
+same file cut inside its last interval replays the intervals before it
+and says where it ends; with a record's body
 flipped, the intervals before it replay, and q says where it ends on
 stderr with exit 1; a foreign file is one line and exit 1."""
 import json
@@ -41,7 +44,8 @@ rec = os.path.join(tmp, "run.ptr")
 
 
 def record():
-    """trace --record of FIRES, each in an interval of its own."""
+    """trace --record of FIRES, each in an interval of its own; the
+    target's probes as `list -p PID --json` gives them."""
     t = Target([os.path.join(FIX, "sdt_target")])
     p = subprocess.Popen([PROBETOP, "trace", "-p", str(t.pid), "-i", "0.5",
                           "-e", TICK, "-e", STR, "--record", rec],
@@ -51,9 +55,12 @@ def record():
     for n in FIRES:
         t.send("fire %d" % n)
         time.sleep(1.1)
+    lst = subprocess.run([PROBETOP, "list", "-p", str(t.pid), "--json"],
+                         capture_output=True, text=True, timeout=30)
     p.send_signal(signal.SIGINT)
     p.wait(timeout=30)
     t.stop()
+    return json.loads(lst.stdout)
 
 
 def intervals():
@@ -70,6 +77,7 @@ def intervals():
             rows = agg_of(o, spec)["rows"]
             one[spec] = (sum(x["count"] for x in rows),
                          sum(x["total"] for x in rows))
+        one["elapsed_s"] = o["elapsed_s"]
         out.append(one)
     return out
 
@@ -85,13 +93,32 @@ def shows(s, total, spec):
     return re.search(row_re(total, spec), s) is not None
 
 
+def rate(ivs, k, spec):
+    """Interval k's events of spec a second as the views print them
+    (views/draw.c fmt_rate(): a count with commas from 10 up)."""
+    sec = ivs[k]["elapsed_s"] - (ivs[k - 1]["elapsed_s"] if k else 0)
+    v = ivs[k][spec][0] / sec
+    if v < 10:
+        return "%.0f" % v if v == int(v) else "%.1f" % v
+    return format(int(v + 0.5), ",")
+
+
+def probe_rows(s):
+    """The Probes view's rows: {provider:name: (state, hits/s)}."""
+    out = {}
+    for m in re.finditer(r"│ (off|ON|silent)\s+(\S+:\S+)\s+(?:sem|-)\s+\d+"
+                         r"\s+(\S*)", s):
+        out[m.group(2)] = (m.group(1), m.group(3))
+    return out
+
+
 def bar_at(s):
     m = re.search(r"interval (\d+) of (\d+)", s)
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 try:
-    record()
+    probes = record()
     os.chmod(rec, 0o644)  # for nobody
     ivs = intervals()
     n = len(ivs)
@@ -147,6 +174,29 @@ try:
     keys("q")
     s = wait_screen(r"EXITED \d+")
     tap.ok("EXITED 0" in s, "q: exit 0", s)
+
+    # the Probes view at the first fire's interval: the recorded list
+    start("%s replay %s" % (PROBETOP, rec), w=160, h=40)
+    wait_screen(r"interval 1 of")
+    keys("2")
+    keys(*(["."] * k1))
+    s = wait_screen(r"interval %d of" % (k1 + 1))
+    rows = probe_rows(s)
+    names = sorted("%s:%s" % (p["provider"], p["name"]) for p in probes)
+    tap.ok(len(names) > 2, "list -p: %d probes" % len(names), probes)
+    tap.eq(sorted(rows), names,
+           "Probes on a recording lists the %d probes list -p gave" %
+           len(names), s)
+    on = {"fixture:tick": rate(ivs, k1, TICK),
+          "fixture:str": rate(ivs, k1, STR)}
+    tap.eq({k: v for k, v in rows.items() if v[0] != "off"},
+           {k: ("ON", r) for k, r in on.items()},
+           "the two the specs attached are ON with their recorded hits/s "
+           "(%s), the rest off" % on, s)
+    tap.ok(re.search(r"%d probes \(2 on\)" % len(names), s),
+           "the header counts them and the 2 on", s)
+    keys("q")
+    wait_screen(r"EXITED \d+")
 
     # against a baseline: the recording held against itself; at the
     # first fire's interval tick's rate is far above its rate over the

@@ -580,6 +580,31 @@ static void test_exited_rates(void **state)
 	assert_null(strstr(got, "3,041,000"));
 }
 
+/* Probes on a recording without a probe list says so, not that the
+ * process has no probes. */
+static void test_probes_unrecorded(void **state)
+{
+	static char got[65536];
+	const struct model_probe *probes = model.probes;
+	size_t n = model.nprobes;
+
+	(void)state;
+	model.probes = NULL;
+	model.nprobes = 0;
+	model.recorded = model.no_probe_list = true;
+	tick_all();
+	render("probes", 100, 12, true, got, sizeof(got));
+	model.recorded = model.no_probe_list = false;
+	tick_all();
+	assert_non_null(strstr(got, "this recording holds no probe list "
+				    "(written before format 1.1)"));
+	assert_null(strstr(got, "no USDT probes"));
+	render("probes", 100, 12, true, got, sizeof(got));
+	model.probes = probes;
+	model.nprobes = n;
+	assert_non_null(strstr(got, "this process has no USDT probes"));
+}
+
 /* Why Top has no frames, wrapped over its rows: and in place of the
  * "nothing counted" line when it is empty. */
 static void test_frames_why(void **state)
@@ -1314,6 +1339,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exited_rates, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_frames_why, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_probes_unrecorded, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_log_scroll, setup,
 						teardown),

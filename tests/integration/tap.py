@@ -351,6 +351,57 @@ def map_keys(map_id, key_size):
     return keys
 
 
+def dlopen_script(path, lib, then=""):
+    """Write a python script at path that says 'ready', dlopen()s lib (as
+    `lib`) at its first line of stdin and says 'loaded', then waits for a
+    line and runs the python lines `then`."""
+    with open(path, "w") as f:
+        f.write("import ctypes, sys\n"
+                "print('ready', flush=True)\n"
+                "sys.stdin.readline()\n"
+                "lib = ctypes.CDLL(%r)\n"
+                "print('loaded', flush=True)\n"
+                "sys.stdin.readline()\n" % lib + then)
+
+
+def record_uv(b, i):
+    """The varint at b[i]: (value, next index)."""
+    v = shift = 0
+    while True:
+        v |= (b[i] & 0x7f) << shift
+        shift += 7
+        i += 1
+        if not b[i - 1] & 0x80:
+            return v, i
+
+
+def record_probe_list(body):
+    """A 'P' body (docs/record-format.md) as a sorted list of (object,
+    provider, name, args, nargs, semaphore, locations); None if bytes
+    follow its last probe."""
+    n, i = record_uv(body, 0)
+    out = []
+    for _ in range(n):
+        strs = []
+        for _ in range(4):
+            ln, i = record_uv(body, i)
+            strs.append(body[i:i + ln].decode())
+            i += ln
+        nargs, i = record_uv(body, i)
+        sem = bool(body[i])
+        nlocs, i = record_uv(body, i + 1)
+        out.append(tuple(strs) + (nargs, sem, nlocs))
+    return sorted(out) if i == len(body) else None
+
+
+def listed_probes(probes):
+    """`list --json`'s probes as record_probe_list() gives them."""
+    return sorted((p["object"], p["provider"], p["name"], p["args"],
+                   len(p["locations"][0]["decoded"]),
+                   p["semaphore"] is not None, len(p["locations"]))
+                  for p in probes)
+
+
 def record_frames(path):
     """(offset, type, body) of each whole frame of a recording
     (docs/record-format.md), bodies uncompressed."""

@@ -7,7 +7,9 @@ stacks; the file is 0600 and never overwritten; names are stored once; a
 file cut inside a record replays what is before it with one message,
 exit 0; a foreign file, a later format and a bad checksum are one line
 each, exit 1; a full disk stops the recording with one message while
-trace goes on, its output whole."""
+trace goes on, its output whole; the recording keeps the target's
+probe list ('P' records), the very probes `list -p PID --json` gives,
+and again when a library loaded later adds probes."""
 
 import json
 import os
@@ -19,8 +21,9 @@ import tempfile
 import time
 import zlib
 
-from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root,
-                 record_frames as frames, rows_by_key, run)
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, dlopen_script,
+                 listed_probes, need_root, record_frames as frames,
+                 record_probe_list, rows_by_key, run, trace_wait_err)
 
 tap = Tap()
 need_root(tap)
@@ -52,7 +55,8 @@ def wait_out(tr, n, timeout=20):
 
 def traced_run(path, extra, fires=FIRES, specs=SPECS):
     """A traced run of the fixture: each count of fires in an interval of
-    its own (waiting for the interval's line), then SIGINT."""
+    its own (waiting for the interval's line), then SIGINT; tr.listed is
+    what `list -p PID --json` printed while it ran."""
     t = Target([EXE])
     tr = Trace(["-p", str(t.pid), "-i", "0.4"] + extra +
                (["--record", path] if path else []) + spec_args(specs),
@@ -63,6 +67,7 @@ def traced_run(path, extra, fires=FIRES, specs=SPECS):
         seen = len(tr.out)
         wait_out(tr, seen + 1)
     time.sleep(0.5)
+    tr.listed = json.loads(run(["list", "-p", str(t.pid), "--json"]).stdout)
     tr.finish()
     t.stop()
     return tr
@@ -115,6 +120,20 @@ tap.eq(bodies.count(b"fixture-string"), 1,
        "a string key counted in %d intervals is stored once" % len(FIRES))
 tap.eq(bodies.count(b"__libc_start_main"), 1, "a stack's names once")
 tap.eq(bodies.count(b"fixture:ints=quantize(arg0)"), 1, "a spec's text once")
+
+# -- the probe list --------------------------------------------------------
+plists = [record_probe_list(b) for _, ty, b in fr if ty == "P"]
+want = listed_probes(tr.listed)
+tap.eq(len(plists), 1, "one probe list: it did not change")
+tap.ok(want and len({p[0] for p in want}) == 2 and
+       {p[1] for p in want} == {"fixture", "fixlib"},
+       "list -p: the fixture's and libsdtfix's probes (%d)" % len(want),
+       want)
+tap.eq(plists[0] if plists else None, want,
+       "the 'P' record holds the probes list -p prints: object, name, "
+       "args, argument count, semaphore, locations")
+tap.eq([ty for _, ty, _ in fr][:2], ["T", "P"],
+       "it follows the target record")
 
 # -- cut, corrupt, foreign ----------------------------------------------------
 ivals = [(at, body) for at, ty, body in fr if ty == "I"]
@@ -190,6 +209,37 @@ tap.eq(sorted(c for _, c in cmds), ["sdt_target fire 20", "sdt_target fire 30"],
 r = replay(["--json", rec3])
 tap.eq(r.stdout.splitlines(), live,
        "-b: replay --json prints trace's lines, pids and commands")
+
+# -- a library dlopen()ed later: the list written again -----------------------
+lib = os.path.join(FIXTURE_DIR, "libsdtfix.so")
+dl = os.path.join(TMP, "dl.py")
+dlopen_script(dl, lib)
+rec4 = os.path.join(TMP, "dlopen.ptr")
+t = Target(["/usr/bin/python3", dl])
+tr = Trace(["-p", str(t.pid), "-i", "0.3", "--record", rec4, "-e",
+            "fixlib:call"])
+time.sleep(0.7)
+tap.eq(t.send("load").strip(), "loaded", "dlopen done")
+trace_wait_err(tr, "more locations")
+time.sleep(0.7)
+after = listed_probes(json.loads(run(["list", "-p", str(t.pid),
+                                      "--json"]).stdout))
+tr.finish()
+t.stop()
+fr = frames(rec4)
+plists = [record_probe_list(b) for _, ty, b in fr if ty == "P"]
+mine = [p for p in after if p[0] == lib or p[0].endswith("/libsdtfix.so")]
+tap.eq(len(plists), 2, "dlopen: a second probe list", [t for _, t, _ in fr])
+tap.ok(len(plists) == 2 and len(mine) == 2 and plists[1] ==
+       sorted(plists[0] + mine),
+       "the second adds the library's %d probes to the first's %d" %
+       (len(mine), len(plists[0]) if plists else 0), plists)
+tap.eq(plists[-1] if plists else None, after,
+       "the last list is the one list -p prints after the dlopen")
+types = "".join(ty for _, ty, _ in fr)
+tap.ok(types.count("P") == 2 and types.index("P", types.index("P") + 1) <
+       types.rindex("I"), "it comes before the intervals after the load",
+       types)
 
 # -- a full disk ----------------------------------------------------------------
 mnt = os.path.join(TMP, "small")

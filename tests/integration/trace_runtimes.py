@@ -13,8 +13,8 @@ import signal
 import tempfile
 import time
 
-from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, held_maps,
-                 need_root, rows_by_key, run, trace_wait_err)
+from tap import (FIXTURE_DIR, Tap, Target, Trace, agg_of, dlopen_script,
+                 held_maps, need_root, rows_by_key, run, trace_wait_err)
 
 tap = Tap()
 need_root(tap)
@@ -180,16 +180,9 @@ with tempfile.TemporaryDirectory() as tmp:
     # -- a library dlopen()ed after attach ------------------------------
     lib = os.path.join(FIXTURE_DIR, "libsdtfix.so")
     dl = os.path.join(tmp, "dl.py")
-    with open(dl, "w") as f:
-        f.write("import ctypes, sys\n"
-                "print('ready', flush=True)\n"
-                "sys.stdin.readline()\n"
-                "lib = ctypes.CDLL(%r)\n"
-                "print('loaded', flush=True)\n"
-                "sys.stdin.readline()\n"
-                "for i in range(10): lib.sdtfix_call(i)\n"
-                "print('called', flush=True)\n"
-                "sys.stdin.readline()\n" % lib)
+    dlopen_script(dl, lib, "for i in range(10): lib.sdtfix_call(i)\n"
+                  "print('called', flush=True)\n"
+                  "sys.stdin.readline()\n")
     t = Target([PY, dl])
     tr = Trace(["-p", str(t.pid), "-i", "30", "-e", "fixlib:call=sum(arg0)"])
     tap.ok(any("no probe matches yet; waiting" in l for l in tr.err),

@@ -6,8 +6,11 @@
  * cut at every byte (what is before the cut replays, then CUT) and
  * with every byte of a record flipped (BAD or, for a flip the checksums
  * cannot see, the same result — never a crash); foreign and future
- * files; an existing file refused; varints at their edges. */
+ * files; an existing file refused; varints at their edges; probe lists
+ * ('P') written when they change and read back by interval; a frame of
+ * an unknown type skipped. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,6 +26,7 @@
 #include <cmocka.h>
 
 #include "recbuf.h"
+#include "recfile.h"
 #include "record.h"
 #include "replay.h"
 
@@ -269,6 +273,20 @@ static void origin(void *ctx, int id, struct record_origin *o)
 
 static const struct record_names NAMES = { command, origin, NULL };
 
+/* r parsed, a new file at path with target t written. */
+static struct record *start_run(struct run *r, const struct record_target *t)
+{
+	struct record *rec;
+
+	memset(r, 0, sizeof(*r));
+	parse(r);
+	new_path();
+	rec = record_open(path);
+	assert_non_null(rec);
+	assert_int_equal(record_target(rec, t), 0);
+	return rec;
+}
+
 /* Record NINT intervals (a message after the first) and the final. */
 static void write_run(void)
 {
@@ -279,14 +297,8 @@ static void write_run(void)
 				   .command = argv,
 				   .interval_s = 0.25,
 				   .per_pid = true };
-	struct record *rec;
+	struct record *rec = start_run(&r, &t);
 
-	memset(&r, 0, sizeof(r));
-	parse(&r);
-	new_path();
-	rec = record_open(path);
-	assert_non_null(rec);
-	assert_int_equal(record_target(rec, &t), 0);
 	for (unsigned i = 1; i <= NINT; i++) {
 		fill_snap(&r, i);
 		assert_int_equal(record_interval(rec, &r.snap, &NAMES), 0);
@@ -575,6 +587,168 @@ static void test_varint(void **state)
 	recbuf_free(&b);
 }
 
+/* Probe lists ('P', format 1.1): A before interval 1, A again (not
+ * written: unchanged), B (a library loaded) before interval 3. */
+static const struct record_probe PROBES_A[] = {
+	{ "/usr/bin/app", "app", "start", "-4@%edi", 1, false, 1 },
+	{ "/usr/bin/app", "app", "query", "8@%rsi -8@%rdx", 2, true, 3 },
+};
+static const struct record_probe PROBES_B[] = {
+	{ "/usr/bin/app", "app", "start", "-4@%edi", 1, false, 1 },
+	{ "/usr/bin/app", "app", "query", "8@%rsi -8@%rdx", 2, true, 3 },
+	{ "/usr/lib/libx.so.1", "libx", "call", "", 0, false, 2 },
+};
+
+static void check_probes(struct replay *rp, const struct record_probe *want,
+			 size_t nwant)
+{
+	size_t n;
+	const struct record_probe *v = replay_probes(rp, &n);
+
+	assert_non_null(v);
+	assert_int_equal(n, nwant);
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(v[i].object, want[i].object);
+		assert_string_equal(v[i].provider, want[i].provider);
+		assert_string_equal(v[i].name, want[i].name);
+		assert_string_equal(v[i].args, want[i].args);
+		assert_int_equal(v[i].nargs, want[i].nargs);
+		assert_int_equal(v[i].semaphore, want[i].semaphore);
+		assert_int_equal(v[i].nlocs, want[i].nlocs);
+	}
+}
+
+/* Frames of type in the file at path. */
+static unsigned count_frames(int type)
+{
+	struct recfile_reader rd;
+	char why[256];
+	unsigned n = 0;
+	uint64_t at;
+	int t;
+
+	assert_int_equal(recfile_reader_open(&rd, path, why, sizeof(why)), 0);
+	assert_int_equal(rd.minor, 1);
+	while (recfile_skip(&rd, &t, &at, why, sizeof(why)) == RECFILE_OK)
+		n += t == type;
+	recfile_reader_close(&rd);
+	return n;
+}
+
+static void test_probes(void **state)
+{
+	static struct run r;
+	static const struct record_target t = { .interval_s = 1 };
+	const struct record_probe *const lists[] = { PROBES_A, PROBES_A,
+						     PROBES_B };
+	const size_t sizes[] = { 2, 2, 3 };
+	struct record *rec;
+	struct replay *rp;
+	char why[256];
+
+	(void)state;
+	rec = start_run(&r, &t);
+	for (unsigned i = 1; i <= NINT; i++) {
+		fill_snap(&r, i);
+		assert_int_equal(record_probes(rec, lists[i - 1], sizes[i - 1]),
+				 0);
+		assert_int_equal(record_interval(rec, &r.snap, &NAMES), 0);
+	}
+	assert_int_equal(record_final(rec, &r.snap), 0);
+	record_free(rec);
+	assert_int_equal(count_frames(RECFILE_PROBES), 2);
+
+	/* read in order, the lists are skipped: the same events */
+	rp = replay_open(path, why, sizeof(why));
+	assert_non_null(rp);
+	assert_int_equal(replay_next(rp, why, sizeof(why)), REPLAY_TARGET);
+	for (unsigned i = 1; i <= NINT; i++)
+		assert_int_equal(replay_next(rp, why, sizeof(why)),
+				 REPLAY_INTERVAL);
+	assert_int_equal(replay_next(rp, why, sizeof(why)), REPLAY_FINAL);
+	assert_int_equal(replay_next(rp, why, sizeof(why)), REPLAY_END);
+	replay_free(rp);
+
+	/* by interval, back and forth: the list last written before it */
+	rp = replay_open(path, why, sizeof(why));
+	assert_non_null(rp);
+	assert_int_equal(replay_index(rp, why, sizeof(why)), REPLAY_END);
+	assert_int_equal(replay_count(rp), NINT);
+	for (int k = NINT - 1; k >= 0; k--) {
+		assert_int_equal(replay_seek(rp, (size_t)k, why, sizeof(why)),
+				 0);
+		check_probes(rp, lists[k], sizes[k]);
+	}
+	assert_int_equal(replay_seek(rp, NINT - 1, why, sizeof(why)), 0);
+	check_probes(rp, PROBES_B, 3);
+	replay_free(rp);
+
+	/* a recording without one (as 1.0 wrote it) lists none */
+	write_run();
+	rp = replay_open(path, why, sizeof(why));
+	assert_non_null(rp);
+	assert_int_equal(replay_index(rp, why, sizeof(why)), REPLAY_END);
+	assert_int_equal(replay_seek(rp, 0, why, sizeof(why)), 0);
+	{
+		size_t n = 1;
+
+		assert_null(replay_probes(rp, &n));
+		assert_int_equal(n, 0);
+	}
+	replay_free(rp);
+	unlink(path);
+}
+
+/* A frame of a type this probetop does not know (a later minor's), after
+ * the target and at the end: skipped by its length, in order and by
+ * the index alike (what makes 'P' readable by a 1.0 reader). */
+static void test_unknown_type(void **state)
+{
+	struct recbuf body = { 0 }, tmp = { 0 };
+	unsigned char *p, *q;
+	size_t len, tend, zlen;
+	uint64_t end = 0;
+	unsigned n;
+	bool opened;
+	char why[256], zpath[80];
+	struct replay *rp;
+	int fd;
+
+	(void)state;
+	write_run();
+	p = slurp(&len);
+	tend = 16 + 20 + recbuf_get_le32(p + 16 + 4); /* after 'T' */
+	snprintf(zpath, sizeof(zpath), "%s.z", path);
+	fd = open(zpath, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	recbuf_str(&body, "a record of a later minor");
+	assert_int_equal(recfile_put(fd, &end, 'Z', &body, &tmp), 0);
+	zlen = (size_t)end;
+	q = malloc(len + 2 * zlen);
+	assert_non_null(q);
+	assert_int_equal(pread(fd, q + tend, zlen, 0), (ssize_t)zlen);
+	close(fd);
+	unlink(zpath);
+	memcpy(q, p, tend);
+	memcpy(q + tend + zlen, p + tend, len - tend);
+	memcpy(q + len + zlen, q + tend, zlen);
+	spill(q, len + 2 * zlen);
+	assert_int_equal(replay_to_end(&n, &opened), REPLAY_END);
+	assert_int_equal(n, NINT);
+	rp = replay_open(path, why, sizeof(why));
+	assert_non_null(rp);
+	assert_int_equal(replay_index(rp, why, sizeof(why)), REPLAY_END);
+	assert_int_equal(replay_count(rp), NINT);
+	for (size_t k = 0; k < NINT; k++)
+		assert_int_equal(replay_seek(rp, k, why, sizeof(why)), 0);
+	replay_free(rp);
+	recbuf_free(&body);
+	recbuf_free(&tmp);
+	free(p);
+	free(q);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -585,6 +759,8 @@ int main(void)
 		cmocka_unit_test(test_foreign),
 		cmocka_unit_test(test_exists),
 		cmocka_unit_test(test_varint),
+		cmocka_unit_test(test_probes),
+		cmocka_unit_test(test_unknown_type),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
