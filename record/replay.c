@@ -184,6 +184,22 @@ unsigned int replay_intervals(const struct replay *rp)
 	return rp->intervals;
 }
 
+/* What replay_seek.c made of rp (its index, marks, messages and probe
+ * lists), freed: the struct is replay.c's, so is its end. */
+static void free_index(struct replay *rp)
+{
+	free(rp->offs);
+	free(rp->elapsed);
+	for (size_t i = 0; i < rp->nmsgs; i++)
+		free(rp->msgs[i].text);
+	free(rp->msgs);
+	free(rp->pofs);
+	recprobes_free(&rp->probes);
+	for (size_t i = 0; i < rp->nmarks; i++)
+		recmark_free(&rp->marks[i]);
+	free(rp->marks);
+}
+
 void replay_free(struct replay *rp)
 {
 	if (!rp)
@@ -196,6 +212,6 @@ void replay_free(struct replay *rp)
 		free(rp->argv[i]);
 	free(rp->argv);
 	free(rp->message);
-	replay_seek_free(rp);
+	free_index(rp);
 	free(rp);
 }

@@ -3,9 +3,9 @@
  * replay_impl — struct replay, private to replay.c (reading records in
  * order: the target, messages, intervals, the final summary) and
  * replay_seek.c (random access for the console: the index, the marks
- * kept). replay.c calls
- * replay_seek.c's replay_seek_free(); replay_seek.c calls replay.c's
- * replay_next() and replay_get_message() through replay.h and here.
+ * kept). Calls go one way: replay_seek.c calls replay.c's replay_next()
+ * and replay_get_message() through replay.h and here; replay.c frees
+ * what replay_seek.c made in the struct (replay_free()).
  */
 #ifndef PROBETOP_REPLAY_IMPL_H
 #define PROBETOP_REPLAY_IMPL_H
@@ -54,8 +54,5 @@ struct replay {
 /* A message record's body r: its text into rp->message (the last one's
  * freed), its time into *when. 0, or -1 if the body is bad. */
 int replay_get_message(struct replay *rp, struct recread *r, double *when);
-
-/* What replay_seek.c holds, freed. */
-void replay_seek_free(struct replay *rp);
 
 #endif

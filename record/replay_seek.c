@@ -324,17 +324,3 @@ struct recdec *replay_decoder(struct replay *rp)
 {
 	return &rp->dec;
 }
-
-void replay_seek_free(struct replay *rp)
-{
-	free(rp->offs);
-	free(rp->elapsed);
-	for (size_t i = 0; i < rp->nmsgs; i++)
-		free(rp->msgs[i].text);
-	free(rp->msgs);
-	free(rp->pofs);
-	recprobes_free(&rp->probes);
-	for (size_t i = 0; i < rp->nmarks; i++)
-		recmark_free(&rp->marks[i]);
-	free(rp->marks);
-}
