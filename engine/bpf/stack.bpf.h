@@ -28,9 +28,13 @@
  * Part of probetop.bpf.c, included before fetch.bpf.h (fill_key()).
  */
 
+/* Not preallocated: at 1 KB a stack (return addresses and JavaScript
+ * functions) the full map is 8 MB, which a session that walks no stacks
+ * should not hold (a small memory cgroup, say). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PT_STACKS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct pt_stack_ips);
 } nstacks SEC(".maps");
