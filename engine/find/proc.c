@@ -480,15 +480,17 @@ int proc_cpu_ns(pid_t pid, uint64_t *ns)
 	return 0;
 }
 
-/* The bytes a cgroup v2 directory's memory.max allows beyond its
- * memory.current; UINT64_MAX if unlimited or unreadable. */
-static uint64_t memcg_dir_room(const char *dir)
+/* The bytes a cgroup directory's limit (file max: v2's memory.max, v1's
+ * memory.limit_in_bytes) allows beyond its usage (file cur); UINT64_MAX
+ * if unlimited or unreadable. */
+static uint64_t memcg_dir_room(const char *dir, const char *max_file,
+			       const char *cur_file)
 {
-	char path[PATH_MAX + 48], buf[64];
+	char path[3 * PATH_MAX], buf[64];
 	unsigned long long max, cur;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/memory.max", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, max_file);
 	f = fopen(path, "re");
 	if (!f)
 		return UINT64_MAX;
@@ -497,7 +499,7 @@ static uint64_t memcg_dir_room(const char *dir)
 		return UINT64_MAX; /* "max": no limit */
 	}
 	fclose(f);
-	snprintf(path, sizeof(path), "%s/memory.current", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, cur_file);
 	f = fopen(path, "re");
 	if (!f)
 		return UINT64_MAX;
@@ -507,35 +509,81 @@ static uint64_t memcg_dir_room(const char *dir)
 	return max > cur ? max - cur : 0;
 }
 
+/* The least room of cgroup cg under root and of each directory above it
+ * (memcg_dir_room()). */
+static uint64_t memcg_room_up(const char *root, const char *cg,
+			      const char *max_file, const char *cur_file)
+{
+	char dir[2 * PATH_MAX + 32];
+	uint64_t room = UINT64_MAX;
+
+	snprintf(dir, sizeof(dir), "%s%s", root, cg);
+	for (;;) {
+		uint64_t r = memcg_dir_room(dir, max_file, cur_file);
+		char *slash = strrchr(dir, '/');
+
+		if (r < room)
+			room = r;
+		if (!slash || slash <= dir + strlen(root))
+			break;
+		*slash = '\0';
+	}
+	return room;
+}
+
+/* Whether /proc/self/cgroup line (its "\n" cut) is cgroup v1's memory
+ * hierarchy ("N:a,memory,b:PATH"); its PATH into *cg. */
+static bool v1_memory_line(char *line, const char **cg)
+{
+	char *ctl = strchr(line, ':'),
+	     *path = ctl ? strchr(ctl + 1, ':') : NULL;
+
+	if (!path)
+		return false;
+	*path = '\0';
+	for (char *c = strtok(ctl + 1, ","); c; c = strtok(NULL, ","))
+		if (!strcmp(c, "memory")) {
+			*cg = path + 1;
+			return true;
+		}
+	return false;
+}
+
 int proc_memcg_room(uint64_t *room)
 {
-	char line[PATH_MAX], dir[PATH_MAX + 32];
-	const char *cg = NULL;
+	char line[PATH_MAX], v2[PATH_MAX] = "", v1[PATH_MAX] = "";
+	bool any = false;
 	FILE *f = fopen("/proc/self/cgroup", "re");
+	uint64_t r;
 
 	*room = UINT64_MAX;
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "0::", 3)) { /* cgroup v2 */
-			line[strcspn(line, "\n")] = '\0';
-			cg = line + 3;
-			break;
-		}
-	fclose(f);
-	if (!cg)
-		return -ENOENT;
-	/* the directory and each above it: the least room of all */
-	snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", cg);
-	for (;;) {
-		uint64_t r = memcg_dir_room(dir);
-		char *slash = strrchr(dir, '/');
+	while (fgets(line, sizeof(line), f)) {
+		const char *cg;
 
-		if (r < *room)
-			*room = r;
-		if (!slash || slash == dir + strlen("/sys/fs/cgroup"))
-			break;
-		*slash = '\0';
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "0::", 3)) {
+			snprintf(v2, sizeof(v2), "%s", line + 3);
+			any = true;
+		} else if (v1_memory_line(line, &cg)) {
+			snprintf(v1, sizeof(v1), "%s", cg);
+			any = true;
+		}
+	}
+	fclose(f);
+	if (!any)
+		return -ENOENT;
+	if (v2[0]) {
+		r = memcg_room_up("/sys/fs/cgroup", v2, "memory.max",
+				  "memory.current");
+		*room = r < *room ? r : *room;
+	}
+	if (v1[0]) {
+		r = memcg_room_up("/sys/fs/cgroup/memory", v1,
+				  "memory.limit_in_bytes",
+				  "memory.usage_in_bytes");
+		*room = r < *room ? r : *room;
 	}
 	return 0;
 }

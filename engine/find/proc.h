@@ -98,9 +98,11 @@ int proc_usage(pid_t pid, struct proc_usage *out);
  * (nanoseconds, where /proc/PID/stat counts 10 ms ticks). 0 or -1. */
 int proc_cpu_ns(pid_t pid, uint64_t *ns);
 
-/* The memory this process's cgroup (v2) and those above it let it take
- * beyond what they hold now, into *room (UINT64_MAX: no limit). 0, or a
- * negative errno (-ENOENT: no cgroup v2), *room then UINT64_MAX. */
+/* The memory this process's cgroup and those above it let it take
+ * beyond what they hold now, into *room (UINT64_MAX: no limit): cgroup
+ * v2's memory.max, and v1's memory hierarchy (memory.limit_in_bytes)
+ * where it is mounted. 0, or a negative errno (-ENOENT: in no cgroup),
+ * *room then UINT64_MAX. */
 int proc_memcg_room(uint64_t *room);
 
 /*
