@@ -20,9 +20,7 @@
 
 #include "cmd.h"
 #include "console.h"
-#include "basetab.h"
 #include "replay.h"
-#include "session.h"
 #include "trace_out.h"
 
 struct replay_args {
@@ -74,24 +72,6 @@ static const char *pid_command(void *ctx, uint32_t pid)
 	return replay_command(ctx, pid);
 }
 
-/* --baseline OLD read whole into *bt, as trace reads it: its line on
- * stderr; -1 after one line saying why not. */
-static int open_base(const struct replay_args *a, struct trace_base *base,
-		     struct basetab **bt)
-{
-	char note[600];
-
-	*bt = session_baseline(a->baseline, note, sizeof(note));
-	if (!*bt)
-		return -1;
-	base->t = *bt;
-	base->path = a->baseline;
-	cli_error("baseline %s: %u intervals, %.2f s%s%s", a->baseline,
-		  (*bt)->intervals, (*bt)->seconds, note[0] ? "; cut: " : "",
-		  note);
-	return 0;
-}
-
 /* The records after the header, printed; the exit status. */
 static int replay_all(struct replay *rp, const char *path,
 		      struct trace_out *out)
@@ -136,7 +116,6 @@ int cmd_replay(int argc, char **argv)
 	struct replay *rp;
 	struct trace_out out = { .f = stdout, .command = pid_command };
 	struct trace_base base = { 0 };
-	struct basetab *bt = NULL;
 	char why[512];
 	int ret;
 
@@ -144,20 +123,22 @@ int cmd_replay(int argc, char **argv)
 		return 2;
 	if (!a.json && !a.folded)
 		return console_replay(a.path, a.baseline);
-	if (a.baseline && open_base(&a, &base, &bt))
+	if (a.baseline && trace_base_open(&base, a.baseline))
 		return 2;
+	if (base.t)
+		trace_base_say(&base);
 	rp = replay_open(a.path, why, sizeof(why));
 	if (!rp) {
 		cli_error("%s: %s", a.path, why);
-		basetab_free(bt);
+		trace_base_close(&base);
 		return 1;
 	}
 	out.json = a.json;
 	out.folded = a.folded;
 	out.ctx = rp;
-	out.base = bt ? &base : NULL;
+	out.base = base.t ? &base : NULL;
 	ret = replay_all(rp, a.path, &out);
 	replay_free(rp);
-	basetab_free(bt);
+	trace_base_close(&base);
 	return ret;
 }

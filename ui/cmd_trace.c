@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "agg.h"
-#include "basetab.h"
 #include "catalog.h"
 #include "cmd.h"
 #include "export.h"
@@ -294,21 +293,14 @@ int cmd_trace(int argc, char **argv)
 	struct trace_args a;
 	struct loop lp = { .sigfd = -1, .pidfd = -1 };
 	struct trace_base base = { 0 };
-	struct basetab *bt = NULL;
-	char note[600];
 	int ret;
 
 	if (parse_args(argc, argv, &a))
 		return 2;
-	if (a.target.baseline) {
-		bt = session_baseline(a.target.baseline, note, sizeof(note));
-		if (!bt)
-			return 2;
-		base.t = bt;
-		base.path = a.target.baseline;
-	}
+	if (a.target.baseline && trace_base_open(&base, a.target.baseline))
+		return 2;
 	if (a.target.record && !(lp.rec = recorder_open(a.target.record))) {
-		basetab_free(bt);
+		trace_base_close(&base);
 		return 1;
 	}
 	lp.sigfd = cli_signalfd();
@@ -318,7 +310,7 @@ int cmd_trace(int argc, char **argv)
 		if (lp.rec)
 			unlink(a.target.record); /* nothing was traced */
 		recorder_free(lp.rec);
-		basetab_free(bt);
+		trace_base_close(&base);
 		return ret;
 	}
 	ret = 1;
@@ -357,9 +349,7 @@ int cmd_trace(int argc, char **argv)
 		.base = base.t ? &base : NULL,
 	};
 	if (base.t)
-		cli_error("baseline %s: %u intervals, %.2f s%s%s",
-			  a.target.baseline, base.t->intervals, base.t->seconds,
-			  note[0] ? "; cut: " : "", note);
+		trace_base_say(&base);
 	ret = run_loop(&lp, &a) ? 1 : 0;
 out:
 	recorder_free(lp.rec);
@@ -367,7 +357,7 @@ out:
 	export_stop(lp.ex);
 	agg_free(lp.agg);
 	session_close(&s);
-	basetab_free(bt);
+	trace_base_close(&base);
 	if (lp.pidfd >= 0)
 		close(lp.pidfd);
 	if (lp.sigfd >= 0)

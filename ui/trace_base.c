@@ -8,7 +8,30 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "basetab.h"
+#include "cmd.h"
+#include "session.h"
 #include "trace_impl.h"
+
+int trace_base_open(struct trace_base *b, const char *path)
+{
+	b->t = session_baseline(path, b->note, sizeof(b->note));
+	b->path = path;
+	return b->t ? 0 : -1;
+}
+
+void trace_base_say(const struct trace_base *b)
+{
+	cli_error("baseline %s: %u intervals, %.2f s%s%s", b->path,
+		  b->t->intervals, b->t->seconds, b->note[0] ? "; cut: " : "",
+		  b->note);
+}
+
+void trace_base_close(struct trace_base *b)
+{
+	basetab_free(b->t);
+	b->t = NULL;
+}
 
 double trace_base_span(const struct trace_out *out,
 		       const struct agg_snapshot *snap, bool final)

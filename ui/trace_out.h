@@ -18,10 +18,21 @@ struct basetab;
 /* --baseline OLD: the baseline each row is held against, and the end of
  * the last interval printed (its rates' seconds start there). */
 struct trace_base {
-	const struct basetab *t;
+	struct basetab *t;
 	const char *path; /* OLD, as given */
+	char note[600]; /* where a cut OLD ends, or "" */
 	double last_s; /* elapsed_s of the last interval printed */
 };
+
+/* --baseline path read whole into b (0), or -1 after one line saying why
+ * not (the caller exits 2). trace and replay --json/--folded share it. */
+int trace_base_open(struct trace_base *b, const char *path);
+
+/* b's one line on stderr: OLD, its intervals and seconds, a cut. */
+void trace_base_say(const struct trace_base *b);
+
+/* What trace_base_open() read, freed; b may be unopened. */
+void trace_base_close(struct trace_base *b);
 
 struct trace_out {
 	FILE *f;
