@@ -144,6 +144,15 @@ bool spec_key_is_php(const struct spec_key *k);
 /* Whether k is rbframe, rbline or rbstack (read from Ruby's memory). */
 bool spec_key_is_rb(const struct spec_key *k);
 
+/* The interpreter whose frames sp's keys read: PHP or Ruby where one of
+ * its keys is theirs, else Python (also for a spec without frame keys). */
+enum spec_frames {
+	SPEC_FRAMES_PYTHON,
+	SPEC_FRAMES_PHP,
+	SPEC_FRAMES_RUBY
+};
+enum spec_frames spec_frames_of(const struct spec *sp);
+
 /* Whether k names a frame in three parts, function, file and line:
  * pyframe, pyline, phpframe, phpline, rbframe or rbline. */
 bool spec_key_is_frame(const struct spec_key *k);

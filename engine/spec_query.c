@@ -30,6 +30,16 @@ bool spec_key_is_rb(const struct spec_key *k)
 	       k->kind == SPEC_KEY_RBLINE;
 }
 
+enum spec_frames spec_frames_of(const struct spec *sp)
+{
+	for (int i = 0; i < sp->nkeys; i++)
+		if (spec_key_is_php(&sp->keys[i]))
+			return SPEC_FRAMES_PHP;
+		else if (spec_key_is_rb(&sp->keys[i]))
+			return SPEC_FRAMES_RUBY;
+	return SPEC_FRAMES_PYTHON;
+}
+
 bool spec_key_is_frame(const struct spec_key *k)
 {
 	return k->kind == SPEC_KEY_PYFRAME || k->kind == SPEC_KEY_PHPFRAME ||

@@ -93,12 +93,13 @@ void session_waiting(const struct tracer_spec_info *info, char *out, size_t len)
  * that one's): "PHP", "Ruby", else "Python". */
 static const char *frames_of(const struct spec *sp)
 {
-	for (int i = 0; i < sp->nkeys; i++)
-		if (spec_key_is_php(&sp->keys[i]))
-			return "PHP";
-		else if (spec_key_is_rb(&sp->keys[i]))
-			return "Ruby";
-	return "Python";
+	static const char *const NAMES[] = {
+		[SPEC_FRAMES_PYTHON] = "Python",
+		[SPEC_FRAMES_PHP] = "PHP",
+		[SPEC_FRAMES_RUBY] = "Ruby",
+	};
+
+	return NAMES[spec_frames_of(sp)];
 }
 
 void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)

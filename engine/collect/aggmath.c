@@ -50,16 +50,18 @@ static const char *const DROP_NAMES[AGG_NDROPS] = {
 	[AGG_DROP_FULL] = "map_full",
 	[AGG_DROP_STR] = "string",
 	[AGG_DROP_DEEP] = "depth",
-	[AGG_DROP_FRAME] = "python",
 };
 
 const char *agg_drop_name(const struct spec *sp, int reason)
 {
-	for (int i = 0; reason == AGG_DROP_FRAME && i < sp->nkeys; i++)
-		if (spec_key_is_php(&sp->keys[i]))
-			return "php";
-		else if (spec_key_is_rb(&sp->keys[i]))
-			return "ruby";
+	static const char *const FRAMES[] = {
+		[SPEC_FRAMES_PYTHON] = "python",
+		[SPEC_FRAMES_PHP] = "php",
+		[SPEC_FRAMES_RUBY] = "ruby",
+	};
+
+	if (reason == AGG_DROP_FRAME)
+		return FRAMES[spec_frames_of(sp)];
 	return reason >= 0 && reason < AGG_NDROPS ? DROP_NAMES[reason] : "?";
 }
 
