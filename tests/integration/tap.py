@@ -139,6 +139,20 @@ class Target:
         self.p.wait()
 
 
+def cpu_s(pid):
+    """The CPU time pid's threads have had so far, in seconds (schedstat:
+    in ns, not in ticks): what profile:HZ samples, on a shared machine
+    too. A thread that ends meanwhile is left out."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass
+    return total / 1e9
+
+
 def wait_mapped(pid, fragment, timeout=60):
     """Wait until /proc/PID/maps maps a file whose path contains fragment;
     returns that path or None."""

@@ -25,7 +25,7 @@ import os
 import subprocess
 import tempfile
 
-from tap import Tap, Target, Trace, agg_of, need_root
+from tap import Tap, Target, Trace, agg_of, cpu_s, need_root
 
 tap = Tap()
 need_root(tap)
@@ -67,15 +67,6 @@ def erl(tmp, *flags):
     """A node running work:main/0, its stdin and stdout ours."""
     return Target(["erl"] + list(flags) +
                   ["-noshell", "-pa", tmp, "-s", "work", "main"])
-
-
-def cpu_s(pid):
-    """The CPU time of every thread of pid so far, in seconds."""
-    total = 0
-    for tid in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-            total += int(f.read().split()[0])
-    return total / 1e9
 
 
 def of(rows, fn):

@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import Tap, Target, Trace, agg_of, need_root
+from tap import Tap, Target, Trace, agg_of, cpu_s, need_root
 
 tap = Tap()
 need_root(tap)
@@ -71,18 +71,6 @@ def line_of(mark):
     """The line of WORK marked by the comment mark."""
     return [i + 1 for i, l in enumerate(WORK.splitlines())
             if l.endswith("// " + mark)][0]
-
-
-def cpu_s(pid):
-    """The CPU time of every thread of pid so far, in seconds."""
-    total = 0
-    for tid in os.listdir("/proc/%d/task" % pid):
-        try:
-            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                total += int(f.read().split()[0])
-        except OSError:
-            pass  # a thread gone
-    return total / 1e9
 
 
 def jvm(tmp, *flags):

@@ -37,7 +37,7 @@ import re
 import shutil
 import tempfile
 
-from tap import Tap, Target, Trace, agg_of, need_root
+from tap import Tap, Target, Trace, agg_of, cpu_s, need_root
 
 tap = Tap()
 need_root(tap)
@@ -82,15 +82,6 @@ def where(fn):
     at = SCRIPT.index("(", at)
     line = SCRIPT.count("\n", 0, at) + 1
     return line, at - (SCRIPT.rfind("\n", 0, at) + 1) + 1
-
-
-def cpu_s(pid):
-    """The CPU time of every thread of pid so far, in seconds."""
-    total = 0
-    for tid in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-            total += int(f.read().split()[0])
-    return total / 1e9
 
 
 def of(rows, script, fn):

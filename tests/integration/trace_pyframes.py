@@ -33,7 +33,7 @@ import re
 import tempfile
 import time
 
-from tap import Tap, Target, Trace, agg_of, need_root
+from tap import Tap, Target, Trace, agg_of, cpu_s, need_root
 
 tap = Tap()
 need_root(tap)
@@ -149,19 +149,6 @@ def check_gc(label, fin):
            "exactly, without USDT (%s)" % (label, pause[0]["spec"]))
     tap.eq(coll[0]["rows"][0]["sum_total"] if len(coll) == 1 else coll,
            3 * 30, "%s: the objects collected, exactly" % label)
-
-
-def cpu_s(pid):
-    """The CPU time pid's threads have had, in seconds (schedstat: in ns,
-    not in ticks): what profile:99 samples, on a shared machine too."""
-    total = 0
-    for tid in os.listdir("/proc/%d/task" % pid):
-        try:
-            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                total += int(f.read().split()[0])
-        except OSError:
-            pass  # a thread gone
-    return total / 1e9
 
 
 def check(label, py, script, short):
