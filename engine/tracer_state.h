@@ -124,6 +124,8 @@ struct tracer {
 	bool rb_wanted; /* a spec reads Ruby frames: set up its Ruby */
 	struct jvmframe *jvm; /* jvmframe.h */
 	bool jvm_ready; /* the -p JVM set up (or given up on: jvmframe.h) */
+	uint64_t jvm_code_next; /* when its code cache is read again (us,
+				   monotonic: objects_jvm_code()) */
 	struct touched *touched; /* literals_touch(): mappings made present */
 	size_t ntouched;
 	struct unwind *unwind; /* unwind.h: the kernel's unwind tables */

@@ -6,11 +6,13 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <bpf/libbpf.h>
 #include <linux/types.h> /* before probetop.h */
 
 #include "catalog.h"
+#include "jvmcode.h"
 #include "jvmframe.h"
 #include "jvmmap.h"
 #include "log.h"
@@ -20,6 +22,7 @@
 #include "rbframe.h"
 #include "probetop.skel.h"
 #include "tracer_state.h"
+#include "unwind.h"
 #include "v8meta.h"
 
 #include <bpf/bpf.h>
@@ -143,15 +146,52 @@ void objects_jvm_setup(struct tracer *tr)
 	tr->skel->bss->jvm_bcp_at = in.bcp_at;
 	tr->skel->bss->jvm_cm_at = in.cm_at;
 	tr->skel->bss->jvm_code_at = in.code_at;
+	tr->skel->bss->jvm_sender_at = in.sender_at;
 	tr->skel->bss->jvm_lo = in.lo;
 	tr->skel->bss->jvm_hi = in.hi;
 	tr->skel->bss->jvm_pid = (uint32_t)tr->pid;
+	if (!in.code_ok)
+		log_msg(LOG_INFO,
+			"pid %d: this JVM's tables lack its code cache's "
+			"layout: a stack ends at its first compiled frame "
+			"that keeps no frame pointer",
+			(int)tr->pid);
+	objects_jvm_code(tr);
+}
+
+/* Now on the monotonic clock, in microseconds. */
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+void objects_jvm_code(struct tracer *tr)
+{
+	const struct jvmcode *c;
+	struct unwind_span spans[JVMCODE_HEAPS];
+	uint64_t now = now_us(), took;
+
+	if (!tr->skel->bss->jvm_pid || now < tr->jvm_code_next ||
+	    jvmframe_code(tr->jvm, tr->pid, &c))
+		return;
+	took = now_us() - now;
+	tr->jvm_code_next = now + (took * JVMCODE_COST > JVMCODE_EVERY_MS * 1000
+					   ? took * JVMCODE_COST
+					   : JVMCODE_EVERY_MS * 1000);
+	for (size_t i = 0; i < c->nheaps; i++)
+		spans[i] = (struct unwind_span){ c->heap[i].lo, c->heap[i].hi };
+	unwind_jit(tr, spans, c->nheaps, c->lo, c->rows, c->n);
 }
 
 void objects_jvm_forget(struct tracer *tr)
 {
 	tr->skel->bss->jvm_pid = 0;
 	tr->jvm_ready = false;
+	tr->jvm_code_next = 0;
+	unwind_jit(tr, NULL, 0, 0, NULL, 0);
 	jvmframe_forget(tr->jvm, tr->pid);
 }
 

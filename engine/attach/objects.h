@@ -44,6 +44,10 @@ void objects_rb_setup(struct tracer *tr);
  * once its tables proved to lack what that needs (said once). */
 void objects_jvm_setup(struct tracer *tr);
 
+/* Once the JVM is set up, its compiled frames' rows (jvmcode.h) read
+ * again for the kernel's walk (as often as jvmcode.h says). */
+void objects_jvm_code(struct tracer *tr);
+
 /* The traced process ran exec: its interpreted frames no longer
  * recorded nor named as the JVM's it was (set up again if it is one). */
 void objects_jvm_forget(struct tracer *tr);

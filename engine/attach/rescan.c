@@ -196,8 +196,10 @@ static int rescan_maps(struct tracer *tr)
 	objects_rb_setup(tr);
 	unwind_sync(tr);
 	objects_v8_setup(tr);
-	if (tr->unwind)
+	if (tr->unwind) {
 		objects_jvm_setup(tr); /* java loaded libjvm.so */
+		objects_jvm_code(tr);
+	}
 	return n;
 }
 

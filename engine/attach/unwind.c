@@ -50,6 +50,13 @@ struct unwind {
 	uint32_t execs; /* tr->exec.count when proc was written (an exec
 			   takes it out of uprocs: pt_execstop) */
 	size_t rows, full;
+	struct { /* the -p JVM's compiled code (unwind_jit()) */
+		struct unwind_span spans[UNWIND_SPANS];
+		size_t nspans;
+		uint64_t lo;
+		uint32_t first, count;
+		struct pt_urow *rows; /* as written */
+	} jit;
 };
 
 /* The kernel's device number of a user-space dev_t. */
@@ -218,8 +225,23 @@ static void release(struct tracer *tr, uint64_t dev, uint64_t ino)
 	*o = u->objs[--u->nobjs];
 }
 
+/* Mapping m into p in its place by start (dropped when p is full). */
+static void put_sorted(struct pt_uproc *p, const struct pt_umap *m)
+{
+	uint32_t at = p->n;
+
+	if (p->n == PT_UMAPS)
+		return;
+	while (at && p->m[at - 1].start > m->start)
+		at--;
+	memmove(&p->m[at + 1], &p->m[at], (p->n - at) * sizeof(p->m[0]));
+	p->m[at] = *m;
+	p->n++;
+}
+
 /* The -p process's executable mappings, with their objects' rows, into
- * p (sorted by start, as maps are; the vDSO put in its place). */
+ * p (sorted by start, as maps are; the vDSO put in its place; a JVM's
+ * code heaps, which are no file's, with their rows). */
 static void describe(struct tracer *tr, struct pt_uproc *p)
 {
 	struct unwind *u = tr->unwind;
@@ -256,14 +278,44 @@ static void describe(struct tracer *tr, struct pt_uproc *p)
 			(struct pt_umap){ vdso, vend, 0, o ? o->first : 0,
 					  o ? o->count : 0 };
 	}
+	for (size_t i = 0; i < u->jit.nspans; i++)
+		put_sorted(p,
+			   &(struct pt_umap){ u->jit.spans[i].start,
+					      u->jit.spans[i].end,
+					      u->jit.spans[i].start - u->jit.lo,
+					      u->jit.first, u->jit.count });
+}
+
+/* The -p process's mappings written to uprocs again if they changed
+ * (or an exec took them out). */
+static void procs_write(struct tracer *tr)
+{
+	struct unwind *u = tr->unwind;
+	struct pt_uproc *p = malloc(sizeof(*p));
+	__u32 pid = (__u32)tr->pid;
+
+	if (!p)
+		return;
+	describe(tr, p);
+	if (u->execs != tr->exec.count) {
+		memset(&u->proc, 0, sizeof(u->proc));
+		u->execs = tr->exec.count;
+	}
+	if (memcmp(p, &u->proc, sizeof(*p)) &&
+	    !bpf_map_update_elem(bpf_map__fd(tr->skel->maps.uprocs), &pid, p,
+				 BPF_ANY)) {
+		u->proc = *p;
+		/* rules cached by address may be another object's now */
+		__atomic_add_fetch(&tr->skel->bss->unwind_gen, 1,
+				   __ATOMIC_RELEASE);
+	}
+	free(p);
 }
 
 void unwind_sync(struct tracer *tr)
 {
 	struct unwind *u = tr->unwind;
 	struct seen_set now = { 0 };
-	struct pt_uproc *p;
-	__u32 pid = (__u32)tr->pid;
 
 	if (!u || tr->kind != TRACER_PID)
 		return;
@@ -288,23 +340,63 @@ void unwind_sync(struct tracer *tr)
 			release(tr, u->held.v[i].dev, u->held.v[i].inode);
 	free(u->held.v);
 	u->held = now;
-	p = malloc(sizeof(*p));
-	if (!p)
+	procs_write(tr);
+}
+
+/* Whether the JVM rows written are these. */
+static bool jit_same(const struct unwind *u, const struct unwind_span *spans,
+		     size_t nspans, uint64_t lo, const struct pt_urow *rows,
+		     size_t n)
+{
+	return u->jit.nspans == nspans && u->jit.lo == lo &&
+	       u->jit.count == n &&
+	       (!nspans ||
+		!memcmp(u->jit.spans, spans, nspans * sizeof(*spans))) &&
+	       (!n || !memcmp(u->jit.rows, rows, n * sizeof(*rows)));
+}
+
+void unwind_jit(struct tracer *tr, const struct unwind_span *spans,
+		size_t nspans, uint64_t lo, const struct pt_urow *rows,
+		size_t n)
+{
+	struct unwind *u = tr->unwind;
+	uint32_t old_first, old_count;
+	struct eh_table t = { (struct pt_urow *)rows, n };
+	struct pt_urow *copy;
+	uint32_t first = 0;
+
+	if (nspans > UNWIND_SPANS)
+		nspans = UNWIND_SPANS;
+	if (!u || tr->kind != TRACER_PID ||
+	    jit_same(u, spans, nspans, lo, rows, n))
 		return;
-	describe(tr, p);
-	if (u->execs != tr->exec.count) {
-		memset(&u->proc, 0, sizeof(u->proc));
-		u->execs = tr->exec.count;
+	copy = malloc(n * sizeof(*rows) + 1);
+	if (!copy || (n && range_take(u, (uint32_t)n, &first))) {
+		free(copy);
+		return; /* kept as it was: walked by the older rows */
 	}
-	if (memcmp(p, &u->proc, sizeof(*p)) &&
-	    !bpf_map_update_elem(bpf_map__fd(tr->skel->maps.uprocs), &pid, p,
-				 BPF_ANY)) {
-		u->proc = *p;
-		/* rules cached by address may be another object's now */
-		__atomic_add_fetch(&tr->skel->bss->unwind_gen, 1,
-				   __ATOMIC_RELEASE);
+	if (n && write_rows(bpf_map__fd(tr->skel->maps.urows), first, &t)) {
+		range_give(u, first, (uint32_t)n);
+		free(copy);
+		return;
 	}
-	free(p);
+	memcpy(copy, rows, n * sizeof(*rows));
+	old_first = u->jit.first;
+	old_count = u->jit.count;
+	free(u->jit.rows);
+	u->jit.rows = copy;
+	u->jit.lo = lo;
+	u->jit.nspans = nspans;
+	if (nspans)
+		memcpy(u->jit.spans, spans, nspans * sizeof(*spans));
+	u->jit.first = first;
+	u->jit.count = (uint32_t)n;
+	u->rows += n;
+	procs_write(tr); /* the walks take the new rows from here on */
+	if (old_count) {
+		range_give(u, old_first, old_count);
+		u->rows -= old_count;
+	}
 }
 
 /* needed_walk()'s add under -b: hold the file's table (once). */
@@ -421,6 +513,7 @@ void unwind_free(struct tracer *tr)
 	if (!tr->unwind)
 		return;
 	free(tr->unwind->held.v);
+	free(tr->unwind->jit.rows);
 	free(tr->unwind);
 	tr->unwind = NULL;
 }

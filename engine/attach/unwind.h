@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pt_urow;
 struct tracer;
 
 /* Walk user stacks by the tables from now on: load the tables of tr's
@@ -43,6 +44,21 @@ void unwind_start(struct tracer *tr);
  * unmapped released, the process's mappings written again if they
  * changed. A no-op while off. */
 void unwind_sync(struct tracer *tr);
+
+#define UNWIND_SPANS 8 /* code heaps of a JVM */
+
+/* Executable memory that is no file's: [start, end). */
+struct unwind_span {
+	uint64_t start, end;
+};
+
+/* The -p JVM's compiled frames (engine/name/jvmcode.h): its code heaps
+ * spans[0..nspans) (at most UNWIND_SPANS), walked by rows[0..n), by
+ * offset from lo, in place of the last ones (kept when these cannot be
+ * loaded). A no-op when the same, or while off. */
+void unwind_jit(struct tracer *tr, const struct unwind_span *spans,
+		size_t nspans, uint64_t lo, const struct pt_urow *rows,
+		size_t n);
 
 /* Free the tracer's unwind state (the maps go with the BPF object). */
 void unwind_free(struct tracer *tr);

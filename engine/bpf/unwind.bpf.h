@@ -84,11 +84,12 @@ __u32 unwind_gen;
 /* The HotSpot JVM whose interpreted frames are recorded by Method*
  * (user space sets them, engine/name/jvmframe.h; 0: none): its
  * process, its interpreter's code [jvm_lo, jvm_hi), where a frame
- * keeps its Method* and bytecode pointer, from its rbp, where a Method
- * keeps its ConstMethod, and where a ConstMethod's bytecodes start. */
+ * keeps its Method*, bytecode pointer and its caller's stack pointer,
+ * from its rbp, where a Method keeps its ConstMethod, and where a
+ * ConstMethod's bytecodes start. */
 __u32 jvm_pid;
 __u64 jvm_lo, jvm_hi;
-__s64 jvm_method_at, jvm_bcp_at;
+__s64 jvm_method_at, jvm_bcp_at, jvm_sender_at;
 __u32 jvm_cm_at, jvm_code_at;
 
 /* The mapping a frame is in, as the walker needs it (struct pt_umap). */
@@ -416,6 +417,20 @@ __noinline __u64 uw_java_record(__u64 pc, __u64 bp, __u64 r13, __u32 i)
 	return PT_IP_JAVA | bci << PT_JAVA_BCI_SHIFT | method >> 3;
 }
 
+/* The stack pointer of the caller of the JVM's frame at pc, its rbp bp,
+ * if that is an interpreted frame: the one it saved (a compiled caller,
+ * through the c2i adapter that made room for the arguments, is not
+ * where its rbp says); else 0. A global function: verified once. */
+__noinline __u64 uw_java_sender(__u64 pc, __u64 bp)
+{
+	__u64 sp = 0;
+
+	if (pc < jvm_lo || pc >= jvm_hi || !bp ||
+	    bpf_probe_read_user(&sp, sizeof(sp), (void *)(bp + jvm_sender_at)))
+		return 0;
+	return sp;
+}
+
 /* The SharedFunctionInfo of the frame-pointer frame whose rbp is bp, in
  * V8 process pid (v8procs), if V8 made it for JavaScript (v8shared.h);
  * else 0. A global function: verified once, not at each step of the
@@ -452,7 +467,7 @@ static long uw_step(__u32 i, void *data)
 	struct uw_walk *w = data;
 	__u64 look = w->s->pc - (i ? 1 : 0); /* a return address: its call's */
 	__u32 rule = PT_UR_MAKE(PT_UR_FP, 0, 0, 0), bp;
-	__u64 cfa, ra, rec;
+	__u64 cfa, ra, rec, sender = 0;
 	__u32 at = i;
 
 	if (i >= PT_STACK_FRAMES) {
@@ -478,6 +493,8 @@ static long uw_step(__u32 i, void *data)
 	}
 	if (uw_cfa(w, i, rule, &cfa, &bp))
 		return 1;
+	if (w->jvm && PT_UR_KIND(rule) == PT_UR_FP)
+		sender = uw_java_sender(w->s->pc, w->s->bp);
 	if (bp > 64) { /* not worth a read of its own: lost */
 		bp = 0;
 		w->s->bp_ok = 0;
@@ -495,7 +512,7 @@ static long uw_step(__u32 i, void *data)
 	}
 	if (!ra || cfa <= w->s->sp)
 		return 1;
-	w->s->sp = cfa;
+	w->s->sp = sender > w->s->sp ? sender : cfa;
 	w->s->pc = ra;
 	return 0;
 }

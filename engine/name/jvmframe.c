@@ -15,6 +15,7 @@
 
 #include "catalog.h"
 #include "elfobj.h"
+#include "jvmcode.h"
 #include "jvmlayout.h"
 #include "probetop.h"
 #include "pymem.h"
@@ -29,6 +30,9 @@
 struct jvmframe {
 	pid_t pid; /* the JVM set up (0: none) */
 	struct jvmlayout lay;
+	struct jvmcodelayout code_lay;
+	bool code_ok; /* code_lay read */
+	struct jvmcode code; /* its code cache as last read */
 	struct stacktext *names; /* by (pid, Method* | gen << 48) */
 	uint64_t gen; /* programs forgotten (jvmframe_forget()), mod 16 */
 };
@@ -52,6 +56,7 @@ void jvmframe_free(struct jvmframe *jf)
 	if (!jf)
 		return;
 	stacktext_free(jf->names);
+	jvmcode_free(&jf->code);
 	free(jf);
 }
 
@@ -102,9 +107,14 @@ int jvmframe_setup(struct jvmframe *jf, pid_t pid,
 		.hi = buf + (uint64_t)limit,
 		.method_at = l.frame_method,
 		.bcp_at = l.frame_bcp,
+		.sender_at = l.frame_sender,
 		.cm_at = l.method_const,
 		.code_at = l.cm_size,
 	};
+	jvmcode_free(&jf->code);
+	jf->code_ok = !jvmlayout_read_code(pid, jvm_sym, (void *)objs[i],
+					   &jf->code_lay);
+	in->code_ok = jf->code_ok;
 	return 0;
 }
 
@@ -341,6 +351,8 @@ void jvmframe_forget(struct jvmframe *jf, pid_t pid)
 		return;
 	jf->pid = 0;
 	jf->gen++;
+	jf->code_ok = false;
+	jvmcode_free(&jf->code);
 }
 
 const char *jvmframe_name(struct jvmframe *jf, pid_t pid, uint64_t frame)
@@ -358,4 +370,32 @@ const char *jvmframe_name(struct jvmframe *jf, pid_t pid, uint64_t frame)
 	    read_name(pid, &jf->lay, method, bci, name, sizeof(name)))
 		snprintf(name, sizeof(name), "Interpreter");
 	return stacktext_keep(jf->names, pid, id, name);
+}
+
+int jvmframe_code(struct jvmframe *jf, pid_t pid, const struct jvmcode **out)
+{
+	int err;
+
+	if (pid != jf->pid || !jf->code_ok)
+		return -ENOENT;
+	err = jvmcode_read(pid, &jf->code_lay, &jf->code);
+	if (!err)
+		*out = &jf->code;
+	return err;
+}
+
+const char *jvmframe_compiled(struct jvmframe *jf, pid_t pid, uint64_t addr)
+{
+	const struct jvmcode_blob *b =
+		pid == jf->pid ? jvmcode_find(&jf->code, addr) : NULL;
+
+	const char *name;
+
+	if (!b || !b->method || b->method & 7 || b->method >> 47)
+		return NULL;
+	name = jvmframe_name(jf, pid,
+			     PT_IP_JAVA |
+				     PT_JAVA_BCI_NONE << PT_JAVA_BCI_SHIFT |
+				     b->method >> 3);
+	return name && strcmp(name, "Interpreter") ? name : NULL;
 }

@@ -25,18 +25,25 @@
 #ifndef PROBETOP_JVMFRAME_H
 #define PROBETOP_JVMFRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 struct cat_object;
+struct jvmcode;
 struct jvmframe;
 
-/* Where a JVM's interpreter is, for the kernel's walk. */
+/* What the kernel's walk needs of a JVM: where its interpreter is, and
+ * how its code cache is read (jvmcode.h). */
 struct jvm_interp {
 	uint64_t lo, hi; /* its code: [lo, hi) */
 	int32_t method_at; /* its frames' Method*: at rbp + method_at */
 	int32_t bcp_at; /* their bytecode pointer: at rbp + bcp_at */
+	int32_t sender_at; /* their caller's stack pointer: at rbp +
+			      sender_at (a compiled caller's frame is found
+			      from it) */
+	bool code_ok; /* its code cache can be read (jvmframe_code()) */
 	uint32_t cm_at; /* a Method's ConstMethod*: at + cm_at */
 	uint32_t code_at; /* a ConstMethod's bytecodes: at + code_at */
 };
@@ -48,7 +55,8 @@ void jvmframe_free(struct jvmframe *jf);
 
 /*
  * pid's layout read from the tables of the libjvm.so among objs[0..n),
- * and where its interpreter is into *in. 0, -EAGAIN (no libjvm.so yet,
+ * and where its interpreter is into *in (and its code cache's layout,
+ * code_ok, if its tables have it). 0, -EAGAIN (no libjvm.so yet,
  * its tables not filled in, its interpreter not made: try again later)
  * or -ENOENT (its tables lack what this needs: a HotSpot this does not
  * know).
@@ -56,6 +64,18 @@ void jvmframe_free(struct jvmframe *jf);
 int jvmframe_setup(struct jvmframe *jf, pid_t pid,
 		   const struct cat_object *const *objs, size_t n,
 		   struct jvm_interp *in);
+
+/* The code cache of pid, set up, read now (jvmcode.h): for the
+ * kernel's walk, and kept to name compiled frames by
+ * (jvmframe_compiled()). 0 and *out, or -ENOENT (not set up, its tables
+ * lack the code cache, or it cannot be read), -ENOMEM. */
+int jvmframe_code(struct jvmframe *jf, pid_t pid, const struct jvmcode **out);
+
+/* The method compiled at addr in pid, by the code cache as last read,
+ * named as the perf map does ("long Hot.heavy(long)"), kept to the end
+ * of the run by its Method*; NULL if no method's code held addr then
+ * (a stub, code newer than the read) or out of memory. */
+const char *jvmframe_compiled(struct jvmframe *jf, pid_t pid, uint64_t addr);
 
 /* pid, set up, now runs another program (an exec): its Method*s are
  * no longer named by what they were, nor by its layout. */

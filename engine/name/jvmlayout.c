@@ -141,6 +141,47 @@ static int scan_structs(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 	return scan(pid, &t, w, nw);
 }
 
+/* The vmTypes table: a type's size. */
+static int scan_types(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
+		      struct want *w, size_t nw)
+{
+	struct table t = {
+		.at = var(pid, sym, ctx, "gHotSpotVMTypes"),
+		.stride = var(pid, sym, ctx, "gHotSpotVMTypeEntryArrayStride"),
+		.name_off =
+			var(pid, sym, ctx, "gHotSpotVMTypeEntryTypeNameOffset"),
+		.field_off = ~0ull,
+		.value_off =
+			var(pid, sym, ctx, "gHotSpotVMTypeEntrySizeOffset"),
+		.value_size = 8,
+		.static_off = ~0ull,
+		.addr_off = ~0ull,
+	};
+
+	return scan(pid, &t, w, nw);
+}
+
+/* The vmIntConstants table: a constant's value. */
+static int scan_ints(pid_t pid, jvmlayout_sym_fn sym, void *ctx, struct want *w,
+		     size_t nw)
+{
+	struct table t = {
+		.at = var(pid, sym, ctx, "gHotSpotVMIntConstants"),
+		.stride = var(pid, sym, ctx,
+			      "gHotSpotVMIntConstantEntryArrayStride"),
+		.name_off = var(pid, sym, ctx,
+				"gHotSpotVMIntConstantEntryNameOffset"),
+		.field_off = ~0ull,
+		.value_off = var(pid, sym, ctx,
+				 "gHotSpotVMIntConstantEntryValueOffset"),
+		.value_size = 4,
+		.static_off = ~0ull,
+		.addr_off = ~0ull,
+	};
+
+	return scan(pid, &t, w, nw);
+}
+
 int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		   struct jvmlayout *l)
 {
@@ -168,38 +209,13 @@ int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		{ .type = "frame::interpreter_frame_last_sp_offset" },
 		{ .type = "ConstMethod::_has_linenumber_table" },
 	};
-	struct table types = {
-		.at = var(pid, sym, ctx, "gHotSpotVMTypes"),
-		.stride = var(pid, sym, ctx, "gHotSpotVMTypeEntryArrayStride"),
-		.name_off =
-			var(pid, sym, ctx, "gHotSpotVMTypeEntryTypeNameOffset"),
-		.field_off = ~0ull,
-		.value_off =
-			var(pid, sym, ctx, "gHotSpotVMTypeEntrySizeOffset"),
-		.value_size = 8,
-		.static_off = ~0ull,
-		.addr_off = ~0ull,
-	};
-	struct table ints = {
-		.at = var(pid, sym, ctx, "gHotSpotVMIntConstants"),
-		.stride = var(pid, sym, ctx,
-			      "gHotSpotVMIntConstantEntryArrayStride"),
-		.name_off = var(pid, sym, ctx,
-				"gHotSpotVMIntConstantEntryNameOffset"),
-		.field_off = ~0ull,
-		.value_off = var(pid, sym, ctx,
-				 "gHotSpotVMIntConstantEntryValueOffset"),
-		.value_size = 4,
-		.static_off = ~0ull,
-		.addr_off = ~0ull,
-	};
 
 	int err = scan_structs(pid, sym, ctx, f, sizeof(f) / sizeof(f[0]));
 
 	if (!err)
-		err = scan(pid, &types, ty, 2);
+		err = scan_types(pid, sym, ctx, ty, 2);
 	if (!err)
-		err = scan(pid, &ints, c, 2);
+		err = scan_ints(pid, sym, ctx, c, 2);
 	if (err)
 		return err;
 	*l = (struct jvmlayout){
@@ -224,6 +240,55 @@ int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		.cp_source = (uint32_t)f[15].value,
 		.frame_method = ((int32_t)c[0].value - 1) * 8,
 		.frame_bcp = ((int32_t)c[0].value - 6) * 8,
+		.frame_sender = ((int32_t)c[0].value + 1) * 8,
 	};
 	return l->interp_code ? 0 : -ENOENT;
+}
+
+int jvmlayout_read_code(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
+			struct jvmcodelayout *l)
+{
+	struct want f[] = {
+		{ .type = "CodeCache", .field = "_heaps" },
+		{ .type = "GrowableArrayBase", .field = "_len" },
+		{ .type = "GrowableArray<int>", .field = "_data" },
+		{ .type = "CodeHeap", .field = "_memory" },
+		{ .type = "CodeHeap", .field = "_log2_segment_size" },
+		{ .type = "VirtualSpace", .field = "_low_boundary" },
+		{ .type = "VirtualSpace", .field = "_high" },
+		{ .type = "HeapBlock::Header", .field = "_length" },
+		{ .type = "HeapBlock::Header", .field = "_used" },
+		{ .type = "CodeBlob", .field = "_frame_complete_offset" },
+		{ .type = "CodeBlob", .field = "_frame_size" },
+		{ .type = "CodeBlob", .field = "_code_begin" },
+		{ .type = "CodeBlob", .field = "_code_end" },
+		{ .type = "CodeBlob", .field = "_name" },
+		{ .type = "CompiledMethod", .field = "_method" },
+	};
+	struct want ty[] = { { .type = "HeapBlock" } };
+	int err = scan_structs(pid, sym, ctx, f, sizeof(f) / sizeof(f[0]));
+
+	if (!err)
+		err = scan_types(pid, sym, ctx, ty, 1);
+	if (err)
+		return err;
+	*l = (struct jvmcodelayout){
+		.heaps = f[0].value,
+		.array_len = (uint32_t)f[1].value,
+		.array_data = (uint32_t)f[2].value,
+		.heap_memory = (uint32_t)f[3].value,
+		.heap_log2_seg = (uint32_t)f[4].value,
+		.vs_low = (uint32_t)f[5].value,
+		.vs_high = (uint32_t)f[6].value,
+		.block_length = (uint32_t)f[7].value,
+		.block_used = (uint32_t)f[8].value,
+		.blob_complete = (uint32_t)f[9].value,
+		.blob_frame = (uint32_t)f[10].value,
+		.blob_begin = (uint32_t)f[11].value,
+		.blob_end = (uint32_t)f[12].value,
+		.blob_name = (uint32_t)f[13].value,
+		.nm_method = (uint32_t)f[14].value,
+		.block_size = (uint32_t)ty[0].value,
+	};
+	return l->heaps && l->block_size ? 0 : -ENOENT;
 }

@@ -16,7 +16,8 @@
  * interpreter_frame_method_offset and _bcp_offset are not exported, and
  * are taken as interpreter_frame_last_sp_offset - 1 and - 6 (x86-64
  * frame_x86.hpp, JDK 9 to 21: method, mirror, mdp, cache, locals, bcp
- * below last_sp; JDK 8 had no mirror slot). Tested on JDK 17.
+ * below last_sp, the caller's stack pointer above it; JDK 8 had no
+ * mirror slot). Tested on JDK 17.
  */
 #ifndef PROBETOP_JVMLAYOUT_H
 #define PROBETOP_JVMLAYOUT_H
@@ -44,6 +45,25 @@ struct jvmlayout {
 	int32_t frame_method; /* bytes from an interpreted frame's rbp to
 				 its Method* (-24 on x86-64) */
 	int32_t frame_bcp; /* to its bytecode pointer (-64) */
+	int32_t frame_sender; /* to its caller's stack pointer (-8) */
+};
+
+/* Where a JVM's code cache keeps its blobs and their frames (vmStructs:
+ * CodeCache, CodeHeap, VirtualSpace, HeapBlock, CodeBlob). */
+struct jvmcodelayout {
+	uint64_t heaps; /* &CodeCache::_heaps (a GrowableArray<CodeHeap*>*) */
+	uint32_t array_len, array_data; /* GrowableArrayBase::_len, ::_data */
+	uint32_t heap_memory; /* CodeHeap::_memory (a VirtualSpace) */
+	uint32_t heap_log2_seg; /* CodeHeap::_log2_segment_size */
+	uint32_t vs_low, vs_high; /* VirtualSpace::_low_boundary, ::_high */
+	uint32_t block_size; /* sizeof(HeapBlock): the blob follows it */
+	uint32_t block_length, block_used; /* HeapBlock::Header::_length (in
+					      segments), ::_used */
+	uint32_t blob_complete; /* CodeBlob::_frame_complete_offset */
+	uint32_t blob_frame; /* CodeBlob::_frame_size (words) */
+	uint32_t blob_begin, blob_end; /* CodeBlob::_code_begin, _code_end */
+	uint32_t blob_name; /* CodeBlob::_name ("nmethod" for a method's) */
+	uint32_t nm_method; /* CompiledMethod::_method (a Method*) */
 };
 
 /* The run-time address (in the process) of libjvm.so's symbol name, or
@@ -58,5 +78,10 @@ typedef uint64_t (*jvmlayout_sym_fn)(const char *name, void *ctx);
  */
 int jvmlayout_read(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		   struct jvmlayout *l);
+
+/* The layout of the code cache of the JVM in pid, as jvmlayout_read():
+ * 0, -EAGAIN or -ENOENT. */
+int jvmlayout_read_code(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
+			struct jvmcodelayout *l);
 
 #endif

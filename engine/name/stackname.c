@@ -224,7 +224,9 @@ static bool holds(const struct proc_maps *maps, uint64_t addr)
  * named, at ip - 1. The mappings used when pid is gone: those the kernel
  * sent for pid, for the process the stack was first seen in, else
  * known. A JavaScript frame (st->fn[i]) that the perf map does not
- * name is named by V8's metadata (v8frame.h), module "[jit]" too. */
+ * name is named by V8's metadata (v8frame.h), module "[jit]" too; a
+ * JVM's compiled method by its code cache (jvmframe_compiled()), before
+ * the perf map, which may be older. */
 static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 		       const struct pt_stack_ips *st, uint32_t i,
 		       const struct proc_maps *known, char *out, size_t n,
@@ -247,6 +249,9 @@ static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 		}
 		ksyms_name(sn->ks, ip, out, n);
 		snprintf(mod, modn, "kernel");
+	} else if (sn->jvm && (java = jvmframe_compiled(sn->jvm, pid, ip))) {
+		snprintf(out, n, "%s", java);
+		snprintf(mod, modn, "[jit]");
 	} else {
 		symbolizer_func(sn->sy, pid, ip,
 				holds(mine, ip)	   ? mine
