@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: MIT
+"""Java stacks through compiled frames (issue 36), a JVM started plainly
+(Debian's OpenJDK 17, no flag), by -p:
+
+- fn:write=count(ustack) while an interpreted run() writes one byte
+  exactly 3000 times through viaA() and 1000 times through viaB(), both
+  compiled by C2 beforehand (C2 keeps no frame pointer): the stacks
+  through viaA count exactly 3000 and through viaB exactly 1000; viaA's
+  and viaB's frames are their compiled code's (named by their nmethod,
+  with no line), and the frame above each is run() at the line of its
+  call: the walk stepped through the compiled frame by its size (a
+  frame-pointer walk skips run(), whose rbp the compiled code kept);
+- profile:99=count(ustack) while the main thread spins in compiled
+  code, warmed up (code compiled since the last read of the code cache
+  ends a stack, for a few hundred ms): at least 90% of its samples in
+  Java code reach the thread's start (JavaMain), and inner() is named
+  in at least half of them."""
+
+import os
+import subprocess
+import tempfile
+import time
+
+from tap import Tap, Target, Trace, agg_of, need_root
+
+tap = Tap()
+need_root(tap)
+
+PATHS = """\
+import java.io.BufferedReader;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+
+public class Paths {
+    static FileOutputStream out;
+    static long sink;
+
+    static void viaA(int i) throws IOException { out.write(i); }
+    static void viaB(int i) throws IOException { out.write(i + 1); }
+
+    static void warm() throws IOException {
+        for (int i = 0; i < 40000; i++) { viaA(i); viaB(i); }
+    }
+
+    static void run(int a, int b) throws IOException {
+        for (int i = 0; i < a; i++)
+            viaA(i); // calls viaA
+        for (int i = 0; i < b; i++)
+            viaB(i); // calls viaB
+    }
+
+    static long inner(long n) {
+        long s = 0;
+        for (long k = 0; k < n; k++) s += k * k ^ (s >>> 3);
+        return s;
+    }
+
+    static long outer(long n) { return inner(n) + inner(n / 3); }
+
+    public static void main(String[] args) throws Exception {
+        out = new FileOutputStream("/dev/null");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        System.out.println("ready");
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] w = line.split(" ");
+            if (w[0].equals("warm")) {
+                warm();
+            } else if (w[0].equals("run")) {
+                run(Integer.parseInt(w[1]), Integer.parseInt(w[2]));
+            } else {
+                long end = System.currentTimeMillis() + 1000 * Long.parseLong(w[1]);
+                while (System.currentTimeMillis() < end) sink += outer(2000000);
+            }
+            System.out.println(sink == 42 ? "never" : "done");
+        }
+    }
+}
+"""
+WRITES = "fn:write=count(ustack)"
+STACK = "profile:99=count(ustack)"
+VIA = {"A": "void Paths.viaA(int)", "B": "void Paths.viaB(int)"}
+
+
+def line_of(mark):
+    """The line of PATHS marked by the comment mark."""
+    return [i + 1 for i, l in enumerate(PATHS.splitlines())
+            if l.endswith("// " + mark)][0]
+
+
+def check_writes(t):
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", WRITES])
+    time.sleep(1)  # the code cache read, the JVM's perf map written
+    tap.eq(t.send("run 3000 1000").strip(), "done", "run(3000, 1000) ran")
+    time.sleep(0.5)
+    tr.finish()
+    a = agg_of(tr.final(), WRITES)
+    rows = [(r["key"][0], r["total"]) for r in a["rows"]]
+    for via, want in (("A", 3000), ("B", 1000)):
+        mine = [(k, n) for k, n in rows if VIA[via] in k]
+        tap.eq(sum(n for _, n in mine), want,
+               "writes through via%s counted exactly" % via,
+               [(";".join(k[-8:]), n) for k, n in rows])
+        callers = sorted(set(k[k.index(VIA[via]) - 1] for k, _ in mine))
+        tap.eq(callers, ["void Paths.run(int, int) (Paths.java:%d)"
+                         % line_of("calls via" + via)],
+               "via%s's compiled frame: its caller is run() at the line "
+               "of the call" % via)
+
+
+def check_samples(t):
+    tap.eq(t.send("spin 1").strip(), "done", "spin warmed up")
+    time.sleep(2)  # outer() and inner() compiled, C2's queue drained
+    tr = Trace(["-p", str(t.pid), "-i", "60", "-e", STACK])
+    time.sleep(1)
+    tap.eq(t.send("spin 3").strip(), "done", "spin ran")
+    tr.finish()
+    a = agg_of(tr.final(), STACK)
+    java = [(";".join(r["key"][0]), r["total"]) for r in a["rows"]
+            if "Paths." in ";".join(r["key"][0])]
+    total = sum(n for _, n in java)
+    whole = sum(n for k, n in java if "JavaMain" in k)
+    tap.ok(total > 100 and whole >= 0.9 * total,
+           "samples in compiled Java code: %d of %d stacks reach JavaMain"
+           % (whole, total),
+           sorted(java, key=lambda kn: -kn[1])[:5])
+    inner = sum(n for k, n in java if "Paths.inner" in k)
+    tap.ok(inner >= 0.5 * total,
+           "inner() named in %d of %d samples" % (inner, total))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    os.chmod(tmp, 0o755)
+    with open(os.path.join(tmp, "Paths.java"), "w") as f:
+        f.write(PATHS)
+    subprocess.run(["javac", "-d", tmp, os.path.join(tmp, "Paths.java")],
+                   check=True)
+    t = Target(["java", "-cp", tmp, "Paths"])
+    tap.eq(t.send("warm").strip(), "done", "warmed up: viaA and viaB "
+           "compiled")
+    time.sleep(2)  # C2's queue drained
+    check_writes(t)
+    check_samples(t)
+    t.stop()
+tap.done()
