@@ -22,7 +22,6 @@
 #include "rbframe.h"
 #include "probetop.skel.h"
 #include "tracer_state.h"
-#include "unwind.h"
 #include "v8meta.h"
 
 #include <bpf/bpf.h>
@@ -156,7 +155,6 @@ void objects_jvm_setup(struct tracer *tr)
 			"layout: a stack ends at its first compiled frame "
 			"that keeps no frame pointer",
 			(int)tr->pid);
-	objects_jvm_code(tr);
 }
 
 /* Now on the monotonic clock, in microseconds. */
@@ -168,22 +166,19 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-void objects_jvm_code(struct tracer *tr)
+const struct jvmcode *objects_jvm_code(struct tracer *tr)
 {
 	const struct jvmcode *c;
-	struct unwind_span spans[JVMCODE_HEAPS];
 	uint64_t now = now_us(), took;
 
 	if (!tr->skel->bss->jvm_pid || now < tr->jvm_code_next ||
 	    jvmframe_code(tr->jvm, tr->pid, &c))
-		return;
+		return NULL;
 	took = now_us() - now;
 	tr->jvm_code_next = now + (took * JVMCODE_COST > JVMCODE_EVERY_MS * 1000
 					   ? took * JVMCODE_COST
 					   : JVMCODE_EVERY_MS * 1000);
-	for (size_t i = 0; i < c->nheaps; i++)
-		spans[i] = (struct unwind_span){ c->heap[i].lo, c->heap[i].hi };
-	unwind_jit(tr, spans, c->nheaps, c->lo, c->rows, c->n);
+	return c;
 }
 
 void objects_jvm_forget(struct tracer *tr)
@@ -191,7 +186,6 @@ void objects_jvm_forget(struct tracer *tr)
 	tr->skel->bss->jvm_pid = 0;
 	tr->jvm_ready = false;
 	tr->jvm_code_next = 0;
-	unwind_jit(tr, NULL, 0, 0, NULL, 0);
 	jvmframe_forget(tr->jvm, tr->pid);
 }
 

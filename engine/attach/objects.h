@@ -15,6 +15,7 @@
 
 struct catalog;
 struct seen_set;
+struct jvmcode;
 struct tracer;
 
 /* Whether (dev, inode) is in set. */
@@ -44,12 +45,13 @@ void objects_rb_setup(struct tracer *tr);
  * once its tables proved to lack what that needs (said once). */
 void objects_jvm_setup(struct tracer *tr);
 
-/* Once the JVM is set up, its compiled frames' rows (jvmcode.h) read
- * again for the kernel's walk (as often as jvmcode.h says). */
-void objects_jvm_code(struct tracer *tr);
+/* Once the JVM is set up, its code cache read again (as often as
+ * jvmcode.h says), for the kernel's walk: NULL when not now. */
+const struct jvmcode *objects_jvm_code(struct tracer *tr);
 
 /* The traced process ran exec: its interpreted frames no longer
- * recorded nor named as the JVM's it was (set up again if it is one). */
+ * recorded nor named as the JVM's it was (set up again if it is one;
+ * its compiled frames' rows are the caller's to drop: unwind_jit()). */
 void objects_jvm_forget(struct tracer *tr);
 
 /* Describe the traced process's V8 (Node: v8meta.h) to the stack walker

@@ -16,6 +16,7 @@
 #include "catalog.h"
 #include "elfobj.h"
 #include "forks.h"
+#include "jvmcode.h"
 #include "literals.h"
 #include "log.h"
 #include "needed.h"
@@ -153,6 +154,20 @@ static void note_exec(struct tracer *tr, uint32_t execs)
 	follow_interp(tr);
 }
 
+/* The JVM's compiled frames to the kernel's walk, when its code cache
+ * was read again. */
+static void jit_sync(struct tracer *tr)
+{
+	const struct jvmcode *c = objects_jvm_code(tr);
+	struct unwind_span spans[JVMCODE_HEAPS];
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nheaps; i++)
+		spans[i] = (struct unwind_span){ c->heap[i].lo, c->heap[i].hi };
+	unwind_jit(tr, spans, c->nheaps, c->lo, c->rows, c->n);
+}
+
 /* tracer_rescan() without the dynamic linker's hold. */
 static int rescan_maps(struct tracer *tr)
 {
@@ -187,6 +202,7 @@ static int rescan_maps(struct tracer *tr)
 		phpframe_forget(tr->php, tr->pid);
 		rbframe_forget(tr->rb, tr->pid);
 		objects_jvm_forget(tr);
+		unwind_jit(tr, NULL, 0, 0, NULL, 0);
 		objects_v8_forget(tr);
 	}
 	if (fresh)
@@ -198,7 +214,7 @@ static int rescan_maps(struct tracer *tr)
 	objects_v8_setup(tr);
 	if (tr->unwind) {
 		objects_jvm_setup(tr); /* java loaded libjvm.so */
-		objects_jvm_code(tr);
+		jit_sync(tr);
 	}
 	return n;
 }
