@@ -131,10 +131,13 @@ static int blob_rows(pid_t pid, const struct jvmcodelayout *l, uint64_t block,
 	if (!err)
 		err = blob_put(
 			c, &(struct jvmcode_blob){
-				   begin, code_end,
-				   is_nmethod(pid, c, u64_at(b, l->blob_name))
-					   ? u64_at(b, l->nm_method)
-					   : 0 });
+				   .at = block + l->block_size,
+				   .begin = begin,
+				   .end = code_end,
+				   .method = is_nmethod(pid, c,
+							u64_at(b, l->blob_name))
+						     ? u64_at(b, l->nm_method)
+						     : 0 });
 	return err;
 }
 

@@ -54,6 +54,7 @@ struct jvmcodelayout;
 /* A blob with a frame: its code, and its Method* if it is a method's
  * (an nmethod: compiled, or a native method's wrapper), else 0. */
 struct jvmcode_blob {
+	uint64_t at; /* the blob (its CodeBlob, nmethod) */
 	uint64_t begin, end;
 	uint64_t method;
 };

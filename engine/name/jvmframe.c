@@ -17,6 +17,7 @@
 #include "elfobj.h"
 #include "jvmcode.h"
 #include "jvmlayout.h"
+#include "jvmscope.h"
 #include "probetop.h"
 #include "pymem.h"
 #include "stacktext.h"
@@ -25,7 +26,6 @@
 #define METHODS_MAX 4096 /* entries of a class's method array looked at */
 #define NAME_MAX_LEN 512 /* bytes of a method's name */
 #define LINES_MAX 1024 /* bytes of a line number table read at most */
-#define UNSIGNED5_L 192 /* HotSpot's compressed ints: a byte below ends one */
 
 struct jvmframe {
 	pid_t pid; /* the JVM set up (0: none) */
@@ -234,36 +234,6 @@ static int format(const char *klass, const char *name, const char *sig,
 	return 0;
 }
 
-/* A stream of HotSpot's compressed ints (CompressedReadStream). */
-struct cstream {
-	const uint8_t *b;
-	size_t n, at;
-};
-
-/* The next unsigned int of s (UNSIGNED5: one to five bytes, six bits
- * more from each after the first, a byte below 192 the last); 0 past
- * its end. */
-static uint32_t read_u5(struct cstream *s)
-{
-	uint32_t sum = 0, b;
-
-	for (int i = 0, shift = 0; i < 5 && s->at < s->n; i++, shift += 6) {
-		b = s->b[s->at++];
-		sum += b << shift;
-		if (b < UNSIGNED5_L)
-			break;
-	}
-	return sum;
-}
-
-/* The next signed int of s (zigzag over UNSIGNED5). */
-static int32_t read_s5(struct cstream *s)
-{
-	uint32_t u = read_u5(s);
-
-	return (int32_t)(u >> 1) ^ -(int32_t)(u & 1);
-}
-
 /*
  * The line of bytecode index bci of the ConstMethod at cm in pid, from
  * its compressed line number table (after its bytecodes: pairs of bci
@@ -290,8 +260,8 @@ static int line_of(pid_t pid, const struct jvmlayout *l, uint64_t cm,
 		uint8_t c = b[s.at++];
 
 		if (c == 0xff) {
-			at += read_s5(&s);
-			line += read_s5(&s);
+			at += cstream_s5(&s);
+			line += cstream_s5(&s);
 		} else {
 			at += c >> 3;
 			line += c & 7;
@@ -384,18 +354,30 @@ int jvmframe_code(struct jvmframe *jf, pid_t pid, const struct jvmcode **out)
 	return err;
 }
 
-const char *jvmframe_compiled(struct jvmframe *jf, pid_t pid, uint64_t addr)
+size_t jvmframe_compiled(struct jvmframe *jf, pid_t pid, uint64_t pc,
+			 const char **names)
 {
 	const struct jvmcode_blob *b =
-		pid == jf->pid ? jvmcode_find(&jf->code, addr) : NULL;
-
-	const char *name;
+		pid == jf->pid ? jvmcode_find(&jf->code, pc) : NULL;
+	struct jvmscope sc[JVMSCOPE_MAX];
+	size_t n, named = 0;
 
 	if (!b || !b->method || b->method & 7 || b->method >> 47)
-		return NULL;
-	name = jvmframe_name(jf, pid,
-			     PT_IP_JAVA |
-				     PT_JAVA_BCI_NONE << PT_JAVA_BCI_SHIFT |
-				     b->method >> 3);
-	return name && strcmp(name, "Interpreter") ? name : NULL;
+		return 0;
+	n = jvmscope_read(pid, &jf->code_lay, b, pc, sc);
+	if (!n) { /* its method, where in it not known */
+		sc[0] = (struct jvmscope){ b->method, PT_JAVA_BCI_NONE };
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name = jvmframe_name(
+			jf, pid,
+			PT_IP_JAVA | (uint64_t)sc[i].bci << PT_JAVA_BCI_SHIFT |
+				sc[i].method >> 3);
+
+		if (!name || !strcmp(name, "Interpreter"))
+			return 0; /* a scope unreadable: not this method's */
+		names[named++] = name;
+	}
+	return named;
 }

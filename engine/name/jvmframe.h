@@ -71,11 +71,16 @@ int jvmframe_setup(struct jvmframe *jf, pid_t pid,
  * lack the code cache, or it cannot be read), -ENOMEM. */
 int jvmframe_code(struct jvmframe *jf, pid_t pid, const struct jvmcode **out);
 
-/* The method compiled at addr in pid, by the code cache as last read,
- * named as the perf map does ("long Hot.heavy(long)"), kept to the end
- * of the run by its Method*; NULL if no method's code held addr then
- * (a stub, code newer than the read) or out of memory. */
-const char *jvmframe_compiled(struct jvmframe *jf, pid_t pid, uint64_t addr);
+/* The methods running in the compiled frame of pid at pc (a return
+ * address: its call's), by the code cache as last read and the
+ * nmethod's debug information (jvmscope.h): the method the code is, and
+ * those compiled into it, innermost first, each named as an interpreted
+ * frame is ("long Hot.heavy(long) (Hot.java:12)", kept to the end of
+ * the run), into names[0..JVMSCOPE_MAX); their number, 0 if no method's
+ * code held pc then (a stub, code newer than the read) or a name
+ * cannot be read. */
+size_t jvmframe_compiled(struct jvmframe *jf, pid_t pid, uint64_t pc,
+			 const char **names);
 
 /* pid, set up, now runs another program (an exec): its Method*s are
  * no longer named by what they were, nor by its layout. */

@@ -264,12 +264,18 @@ int jvmlayout_read_code(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		{ .type = "CodeBlob", .field = "_code_end" },
 		{ .type = "CodeBlob", .field = "_name" },
 		{ .type = "CompiledMethod", .field = "_method" },
+		{ .type = "CompiledMethod", .field = "_scopes_data_begin" },
+		{ .type = "nmethod", .field = "_scopes_pcs_offset" },
+		{ .type = "nmethod", .field = "_dependencies_offset" },
+		{ .type = "nmethod", .field = "_metadata_offset" },
+		{ .type = "PcDesc", .field = "_pc_offset" },
+		{ .type = "PcDesc", .field = "_scope_decode_offset" },
 	};
-	struct want ty[] = { { .type = "HeapBlock" } };
+	struct want ty[] = { { .type = "HeapBlock" }, { .type = "PcDesc" } };
 	int err = scan_structs(pid, sym, ctx, f, sizeof(f) / sizeof(f[0]));
 
 	if (!err)
-		err = scan_types(pid, sym, ctx, ty, 1);
+		err = scan_types(pid, sym, ctx, ty, 2);
 	if (err)
 		return err;
 	*l = (struct jvmcodelayout){
@@ -288,7 +294,14 @@ int jvmlayout_read_code(pid_t pid, jvmlayout_sym_fn sym, void *ctx,
 		.blob_end = (uint32_t)f[12].value,
 		.blob_name = (uint32_t)f[13].value,
 		.nm_method = (uint32_t)f[14].value,
+		.nm_scopes_data = (uint32_t)f[15].value,
+		.nm_pcs = (uint32_t)f[16].value,
+		.nm_deps = (uint32_t)f[17].value,
+		.nm_meta = (uint32_t)f[18].value,
+		.pc_pc = (uint32_t)f[19].value,
+		.pc_scope = (uint32_t)f[20].value,
 		.block_size = (uint32_t)ty[0].value,
+		.pcdesc_size = (uint32_t)ty[1].value,
 	};
 	return l->heaps && l->block_size ? 0 : -ENOENT;
 }

@@ -64,6 +64,13 @@ struct jvmcodelayout {
 	uint32_t blob_begin, blob_end; /* CodeBlob::_code_begin, _code_end */
 	uint32_t blob_name; /* CodeBlob::_name ("nmethod" for a method's) */
 	uint32_t nm_method; /* CompiledMethod::_method (a Method*) */
+	uint32_t nm_scopes_data; /* CompiledMethod::_scopes_data_begin */
+	uint32_t nm_pcs, nm_deps; /* nmethod::_scopes_pcs_offset, and
+				     _dependencies_offset (where they end) */
+	uint32_t nm_meta; /* nmethod::_metadata_offset */
+	uint32_t pcdesc_size; /* sizeof(PcDesc) */
+	uint32_t pc_pc, pc_scope; /* PcDesc::_pc_offset,
+				     _scope_decode_offset */
 };
 
 /* The run-time address (in the process) of libjvm.so's symbol name, or

@@ -23,6 +23,7 @@
 #include <linux/types.h> /* before probetop.h */
 
 #include "jvmframe.h"
+#include "jvmscope.h"
 #include "ksyms.h"
 #include "log.h"
 #include "probetop.h"
@@ -219,6 +220,31 @@ static bool holds(const struct proc_maps *maps, uint64_t addr)
 	return false;
 }
 
+/* A JVM's compiled frame as the methods it ran, names[0..k) innermost
+ * first, into out (n bytes): outermost first, parted by ';' as frames
+ * are, each cut to FRAME_MAX (a ';' in one made ','); its modules,
+ * "[jit]" each, into mod. */
+static void put_scopes(const char **names, size_t k, char *out, size_t n,
+		       char *mod, size_t modn)
+{
+	size_t at = 0, mat = 0;
+
+	out[0] = mod[0] = '\0';
+	while (k-- > 0 && at < n && mat < modn) {
+		char *part = out + at;
+
+		at += (size_t)snprintf(part, n - at, "%.*s", FRAME_MAX - 1,
+				       names[k]);
+		for (char *c = part; *c; c++)
+			if (*c == ';')
+				*c = ',';
+		if (k && at < n)
+			at += (size_t)snprintf(out + at, n - at, ";");
+		mat += (size_t)snprintf(mod + mat, modn - mat, "[jit]%s",
+					k ? ";" : "");
+	}
+}
+
 /* Frame i of st (0: innermost) named into out, its module into
  * mod[0..modn). A return address points past its call: the call is
  * named, at ip - 1. The mappings used when pid is gone: those the kernel
@@ -236,7 +262,8 @@ static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 	const struct proc_maps *mine = noted_of(sn, pid, false);
 	const struct proc_maps *first =
 		st->pid ? noted_of(sn, (pid_t)st->pid, false) : NULL;
-	const char *java;
+	const char *java, *jn[JVMSCOPE_MAX];
+	size_t nj;
 
 	if (!kernel && st->ip[i] >> 62 == PT_IP_JAVA >> 62) {
 		java = sn->jvm ? jvmframe_name(sn->jvm, pid, st->ip[i]) : NULL;
@@ -249,9 +276,9 @@ static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 		}
 		ksyms_name(sn->ks, ip, out, n);
 		snprintf(mod, modn, "kernel");
-	} else if (sn->jvm && (java = jvmframe_compiled(sn->jvm, pid, ip))) {
-		snprintf(out, n, "%s", java);
-		snprintf(mod, modn, "[jit]");
+	} else if (sn->jvm && (nj = jvmframe_compiled(sn->jvm, pid, ip, jn))) {
+		put_scopes(jn, nj, out, n, mod, modn);
+		return;
 	} else {
 		symbolizer_func(sn->sy, pid, ip,
 				holds(mine, ip)	   ? mine
@@ -287,11 +314,11 @@ const char *stackname_text(struct stackname *sn, pid_t pid, uint64_t id,
 			   bool kernel, const struct proc_maps *known,
 			   const char **mods)
 {
-	static char text[PT_STACK_FRAMES * (FRAME_MAX + 1) + 8];
-	static char mtext[PT_STACK_FRAMES * (FRAME_MAX + 1) + 8];
+	static char text[PT_STACK_FRAMES * JVMSCOPE_MAX * (FRAME_MAX + 1) + 8];
+	static char mtext[PT_STACK_FRAMES * JVMSCOPE_MAX * (FRAME_MAX + 1) + 8];
 	const char *kept = stacktext_find(sn->kept, pid, id);
 	struct pt_stack_ips st;
-	char frame[FRAME_MAX], mod[FRAME_MAX];
+	char frame[JVMSCOPE_MAX * FRAME_MAX], mod[JVMSCOPE_MAX * FRAME_MAX];
 	size_t at = 0, mat = 0;
 
 	if (kept) {

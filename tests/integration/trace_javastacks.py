@@ -5,11 +5,13 @@
 - fn:write=count(ustack) while an interpreted run() writes one byte
   exactly 3000 times through viaA() and 1000 times through viaB(), both
   compiled by C2 beforehand (C2 keeps no frame pointer): the stacks
-  through viaA count exactly 3000 and through viaB exactly 1000; viaA's
-  and viaB's frames are their compiled code's (named by their nmethod,
-  with no line), and the frame above each is run() at the line of its
-  call: the walk stepped through the compiled frame by its size (a
-  frame-pointer walk skips run(), whose rbp the compiled code kept);
+  through viaA count exactly 3000 and through viaB exactly 1000; the
+  frame above each compiled frame is run() at the line of its call: the
+  walk stepped through the compiled frame by its size (a frame-pointer
+  walk skips run(), whose rbp the compiled code kept); the compiled
+  frame is named by its nmethod's debug information: viaA at the line
+  of its write, and FileOutputStream.write(int), which C2 inlined into
+  it, below it as a frame of its own with its line;
 - profile:99=count(ustack) while the main thread spins in compiled
   code, warmed up (code compiled since the last read of the code cache
   ends a stack, for a few hundred ms): at least 90% of its samples in
@@ -36,8 +38,13 @@ public class Paths {
     static FileOutputStream out;
     static long sink;
 
-    static void viaA(int i) throws IOException { out.write(i); }
-    static void viaB(int i) throws IOException { out.write(i + 1); }
+    static void viaA(int i) throws IOException {
+        out.write(i); // viaA writes
+    }
+
+    static void viaB(int i) throws IOException {
+        out.write(i + 1); // viaB writes
+    }
 
     static void warm() throws IOException {
         for (int i = 0; i < 40000; i++) { viaA(i); viaB(i); }
@@ -89,24 +96,43 @@ def line_of(mark):
             if l.endswith("// " + mark)][0]
 
 
+def at(frames, prefix):
+    """The index of the frame of frames that starts with prefix, or -1."""
+    return next((i for i, f in enumerate(frames) if f.startswith(prefix)),
+                -1)
+
+
 def check_writes(t):
     tr = Trace(["-p", str(t.pid), "-i", "60", "-e", WRITES])
     time.sleep(1)  # the code cache read, the JVM's perf map written
     tap.eq(t.send("run 3000 1000").strip(), "done", "run(3000, 1000) ran")
     time.sleep(0.5)
     tr.finish()
+    code = subprocess.run(["jcmd", str(t.pid), "Compiler.codelist"],
+                          capture_output=True, text=True).stdout
+    for via in "AB":  # "ID LEVEL STATE NAME [...]": level 4, in use
+        tap.ok(any(l.split()[1:4] == ["4", "0", "Paths.via%s(I)V" % via]
+                   for l in code.splitlines() if len(l.split()) > 3),
+               "via%s ran as C2 code (Compiler.codelist)" % via, code)
     a = agg_of(tr.final(), WRITES)
     rows = [(r["key"][0], r["total"]) for r in a["rows"]]
     for via, want in (("A", 3000), ("B", 1000)):
-        mine = [(k, n) for k, n in rows if VIA[via] in k]
+        mine = [(k, n) for k, n in rows if at(k, VIA[via]) >= 0]
         tap.eq(sum(n for _, n in mine), want,
                "writes through via%s counted exactly" % via,
                [(";".join(k[-8:]), n) for k, n in rows])
-        callers = sorted(set(k[k.index(VIA[via]) - 1] for k, _ in mine))
-        tap.eq(callers, ["void Paths.run(int, int) (Paths.java:%d)"
-                         % line_of("calls via" + via)],
-               "via%s's compiled frame: its caller is run() at the line "
-               "of the call" % via)
+        shapes = sorted(set(tuple(k[at(k, VIA[via]) - 1:
+                                    at(k, VIA[via]) + 2])
+                            for k, _ in mine))
+        tap.eq(shapes, [(
+            "void Paths.run(int, int) (Paths.java:%d)"
+            % line_of("calls via" + via),
+            "%s (Paths.java:%d)" % (VIA[via], line_of("via%s writes" % via)),
+            "void java.io.FileOutputStream.write(int) "
+            "(FileOutputStream.java:313)")],
+            "via%s's compiled frame: its caller run() at the line of the "
+            "call, its own line, and FileOutputStream.write(int), which C2 "
+            "inlined into it, as a frame of its own" % via)
 
 
 def check_samples(t):
