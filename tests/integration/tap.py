@@ -153,6 +153,17 @@ def cpu_s(pid):
     return total / 1e9
 
 
+def erl_module(tap, tmp, name, text):
+    """Compile the Erlang module name (its source text) into directory
+    tmp with erlc; without erlc, every check is skipped (1..0)."""
+    if subprocess.run(["which", "erlc"], capture_output=True).returncode:
+        tap.skip_all("erlc not installed (erlang-base, scripts/setup)")
+    src = os.path.join(tmp, name + ".erl")
+    with open(src, "w") as f:
+        f.write(text)
+    subprocess.run(["erlc", "-o", tmp, src], check=True)
+
+
 def wait_mapped(pid, fragment, timeout=60):
     """Wait until /proc/PID/maps maps a file whose path contains fragment;
     returns that path or None."""

@@ -21,11 +21,9 @@ probes) by CPU samples, by -p, its module compiled here with erlc:
 - started plainly (no perf map): the frames stay addresses, and one line
   says what would name them (+JPperf true), once."""
 
-import os
-import subprocess
 import tempfile
 
-from tap import Tap, Target, Trace, agg_of, cpu_s, need_root
+from tap import Tap, Target, Trace, agg_of, cpu_s, erl_module, need_root
 
 tap = Tap()
 need_root(tap)
@@ -136,12 +134,7 @@ def check_plain(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    if subprocess.run(["which", "erlc"], capture_output=True).returncode:
-        tap.skip_all("erlc not installed (erlang-base, scripts/setup)")
-    with open(os.path.join(tmp, "work.erl"), "w") as f:
-        f.write(MODULE)
-    subprocess.run(["erlc", "-o", tmp, os.path.join(tmp, "work.erl")],
-                   check=True)
+    erl_module(tap, tmp, "work", MODULE)
     check_named(tmp)
     check_detected(tmp)
     check_plain(tmp)
