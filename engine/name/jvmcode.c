@@ -106,7 +106,8 @@ static bool is_nmethod(pid_t pid, struct jvmcode *c, uint64_t name)
 
 /* The rows of the blob in the used block [block, end), read into buf:
  * its frame's, if it has one the walk can use, else frame pointer (the
- * interpreter, adapters, the call stub), to its end. 0 or -ENOMEM. */
+ * interpreter, adapters, the call stub), to its end; the blob kept in
+ * c. 0 or -ENOMEM. */
 static int blob_rows(pid_t pid, const struct jvmcodelayout *l, uint64_t block,
 		     uint64_t end, const uint8_t *buf, struct jvmcode *c)
 {
@@ -115,29 +116,32 @@ static int blob_rows(pid_t pid, const struct jvmcodelayout *l, uint64_t block,
 	uint64_t code_end = u64_at(b, l->blob_end);
 	int32_t frame = i32_at(b, l->blob_frame);
 	int32_t complete = i32_at(b, l->blob_complete);
+	struct jvmcode_blob blob;
 	int err;
 
 	if (begin < block + l->block_size || code_end > end ||
 	    begin >= code_end)
 		return put(c, block,
 			   PT_UR_MAKE(PT_UR_STOP, 0, 0, 0)); /* torn */
+	blob = (struct jvmcode_blob){
+		.at = block + l->block_size,
+		.begin = begin,
+		.end = code_end,
+		.name = u64_at(b, l->blob_name),
+	};
 	if (frame < 2 || frame > PT_UR_OFF_MAX / 8 || complete < 0 ||
-	    (uint64_t)complete > code_end - begin)
-		return put(c, block, PT_UR_MAKE(PT_UR_FP, 0, 0, 0));
+	    (uint64_t)complete > code_end - begin) {
+		err = put(c, block, PT_UR_MAKE(PT_UR_FP, 0, 0, 0));
+		return err ? err : blob_put(c, &blob);
+	}
+	if (is_nmethod(pid, c, blob.name))
+		blob.method = u64_at(b, l->nm_method);
 	err = put(c, block, PT_UR_MAKE(PT_UR_STOP, 0, 0, 0));
 	if (!err)
 		err = put(c, begin + (uint64_t)complete,
 			  PT_UR_MAKE(PT_UR_RSP, 0, 2, frame * 8));
 	if (!err)
-		err = blob_put(
-			c, &(struct jvmcode_blob){
-				   .at = block + l->block_size,
-				   .begin = begin,
-				   .end = code_end,
-				   .method = is_nmethod(pid, c,
-							u64_at(b, l->blob_name))
-						     ? u64_at(b, l->nm_method)
-						     : 0 });
+		err = blob_put(c, &blob);
 	return err;
 }
 

@@ -51,11 +51,14 @@
 
 struct jvmcodelayout;
 
-/* A blob with a frame: its code, and its Method* if it is a method's
- * (an nmethod: compiled, or a native method's wrapper), else 0. */
+/* A blob: its code, its name (a C string in the JVM: "nmethod" for a
+ * method's, else the stub's), and its Method* if it is a method's (an
+ * nmethod: compiled, or a native method's wrapper) with a frame, else
+ * 0. */
 struct jvmcode_blob {
 	uint64_t at; /* the blob (its CodeBlob, nmethod) */
 	uint64_t begin, end;
+	uint64_t name;
 	uint64_t method;
 };
 

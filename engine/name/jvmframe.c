@@ -23,6 +23,7 @@
 #include "stacktext.h"
 
 #define SYMBOL_MAX 512 /* bytes of a Symbol read at most */
+#define STUB_MAX 64 /* bytes of a stub's name read at most */
 #define METHODS_MAX 4096 /* entries of a class's method array looked at */
 #define NAME_MAX_LEN 512 /* bytes of a method's name */
 #define LINES_MAX 1024 /* bytes of a line number table read at most */
@@ -34,6 +35,8 @@ struct jvmframe {
 	bool code_ok; /* code_lay read */
 	struct jvmcode code; /* its code cache as last read */
 	struct stacktext *names; /* by (pid, Method* | gen << 48) */
+	struct stacktext *stubs; /* the names of blobs not methods', by
+				    (pid, their name's address | gen << 60) */
 	uint64_t gen; /* programs forgotten (jvmframe_forget()), mod 16 */
 };
 
@@ -41,9 +44,15 @@ struct jvmframe *jvmframe_new(void)
 {
 	struct jvmframe *jf = calloc(1, sizeof(*jf));
 
-	if (jf)
+	if (jf) {
 		jf->names = stacktext_new();
-	if (!jf || !jf->names) {
+		jf->stubs = stacktext_new();
+	}
+	if (!jf || !jf->names || !jf->stubs) {
+		if (jf) {
+			stacktext_free(jf->names);
+			stacktext_free(jf->stubs);
+		}
 		free(jf);
 		errno = ENOMEM;
 		return NULL;
@@ -56,6 +65,7 @@ void jvmframe_free(struct jvmframe *jf)
 	if (!jf)
 		return;
 	stacktext_free(jf->names);
+	stacktext_free(jf->stubs);
 	jvmcode_free(&jf->code);
 	free(jf);
 }
@@ -354,6 +364,36 @@ int jvmframe_code(struct jvmframe *jf, pid_t pid, const struct jvmcode **out)
 	return err;
 }
 
+/* The name of a blob not a method's ("StubRoutines (1)", "I2C/C2I
+ * adapters") by the C string at name in pid, kept; NULL if unreadable.
+ * The JVM's names of stubs are literals: kept by their address. */
+static const char *stub_name(struct jvmframe *jf, pid_t pid, uint64_t name)
+{
+	uint64_t id = name | (jf->gen & 15) << 60;
+	const char *kept = stacktext_find(jf->stubs, pid, id);
+	char buf[STUB_MAX];
+	size_t got = sizeof(buf);
+
+	if (kept || !name)
+		return kept;
+	if (pymem_peek(pid, name, buf, sizeof(buf))) { /* near a page's end */
+		for (got = 0; got < sizeof(buf); got++) {
+			if (pymem_peek(pid, name + got, buf + got, 1))
+				break;
+			if (!buf[got]) {
+				got++;
+				break;
+			}
+		}
+	}
+	if (!memchr(buf, '\0', got))
+		return NULL; /* unreadable, or longer than a stub's */
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return NULL;
+	return buf[0] ? stacktext_keep(jf->stubs, pid, id, buf) : NULL;
+}
+
 size_t jvmframe_compiled(struct jvmframe *jf, pid_t pid, uint64_t pc,
 			 const char **names)
 {
@@ -362,7 +402,9 @@ size_t jvmframe_compiled(struct jvmframe *jf, pid_t pid, uint64_t pc,
 	struct jvmscope sc[JVMSCOPE_MAX];
 	size_t n, named = 0;
 
-	if (!b || !b->method || b->method & 7 || b->method >> 47)
+	if (b && !b->method)
+		return (names[0] = stub_name(jf, pid, b->name)) ? 1 : 0;
+	if (!b || b->method & 7 || b->method >> 47)
 		return 0;
 	n = jvmscope_read(pid, &jf->code_lay, b, pc, sc);
 	if (!n) { /* its method, where in it not known */

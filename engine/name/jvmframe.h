@@ -76,9 +76,9 @@ int jvmframe_code(struct jvmframe *jf, pid_t pid, const struct jvmcode **out);
  * nmethod's debug information (jvmscope.h): the method the code is, and
  * those compiled into it, innermost first, each named as an interpreted
  * frame is ("long Hot.heavy(long) (Hot.java:12)", kept to the end of
- * the run), into names[0..JVMSCOPE_MAX); their number, 0 if no method's
- * code held pc then (a stub, code newer than the read) or a name
- * cannot be read. */
+ * the run), into names[0..JVMSCOPE_MAX); or a stub's code, by the name
+ * the JVM gives it ("StubRoutines (1)"); their number, 0 if no code
+ * held pc then (code newer than the read) or a name cannot be read. */
 size_t jvmframe_compiled(struct jvmframe *jf, pid_t pid, uint64_t pc,
 			 const char **names);
 

@@ -163,6 +163,53 @@ def test_java_plain(tap, classes):
         tmux("kill-session", "-t", SESSION)
 
 
+HOT = """\
+public class Hot {
+    static long heavy(long n) {
+        long s = 0;
+        for (long i = 0; i < n; i++) s += i % 7;
+        return s;
+    }
+
+    static long light(long n) {
+        long s = 0;
+        for (long i = 0; i < n; i++) s += i % 7;
+        return s;
+    }
+
+    public static void main(String[] a) {
+        long t = 0;
+        while (t != 42) { t += heavy(3000000); t += light(1000000); }
+    }
+}
+"""
+
+
+def test_java_hot(tap, classes):
+    """A plain JVM spinning 3:1 in heavy() and light(), compiled by C2:
+    Top shows both methods from CPU samples, heavy() first; Stacks shows
+    them under main(), with lines, through the compiled frames."""
+    start("%s -- java -cp %s Hot" % (PROBETOP, classes))
+    try:
+        s = wait_screen(r"long Hot\.light\(long\)", 30)
+        top = re.findall(r"│ +[0-9.]+ +[0-9]+ +[0-9.]+% +(long Hot\.\w+\(long\))",
+                         s)
+        tap.eq(top[:2], ["long Hot.heavy(long)", "long Hot.light(long)"],
+               "java: Top shows its hot methods, heavy() first", s)
+        keys("7")
+        s = wait_screen(r"│void Hot\.main[^\n]*\n│long Hot\.heavy\(long\) "
+                        r"\(Hot\.java:4\)", 15)
+        tap.ok(re.search(r"│StubRoutines \(1\)[^\n]*\n│void Hot\.main"
+                         r"[^\n]*\n│long Hot\.heavy\(long\) \(Hot\.java:4\)"
+                         r"[^\n]*\|long Hot\.light", s) is not None,
+               "java: Stacks shows heavy() (at its loop's line) and light() "
+               "under main(), under the call stub", s)
+        keys("1")
+        quit_ok(tap, "java")
+    finally:
+        tmux("kill-session", "-t", SESSION)
+
+
 def messages_say(tap, what, pattern):
     """Messages (L) has pattern; back to the Dashboard."""
     keys("L")
@@ -186,11 +233,11 @@ def test_node(tap):
                "node without --perf-basic-prof: Top shows its JavaScript "
                "functions from CPU samples (V8's metadata)", s)
         keys("7")
-        s = wait_screen(r"Stacks, profile:99=count\(ustack\)[^\n]*\n.*\n│all",
-                        10)
+        s = wait_screen(r"Stacks, profile:99=count\(ustack\)[^\n]*\n.*\n│all"
+                        r"(.*\n)+│[| +…]*JS:hot ", 10)
         tap.ok(re.search(r"Stacks, profile:99=count\(ustack\)[^\n]*\n.*\n"
-                         r"│all", s) is not None,
-               "node: Stacks shows its stacks (nodesample)", s)
+                         r"│all(.*\n)+│[| +…]*JS:hot ", s) is not None,
+               "node: Stacks shows its stacks, hot() named (nodesample)", s)
         keys("1")
         quit_ok(tap, "node")
     finally:
@@ -295,9 +342,12 @@ def main():
     tap = Tap()
     need_root(tap)
     with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "Hot.java"), "w") as f:
+            f.write(HOT)
         subprocess.run(["javac", "-d", tmp,
                         os.path.join(HERE, "..", "integration",
-                                     "GcWork.java")], check=True)
+                                     "GcWork.java"),
+                        os.path.join(tmp, "Hot.java")], check=True)
         php = os.path.join(tmp, "loop.php")
         with open(php, "w") as f:
             f.write("<?php\n"
@@ -327,6 +377,7 @@ def main():
         test_ruby(tap, rb)
         test_java(tap, tmp)
         test_java_plain(tap, tmp)
+        test_java_hot(tap, tmp)
         test_node(tap)
         test_php(tap, php)
         test_erlang(tap, tmp)
