@@ -11,4 +11,4 @@ cd "$(dirname "$0")/../.."
 scripts/setup --bench
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null
-exec python3 tests/bench/v8frame.py build "$@"
+exec python3 tests/bench/jitstack.py build node "$@"
