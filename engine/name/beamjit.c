@@ -251,17 +251,22 @@ static int by_start(const void *a, const void *b)
 }
 
 /* The list from its first entry first into t: at most BEAMJIT_ENTRIES
- * entries, sorted. 0 or -ENOMEM. */
+ * entries, up to where it comes back on itself (an entry met again is
+ * seen within twice the walk to it: the one at each power of two is
+ * kept), sorted. 0 or -ENOMEM. */
 static int read_list(pid_t pid, uint64_t first, struct bj_table *t)
 {
 	uint8_t *buf = malloc(BEAMJIT_SYMFILE_MAX);
-	uint64_t e = first, ent[4];
+	uint64_t e = first, kept = 0, ent[4];
 	int err = buf ? 0 : -ENOMEM;
 
-	for (size_t k = 0; !err && e && k < BEAMJIT_ENTRIES; k++) {
+	for (size_t k = 1; !err && e && e != kept && k <= BEAMJIT_ENTRIES;
+	     k++) {
 		if (pymem_peek(pid, e, ent, sizeof(ent)))
 			break; /* torn: what was read stays */
 		err = read_symfile(pid, ent[2], ent[3], t, buf);
+		if (!(k & (k - 1)))
+			kept = e;
 		e = ent[0];
 	}
 	free(buf);

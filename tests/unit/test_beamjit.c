@@ -6,83 +6,38 @@
  * no module's; every way of cutting, stretching or lying about it
  * (short, a byte too many, a count too high, a name without its NUL or
  * with one inside, a range past the code, a start after its end) is
- * refused whole, no range passed. */
+ * refused whole, no range passed. And the whole reader on a process
+ * whose list is hostile (tests/fixtures/beamfake.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <errno.h>
 
 #include "beamjit.h"
+#include "beamsym.h"
+#include "catalog.h"
+#include "child.h"
 
 #define BASE 0x7f0000100000ull
 
-struct sym {
-	uint8_t b[1024];
-	size_t n;
-};
-
-static void put(struct sym *s, const void *p, size_t n)
-{
-	memcpy(s->b + s->n, p, n);
-	s->n += n;
-}
-
-static void put_u32(struct sym *s, uint32_t v)
-{
-	put(s, &v, 4);
-}
-
-/* A counted name and the pad bytes its struct's size leaves after it. */
-static void put_name(struct sym *s, const char *name, size_t pad)
-{
-	uint16_t len = (uint16_t)(strlen(name) + 1);
-
-	put(s, &len, 2);
-	put(s, name, len);
-	memset(s->b + s->n, 0xa5, pad);
-	s->n += pad;
-}
-
-static void put_range(struct sym *s, uint32_t start, uint32_t end,
-		      uint32_t lines, const char *name)
-{
-	put_u32(s, start);
-	put_u32(s, end);
-	put_u32(s, lines);
-	put_name(s, name, 2);
-}
-
-static void put_line(struct sym *s, uint32_t at, uint32_t line)
-{
-	put_u32(s, at);
-	put_u32(s, line);
-	put_name(s, "work.erl", 2);
-}
-
 /* The symfile of module work: a header, f/1's prologue and f/1 (two
  * lines), g/0 (one line). */
-static void module(struct sym *s)
+static void module(struct beamsym *s)
 {
-	uint64_t base = BASE;
-
-	s->n = 0;
-	put_u32(s, 1);
-	put_u32(s, 0xdeadbeef); /* unused */
-	put(s, &base, 8);
-	put_u32(s, 3);
-	put_u32(s, 0x400);
-	put_name(s, "work", 6);
-	put_range(s, 0x100, 0x130, 0, "work:f/1-CodeInfoPrologue");
-	put_range(s, 0x130, 0x200, 2, "work:f/1");
-	put_line(s, 0x130, 3);
-	put_line(s, 0x180, 4);
-	put_range(s, 0x200, 0x3f0, 1, "work:g/0");
-	put_line(s, 0x200, 7);
+	beamsym_module(s, BASE, 3, 0x400, "work");
+	beamsym_range(s, 0x100, 0x130, 0, "work:f/1-CodeInfoPrologue");
+	beamsym_range(s, 0x130, 0x200, 2, "work:f/1");
+	beamsym_line(s, 0x130, 3, "work.erl");
+	beamsym_line(s, 0x180, 4, "work.erl");
+	beamsym_range(s, 0x200, 0x3f0, 1, "work:g/0");
+	beamsym_line(s, 0x200, 7, "work.erl");
 }
 
 struct got {
@@ -106,7 +61,7 @@ static int collect(void *ctx, uint64_t start, uint32_t size, const char *name,
 
 static void test_module(void **state)
 {
-	struct sym s;
+	struct beamsym s;
 	struct got g = { 0 };
 
 	(void)state;
@@ -132,7 +87,7 @@ static void test_emulator(void **state)
 }
 
 /* s parsed: refused whole. */
-static void refused(const struct sym *s, const char *why)
+static void refused(const struct beamsym *s, const char *why)
 {
 	struct got g = { 0 };
 
@@ -144,7 +99,7 @@ static void refused(const struct sym *s, const char *why)
 
 static void test_bad(void **state)
 {
-	struct sym s;
+	struct beamsym s;
 	uint32_t v;
 
 	(void)state;
@@ -181,12 +136,70 @@ static void test_bad(void **state)
 	refused(&s, "a line count far past the end");
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* addr in bj's pid named name at off (err 0), or err. */
+static void named(struct beamjits *bj, pid_t pid, uint64_t addr, int err,
+		  const char *name, uint64_t off)
+{
+	const char *got = NULL;
+	uint64_t at = 0;
+
+	assert_int_equal(beamjits_find(bj, pid, addr, &got, &at), err);
+	if (err)
+		return;
+	assert_string_equal(got, name);
+	assert_int_equal(at, off);
+}
+
+/* beam.fake's hostile list: good's ranges named, bad's (a symfile that
+ * does not add up) not, the unreadable and the 1 TiB entries skipped,
+ * the list's loop walked once round, all in well under a second; a
+ * module linked later named at its first miss; the test's own process
+ * is no BEAM. */
+static void test_hostile_list(void **state)
+{
+	struct objcache *cache = objcache_new();
+	struct beamjits *bj = beamjits_new(cache);
+	char reply[64];
+	struct child c;
+	double t0;
+
+	(void)state;
+	assert_non_null(bj);
+	assert_int_equal(child_start(fixture_path("beam.fake"), &c), 0);
+	t0 = now_s();
+	named(bj, c.pid, 0x10000030, 0, "good:f/1", 0x10);
+	assert_true(now_s() - t0 < 0.5);
+	named(bj, c.pid, 0x10000005, 0, "good:f/1-CodeInfoPrologue", 5);
+	named(bj, c.pid, 0x20000010, -ENOENT, NULL, 0);
+	named(bj, c.pid, 0x30000010, -ENOENT, NULL, 0);
+	assert_true(beamjit_present(cache, c.pid));
+	assert_int_equal(child_send(&c, "load", reply, sizeof(reply)), 0);
+	assert_string_equal(reply, "loaded\n");
+	named(bj, c.pid, 0x30000010, 0, "late:h/2", 0x10);
+	named(bj, c.pid, 0x10000030, 0, "good:f/1", 0x10);
+	assert_true(now_s() - t0 < 1.0);
+	named(bj, getpid(), 0x10000030, -ENODATA, NULL, 0);
+	assert_false(beamjit_present(cache, getpid()));
+	assert_int_equal(child_stop(&c), 0);
+	beamjits_free(bj);
+	objcache_free(cache);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_module),
 		cmocka_unit_test(test_emulator),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_hostile_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
