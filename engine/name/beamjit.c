@@ -197,6 +197,24 @@ static int reserve(struct bj_table *t, size_t size)
 	return r && names ? 0 : -ENOMEM;
 }
 
+/* t's arrays cut to what they hold (reserve() took some three times
+ * that). */
+static void fit(struct bj_table *t)
+{
+	struct bj_range *r =
+		t->n ? realloc(t->ranges, t->n * sizeof(*r)) : NULL;
+	char *names = t->nnames ? realloc(t->names, t->nnames) : NULL;
+
+	if (r) {
+		t->ranges = r;
+		t->cap = t->n;
+	}
+	if (names) {
+		t->names = names;
+		t->capnames = t->nnames;
+	}
+}
+
 /* beamjit_range_fn: a range into the table ctx (room reserved). 0 or
  * -ENOSPC (full). */
 static int add_range(void *ctx, uint64_t start, uint32_t size, const char *name,
@@ -276,6 +294,7 @@ static int read_list(pid_t pid, uint64_t first, struct bj_table *t)
 			"rest are not read, their frames stay addresses",
 			(int)pid, BEAMJIT_BYTES >> 20);
 	qsort(t->ranges, t->n, sizeof(*t->ranges), by_start);
+	fit(t);
 	return err == -ENOMEM ? err : 0;
 }
 
