@@ -298,27 +298,45 @@ static int name_in_vdso(struct symbolizer *sy, pid_t pid, uint64_t addr,
 	return 0;
 }
 
-/* addr in JIT code, named by pid's perf map (perfmap.h; a C++ name
- * demangled, any other as written), else by an Erlang node's own tables
- * (beamjit.h): a perf map, where the process writes one, is the
- * runtime's fuller account (the BEAM's names its shared code too). 0,
- * -ENODATA (neither names pid's code) or -ENOENT. */
-static int name_in_jit(struct symbolizer *sy, pid_t pid, uint64_t addr,
-		       bool offset, char *out, size_t n)
+/* A JIT's name of a function and addr's offset off into it into out: a
+ * C++ name demangled, any other as written. */
+static void put_jit(const char *name, uint64_t off, bool offset, char *out,
+		    size_t n)
 {
-	const char *name;
-	uint64_t off;
-	int err = perfmaps_find(sy->perf, pid, addr, &name, &off);
-	int beam = err ? beamjits_find(sy->beam, pid, addr, &name, &off) : 0;
-
-	if (err && beam)
-		return err == -ENODATA ? beam : err;
 	if (!strncmp(name, "_Z", 2))
 		demangle(name, out, n);
 	else
 		snprintf(out, n, "%s", name); /* '@' is no version here */
 	put_offset(off, offset, out, n);
-	return 0;
+}
+
+/* addr in JIT code, named by pid's perf map (perfmap.h). 0, -ENODATA
+ * (pid has no perf map) or -ENOENT. */
+static int name_in_perfmap(struct symbolizer *sy, pid_t pid, uint64_t addr,
+			   bool offset, char *out, size_t n)
+{
+	const char *name;
+	uint64_t off;
+	int err = perfmaps_find(sy->perf, pid, addr, &name, &off);
+
+	if (!err)
+		put_jit(name, off, offset, out, n);
+	return err;
+}
+
+/* addr in an Erlang node's JIT code, named by the BEAM's own tables
+ * (beamjit.h). 0, -ENODATA (pid is no BEAM whose tables are read) or
+ * -ENOENT. */
+static int name_in_beam(struct symbolizer *sy, pid_t pid, uint64_t addr,
+			bool offset, char *out, size_t n)
+{
+	const char *name;
+	uint64_t off;
+	int err = beamjits_find(sy->beam, pid, addr, &name, &off);
+
+	if (!err)
+		put_jit(name, off, offset, out, n);
+	return err;
 }
 
 /* module into mod[0..modn), if mod. */
@@ -331,11 +349,13 @@ static void put_module(const char *module, char *mod, size_t modn)
 /*
  * symbolizer_name(), the symbol's offset left out if !offset. An address
  * in a file of the maps read last is named by that ELF file; one outside
- * them by the vDSO, then by the JIT's names (name_in_jit()), before the
- * maps are read again (JIT frames are many: a read of the maps costs
- * tens of microseconds),
+ * them by the vDSO, then by the perf map, before the maps are read again
+ * (JIT frames are many: a read of the maps costs tens of microseconds),
  * then by the file mapped there now; in a file that is not ELF (a JIT's
- * memory file), by the JIT's names. Its module into mod[0..modn) if mod:
+ * memory file: the perf map), or in none, by the BEAM's tables (an
+ * Erlang node's code: its memory file is in the maps, so an address of
+ * another process is never looked for there before its maps are read).
+ * Its module into mod[0..modn) if mod:
  * the file's base name, "[vdso]", "[jit]" (a perf map's or the BEAM's
  * tables'), "" (none).
  */
@@ -347,13 +367,13 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 	const struct proc_map *m =
 		sy->pid == pid ? find_map(&sy->maps, addr) : NULL;
 	struct elfobj *obj;
-	int jit = -ENOENT;
+	int jit = -ENOENT, beam;
 
 	if (!m && !name_in_vdso(sy, pid, addr, offset, out, n)) {
 		put_module("[vdso]", mod, modn);
 		return;
 	}
-	if (!m && !(jit = name_in_jit(sy, pid, addr, offset, out, n))) {
+	if (!m && !(jit = name_in_perfmap(sy, pid, addr, offset, out, n))) {
 		put_module("[jit]", mod, modn);
 		return;
 	}
@@ -365,7 +385,12 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		name_in_file(sy, maps, m, obj, addr, offset, out, n);
 		return;
 	}
-	if (m && !(jit = name_in_jit(sy, pid, addr, offset, out, n))) {
+	if (m)
+		jit = name_in_perfmap(sy, pid, addr, offset, out, n);
+	if (jit &&
+	    (beam = name_in_beam(sy, pid, addr, offset, out, n)) != -ENODATA)
+		jit = beam; /* its tables' name, or -ENOENT: no hint */
+	if (!jit) {
 		put_module("[jit]", mod, modn);
 		return;
 	}
