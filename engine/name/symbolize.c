@@ -298,45 +298,26 @@ static int name_in_vdso(struct symbolizer *sy, pid_t pid, uint64_t addr,
 	return 0;
 }
 
-/* A JIT's name of a function and addr's offset off into it into out: a
- * C++ name demangled, any other as written. */
-static void put_jit(const char *name, uint64_t off, bool offset, char *out,
-		    size_t n)
+/* addr in JIT code, named by pid's perf map (perfmap.h), or if beam by
+ * an Erlang node's own tables (beamjit.h): a C++ name demangled, any
+ * other as written. 0, -ENODATA (pid has no perf map, or is no BEAM
+ * whose tables are read) or -ENOENT. */
+static int name_in_jit(struct symbolizer *sy, pid_t pid, uint64_t addr,
+		       bool beam, bool offset, char *out, size_t n)
 {
+	const char *name;
+	uint64_t off;
+	int err = beam ? beamjits_find(sy->beam, pid, addr, &name, &off)
+		       : perfmaps_find(sy->perf, pid, addr, &name, &off);
+
+	if (err)
+		return err;
 	if (!strncmp(name, "_Z", 2))
 		demangle(name, out, n);
 	else
 		snprintf(out, n, "%s", name); /* '@' is no version here */
 	put_offset(off, offset, out, n);
-}
-
-/* addr in JIT code, named by pid's perf map (perfmap.h). 0, -ENODATA
- * (pid has no perf map) or -ENOENT. */
-static int name_in_perfmap(struct symbolizer *sy, pid_t pid, uint64_t addr,
-			   bool offset, char *out, size_t n)
-{
-	const char *name;
-	uint64_t off;
-	int err = perfmaps_find(sy->perf, pid, addr, &name, &off);
-
-	if (!err)
-		put_jit(name, off, offset, out, n);
-	return err;
-}
-
-/* addr in an Erlang node's JIT code, named by the BEAM's own tables
- * (beamjit.h). 0, -ENODATA (pid is no BEAM whose tables are read) or
- * -ENOENT. */
-static int name_in_beam(struct symbolizer *sy, pid_t pid, uint64_t addr,
-			bool offset, char *out, size_t n)
-{
-	const char *name;
-	uint64_t off;
-	int err = beamjits_find(sy->beam, pid, addr, &name, &off);
-
-	if (!err)
-		put_jit(name, off, offset, out, n);
-	return err;
+	return 0;
 }
 
 /* module into mod[0..modn), if mod. */
@@ -373,7 +354,7 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		put_module("[vdso]", mod, modn);
 		return;
 	}
-	if (!m && !(jit = name_in_perfmap(sy, pid, addr, offset, out, n))) {
+	if (!m && !(jit = name_in_jit(sy, pid, addr, false, offset, out, n))) {
 		put_module("[jit]", mod, modn);
 		return;
 	}
@@ -386,9 +367,9 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		return;
 	}
 	if (m)
-		jit = name_in_perfmap(sy, pid, addr, offset, out, n);
-	if (jit &&
-	    (beam = name_in_beam(sy, pid, addr, offset, out, n)) != -ENODATA)
+		jit = name_in_jit(sy, pid, addr, false, offset, out, n);
+	if (jit && (beam = name_in_jit(sy, pid, addr, true, offset, out, n)) !=
+			   -ENODATA)
 		jit = beam; /* its tables' name, or -ENOENT: no hint */
 	if (!jit) {
 		put_module("[jit]", mod, modn);
