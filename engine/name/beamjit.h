@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * beamjit — an Erlang node's JIT code named from the BEAM's own tables,
- * with no flag: BeamAsm (OTP 24 on; read and tested on Debian's OTP 25)
- * registers every module it loads with GDB's JIT interface, whether or
- * not a debugger is there. beam.smp exports the list's head,
+ * with no flag: BeamAsm (the JIT; tested on Debian's OTP 25, and
+ * today's OTP source lays it out the same) registers every module it
+ * loads with GDB's JIT interface, whether or not a debugger is there;
+ * an OTP whose symfiles differ has them refused (they do not add up),
+ * its frames left to its perf map. beam.smp exports the list's head,
  * __jit_debug_descriptor {u32 version (1); u32 action; u64 relevant;
  * u64 first}, each entry {u64 next, prev, symfile, symfile_size}; a
  * module's symfile is the BEAM's own format (not ELF), all integers
