@@ -40,6 +40,7 @@ struct bj_table {
 	char *names;
 	size_t nnames, capnames;
 	size_t modules; /* module symfiles in it */
+	bool whole; /* read to the list's end (not torn, no loop) */
 	bool full; /* BEAMJIT_BYTES reached */
 };
 
@@ -51,6 +52,7 @@ struct bj_proc {
 	uint64_t looked_ms; /* when desc was last looked for */
 	uint64_t head; /* the list's first entry when read last */
 	uint64_t checked_ms; /* when head was last looked at */
+	uint64_t read_ms; /* when the list was last read */
 	struct bj_table t;
 };
 
@@ -287,6 +289,7 @@ static int read_list(pid_t pid, uint64_t first, struct bj_table *t)
 			kept = e;
 		e = ent[0];
 	}
+	t->whole = (!err && !e) || t->full; /* full: no read does better */
 	free(buf);
 	if (t->full)
 		log_msg(LOG_WARN,
@@ -357,9 +360,10 @@ static struct bj_proc *slot_of(struct beamjits *bj, pid_t pid)
 	return old;
 }
 
-/* p's list read again if its head moved since (or never read), its
- * descriptor looked for first if not found yet (at most every
- * BEAMJIT_LOOK_MS). 0 or -ENOMEM. */
+/* p's list read again if its head moved since (or never read), or if
+ * it was not read whole (torn, or a loop) at most every
+ * BEAMJIT_LOOK_MS; its descriptor looked for first if not found yet (as
+ * often). 0 or -ENOMEM. */
 static int refresh(struct beamjits *bj, struct bj_proc *p)
 {
 	uint64_t now = now_ms(), d[3];
@@ -373,8 +377,11 @@ static int refresh(struct beamjits *bj, struct bj_proc *p)
 		p->desc = find_descriptor(bj->cache, p->pid);
 	}
 	if (!p->desc || pymem_peek(p->pid, p->desc, d, sizeof(d)) ||
-	    (uint32_t)d[0] != 1 || d[2] == p->head)
+	    (uint32_t)d[0] != 1 ||
+	    (d[2] == p->head &&
+	     (p->t.whole || now - p->read_ms < BEAMJIT_LOOK_MS)))
 		return 0;
+	p->read_ms = now;
 	err = read_list(p->pid, d[2], &t);
 	if (t.modules) {
 		table_free(&p->t);

@@ -36,7 +36,9 @@
  * module loaded: the BEAM links it first), looked at each time a frame
  * is not covered and at a hit at most every BEAMJIT_RECHECK_MS: code
  * freed with a purged module is only reused by a module loaded after
- * it, which moves the head. Where beam.smp is (a file named beam.*
+ * it, which moves the head. A list not read to its end (caught torn,
+ * or a loop) is read again at a miss at most every BEAMJIT_LOOK_MS.
+ * Where beam.smp is (a file named beam.*
  * exporting __jit_debug_descriptor and erts_atom_table) is looked for
  * again at most every BEAMJIT_LOOK_MS while not found (erl is a script
  * that execs it).
