@@ -327,6 +327,12 @@ bool tracer_rb_readable(struct tracer *tr);
 struct rbframe;
 struct rbframe *tracer_rbframe(const struct tracer *tr);
 
+/* Whether the traced process's JIT code is named by its runtime's own
+ * tables, with no flag: an Erlang node whose BEAM lists its modules'
+ * code (beamjit.h). Looked for at most every second until found, then
+ * kept; false for -b. */
+bool tracer_jit_named(struct tracer *tr);
+
 /* The namer of the traced JVM's interpreted frames (jvmframe.h). */
 struct jvmframe;
 struct jvmframe *tracer_jvmframe(const struct tracer *tr);

@@ -152,7 +152,8 @@ int session_add(struct session *s, const struct spec *spec,
 
 /* Whether the target is started so that ps's frames are named (its
  * [frames] named_by = is met, or it has none, or the target's
- * environment is unknown). */
+ * environment is unknown), or its runtime's own tables name them
+ * however it was started (tracer_jit_named()). */
 bool session_frames_named(const struct session *s, const struct probeset *ps);
 
 /* Why session_add() returned err (negative), in words for one line. */

@@ -294,7 +294,8 @@ int session_add(struct session *s, const struct spec *spec,
 bool session_frames_named(const struct session *s, const struct probeset *ps)
 {
 	return !ps->named_by.nrequires ||
-	       session_target_meets(s, &ps->named_by);
+	       session_target_meets(s, &ps->named_by) ||
+	       tracer_jit_named(s->tr);
 }
 
 const char *session_strerror(int err)

@@ -7,7 +7,9 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <time.h>
 
+#include "beamjit.h"
 #include "objects.h"
 #include "phpframe.h"
 #include "rbframe.h"
@@ -82,4 +84,21 @@ struct rbframe *tracer_rbframe(const struct tracer *tr)
 struct jvmframe *tracer_jvmframe(const struct tracer *tr)
 {
 	return tr->jvm;
+}
+
+bool tracer_jit_named(struct tracer *tr)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (tr->beam_named || tr->kind != TRACER_PID)
+		return tr->beam_named;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (tr->beam_looked_ns &&
+	    now - tr->beam_looked_ns < BEAMJIT_LOOK_MS * 1000000ull)
+		return false;
+	tr->beam_looked_ns = now;
+	tr->beam_named = beamjit_present(tr->cache, tr->pid);
+	return tr->beam_named;
 }

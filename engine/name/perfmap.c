@@ -40,6 +40,7 @@ struct pm_proc {
 	uint64_t used; /* when last asked about (perfmaps.clock) */
 	uint64_t checked_ns; /* when the file was last looked at */
 	uid_t uid; /* the process's user; (uid_t)-1: not known */
+	time_t born; /* when it started (wall clock); 0: not known */
 	char path[PM_PATH_MAX]; /* in its root and pid namespace */
 	char host[PM_PATH_MAX]; /* /tmp/perf-PID.map */
 	const char *file; /* the one of them read last */
@@ -95,6 +96,38 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* When pid started, by the wall clock (its start since boot, from
+ * /proc/PID/stat, taken from the boot clock's now); 0 if not known. */
+static time_t started(pid_t pid)
+{
+	char path[64], buf[1024], *at;
+	unsigned long long ticks = 0;
+	struct timespec boot;
+	long hz = sysconf(_SC_CLK_TCK);
+	ssize_t got;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got <= 0 || hz <= 0)
+		return 0;
+	buf[got] = '\0';
+	at = strrchr(buf, ')'); /* after the command, which may hold ") " */
+	/* state is field 3, starttime field 22: 19 fields on from state */
+	if (!at ||
+	    sscanf(at + 1,
+		   " %*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+		   "%*s %*s %*s %*s %*s %*s %*s %llu",
+		   &ticks) != 1 ||
+	    clock_gettime(CLOCK_BOOTTIME, &boot))
+		return 0;
+	return time(NULL) - (boot.tv_sec - (time_t)(ticks / (unsigned long)hz));
+}
+
 /* Slot p made pid's: its paths and user found. */
 static void proc_start(struct pm_proc *p, pid_t pid)
 {
@@ -106,6 +139,7 @@ static void proc_start(struct pm_proc *p, pid_t pid)
 	p->checked_ns = 0;
 	snprintf(dir, sizeof(dir), "/proc/%d", (int)pid);
 	p->uid = stat(dir, &st) ? (uid_t)-1 : st.st_uid;
+	p->born = started(pid);
 	snprintf(p->path, sizeof(p->path), "/proc/%d/root/tmp/perf-%d.map",
 		 (int)pid, (int)proc_ns_pid(pid));
 	snprintf(p->host, sizeof(p->host), "/tmp/perf-%d.map", (int)pid);
@@ -338,8 +372,9 @@ static bool changed(const struct pm_proc *p, const struct stat *st)
 }
 
 /* p's file opened: in the process's root while it lives, else on the
- * host's /tmp; a regular file of root or of the process's user. An fd,
- * or a negative errno. */
+ * host's /tmp; a regular file of root or of the process's user, last
+ * written after the process started (one older is an earlier process's
+ * that had the same pid). An fd, or a negative errno. */
 static int open_map(struct pm_proc *p, struct stat *st)
 {
 	char root[64];
@@ -351,7 +386,8 @@ static int open_map(struct pm_proc *p, struct stat *st)
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, st) || !S_ISREG(st->st_mode) ||
-	    (st->st_uid && p->uid != (uid_t)-1 && st->st_uid != p->uid)) {
+	    (st->st_uid && p->uid != (uid_t)-1 && st->st_uid != p->uid) ||
+	    (p->born && st->st_mtime < p->born - 2)) {
 		close(fd);
 		return -EPERM;
 	}

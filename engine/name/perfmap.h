@@ -22,7 +22,9 @@
  * own pid in its own /tmp), else /tmp/perf-PID.map (a process gone). It
  * must be a regular file owned by root or by the process's user: a
  * target cannot make probetop read another file through a link, nor
- * block on a FIFO.
+ * block on a FIFO; and written since the process started: a map left in
+ * /tmp by an earlier process of the same pid (a JIT never removes its
+ * own) names nothing of this one.
  *
  * Bounded: the maps of at most PERFMAP_PROCS processes are kept (the
  * least lately asked about goes first), each of at most PERFMAP_BYTES

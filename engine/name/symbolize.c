@@ -4,7 +4,8 @@
  * the maps of the last process asked about are kept until an address
  * misses them. An address no ELF file holds is looked for in the
  * process's vDSO (named by probetop's own image, engine/find/vdso.h),
- * then in its perf map (JIT code, perfmap.h).
+ * then in its perf map (JIT code, perfmap.h), then in an Erlang node's
+ * own tables of its JIT code (beamjit.h).
  */
 #include "symbolize.h"
 
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
+#include "beamjit.h"
 #include "catalog.h"
 #include "debugfile.h"
 #include "debugpkg.h"
@@ -40,6 +42,7 @@ struct symbolizer {
 	pid_t pid; /* whose maps these are; 0: none */
 	struct proc_maps maps;
 	struct perfmaps *perf; /* JIT code's names */
+	struct beamjits *beam; /* an Erlang node's, without a perf map */
 	struct elfobj *vdso; /* the vDSO image, opened at its first frame */
 	bool vdso_tried;
 	pid_t vdso_pid; /* the process whose vDSO was compared last */
@@ -57,7 +60,10 @@ struct symbolizer *symbolizer_new(struct objcache *cache)
 	if (!sy)
 		return NULL;
 	sy->perf = perfmaps_new();
-	if (!sy->perf) {
+	sy->beam = beamjits_new(cache);
+	if (!sy->perf || !sy->beam) {
+		perfmaps_free(sy->perf);
+		beamjits_free(sy->beam);
 		free(sy);
 		errno = ENOMEM;
 		return NULL;
@@ -72,6 +78,7 @@ void symbolizer_free(struct symbolizer *sy)
 		return;
 	proc_maps_free(&sy->maps);
 	perfmaps_free(sy->perf);
+	beamjits_free(sy->beam);
 	elfobj_free(sy->vdso);
 	free(sy->said);
 	free(sy);
@@ -211,8 +218,10 @@ static void say_no_perfmap(struct symbolizer *sy, pid_t pid)
 		"process %d runs code compiled at run time (JIT), writes "
 		"no perf map (/tmp/perf-%d.map) and none of its frames was "
 		"named by its runtime's own metadata: those frames stay "
-		"0x...; Erlang writes a perf map when started with +JPperf "
-		"true, Node with --perf-basic-prof (or its V8 is read where "
+		"0x...; Erlang (where its JIT's own tables are not there: "
+		"OTP before 25, or built without them) writes a perf map when "
+		"started with +JPperf true, Node with --perf-basic-prof (or "
+		"its V8 is read where "
 		"user stacks are walked by unwind tables, not under "
 		"PROBETOP_UNWIND=fp), a JVM with a perf map agent",
 		(int)pid, (int)pid);
@@ -289,16 +298,17 @@ static int name_in_vdso(struct symbolizer *sy, pid_t pid, uint64_t addr,
 	return 0;
 }
 
-/* addr in JIT code, named by pid's perf map (perfmap.h; a C++ name
- * demangled, any other as written). 0, -ENODATA (pid has no perf map) or
- * -ENOENT. */
-static int name_in_perfmap(struct symbolizer *sy, pid_t pid, uint64_t addr,
-			   bool offset, char *out, size_t n)
+/* addr in JIT code, named by pid's perf map (perfmap.h), or if beam by
+ * an Erlang node's own tables (beamjit.h): a C++ name demangled, any
+ * other as written. 0, -ENODATA (pid has no perf map, or is no BEAM
+ * whose tables are read) or -ENOENT. */
+static int name_in_jit(struct symbolizer *sy, pid_t pid, uint64_t addr,
+		       bool beam, bool offset, char *out, size_t n)
 {
 	const char *name;
 	uint64_t off;
-
-	int err = perfmaps_find(sy->perf, pid, addr, &name, &off);
+	int err = beam ? beamjits_find(sy->beam, pid, addr, &name, &off)
+		       : perfmaps_find(sy->perf, pid, addr, &name, &off);
 
 	if (err)
 		return err;
@@ -323,8 +333,12 @@ static void put_module(const char *module, char *mod, size_t modn)
  * them by the vDSO, then by the perf map, before the maps are read again
  * (JIT frames are many: a read of the maps costs tens of microseconds),
  * then by the file mapped there now; in a file that is not ELF (a JIT's
- * memory file), by the perf map. Its module into mod[0..modn) if mod:
- * the file's base name, "[vdso]", "[jit]" (a perf map's), "" (none).
+ * memory file: the perf map), or in none, by the BEAM's tables (an
+ * Erlang node's code: its memory file is in the maps, so an address of
+ * another process is never looked for there before its maps are read).
+ * Its module into mod[0..modn) if mod:
+ * the file's base name, "[vdso]", "[jit]" (a perf map's or the BEAM's
+ * tables'), "" (none).
  */
 static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		    const struct proc_maps *known, bool offset, char *out,
@@ -334,13 +348,13 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 	const struct proc_map *m =
 		sy->pid == pid ? find_map(&sy->maps, addr) : NULL;
 	struct elfobj *obj;
-	int jit = -ENOENT;
+	int jit = -ENOENT, beam;
 
 	if (!m && !name_in_vdso(sy, pid, addr, offset, out, n)) {
 		put_module("[vdso]", mod, modn);
 		return;
 	}
-	if (!m && !(jit = name_in_perfmap(sy, pid, addr, offset, out, n))) {
+	if (!m && !(jit = name_in_jit(sy, pid, addr, false, offset, out, n))) {
 		put_module("[jit]", mod, modn);
 		return;
 	}
@@ -352,7 +366,12 @@ static void name_of(struct symbolizer *sy, pid_t pid, uint64_t addr,
 		name_in_file(sy, maps, m, obj, addr, offset, out, n);
 		return;
 	}
-	if (m && !(jit = name_in_perfmap(sy, pid, addr, offset, out, n))) {
+	if (m)
+		jit = name_in_jit(sy, pid, addr, false, offset, out, n);
+	if (jit && (beam = name_in_jit(sy, pid, addr, true, offset, out, n)) !=
+			   -ENODATA)
+		jit = beam; /* its tables' name, or -ENOENT: no hint */
+	if (!jit) {
 		put_module("[jit]", mod, modn);
 		return;
 	}

@@ -9,7 +9,8 @@
  * are read again only when an address falls outside the ones read last,
  * and objects come from an objcache (the tracer's, so a library it has
  * parsed for probes is not parsed again). Frames no ELF file holds are
- * named by the vDSO's own symbols and by JIT runtimes' perf maps.
+ * named by the vDSO's own symbols, by JIT runtimes' perf maps and by an
+ * Erlang node's own tables of its JIT code (beamjit.h).
  */
 #ifndef PROBETOP_SYMBOLIZE_H
 #define PROBETOP_SYMBOLIZE_H
@@ -34,8 +35,9 @@ void symbolizer_free(struct symbolizer *sy);
  * LOG_INFO naming the debug package that would name it); where no file
  * is mapped, in the vDSO, by the vDSO's symbols ("__vdso_clock_gettime",
  * else "[vdso]+0x..."); where no file or one that is not ELF is mapped
- * (JIT code), by the process's perf map, /tmp/perf-PID.map (perfmap.h);
- * else "0x...". known, if not NULL, are pid's maps read earlier: used
+ * (JIT code), by the process's perf map, /tmp/perf-PID.map (perfmap.h),
+ * else by the BEAM's tables of an Erlang node's modules (beamjit.h,
+ * "module:function/arity"); else "0x...". known, if not NULL, are pid's maps read earlier: used
  * when the process is gone (its vDSO is then not known).
  */
 struct proc_maps;

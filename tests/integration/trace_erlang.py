@@ -18,8 +18,11 @@ probes) by CPU samples, by -p, its module compiled here with erlc:
   probe in a BEAM process);
 - picked by itself: trace -p PID with no -e or -P attaches the erlsample
   probeset (detected by beam.smp's erts_atom_table);
-- started plainly (no perf map): the frames stay addresses, and one line
-  says what would name them (+JPperf true), once."""
+- started plainly (no perf map, no flag): the same split over 6 s of
+  samples (some 600), named by the BEAM's own JIT tables (its GDB JIT
+  list, read from its memory) as the BEAM names them (work:heavy/1, no
+  "$"), at least 90% of sampled frames named, ustack's Erlang frames
+  named, and no hint about +JPperf."""
 
 import tempfile
 
@@ -120,17 +123,37 @@ def check_detected(tmp):
            "trace -p alone: erlsample picked, its frames named", rows)
 
 
+def unnamed(frame):
+    """Whether a frame's name is an address (0x..., beam.smp+0x...)."""
+    return frame.startswith("0x") or "+0x" in frame
+
+
 def check_plain(tmp):
     t = erl(tmp)
     tr = Trace(["-p", str(t.pid), "-i", "60", "-e", FRAME, "-e", STACK])
-    tap.eq(t.send("spin 1").strip(), "done", "plain: spin ran")
+    tap.eq(t.send("spin 6").strip(), "done", "plain: spin ran")
     tr.finish()
     t.stop()
-    said = [l for l in tr.stderr.splitlines() if HINT in l]
-    tap.ok(len(said) == 1 and "+JPperf true" in said[0] and
-           "process %d " % t.pid in said[0],
-           "a node without a perf map: one line says what would name its "
-           "frames", tr.stderr)
+    fin = tr.final()
+    frames = {r["key"][0]: r["total"] for r in agg_of(fin, FRAME)["rows"]}
+    hv, lt = frames.get("work:heavy/1", 0), frames.get("work:light/1", 0)
+    tap.ok(lt and hv + lt >= 300 and 0.67 <= hv / (hv + lt) <= 0.83,
+           "plain: named by the BEAM's JIT tables, heavy/1 at 75%% +- 8 "
+           "points of heavy and light (%d:%d)" % (hv, lt), frames)
+    total = sum(frames.values())
+    named = sum(v for k, v in frames.items() if not unnamed(k))
+    tap.ok(total and named >= 0.9 * total,
+           "plain: at least 90%% of sampled frames named (%d of %d)"
+           % (named, total), frames)
+    stacks = [(r["key"][0], r["total"]) for r in agg_of(fin, STACK)["rows"]]
+    erl_stacks = [k for k, _ in stacks if any(f.startswith("work:")
+                                              for f in k)]
+    tap.ok(erl_stacks and not [k for k in erl_stacks
+                               if any(unnamed(f) for f in k)],
+           "plain: ustack's Erlang frames named, no frame of a stack "
+           "through them an address", stacks[:5])
+    tap.ok(HINT not in tr.stderr, "plain: its frames named, no hint",
+           tr.stderr)
 
 
 with tempfile.TemporaryDirectory() as tmp:

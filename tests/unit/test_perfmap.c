@@ -8,7 +8,9 @@
  * among them); a line appended while it is in use read (and a half
  * line only once it is whole); a line over an older one wins; a file
  * rewritten or removed forgets the old lines; a link or a FIFO at the
- * path never read; 20,000 lines in random order all found.
+ * path never read; a map last written before the process started (an
+ * earlier process's of the same pid) not read, the same map written
+ * again read; 20,000 lines in random order all found.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -259,10 +262,31 @@ static void test_many(void **state)
 	perfmaps_free(pm);
 }
 
+/* A map written an hour before this process started is an earlier
+ * process's: not read; once written again, it is this one's. */
+static void test_stale(void **state)
+{
+	struct perfmaps *pm = perfmaps_new();
+	struct timeval old[2] = { { time(NULL) - 3600, 0 },
+				  { time(NULL) - 3600, 0 } };
+
+	(void)state;
+	assert_non_null(pm);
+	put("w", "1000 20 earlier\n");
+	assert_int_equal(utimes(path, old), 0);
+	assert_int_equal(perfmaps_find(pm, getpid(), 0x1000,
+				       &(const char *){ 0 }, &(uint64_t){ 0 }),
+			 -ENODATA);
+	put("w", "1000 20 mine\n");
+	expect(pm, 0x1000, "mine", 0);
+	perfmaps_free(pm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rewritten, setup,
 						teardown),
