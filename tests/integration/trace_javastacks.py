@@ -16,9 +16,11 @@
   code, warmed up (code compiled since the last read of the code cache
   ends a stack, for a few hundred ms): at least 90% of its samples in
   Java code reach the thread's start (JavaMain), and inner() is named
-  in at least half of them."""
+  in at least half of them; at least 90% of all the frames sampled (every
+  thread's) are named."""
 
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -154,6 +156,13 @@ def check_samples(t):
     inner = sum(n for k, n in java if "Paths.inner" in k)
     tap.ok(inner >= 0.5 * total,
            "inner() named in %d of %d samples" % (inner, total))
+    frames = named = 0
+    for r in a["rows"]:  # every thread's: Java, JVM and libc frames
+        for f in r["key"][0]:
+            frames += r["total"]
+            named += r["total"] * (not re.match(r"(\S+\+)?0x[0-9a-f]+$", f))
+    tap.ok(frames and named >= 0.9 * frames,
+           "%d of %d sampled frames named (goal: 90%%)" % (named, frames))
 
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The verifier's budget: the kernel verifies a program in at most
+ * 1,000,000 instructions (states explored, not the program's size), and
+ * the site program (pt_usdt: every USDT location, function entry and
+ * return, with every key kind and both stack walkers) is near it. A
+ * change that takes it past 97% fails here, with the count, before a
+ * later one fails to load at all (docs/architecture.md: the next key
+ * kind or walker splits the handler first). pt_profile, the same handler
+ * on a perf event, is held to the same. Needs root.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <bpf/libbpf.h>
+#include <linux/types.h> /* before probetop.h */
+
+#include "probetop.h"
+#include "probetop.skel.h"
+
+#define LIMIT 1000000 /* the kernel's BPF_COMPLEXITY_LIMIT_INSNS */
+#define BUDGET (LIMIT / 100 * 97)
+
+/* The instructions the verifier processed for prog, loaded alone with
+ * the skeleton's maps (its log's "processed N insns"); -1 if it did
+ * not load. */
+static long processed(const char *prog)
+{
+	static char log[1 << 16];
+	struct probetop_bpf *skel = probetop_bpf__open();
+	struct bpf_program *p;
+	const char *at;
+	long n = -1;
+
+	assert_non_null(skel);
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), prog));
+	p = bpf_object__find_program_by_name(skel->obj, prog);
+	assert_non_null(p);
+	log[0] = '\0';
+	bpf_program__set_log_buf(p, log, sizeof(log));
+	bpf_program__set_log_level(p, 4); /* statistics only */
+	if (!probetop_bpf__load(skel) &&
+	    (at = strstr(log, "processed ")) != NULL)
+		n = strtol(at + 10, NULL, 10);
+	probetop_bpf__destroy(skel);
+	return n;
+}
+
+static void check(const char *prog)
+{
+	long n = processed(prog);
+
+	print_message("# %s: %ld of %d instructions processed (%.1f%%)\n",
+		      prog, n, LIMIT, n * 100.0 / LIMIT);
+	assert_true(n > 0);
+	assert_true(n <= BUDGET);
+}
+
+static void test_site_program(void **state)
+{
+	(void)state;
+	check("pt_usdt");
+}
+
+static void test_profile_program(void **state)
+{
+	(void)state;
+	check("pt_profile");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_site_program),
+		cmocka_unit_test(test_profile_program),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
