@@ -41,8 +41,8 @@ static long processed(const char *prog)
 	long n = -1;
 
 	assert_non_null(skel);
-	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), prog));
+	bpf_object__for_each_program(p, skel->obj) bpf_program__set_autoload(
+		p, !strcmp(bpf_program__name(p), prog));
 	p = bpf_object__find_program_by_name(skel->obj, prog);
 	assert_non_null(p);
 	log[0] = '\0';
@@ -59,8 +59,8 @@ static void check(const char *prog)
 {
 	long n = processed(prog);
 
-	print_message("# %s: %ld of %d instructions processed (%.1f%%)\n",
-		      prog, n, LIMIT, n * 100.0 / LIMIT);
+	print_message("# %s: %ld of %d instructions processed (%.1f%%)\n", prog,
+		      n, LIMIT, n * 100.0 / LIMIT);
 	assert_true(n > 0);
 	assert_true(n <= BUDGET);
 }
