@@ -96,11 +96,11 @@
 	"         replaced by the Python frames it ran: C extensions under "   \
 	"their\n"                                                              \
 	"         Python callers, -p or a command) | jitframe (ustack's\n"     \
-	"         innermost frame of JIT code a perf map names: a JVM's,\n"    \
-	"         which probetop asks for (its interpreted frames by\n"        \
-	"         method), Erlang's with +JPperf true; or Erlang's by\n"       \
-	"         the BEAM's JIT tables, node's JavaScript by V8's own\n"      \
-	"         metadata; else its leaf); at\n"                              \
+	"         innermost frame of JIT code: a JVM's by method, from\n"      \
+	"         its code cache (inlined methods too) and interpreter,\n"     \
+	"         Erlang's by the BEAM's JIT tables, node's JavaScript by\n"   \
+	"         V8's own metadata, or a perf map's (Erlang's with\n"         \
+	"         +JPperf true); else its leaf); at\n"                         \
 	"         most 4 (2 strings of 63 bytes; a longer one is cut, then\n"  \
 	"         ...)\n"                                                      \
 	"  A..B=latency() times A to the matching B on the same thread "       \
