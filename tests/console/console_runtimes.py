@@ -21,6 +21,7 @@ said in the title, and its latency (AVG, P50, P99) once Enter on it has
 attached it; the --demo test of console_tmux.py shows the rest."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -243,7 +244,9 @@ def test_node(tap):
         quit_ok(tap, "node")
     finally:
         tmux("kill-session", "-t", SESSION)
-    start("%s -- node --perf-basic-prof -e '%s'" % (PROBETOP, hot % 2000000))
+    logs = tempfile.mkdtemp()  # --perf-basic-prof logs to ./isolate-*.log
+    start("cd %s && %s -- node --perf-basic-prof -e '%s'"
+          % (logs, PROBETOP, hot % 2000000))
     try:
         s = wait_screen(r"JS:hot ", 20)
         tap.ok("Top frames, CPU samples" in s and "restart it so" not in s,
@@ -252,6 +255,7 @@ def test_node(tap):
         quit_ok(tap, "node")
     finally:
         tmux("kill-session", "-t", SESSION)
+        shutil.rmtree(logs, ignore_errors=True)
 
 def test_php(tap, script):
     start("USE_ZEND_DTRACE=1 %s -- php8.2 %s" % (PROBETOP, script))
