@@ -130,7 +130,7 @@ static uint64_t code_of(struct v8inline *vi, const struct v8ctx *c, uint64_t pc)
 	uint64_t base = pc & ~(uint64_t)(BLOCK - 1);
 
 	for (uint64_t done = 0; done < V8INLINE_SCAN; done += BLOCK) {
-		if (base < BLOCK || pymem_peek(c->pid, base - done, vi->block,
+		if (done >= base || pymem_peek(c->pid, base - done, vi->block,
 					       sizeof(vi->block)))
 			return 0;
 		for (size_t i = BLOCK / 8; i-- > 0;) {
