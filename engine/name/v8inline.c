@@ -216,7 +216,7 @@ size_t v8inline_chain(struct v8inline *vi, pid_t pid, const struct v8meta *m,
 {
 	struct v8ctx c = { pid, m };
 	uint64_t code = m->inl ? code_of(vi, &c, pc) : 0, dd, table, start;
-	int64_t n, pos;
+	int64_t len, n, pos;
 	size_t k;
 
 	if (!code)
@@ -228,17 +228,13 @@ size_t v8inline_chain(struct v8inline *vi, pid_t pid, const struct v8meta *m,
 	    v8heap_smi(&c, slot(&c, dd, m->dd_count)) <= 0 ||
 	    v8heap_type(&c, table) != m->t_bytes)
 		return 0;
-	n = v8heap_smi(&c, v8heap_tagged(&c, table, m->arr_len));
-	if (n <= 0)
-		return 0;
-	if (n > V8INLINE_TABLE)
-		n = V8INLINE_TABLE;
+	len = v8heap_smi(&c, v8heap_tagged(&c, table, m->arr_len));
+	n = len < V8INLINE_TABLE ? len : V8INLINE_TABLE;
 	start = v8heap_tagged(&c, code, m->code_positions + CODE_ENTRY);
-	if (v8heap_field(&c, table, m->arr_data, vi->table, (size_t)n) ||
-	    v8inline_position(
-		    vi->table, (size_t)n,
-		    n == v8heap_smi(&c, v8heap_tagged(&c, table, m->arr_len)),
-		    pc - start, &pos) ||
+	if (n <= 0 ||
+	    v8heap_field(&c, table, m->arr_data, vi->table, (size_t)n) ||
+	    v8inline_position(vi->table, (size_t)n, n == len, pc - start,
+			      &pos) ||
 	    inlining_id(pos) < 0)
 		return 0;
 	k = inlined(&c, dd, inlining_id(pos), out);
