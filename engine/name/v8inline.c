@@ -14,6 +14,7 @@
 #define BLOCK 4096 /* bytes read at once, looking for a code's start */
 #define CODE_ALIGN 32 /* a code's first instruction aligned to this */
 #define VLQ_BITS 7 /* a byte of a position table: 7 bits, and "more" */
+#define POS_MAX (1ll << 48) /* source positions: 47 bits */
 #define INLINE_POS 16 /* bytes of one inlining position */
 #define INLINE_FN 8 /* its index into the literals, past its position */
 /* Code's fields past its source_position_table (V8 11.3): */
@@ -74,11 +75,15 @@ int v8inline_position(const uint8_t *b, size_t n, bool whole, uint64_t off,
 	bool found = false;
 
 	while (at < n) {
-		if (vlq(b, n, &at, &dc) || vlq(b, n, &at, &ds))
-			return -1; /* cut in an entry */
+		if (vlq(b, n, &at, &dc) || vlq(b, n, &at, &ds) ||
+		    dc > INT32_MAX || dc < INT32_MIN || ds > POS_MAX ||
+		    ds < -POS_MAX)
+			return -1; /* cut in an entry, or no V8's */
 		code += dc >= 0 ? dc : -(dc + 1); /* the sign: a statement */
 		src += ds;
-		if (code < 0 || (uint64_t)code > off)
+		if (code > INT32_MAX || src < 0 || src > POS_MAX)
+			return -1;
+		if ((uint64_t)code > off)
 			return found ? 0 : -1;
 		*pos = src;
 		found = true;

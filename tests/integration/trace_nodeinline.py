@@ -100,7 +100,14 @@ class Node:
         return self.until("done")
 
     def stop(self):
-        self.t.stop()
+        """Ends it by closing its input (its output flushed, the trace's
+        lines read to the end)."""
+        self.t.p.stdin.close()
+        self.until(None)
+        try:
+            self.t.p.wait(timeout=30)
+        finally:
+            self.t.stop()
 
 
 def check_top(script):
