@@ -14,8 +14,10 @@ inlined into what, in the process that is traced):
   functions it ran, its own outermost);
 - fn:libc.so.6:write=count(ustack) (a uprobe: a return address in the
   middle of optimized code): 3000 fs.writeSync() from pathA() and 1000
-  from pathB(), both inlined into drive(), are exactly 3000 and 1000 in
-  the stacks that name JS:pathA and JS:pathB, each under JS:drive."""
+  from pathB(), one of them at least inlined into drive() (TurboFan may
+  optimize the other by itself first, and inline writeSync() into it),
+  are exactly 3000 and 1000 in the stacks that name JS:pathA and
+  JS:pathB, each right under JS:drive."""
 
 import os
 import re
@@ -169,9 +171,11 @@ def check_writes(script):
     tap.eq(n.send("3000 1000"), "done", "writes: ran")
     tr.finish()
     n.stop()
-    tap.ok({("pathA", "drive"), ("pathB", "drive")} <= n.inlined,
-           "--trace-turbo-inlining: pathA() and pathB() inlined into "
-           "drive()", sorted(n.inlined))
+    into = sorted(p for p in ("pathA", "pathB")
+                  if (p, "drive") in n.inlined)
+    tap.ok(into, "--trace-turbo-inlining: pathA() or pathB() inlined into "
+           "drive() (%s; which one TurboFan picks varies)"
+           % ", ".join(into), sorted(n.inlined))
     rows = [(r["key"][0], r["total"])
             for r in agg_of(tr.final(), WRITE)["rows"]]
     drive = named(script, WRITES, "drive")
