@@ -27,7 +27,8 @@
  * of the inlined call, itself with the id of its caller, and an index
  * into the literals) give each inlined function's SharedFunctionInfo
  * (its literals are a WeakFixedArray: a FixedArray's header) and its
- * caller's, up to the frame's own function.
+ * caller's, up to the frame's own function. Maglev's code (off by
+ * default in Node 20's V8 11.3) keeps the same tables; untested.
  *
  * Bounded: V8INLINE_SCAN bytes looked at before a pc, V8INLINE_TABLE
  * bytes of a position table read (a pc past what was read has no
