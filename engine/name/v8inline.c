@@ -22,7 +22,8 @@
 #define CODE_ENTRY 16 /* its first instruction */
 #define CODE_SIZE 32 /* its instruction_size (int32) */
 
-/* The InstructionStream's map of a process, once one was verified. */
+/* The InstructionStream's map of a process, once one was verified
+ * (checked again at each use: the pid may be another process's now). */
 struct proc_map_of {
 	pid_t pid;
 	uint64_t map;
@@ -100,6 +101,15 @@ static struct proc_map_of *slot_of(struct v8inline *vi, pid_t pid)
 	return NULL;
 }
 
+/* Whether tagged value map is the map of c's InstructionStreams. */
+static bool istream_map(const struct v8ctx *c, uint64_t map)
+{
+	uint16_t type;
+
+	return !v8heap_field(c, map, c->m->map_type, &type, sizeof(type)) &&
+	       type == c->m->t_istream;
+}
+
 /* Whether at (untagged) starts an InstructionStream whose Code holds pc;
  * its Code into *code. known: the process's InstructionStream map (0:
  * not known yet; the map is checked then). */
@@ -108,13 +118,10 @@ static bool code_at(const struct v8ctx *c, uint64_t at, uint64_t word,
 {
 	const struct v8meta *m = c->m;
 	uint64_t start = at + m->istream_start, back, entry;
-	uint16_t type;
 	int32_t size;
 	uint32_t f = m->code_positions;
 
-	if (known ? word != known
-		  : v8heap_field(c, word, m->map_type, &type, sizeof(type)) ||
-			    type != m->t_istream)
+	if (known ? word != known : !istream_map(c, word))
 		return false;
 	if (pymem_peek(c->pid, at + 8, code, sizeof(*code)) ||
 	    v8heap_type(c, *code) != m->t_code)
@@ -131,7 +138,7 @@ static bool code_at(const struct v8ctx *c, uint64_t at, uint64_t word,
 static uint64_t code_of(struct v8inline *vi, const struct v8ctx *c, uint64_t pc)
 {
 	struct proc_map_of *p = slot_of(vi, c->pid);
-	uint64_t known = p ? p->map : 0, code;
+	uint64_t known = p && istream_map(c, p->map) ? p->map : 0, code;
 	uint64_t base = pc & ~(uint64_t)(BLOCK - 1);
 
 	for (uint64_t done = 0; done < V8INLINE_SCAN; done += BLOCK) {
@@ -148,9 +155,8 @@ static uint64_t code_of(struct v8inline *vi, const struct v8ctx *c, uint64_t pc)
 			if (!p) {
 				p = &vi->procs[vi->next];
 				vi->next = (vi->next + 1) % V8INLINE_PROCS;
-				*p = (struct proc_map_of){ c->pid,
-							   vi->block[i] };
 			}
+			*p = (struct proc_map_of){ c->pid, vi->block[i] };
 			return code;
 		}
 	}
