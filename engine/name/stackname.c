@@ -31,10 +31,12 @@
 #include "stacktext.h"
 #include "symbolize.h"
 #include "v8frame.h"
+#include "v8inline.h"
 
 #define FRAME_MAX 128 /* bytes of one frame's name */
 #define NOTED_INDEX 1024 /* chains of the noted processes' index */
 
+_Static_assert(V8INLINE_MAX <= JVMSCOPE_MAX, "a frame's text has room");
 _Static_assert(sizeof(struct pt_vma) == 48 + PT_PATH_MAX, "pt_vma layout");
 
 /* The mappings the kernel sent for one process. */
@@ -49,6 +51,7 @@ struct stackname {
 	struct symbolizer *sy;
 	struct jvmframe *jvm; /* names interpreted Java frames, or NULL */
 	struct v8frames *v8; /* JavaScript frames by V8's metadata */
+	struct v8inline *inl; /* and the functions inlined into them */
 	struct ksyms *ks; /* read at the first kernel stack */
 	bool ks_tried;
 	struct stacktext *kept;
@@ -73,15 +76,17 @@ struct stackname *stackname_new(int stacks_fd, int nmaps_fd,
 		sn->kept = stacktext_new();
 		sn->mods = stacktext_new();
 		sn->v8 = v8frames_new(cache);
+		sn->inl = v8inline_new();
 	}
 	if (sn && sn->kept && sn->mods && nmaps_fd >= 0)
 		sn->nmaps = ring_buffer__new(nmaps_fd, on_vma, sn, NULL);
-	if (!sn || !sn->kept || !sn->mods || !sn->v8 ||
+	if (!sn || !sn->kept || !sn->mods || !sn->v8 || !sn->inl ||
 	    (nmaps_fd >= 0 && !sn->nmaps)) {
 		if (sn) {
 			stacktext_free(sn->kept);
 			stacktext_free(sn->mods);
 			v8frames_free(sn->v8);
+			v8inline_free(sn->inl);
 		}
 		free(sn);
 		errno = ENOMEM;
@@ -103,6 +108,7 @@ void stackname_free(struct stackname *sn)
 	ring_buffer__free(sn->nmaps);
 	ksyms_free(sn->ks);
 	v8frames_free(sn->v8);
+	v8inline_free(sn->inl);
 	stacktext_free(sn->kept);
 	stacktext_free(sn->mods);
 	free(sn);
@@ -245,13 +251,39 @@ static void put_scopes(const char **names, size_t k, char *out, size_t n,
 	}
 }
 
+/* An optimized JavaScript frame at ip of pid (its own function's
+ * SharedFunctionInfo sfi) as the functions it ran, those TurboFan
+ * inlined into it too (v8inline.h), each named by V8's metadata, into
+ * out and mod as put_scopes() puts them: whether it ran an inlined
+ * function at ip (else out and mod are left as they are). */
+static bool js_inlined(struct stackname *sn, pid_t pid, uint64_t ip,
+		       uint64_t sfi, char *out, size_t n, char *mod,
+		       size_t modn)
+{
+	const struct v8meta *m = v8frames_meta(sn->v8, pid);
+	uint64_t chain[V8INLINE_MAX];
+	char names[V8INLINE_MAX][FRAME_MAX];
+	const char *np[V8INLINE_MAX];
+	size_t k = m ? v8inline_chain(sn->inl, pid, m, ip, sfi, chain) : 0;
+
+	for (size_t j = 0; j < k; j++) {
+		if (v8frames_name(sn->v8, pid, chain[j], names[j], FRAME_MAX))
+			return false;
+		np[j] = names[j];
+	}
+	if (k)
+		put_scopes(np, k, out, n, mod, modn);
+	return k > 0;
+}
+
 /* Frame i of st (0: innermost) named into out, its module into
  * mod[0..modn). A return address points past its call: the call is
  * named, at ip - 1. The mappings used when pid is gone: those the kernel
  * sent for pid, for the process the stack was first seen in, else
  * known. A JavaScript frame (st->fn[i]) that the perf map does not
- * name is named by V8's metadata (v8frame.h), module "[jit]" too; a
- * JVM's compiled method by its code cache (jvmframe_compiled()), before
+ * name is named by V8's metadata (v8frame.h), module "[jit]" too, and
+ * one in JIT code that ran functions TurboFan inlined into it as those
+ * functions (js_inlined()); a JVM's compiled method by its code cache (jvmframe_compiled()), before
  * the perf map, which may be older. */
 static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 		       const struct pt_stack_ips *st, uint32_t i,
@@ -285,6 +317,9 @@ static void frame_name(struct stackname *sn, pid_t pid, bool kernel,
 				: holds(first, ip) ? first
 						   : known,
 				out, n, mod, modn);
+		if (st->js && st->fn[i] && (!mod[0] || !strcmp(mod, "[jit]")) &&
+		    js_inlined(sn, pid, ip, st->fn[i], out, n, mod, modn))
+			return;
 		if (st->js && st->fn[i] && strcmp(mod, "[jit]") &&
 		    !v8frames_name(sn->v8, pid, st->fn[i], out, n))
 			snprintf(mod, modn, "[jit]");

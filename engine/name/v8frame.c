@@ -12,6 +12,7 @@
 #include "catalog.h"
 #include "proc.h"
 #include "pymem.h"
+#include "v8heap.h"
 #include "v8meta.h"
 
 #define NAME_UNITS 256 /* code units of a function's or script's name */
@@ -41,12 +42,6 @@ struct v8frames {
 	size_t nkept, capkept;
 	uint32_t index[INDEX];
 	uint16_t *units; /* V8FRAME_SOURCE_MAX code units */
-};
-
-/* What a read needs: the process and its metadata. */
-struct v8ctx {
-	pid_t pid;
-	const struct v8meta *m;
 };
 
 struct v8frames *v8frames_new(struct objcache *cache)
@@ -114,56 +109,14 @@ const struct v8meta *v8frames_meta(struct v8frames *vf, pid_t pid)
 	return p->ok ? &p->m : NULL;
 }
 
-static bool heap_object(const struct v8ctx *c, uint64_t v)
-{
-	return v && (v & c->m->heap_tag_mask) == c->m->heap_tag;
-}
-
-/* n bytes of tagged object obj at field offset off. 0 or -1. */
-static int field(const struct v8ctx *c, uint64_t obj, uint32_t off, void *buf,
-		 size_t n)
-{
-	return heap_object(c, obj)
-		       ? pymem_peek(c->pid, obj - c->m->heap_tag + off, buf, n)
-		       : -1;
-}
-
-/* The tagged value at field off of obj; 0 if unreadable. */
-static uint64_t tagged(const struct v8ctx *c, uint64_t obj, uint32_t off)
-{
-	uint64_t v;
-
-	return field(c, obj, off, &v, sizeof(v)) ? 0 : v;
-}
-
-static int64_t smi(const struct v8ctx *c, uint64_t v)
-{
-	return (int64_t)v >> c->m->smi_shift;
-}
-
-static bool is_smi(const struct v8ctx *c, uint64_t v)
-{
-	return (v & c->m->heap_tag_mask) != c->m->heap_tag &&
-	       !(v & ((1ull << c->m->smi_shift) - 1));
-}
-
-/* obj's instance type, or UINT32_MAX (not a heap object, unreadable). */
-static uint32_t type_of(const struct v8ctx *c, uint64_t obj)
-{
-	uint64_t map = tagged(c, obj, c->m->obj_map);
-	uint16_t t;
-
-	return field(c, map, c->m->map_type, &t, sizeof(t)) ? UINT32_MAX : t;
-}
-
 /* String s's length, or -1 (not a string). */
 static int64_t str_len(const struct v8ctx *c, uint64_t s, uint32_t *type)
 {
 	int32_t len;
 
-	*type = type_of(c, s);
+	*type = v8heap_type(c, s);
 	if (*type >= c->m->t_first_nonstring ||
-	    field(c, s, c->m->str_len, &len, sizeof(len)) || len < 0)
+	    v8heap_field(c, s, c->m->str_len, &len, sizeof(len)) || len < 0)
 		return -1;
 	return len;
 }
@@ -185,27 +138,30 @@ static int64_t str_units(const struct v8ctx *c, uint64_t s, uint32_t from,
 	n = n < len - from ? n : (uint32_t)(len - from);
 	repr = type & m->str_repr_mask;
 	if (repr == m->str_seq && (type & m->str_enc_mask) == m->str_one_byte) {
-		if (field(c, s, m->seq1_chars + from, bytes, n))
+		if (v8heap_field(c, s, m->seq1_chars + from, bytes, n))
 			return -1;
 		for (uint32_t i = n; i-- > 0;) /* widened in place */
 			out[i] = bytes[i];
 		return n;
 	}
 	if (repr == m->str_seq)
-		return field(c, s, m->seq2_chars + 2 * from, out, 2 * (size_t)n)
+		return v8heap_field(c, s, m->seq2_chars + 2 * from, out,
+				    2 * (size_t)n)
 			       ? -1
 			       : (int64_t)n;
 	if (repr == m->str_thin)
-		return str_units(c, tagged(c, s, m->thin_actual), from, n, out,
-				 depth + 1);
+		return str_units(c, v8heap_tagged(c, s, m->thin_actual), from,
+				 n, out, depth + 1);
 	if (repr == m->str_sliced)
 		return str_units(
-			c, tagged(c, s, m->sliced_parent),
-			from + (uint32_t)smi(c, tagged(c, s, m->sliced_offset)),
+			c, v8heap_tagged(c, s, m->sliced_parent),
+			from + (uint32_t)v8heap_smi(
+				       c,
+				       v8heap_tagged(c, s, m->sliced_offset)),
 			n, out, depth + 1);
 	if (repr != m->str_cons)
 		return -1;
-	uint64_t first = tagged(c, s, m->cons_first);
+	uint64_t first = v8heap_tagged(c, s, m->cons_first);
 	int64_t flen = str_len(c, first, &type);
 
 	if (flen < 0)
@@ -217,7 +173,7 @@ static int64_t str_units(const struct v8ctx *c, uint64_t s, uint32_t from,
 			return -1;
 	}
 	if (k < n) {
-		int64_t more = str_units(c, tagged(c, s, m->cons_second),
+		int64_t more = str_units(c, v8heap_tagged(c, s, m->cons_second),
 					 from + (uint32_t)k - (uint32_t)flen,
 					 n - (uint32_t)k, out + k, depth + 1);
 
@@ -253,21 +209,22 @@ static void scope_scan(const struct v8ctx *c, uint64_t scope, char *name,
 	bool named = false;
 
 	*start = -1;
-	if (field(c, scope, m->obj_map + 8, slot, sizeof(slot)) ||
+	if (v8heap_field(c, scope, m->obj_map + 8, slot, sizeof(slot)) ||
 	    m->scope_ncontextlocals >= SCOPE_SLOTS)
 		return;
 	at = m->scope_first_vars +
-	     2 * (uint64_t)smi(c, slot[m->scope_ncontextlocals]);
+	     2 * (uint64_t)v8heap_smi(c, slot[m->scope_ncontextlocals]);
 	for (; at < SCOPE_SLOTS; at++) {
 		uint32_t type;
 
-		if (!named && heap_object(c, slot[at]) &&
+		if (!named && v8heap_is_object(c, slot[at]) &&
 		    str_len(c, slot[at], &type) >= 0)
 			named = !str_utf8(c, slot[at], name, n) && name[0];
-		if (at > 0 && is_smi(c, slot[at]) && is_smi(c, slot[at - 1]) &&
-		    smi(c, slot[at - 1]) >= 0 &&
-		    smi(c, slot[at - 1]) < smi(c, slot[at])) {
-			*start = smi(c, slot[at - 1]);
+		if (at > 0 && v8heap_is_smi(c, slot[at]) &&
+		    v8heap_is_smi(c, slot[at - 1]) &&
+		    v8heap_smi(c, slot[at - 1]) >= 0 &&
+		    v8heap_smi(c, slot[at - 1]) < v8heap_smi(c, slot[at])) {
+			*start = v8heap_smi(c, slot[at - 1]);
 			return;
 		}
 	}
@@ -280,36 +237,39 @@ static int line_of(struct v8frames *vf, const struct v8ctx *c, uint64_t script,
 		   int64_t pos, int64_t *line, int64_t *col)
 {
 	const struct v8meta *m = c->m;
-	uint64_t ends = tagged(c, script, m->script_ends), v;
+	uint64_t ends = v8heap_tagged(c, script, m->script_ends), v;
 	int64_t lo = 0, hi, k, nl = -1;
 
-	if (type_of(c, ends) == m->t_array) {
-		hi = smi(c, tagged(c, ends, m->arr_len)); /* first end >= pos */
+	if (v8heap_type(c, ends) == m->t_array) {
+		hi = v8heap_smi(
+			c, v8heap_tagged(c, ends,
+					 m->arr_len)); /* first end >= pos */
 		if (hi < 0 || hi > V8FRAME_SOURCE_MAX)
 			return -1;
 		while (lo < hi) {
 			int64_t mid = lo + (hi - lo) / 2;
 
-			if (field(c, ends, m->arr_data + 8 * (uint32_t)mid, &v,
-				  sizeof(v)))
+			if (v8heap_field(c, ends,
+					 m->arr_data + 8 * (uint32_t)mid, &v,
+					 sizeof(v)))
 				return -1;
-			if (smi(c, v) < pos)
+			if (v8heap_smi(c, v) < pos)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
 		if (lo > 0 &&
-		    field(c, ends, m->arr_data + 8 * (uint32_t)(lo - 1), &v,
-			  sizeof(v)))
+		    v8heap_field(c, ends, m->arr_data + 8 * (uint32_t)(lo - 1),
+				 &v, sizeof(v)))
 			return -1;
 		*line = lo + 1;
-		*col = pos - (lo > 0 ? smi(c, v) + 1 : 0) + 1;
+		*col = pos - (lo > 0 ? v8heap_smi(c, v) + 1 : 0) + 1;
 		return 0;
 	}
 	if (pos > V8FRAME_SOURCE_MAX)
 		return -1;
-	k = str_units(c, tagged(c, script, m->script_source), 0, (uint32_t)pos,
-		      vf->units, 0);
+	k = str_units(c, v8heap_tagged(c, script, m->script_source), 0,
+		      (uint32_t)pos, vf->units, 0);
 	if (k != pos)
 		return -1;
 	*line = 1;
@@ -332,29 +292,29 @@ static int name_sfi(struct v8frames *vf, const struct v8ctx *c, uint64_t sfi,
 	int64_t start = -1, line, col;
 	uint32_t type;
 
-	if (type_of(c, sfi) != m->t_sfi)
+	if (v8heap_type(c, sfi) != m->t_sfi)
 		return -ENOENT;
-	nos = tagged(c, sfi, m->sfi_name);
-	if (type_of(c, nos) == m->t_scope)
+	nos = v8heap_tagged(c, sfi, m->sfi_name);
+	if (v8heap_type(c, nos) == m->t_scope)
 		scope_scan(c, nos, fname, sizeof(fname), &start);
 	else if (str_len(c, nos, &type) >= 0 &&
 		 str_utf8(c, nos, fname, sizeof(fname)))
 		snprintf(fname, sizeof(fname), "?");
 	if (!fname[0])
 		snprintf(fname, sizeof(fname), "(anonymous)");
-	data = tagged(c, sfi, m->sfi_data);
-	type = type_of(c, data);
+	data = v8heap_tagged(c, sfi, m->sfi_data);
+	type = v8heap_type(c, data);
 	for (int i = 0; start < 0 && i < 4; i++) {
 		int32_t s;
 
 		if (type == m->t_unc[i] &&
-		    !field(c, data, m->unc_start, &s, sizeof(s)))
+		    !v8heap_field(c, data, m->unc_start, &s, sizeof(s)))
 			start = s;
 	}
-	script = tagged(c, sfi, m->sfi_script);
-	if (type_of(c, script) != m->t_script ||
-	    str_len(c, tagged(c, script, m->script_name), &type) < 0 ||
-	    str_utf8(c, tagged(c, script, m->script_name), sname,
+	script = v8heap_tagged(c, sfi, m->sfi_script);
+	if (v8heap_type(c, script) != m->t_script ||
+	    str_len(c, v8heap_tagged(c, script, m->script_name), &type) < 0 ||
+	    str_utf8(c, v8heap_tagged(c, script, m->script_name), sname,
 		     sizeof(sname))) {
 		snprintf(out, n, "JS:%s", fname);
 		return 0;
@@ -409,7 +369,7 @@ int v8frames_name(struct v8frames *vf, pid_t pid, uint64_t sfi, char *out,
 {
 	struct v8ctx c = { pid, v8frames_meta(vf, pid) };
 	struct kept *k = kept_of(vf, pid, sfi);
-	uint64_t nos = c.m ? tagged(&c, sfi, c.m->sfi_name) : 0;
+	uint64_t nos = c.m ? v8heap_tagged(&c, sfi, c.m->sfi_name) : 0;
 	char *name;
 
 	if (k && (!nos || nos == k->nos)) { /* the same function, or gone */

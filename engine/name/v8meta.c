@@ -76,6 +76,22 @@ static const struct v8field FIELDS[] = {
 	F("scopeinfo_idx_ncontextlocals", scope_ncontextlocals),
 };
 
+/* Those of optimized code's inlined functions (struct v8meta's inl). */
+static const struct v8field INLINE_FIELDS[] = {
+	F("type_Code__CODE_TYPE", t_code),
+	F("type_InstructionStream__INSTRUCTION_STREAM_TYPE", t_istream),
+	F("type_ByteArray__BYTE_ARRAY_TYPE", t_bytes),
+	F("type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE", t_weak_array),
+	F("class_Code__deoptimization_data__FixedArray", code_deopt),
+	F("class_Code__source_position_table__ByteArray", code_positions),
+	F("class_InstructionStream__instruction_start__uintptr_t",
+	  istream_start),
+	F("DeoptimizationDataInlinedFunctionCountIndex", dd_count),
+	F("DeoptimizationDataLiteralArrayIndex", dd_literals),
+	F("DeoptimizationDataSharedFunctionInfoIndex", dd_sfi),
+	F("DeoptimizationDataInliningPositionsIndex", dd_inlining),
+};
+
 /* The int that v8dbg_<name> holds in obj into *v (0 for one in .bss).
  * 0 or -ENOENT (no such symbol). */
 static int number(struct elfobj *obj, const char *name, int32_t *v)
@@ -91,6 +107,20 @@ static int number(struct elfobj *obj, const char *name, int32_t *v)
 	if (err == -ENOENT)
 		*v = 0; /* no bytes in the file: .bss, zero */
 	return err == -EIO ? -ENOENT : 0;
+}
+
+/* The fields of table t (n of them) of obj into m: whether all found
+ * (the first missing logged, why: its consequence). */
+static bool read_fields(struct elfobj *obj, const struct v8field *t, size_t n,
+			struct v8meta *m, const char *why)
+{
+	for (size_t i = 0; i < n; i++)
+		if (number(obj, t[i].sym, (int32_t *)((char *)m + t[i].at))) {
+			log_msg(LOG_DEBUG, "%s: no v8dbg_%s: %s",
+				elfobj_name(obj), t[i].sym, why);
+			return false;
+		}
+	return true;
 }
 
 int v8meta_read(struct elfobj *obj, struct v8meta *m)
@@ -109,15 +139,12 @@ int v8meta_read(struct elfobj *obj, struct v8meta *m)
 		return -ENOTSUP;
 	}
 	m->smi_shift = (uint32_t)(smi_shift + smi_tag_size);
-	for (size_t i = 0; i < sizeof(FIELDS) / sizeof(FIELDS[0]); i++)
-		if (number(obj, FIELDS[i].sym,
-			   (int32_t *)((char *)m + FIELDS[i].at))) {
-			log_msg(LOG_DEBUG,
-				"%s: no v8dbg_%s: its frames are "
-				"not read",
-				elfobj_name(obj), FIELDS[i].sym);
-			return -ENOTSUP;
-		}
+	if (!read_fields(obj, FIELDS, sizeof(FIELDS) / sizeof(FIELDS[0]), m,
+			 "its frames are not read"))
+		return -ENOTSUP;
+	m->inl = read_fields(obj, INLINE_FIELDS,
+			     sizeof(INLINE_FIELDS) / sizeof(INLINE_FIELDS[0]),
+			     m, "inlined functions are not named");
 	if (m->fp_function >= 0 || m->fp_context >= 0 || m->heap_tag_mask == 0)
 		return -ENOTSUP;
 	return 0;

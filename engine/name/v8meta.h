@@ -9,6 +9,10 @@
  * (type_CLASS__TYPE_NAME), the string representation and encoding
  * tags, ScopeInfo's fixed slots (scopeinfo_idx_*).
  *
+ * What optimized code needs to name the functions inlined into it
+ * (v8inline.h) is read too, if all there (else m->inl is false and
+ * frames are named by their own function alone).
+ *
  * Only builds without pointer compression are read (8-byte tagged
  * values: Node's official and Debian's builds); with it, or with a
  * field missing, the binary is refused (-ENOTSUP) and its frames stay
@@ -17,6 +21,7 @@
 #ifndef PROBETOP_V8META_H
 #define PROBETOP_V8META_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct elfobj;
@@ -46,6 +51,17 @@ struct v8meta {
 	/* ScopeInfo: the slot its variables begin at, the slot of the
 	 * count of its context locals (each two slots after it) */
 	uint32_t scope_first_vars, scope_ncontextlocals;
+	/* Optimized code's inlined functions (v8inline.h), if inl: all of
+	 * these found. Instance types of Code, InstructionStream,
+	 * ByteArray, WeakFixedArray; Code's deoptimization_data and
+	 * source_position_table, an InstructionStream's first instruction
+	 * (offsets); DeoptimizationData's slots: the count of inlined
+	 * functions, the literals, the function's own SharedFunctionInfo,
+	 * the inlining positions. */
+	bool inl;
+	uint32_t t_code, t_istream, t_bytes, t_weak_array;
+	uint32_t code_deopt, code_positions, istream_start;
+	uint32_t dd_count, dd_literals, dd_sfi, dd_inlining;
 };
 
 /* The metadata of obj into m. 0, -ENOENT (obj is no V8: no

@@ -6,7 +6,9 @@
  * frame pointer, tag 1 of heap object pointers under mask 3, 32-bit Smis
  * in the upper half, the map at an object's start: a .bss symbol, read
  * as 0), field offsets of pointer size within an object's first bytes,
- * instance types told apart; a file without the metadata is no V8. */
+ * instance types told apart; what optimized code's inlined functions
+ * need found too (Code's fields, DeoptimizationData's distinct slots);
+ * a file without the metadata is no V8. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -60,6 +62,15 @@ static void test_node(void **state)
 		    (m.str_cons & ~m.str_repr_mask) == 0 &&
 		    m.str_cons != m.str_seq && m.str_thin != m.str_seq);
 	assert_true(m.scope_first_vars > m.scope_ncontextlocals);
+	assert_true(m.inl);
+	assert_true(m.t_code != m.t_istream && m.t_bytes != m.t_array &&
+		    m.t_weak_array != m.t_array && m.t_code != m.t_sfi);
+	assert_true(m.code_deopt >= 8 && m.code_deopt % 8 == 0 &&
+		    m.code_positions > m.code_deopt &&
+		    m.code_positions % 8 == 0);
+	assert_true(m.istream_start >= 16 && m.istream_start % 8 == 0);
+	assert_true(m.dd_count != m.dd_literals && m.dd_sfi != m.dd_inlining &&
+		    m.dd_literals != m.dd_sfi && m.dd_inlining < 32);
 	elfobj_free(obj);
 }
 
