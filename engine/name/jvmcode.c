@@ -211,6 +211,24 @@ static size_t heaps_read(pid_t pid, const struct jvmcodelayout *l,
 	return n;
 }
 
+/* Whether every field a block's read is taken from lies in it (the
+ * offsets are the target's to give). */
+static bool fits(const struct jvmcodelayout *l)
+{
+	const uint32_t blob[] = {
+		l->blob_begin, l->blob_end,   l->blob_name,
+		l->nm_method,  l->blob_frame, l->blob_complete
+	};
+
+	if ((uint64_t)l->block_length + 8 > BLOCK_READ ||
+	    l->block_used >= BLOCK_READ)
+		return false;
+	for (size_t i = 0; i < sizeof(blob) / sizeof(blob[0]); i++)
+		if ((uint64_t)l->block_size + blob[i] + 8 > BLOCK_READ)
+			return false;
+	return true;
+}
+
 int jvmcode_read(pid_t pid, const struct jvmcodelayout *l, struct jvmcode *c)
 {
 	struct heap h[JVMCODE_HEAPS];
@@ -218,12 +236,7 @@ int jvmcode_read(pid_t pid, const struct jvmcodelayout *l, struct jvmcode *c)
 
 	c->n = 0;
 	c->blobs = 0;
-	if (!n || h[n - 1].hi - h[0].lo > UINT32_MAX ||
-	    l->block_size + l->blob_end + 8 > BLOCK_READ ||
-	    l->block_size + l->blob_begin + 8 > BLOCK_READ ||
-	    l->block_size + l->blob_name + 8 > BLOCK_READ ||
-	    l->block_size + l->nm_method + 8 > BLOCK_READ ||
-	    l->block_length + 8 > BLOCK_READ || l->block_used >= BLOCK_READ)
+	if (!n || h[n - 1].hi - h[0].lo > UINT32_MAX || !fits(l))
 		return -ENOENT;
 	c->lo = h[0].lo;
 	c->nheaps = n;

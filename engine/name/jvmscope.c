@@ -53,7 +53,9 @@ static int32_t scope_at(pid_t pid, const struct jvmcodelayout *l, uint64_t nm,
 	int32_t from, to, lo = 0, hi, v;
 	uint32_t size = l->pcdesc_size;
 
-	if (!size || size > 32 || peek_i32(pid, nm + l->nm_pcs, &from) ||
+	if (size > 32 || (uint64_t)l->pc_pc + 4 > size ||
+	    (uint64_t)l->pc_scope + 4 > size ||
+	    peek_i32(pid, nm + l->nm_pcs, &from) ||
 	    peek_i32(pid, nm + l->nm_deps, &to) || from <= 0 || to <= from)
 		return 0;
 	hi = (to - from) / (int32_t)size;
@@ -76,27 +78,26 @@ static int32_t scope_at(pid_t pid, const struct jvmcodelayout *l, uint64_t nm,
 	return v > 0 ? v : 0;
 }
 
-/* Scope at offset at of nmethod nm's scopes data (from data) into *s,
- * its caller's offset into *sender (0: none). 0 or -1. */
-static int scope_read(pid_t pid, const struct jvmcodelayout *l, uint64_t nm,
-		      uint64_t data, int32_t at, struct jvmscope *s,
-		      int32_t *sender)
+/* Scope at offset at of an nmethod's scopes data (from data; its
+ * metadata from meta) into *s, its caller's offset into *sender (0:
+ * none). 0 or -1. */
+static int scope_read(pid_t pid, uint64_t meta, uint64_t data, int32_t at,
+		      struct jvmscope *s, int32_t *sender)
 {
 	uint8_t b[SCOPE_READ];
 	struct cstream cs = { b, sizeof(b), 0 };
-	int32_t meta;
 	uint32_t idx, bci;
 
 	while (cs.n >= 16 && pymem_peek(pid, data + (uint64_t)at, b, cs.n))
 		cs.n /= 2; /* near the end of its mapping */
-	if (cs.n < 16 || peek_i32(pid, nm + l->nm_meta, &meta) || meta <= 0)
+	if (cs.n < 16)
 		return -1;
 	*sender = (int32_t)cstream_u5(&cs);
 	idx = cstream_u5(&cs);
 	bci = cstream_u5(&cs); /* the bytecode index + 1 */
 	if (!idx || idx > 1u << 20 || *sender < 0 || *sender >= at)
 		return -1; /* a caller's scope is written before it */
-	s->method = pymem_ptr(pid, nm + (uint64_t)meta + 8ull * (idx - 1));
+	s->method = pymem_ptr(pid, meta + 8ull * (idx - 1));
 	s->bci = bci && bci - 1 < PT_JAVA_BCI_NONE ? bci - 1
 						   : (uint32_t)PT_JAVA_BCI_NONE;
 	return s->method && !(s->method & 7) ? 0 : -1;
@@ -110,12 +111,16 @@ size_t jvmscope_read(pid_t pid, const struct jvmcodelayout *l,
 	int32_t at = data && pc >= b->begin
 			     ? scope_at(pid, l, b->at, pc - b->begin)
 			     : 0;
+	int32_t meta = 0;
 	size_t n = 0;
 
+	if (at > 0 && (peek_i32(pid, b->at + l->nm_meta, &meta) || meta <= 0))
+		return 0; /* where its methods are not known */
 	while (at > 0 && n < JVMSCOPE_MAX) {
 		int32_t sender;
 
-		if (scope_read(pid, l, b->at, data, at, &out[n], &sender))
+		if (scope_read(pid, b->at + (uint64_t)meta, data, at, &out[n],
+			       &sender))
 			return 0;
 		n++;
 		at = sender;
