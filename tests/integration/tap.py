@@ -164,6 +164,15 @@ def erl_module(tap, tmp, name, text):
     subprocess.run(["erlc", "-o", tmp, src], check=True)
 
 
+def java_class(tmp, name, text):
+    """Compile the Java class name (its source text) into directory tmp
+    with javac."""
+    src = os.path.join(tmp, name + ".java")
+    with open(src, "w") as f:
+        f.write(text)
+    subprocess.run(["javac", "-d", tmp, src], check=True)
+
+
 def wait_mapped(pid, fragment, timeout=60):
     """Wait until /proc/PID/maps maps a file whose path contains fragment;
     returns that path or None."""

@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import Tap, Target, Trace, agg_of, cpu_s, need_root
+from tap import Tap, Target, Trace, agg_of, java_class, cpu_s, need_root
 
 tap = Tap()
 need_root(tap)
@@ -230,10 +230,7 @@ def check_not_jvm(tmp):
 
 with tempfile.TemporaryDirectory() as tmp:
     os.chmod(tmp, 0o755)
-    with open(os.path.join(tmp, "Work.java"), "w") as f:
-        f.write(WORK)
-    subprocess.run(["javac", "-d", tmp, os.path.join(tmp, "Work.java")],
-                   check=True)
+    java_class(tmp, "Work", WORK)
     check_named(tmp)
     check_interpreted(tmp)
     check_mixed(tmp)

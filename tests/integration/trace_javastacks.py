@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import Tap, Target, Trace, agg_of, need_root
+from tap import Tap, Target, Trace, agg_of, java_class, need_root
 
 tap = Tap()
 need_root(tap)
@@ -167,10 +167,7 @@ def check_samples(t):
 
 with tempfile.TemporaryDirectory() as tmp:
     os.chmod(tmp, 0o755)
-    with open(os.path.join(tmp, "Paths.java"), "w") as f:
-        f.write(PATHS)
-    subprocess.run(["javac", "-d", tmp, os.path.join(tmp, "Paths.java")],
-                   check=True)
+    java_class(tmp, "Paths", PATHS)
     t = Target(["java", "-cp", tmp, "Paths"])
     tap.eq(t.send("warm").strip(), "done", "warmed up: viaA and viaB "
            "compiled")
