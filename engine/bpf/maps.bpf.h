@@ -155,6 +155,18 @@ struct {
 	__type(value, struct pt_stat);
 } stats SEC(".maps");
 
+/* The key a hit builds (probetop.bpf.c's handle()), here rather than on
+ * the stack, which a uprobe program shares with every function it calls:
+ * 512 bytes in all, the global ones counted too where the kernel gives
+ * uprobe programs no private stack. By kind of run: 0 a probe's, 1 a
+ * profile sample's (which may interrupt one on its CPU). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct pt_key);
+} keybuf SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PT_IO_PIDS + PT_PROC_KIDS);

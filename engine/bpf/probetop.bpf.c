@@ -81,7 +81,8 @@ static __always_inline int handle(struct pt_regs *ctx)
 {
 	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
 	const struct pt_site *s = bpf_map_lookup_elem(&sites, &idx);
-	struct pt_key key;
+	struct pt_key *key;
+	__u32 run;
 	__s64 v = 0;
 	int err;
 
@@ -116,20 +117,24 @@ static __always_inline int handle(struct pt_regs *ctx)
 	}
 	if (s->aslot && aslot_count(ctx, s))
 		return 0;
-	key_zero(&key, s->width);
+	run = s->profile ? 1 : 0;
+	key = bpf_map_lookup_elem(&keybuf, &run);
+	if (!key)
+		return 0;
+	key_zero(key, s->width);
 	if (s->has_val && fetch(ctx, &s->val, &v)) {
 		stat_inc(s->spec, STAT_STR);
 		return 0;
 	}
-	err = fill_key(ctx, s, &key);
+	err = fill_key(ctx, s, key);
 	if (err) {
 		stat_inc(s->spec, err - 1);
 		return 0;
 	}
 	if (s->action == PT_ACT_COUNT)
-		key_count(&key, s->width, v);
+		key_count(key, s->width, v);
 	else
-		key_hist(&key, s->width, v, val_bucket(v, s));
+		key_hist(key, s->width, v, val_bucket(v, s));
 	return 0;
 }
 

@@ -258,6 +258,29 @@ static long py_thread_step(__u32 i, void *data)
  */
 #define PY_TS_SPAN 256
 
+/* Every frame field read (back, code, owner) lies in a frame's first
+ * PY_SPAN bytes (pylayout.c: below 72 in every version). */
+#define PY_SPAN 80
+
+/*
+ * What py_begin() and py_frame() read into: in a per-CPU map, not on the
+ * stack, which a uprobe program shares with every function it calls (512
+ * bytes in all; a kernel without private stacks for uprobe programs
+ * counts the global ones too). One per kind of run (sample: 0 a probe's,
+ * 1 a profile sample's), as pyscratch is.
+ */
+struct py_buf {
+	__u8 ts[PY_TS_SPAN];
+	__u8 frame[128]; /* offsets masked below 128, 8-aligned */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct py_buf);
+} pybuf SEC(".maps");
+
 /* The 8 bytes at off of b (PY_TS_SPAN bytes; off a multiple of 8, as
  * every pointer field's is). */
 static __always_inline __u64 py_ts_field(const __u8 *b, __u32 off)
@@ -267,7 +290,8 @@ static __always_inline __u64 py_ts_field(const __u8 *b, __u32 off)
 
 /* The current thread's PyThreadState, or 0; *field its tstate_frame
  * field (the frame, or the cframe, by version), 0 if unknown. */
-static __always_inline __u64 py_tstate(const struct pt_pyproc *pp, __u64 *field)
+static __always_inline __u64 py_tstate(const struct pt_pyproc *pp, __u64 *field,
+					 struct py_buf *buf)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 *known = bpf_task_storage_get(&pytids, task, 0, 0), interp;
@@ -276,13 +300,13 @@ static __always_inline __u64 py_tstate(const struct pt_pyproc *pp, __u64 *field)
 		.next_off = pp->tstate_next,
 		.self = task->thread.fsbase,
 	};
-	__u8 b[PY_TS_SPAN];
+	__u8 *b = buf->ts;
 
 	*field = 0;
 	if (!t.self)
 		return 0;
 	if (known && *known &&
-	    !bpf_probe_read_user(b, sizeof(b), (const void *)*known) &&
+	    !bpf_probe_read_user(b, PY_TS_SPAN, (const void *)*known) &&
 	    py_ts_field(b, t.id_off) == t.self) {
 		*field = py_ts_field(b, pp->tstate_frame);
 		return *known;
@@ -330,16 +354,12 @@ static __always_inline __u64 py_code_key(const struct pt_pyproc *pp, __u64 code)
 	return PT_PYCODE_KEY(code, fn[0], hash);
 }
 
-/* Every frame field read (back, code, owner) lies in a frame's first
- * PY_SPAN bytes (pylayout.c: below 72 in every version). */
-#define PY_SPAN 80
-
 /* Frame f's code object (0 for a frame that is no function's) and its
  * caller's frame, in one read; false if f cannot be read. */
 static __always_inline bool py_frame(const struct pt_pyproc *pp, __u64 f,
-				     __u64 *code, __u64 *back)
+				     __u64 *code, __u64 *back, struct py_buf *buf)
 {
-	__u8 b[128] = {}; /* offsets masked below 128, 8-aligned */
+	__u8 *b = buf->frame;
 
 	if (bpf_probe_read_user(b, PY_SPAN, (const void *)f))
 		return false;
@@ -354,13 +374,14 @@ static __always_inline bool py_frame(const struct pt_pyproc *pp, __u64 f,
 /* The innermost frame of those from f that is a function's (past up to
  * three shims), its code object into *code; 0 if none. */
 static __always_inline __u64 py_function_frame(const struct pt_pyproc *pp,
-					       __u64 f, __u64 *code)
+					       __u64 f, __u64 *code,
+					       struct py_buf *buf)
 {
 	__u64 back = 0;
 
 	*code = 0;
 	for (int i = 0; i < 4 && f; i++) {
-		if (!py_frame(pp, f, code, &back))
+		if (!py_frame(pp, f, code, &back, buf))
 			return 0;
 		if (*code)
 			return f;
@@ -371,15 +392,17 @@ static __always_inline __u64 py_function_frame(const struct pt_pyproc *pp,
 
 /* The current process's layout and the current thread's innermost
  * frame; NULL (no CPython known, no Python frame) otherwise. */
-static __always_inline const struct pt_pyproc *py_begin(__u64 *frame)
+static __always_inline const struct pt_pyproc *
+py_begin(__u64 *frame, __u32 sample, struct py_buf **buf)
 {
 	__u64 id = bpf_get_current_pid_tgid(), ts, field;
 	__u32 tgid = id >> 32;
 	const struct pt_pyproc *pp = bpf_map_lookup_elem(&pyprocs, &tgid);
 
-	if (!pp)
+	*buf = bpf_map_lookup_elem(&pybuf, &sample);
+	if (!pp || !*buf)
 		return NULL;
-	ts = py_tstate(pp, &field);
+	ts = py_tstate(pp, &field, *buf);
 	*frame = ts ? py_top(pp, field) : 0;
 	return *frame ? pp : NULL;
 }
@@ -391,9 +414,10 @@ static __always_inline const struct pt_pyproc *py_begin(__u64 *frame)
 __noinline __u64 py_frame_key(__u32 sample)
 {
 	__u64 f = 0, code = 0;
-	const struct pt_pyproc *pp = py_begin(&f);
+	struct py_buf *buf;
+	const struct pt_pyproc *pp = py_begin(&f, sample, &buf);
 
-	if (!pp || !py_function_frame(pp, f, &code))
+	if (!pp || !py_function_frame(pp, f, &code, buf))
 		return 0;
 	code = py_code_key(pp, code);
 	py_seen(pp, code, PT_PYCODE_ADDR(code), 0, sample);
@@ -404,14 +428,15 @@ __noinline __u64 py_frame_key(__u32 sample)
  * (co_firstlineno), read at each event: a number, with nothing to name
  * and no first sight to keep; in the low 32 bits, bit 32 set (never 0);
  * 0 when the thread runs no Python or its frames cannot be read. A
- * global function. */
-__noinline __u64 py_firstline_key(void)
+ * global function; sample as py_frame_key()'s. */
+__noinline __u64 py_firstline_key(__u32 sample)
 {
 	__u64 f = 0, code = 0;
-	const struct pt_pyproc *pp = py_begin(&f);
+	struct py_buf *buf;
+	const struct pt_pyproc *pp = py_begin(&f, sample, &buf);
 	__u32 line = 0;
 
-	if (!pp || !py_function_frame(pp, f, &code) ||
+	if (!pp || !py_function_frame(pp, f, &code, buf) ||
 	    bpf_probe_read_user(&line, sizeof(line),
 				(const void *)(code + pp->code_firstlineno)))
 		return 0;
@@ -423,13 +448,14 @@ __noinline __u64 py_firstline_key(void)
 __noinline __u64 py_line_key(__u32 sample)
 {
 	__u64 f = 0, code = 0, ptr = 0, key;
-	const struct pt_pyproc *pp = py_begin(&f);
+	struct py_buf *buf;
+	const struct pt_pyproc *pp = py_begin(&f, sample, &buf);
 	__s32 lasti = 0;
 	__u64 off;
 
 	if (!pp)
 		return 0;
-	f = py_function_frame(pp, f, &code);
+	f = py_function_frame(pp, f, &code, buf);
 	if (!f)
 		return 0;
 	if (pp->lasti_kind == PT_LASTI_PTR) {
@@ -476,7 +502,7 @@ struct {
 /* A walk of a thread's frames into a stack: a plain bounded loop, as
  * bpf_loop()'s call per step costs more than the step. */
 struct py_walk {
-	struct pt_pyproc pp; /* a copy: the callback reads it */
+	const struct pt_pyproc *pp; /* the process's layout (pyprocs) */
 	__u64 f; /* the frame to look at next */
 	struct py_scratch *sc;
 	__u64 base; /* the address sc->win[0] was read from; 0: none */
@@ -538,15 +564,15 @@ static __always_inline long py_walk_step(struct py_walk *w)
 
 	if (!w->f || !w->sc)
 		return 1;
-	if (w->pp.frame_owner != PT_PY_NONE &&
-	    !py_field(w, w->f, w->pp.frame_flags, &flags))
+	if (w->pp->frame_owner != PT_PY_NONE &&
+	    !py_field(w, w->f, w->pp->frame_flags, &flags))
 		return 1;
-	shim = w->pp.frame_owner != PT_PY_NONE &&
-	       (__u8)(flags >> (w->pp.owner_shift & 63)) == w->pp.owner_cstack;
-	if (!shim && !py_field(w, w->f, w->pp.frame_code, &code))
+	shim = w->pp->frame_owner != PT_PY_NONE &&
+	       (__u8)(flags >> (w->pp->owner_shift & 63)) == w->pp->owner_cstack;
+	if (!shim && !py_field(w, w->f, w->pp->frame_code, &code))
 		return 1;
-	st->ends |= w->last & -(py_is(flags >> (w->pp.owner_shift & 63) & 0xff,
-				      w->pp.owner_cstack) &
+	st->ends |= w->last & -(py_is(flags >> (w->pp->owner_shift & 63) & 0xff,
+				      w->pp->owner_cstack) &
 				w->shims);
 	if (code) {
 		if (st->depth >= PT_PYSTACK_DEPTH) {
@@ -558,14 +584,14 @@ static __always_inline long py_walk_step(struct py_walk *w)
 			w->last &
 			-(w->each |
 			  (w->flag &
-			   (1 ^ py_is(flags >> (w->pp.entry_shift & 63) & 0xff,
+			   (1 ^ py_is(flags >> (w->pp->entry_shift & 63) & 0xff,
 				      0))));
-		code = py_code_key(&w->pp, code);
+		code = py_code_key(w->pp, code);
 		st->code[st->depth & (PT_PYSTACK_DEPTH - 1)] = code;
 		st->depth++;
 		w->hash = (w->hash ^ code) * 0x100000001b3ULL;
 	}
-	if (!py_field(w, w->f, w->pp.frame_back, &back))
+	if (!py_field(w, w->f, w->pp->frame_back, &back))
 		return 1;
 	w->f = back;
 	return 0;
@@ -586,7 +612,8 @@ __noinline __u64 py_stack_key(__u32 sample, __u32 mix)
 {
 	struct py_scratch *sc = bpf_map_lookup_elem(&pyscratch, &sample);
 	__u64 f = 0, id;
-	const struct pt_pyproc *pp = py_begin(&f);
+	struct py_buf *buf;
+	const struct pt_pyproc *pp = py_begin(&f, sample, &buf);
 	struct py_walk w;
 	__u32 i;
 
@@ -596,7 +623,7 @@ __noinline __u64 py_stack_key(__u32 sample, __u32 mix)
 	sc->st.truncated = 0;
 	sc->st.ends = 0;
 	sc->st.split = pp->split;
-	w.pp = *pp;
+	w.pp = pp;
 	w.f = f;
 	w.sc = sc;
 	w.base = 0;
@@ -626,7 +653,7 @@ __noinline __u64 py_stack_key(__u32 sample, __u32 mix)
 		if (i >= sc->st.depth)
 			break;
 		if (sc->st.code[i])
-			py_seen(&w.pp, sc->st.code[i],
+			py_seen(w.pp, sc->st.code[i],
 				PT_PYCODE_ADDR(sc->st.code[i]), 0, sample);
 	}
 	return id;
@@ -643,6 +670,6 @@ __noinline __u64 py_key(__u32 kind, __u32 sample)
 	if (kind == PT_KEY_PYLINE)
 		return py_line_key(sample);
 	if (kind == PT_KEY_PYFIRSTLINE)
-		return py_firstline_key();
+		return py_firstline_key(sample);
 	return py_stack_key(sample, 0);
 }
