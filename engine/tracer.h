@@ -50,6 +50,10 @@ struct tracer_spec_info {
 	size_t nsites; /* locations attached */
 	size_t role_sites[2]; /* of them, A's and (pairs A..B) B's */
 	size_t nskipped; /* locations that could not be used (logged) */
+	unsigned int trap_kinds[2]; /* A's and B's sites: a bit per enum
+				       trap_kind, TRAP_RET_BIT if return
+				       probes (trapkind.h; the meter's
+				       price of a hit) */
 	bool key_signed[SPEC_MAX_KEYS]; /* numeric keys: sign of argN */
 	int key_slot[SPEC_MAX_KEYS]; /* index into pt_key num[] or str[] */
 	int width; /* enum pt_key_width: which hash maps hold its rows */

@@ -61,15 +61,15 @@ static int text_cols(const char *s)
 	return n;
 }
 
-/* "  · overhead ≈ 3.1% cpu (12% of target) of 5%" (the budget), or the
- * longest shorter form that fits in w columns ("" before the first
- * interval). */
+/* " · overhead ≈ 3.1% cpu (12% of target), budget 5% · probetop 0.4%"
+ * (probetop's own CPU, by its own clock), or the longest shorter form
+ * that fits in w columns ("" before the first interval). */
 static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 {
 	const struct agg_overhead *o = m->snap ? &m->snap->overhead : NULL;
 	const char *sep = m->utf8 ? "\u00b7" : "-";
 	const char *approx = m->utf8 ? "\u2248" : "~";
-	char forms[5][80], budget[32];
+	char forms[7][120], budget[32], self[40];
 	int k = 0;
 
 	buf[0] = 0;
@@ -81,7 +81,11 @@ static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 			 agg_over_budget(o, m->budget_pct) ? " EXCEEDED" : "");
 	else
 		snprintf(budget, sizeof(budget), ", no budget");
+	snprintf(self, sizeof(self), " %s probetop %.1f%%", sep, o->self_pct);
 	if (o->target_pct >= 0) {
+		snprintf(forms[k++], sizeof(forms[0]),
+			 " %s overhead %s %.1f%% cpu (%.0f%% of target)%s%s",
+			 sep, approx, o->cpu_pct, o->target_pct, budget, self);
 		snprintf(forms[k++], sizeof(forms[0]),
 			 " %s overhead %s %.1f%% cpu (%.0f%% of target)%s", sep,
 			 approx, o->cpu_pct, o->target_pct, budget);
@@ -89,6 +93,8 @@ static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 			 " %s overhead %s %.1f%% (%.0f%% of target)", sep,
 			 approx, o->cpu_pct, o->target_pct);
 	}
+	snprintf(forms[k++], sizeof(forms[0]), " %s overhead %s %.1f%%%s%s",
+		 sep, approx, o->cpu_pct, budget, self);
 	snprintf(forms[k++], sizeof(forms[0]), " %s overhead %s %.1f%%%s", sep,
 		 approx, o->cpu_pct, budget);
 	snprintf(forms[k++], sizeof(forms[0]), " %s overhead %s %.1f%%", sep,
@@ -97,7 +103,10 @@ static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 		 o->cpu_pct);
 	for (int i = 0; i < k; i++) {
 		if (text_cols(forms[i]) <= w) {
-			snprintf(buf, n, "%s", forms[i]);
+			size_t len = strnlen(forms[i], n - 1);
+
+			memcpy(buf, forms[i], len);
+			buf[len] = '\0';
 			return;
 		}
 	}

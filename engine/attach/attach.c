@@ -19,6 +19,7 @@
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "tracer_state.h"
+#include "trapkind.h"
 
 /* A location whose site is built and in the sites map, waiting for its
  * uprobe (flush()). */
@@ -133,6 +134,9 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 	err = attach_site(tr, ts, &site, &idx);
 	if (err)
 		return err;
+	ts->info.trap_kinds[role] |=
+		1u << trap_kind_at(w->attach_path, offset) |
+		(src->ret ? TRAP_RET_BIT : 0);
 	w->pend[w->npend++] = (struct attachment){ .site = idx,
 						   .obj = w->obj,
 						   .probe = probe,

@@ -291,7 +291,7 @@ static __always_inline __u64 py_ts_field(const __u8 *b, __u32 off)
 /* The current thread's PyThreadState, or 0; *field its tstate_frame
  * field (the frame, or the cframe, by version), 0 if unknown. */
 static __always_inline __u64 py_tstate(const struct pt_pyproc *pp, __u64 *field,
-					 struct py_buf *buf)
+				       struct py_buf *buf)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 *known = bpf_task_storage_get(&pytids, task, 0, 0), interp;
@@ -357,7 +357,8 @@ static __always_inline __u64 py_code_key(const struct pt_pyproc *pp, __u64 code)
 /* Frame f's code object (0 for a frame that is no function's) and its
  * caller's frame, in one read; false if f cannot be read. */
 static __always_inline bool py_frame(const struct pt_pyproc *pp, __u64 f,
-				     __u64 *code, __u64 *back, struct py_buf *buf)
+				     __u64 *code, __u64 *back,
+				     struct py_buf *buf)
 {
 	__u8 *b = buf->frame;
 
@@ -568,7 +569,8 @@ static __always_inline long py_walk_step(struct py_walk *w)
 	    !py_field(w, w->f, w->pp->frame_flags, &flags))
 		return 1;
 	shim = w->pp->frame_owner != PT_PY_NONE &&
-	       (__u8)(flags >> (w->pp->owner_shift & 63)) == w->pp->owner_cstack;
+	       (__u8)(flags >> (w->pp->owner_shift & 63)) ==
+		       w->pp->owner_cstack;
 	if (!shim && !py_field(w, w->f, w->pp->frame_code, &code))
 		return 1;
 	st->ends |= w->last & -(py_is(flags >> (w->pp->owner_shift & 63) & 0xff,

@@ -36,7 +36,12 @@
 
 #define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
 #define BUDGET_IDLE_NS 1e5 /* less work out of the windows: none missed */
-#define BUDGET_PRICE_ERR 0.15 /* how far off a hit's price may be */
+#define BUDGET_PRICE_ERR \
+	0.15 /* how far off a hit's price may be: the
+				      governor spends the budget less that
+				      much, so that a hit dearer in the
+				      target than at calibration still
+				      keeps it */
 #define BUDGET_RETRY_S 0.002 /* a spec waiting to be attached: tried again */
 #define BUDGET_OUT_S 0.05 /* a park's uprobes go out in about this, at first */
 #define BUDGET_OUT_DECAY 0.9 /* what is kept of the longest seen, an interval */
@@ -121,10 +126,12 @@ static void new_spec(struct budget *b, int id, unsigned int gen, uint64_t hits,
 	s->hits = s->slot_hits = s->part_hits = s->iv_hits = hits;
 }
 
-/* Spec s's counters now st: add its hits since the last look, and
- * what they cost, to every spec's. The hits dropped while parked cost the
- * target too; a hit that shared another's trap only its program run. */
-static void spend(struct budget *b, struct bspec *s, const struct pt_stat *st)
+/* Spec s (info) has counters st now: add its hits since the last look,
+ * and what they cost, to every spec's. The hits dropped while parked
+ * cost the target too; a hit that shared another's trap only its
+ * program run. */
+static void spend(struct budget *b, struct bspec *s,
+		  const struct tracer_spec_info *info, const struct pt_stat *st)
 {
 	uint64_t runs = (st->hits > s->hits ? st->hits - s->hits : 0) +
 			(st->parked > s->parked ? st->parked - s->parked : 0);
@@ -132,7 +139,7 @@ static void spend(struct budget *b, struct bspec *s, const struct pt_stat *st)
 	uint64_t traps = runs > shared ? runs - shared : 0;
 
 	b->all_hits += runs;
-	b->spent += (double)traps * cost_trap_ns() +
+	b->spent += (double)traps * cost_spec_trap_ns(info) +
 		    (double)runs * cost_prog_ns(b->cost);
 	s->hits = st->hits;
 	s->parked = st->parked;
@@ -165,16 +172,16 @@ static void take_mark(struct budget *b, struct mark *m)
 			s->shared = st.shared;
 			continue;
 		}
-		spend(b, s, &st);
+		spend(b, s, info, &st);
 	}
 	m->all_hits = b->all_hits;
 	m->spent = b->spent;
 }
 
-/* The price of hits hits, ns. */
-static double price(const struct budget *b, uint64_t hits)
+/* The price of hits hits of spec id, ns. */
+static double price(const struct budget *b, int id, uint64_t hits)
 {
-	return (double)hits * cost_hit_ns(b->cost);
+	return (double)hits * cost_hit_ns(b->cost, tracer_spec_info(b->tr, id));
 }
 
 /* Spec s was attached from s->since to m: count that time, the
@@ -345,13 +352,14 @@ static void start_slot(struct budget *b, const struct mark *m)
 			.hits = s->hits - s->slot_hits + s->parked -
 				s->slot_parked,
 			.on_s = s->slot_on_s,
-			.hit_ns = cost_hit_ns(b->cost),
+			.hit_ns = cost_hit_ns(b->cost, info),
 		};
 	}
 	b->slot_s = slot_len(b);
-	b->sampled = gov_slot(&b->gov, in, (size_t)n, m->t - b->slot.t,
-			      cost_kernel_ns_per_s(b->cost),
-			      b->pct * 1e9 / 100.0, duty);
+	b->sampled =
+		gov_slot(&b->gov, in, (size_t)n, m->t - b->slot.t,
+			 cost_kernel_ns_per_s(b->cost),
+			 b->pct * 1e9 / 100.0 / (1 + BUDGET_PRICE_ERR), duty);
 	b->costliest = -1;
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
@@ -486,23 +494,27 @@ static void check_burst(struct budget *b, const struct mark *m)
 {
 	double room = gov_room_ns(&b->gov);
 	double gone = (m->t - b->slot.t) / b->slot_s;
-	uint64_t most = 0;
+	double most = 0;
 	int id = -1;
 
-	if (room < 0 || price(b, m->all_hits - b->slot.all_hits) <= room)
+	if (room < 0 || m->spent - b->slot.spent <= room)
 		return;
 	for (int i = 0; i < tracer_nspecs(b->tr); i++) {
 		const struct tracer_spec_info *info =
 			tracer_spec_info(b->tr, i);
 		struct bspec *s = &b->s[i];
+		double p;
 
-		if (info && s->live && s->on && s->duty >= 1 &&
-		    !is_fixed(info) && s->hits - s->slot_hits > most) {
-			most = s->hits - s->slot_hits;
+		if (!info || !s->live || !s->on || s->duty < 1 ||
+		    is_fixed(info))
+			continue;
+		p = price(b, i, s->hits - s->slot_hits);
+		if (p > most) {
+			most = p;
 			id = i;
 		}
 	}
-	if (id < 0 || price(b, most) <= GOV_FLOOR * room || near_end(b, m->t))
+	if (id < 0 || most <= GOV_FLOOR * room || near_end(b, m->t))
 		return; /* the cheap are not what spent it */
 	b->s[id].duty = gone < GOV_MIN_DUTY ? GOV_MIN_DUTY
 			: gone < 1	    ? gone

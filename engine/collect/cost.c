@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "cputime.h"
 #include "log.h"
 #include "proc.h"
+#include "tracer.h"
 #include "ulink.h"
 
 #define CALIB_CALLS 1000
@@ -64,14 +66,15 @@ struct cost {
 	bool all_measured;
 };
 
-static double trap_ns = -1, stats_ns;
-
 static double pid_delta(struct cost *c, pid_t pid);
 static uint64_t boot_ticks(void);
 
-/* The place the calibration probes: a nop, as at a USDT site (the kernel
- * emulates it; an instruction it must single-step out of line would
- * cost a second trap that no USDT hit pays). */
+/*
+ * The places the calibration probes, one of each kind (trapkind.h): a
+ * nop, as at a USDT site, in cost_probe_site(); a push and a mov
+ * (single-stepped out of line), each the first instruction of a
+ * function of its own, as at a function's entry.
+ */
 extern const char cost_probe_nop[];
 __attribute__((noinline)) void cost_probe_site(void)
 {
@@ -80,8 +83,31 @@ __attribute__((noinline)) void cost_probe_site(void)
 				 : "memory");
 }
 
-/* CPU ns of the best of CALIB_ROUNDS loops of CALIB_CALLS calls. */
-static double best_loop_ns(void)
+void cost_probe_push(void);
+void cost_probe_step(void);
+__asm__(".text\n"
+	".globl cost_probe_push\n"
+	".type cost_probe_push, @function\n"
+	"cost_probe_push:\n"
+	"\tpush %rbp\n"
+	"\tpop %rbp\n"
+	"\tret\n"
+	".size cost_probe_push, .-cost_probe_push\n"
+	".globl cost_probe_step\n"
+	".type cost_probe_step, @function\n"
+	"cost_probe_step:\n"
+	"\tmov %edx, %edx\n"
+	"\tret\n"
+	".size cost_probe_step, .-cost_probe_step\n");
+
+/* ns of an empty program's hit, by enum trap_kind; the trampoline's trap
+ * a return probe adds; < 0: not calibrated */
+static double kind_ns[TRAP_KINDS] = { -1, -1, -1 };
+static double ret_ns = -1;
+static double stats_ns;
+
+/* CPU ns of the best of CALIB_ROUNDS loops of CALIB_CALLS calls of fn. */
+static double best_loop_ns(void (*fn)(void))
 {
 	double best = -1;
 
@@ -89,7 +115,7 @@ static double best_loop_ns(void)
 		double t0 = cputime_clock_s(CLOCK_THREAD_CPUTIME_ID), t;
 
 		for (int i = 0; i < CALIB_CALLS; i++)
-			cost_probe_site();
+			fn();
 		t = (cputime_clock_s(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e9;
 		if (best < 0 || t < best)
 			best = t;
@@ -97,11 +123,12 @@ static double best_loop_ns(void)
 	return best;
 }
 
-/* The file and file offset of cost_probe_nop in probetop's mappings. */
-static int probe_site_place(char *path, size_t n, uint64_t *offset)
+/* The file and file offset of addr in probetop's mappings. */
+static int probe_site_place(const void *site, char *path, size_t n,
+			    uint64_t *offset)
 {
 	struct proc_maps maps = { 0 };
-	uint64_t addr = (uint64_t)(uintptr_t)cost_probe_nop;
+	uint64_t addr = (uint64_t)(uintptr_t)site;
 	int err = proc_maps_read(getpid(), &maps);
 
 	if (err)
@@ -121,46 +148,129 @@ static int probe_site_place(char *path, size_t n, uint64_t *offset)
 	return err;
 }
 
-int cost_calibrate(struct bpf_program *prog, bool multi)
+/* What one call of fn costs more with prog attached at site (a return
+ * probe if ret), ns, at least 0; with_stats (if not NULL): the same with
+ * the run-time statistics on, or -1. A negative errno if it cannot be
+ * attached. */
+static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
+		       const void *site, bool ret, double *with_stats)
 {
 	struct ulink l = { -1, NULL };
 	char path[4096];
 	uint64_t offset;
-	double bare, probed, with_stats = -1;
+	double bare, probed;
 	int err, fd;
 
-	if (trap_ns >= 0)
-		return 0;
-	trap_ns = COST_EST_TRAP_NS;
-	err = probe_site_place(path, sizeof(path), &offset);
+	err = probe_site_place(site, path, sizeof(path), &offset);
 	if (!err)
 		err = ulink_attach(prog, multi, getpid(), path, offset, 0, 0,
-				   false, &l);
-	if (err) {
+				   ret, &l);
+	if (err)
+		return err;
+	bare = best_loop_ns(fn);
+	probed = best_loop_ns(fn);
+	if (with_stats) {
+		*with_stats = -1;
+		fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (fd >= 0) {
+			*with_stats = best_loop_ns(fn);
+			close(fd);
+		}
+	}
+	ulink_detach(&l);
+	bare = fmin(bare, best_loop_ns(fn));
+	if (with_stats && *with_stats >= 0)
+		*with_stats = *with_stats > probed
+				      ? (*with_stats - probed) / CALIB_CALLS
+				      : 0;
+	return probed > bare ? (probed - bare) / CALIB_CALLS : 0;
+}
+
+int cost_calibrate(struct bpf_program *prog, bool multi)
+{
+	double with_stats, push_ret;
+
+	if (kind_ns[TRAP_NOP] >= 0)
+		return 0;
+	kind_ns[TRAP_NOP] = time_hit(prog, multi, cost_probe_site,
+				     cost_probe_nop, false, &with_stats);
+	if (kind_ns[TRAP_NOP] < 0) {
+		int err = (int)kind_ns[TRAP_NOP];
+
 		log_msg(LOG_WARN,
 			"cost: cannot calibrate the uprobe trap (%s); "
 			"taking %.0f ns a hit",
 			strerror(-err), COST_EST_TRAP_NS);
+		for (int k = 0; k < TRAP_KINDS; k++)
+			kind_ns[k] = COST_EST_TRAP_NS;
+		ret_ns = COST_EST_TRAP_NS;
 		return err;
 	}
-	bare = best_loop_ns();
-	probed = best_loop_ns();
-	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (fd >= 0) {
-		with_stats = best_loop_ns();
-		close(fd);
-	}
-	ulink_detach(&l);
-	bare = best_loop_ns() < bare ? best_loop_ns() : bare;
-	trap_ns = probed > bare ? (probed - bare) / CALIB_CALLS : 0;
-	if (with_stats > probed)
-		stats_ns = (with_stats - probed) / CALIB_CALLS;
+	if (with_stats > 0)
+		stats_ns = with_stats;
+	kind_ns[TRAP_PUSH] =
+		time_hit(prog, multi, cost_probe_push,
+			 (const void *)cost_probe_push, false, NULL);
+	kind_ns[TRAP_STEP] =
+		time_hit(prog, multi, cost_probe_step,
+			 (const void *)cost_probe_step, false, NULL);
+	push_ret = time_hit(prog, multi, cost_probe_push,
+			    (const void *)cost_probe_push, true, NULL);
+	/* one that could not be measured: priced as the dearest known */
+	if (kind_ns[TRAP_PUSH] < 0)
+		kind_ns[TRAP_PUSH] = kind_ns[TRAP_NOP];
+	if (kind_ns[TRAP_STEP] < 0)
+		kind_ns[TRAP_STEP] = fmax(kind_ns[TRAP_PUSH], COST_EST_STEP_NS);
+	ret_ns = push_ret >= 0 ? fmax(push_ret - kind_ns[TRAP_PUSH], 0)
+			       : COST_EST_TRAP_NS;
+	log_msg(LOG_DEBUG,
+		"cost: a hit costs %.0f ns at a nop, %.0f at a push, %.0f "
+		"single-stepped, and a return probe %.0f more",
+		kind_ns[TRAP_NOP], kind_ns[TRAP_PUSH], kind_ns[TRAP_STEP],
+		ret_ns);
 	return 0;
 }
 
 double cost_trap_ns(void)
 {
-	return trap_ns >= 0 ? trap_ns : COST_EST_TRAP_NS;
+	return kind_ns[TRAP_NOP] >= 0 ? kind_ns[TRAP_NOP] : COST_EST_TRAP_NS;
+}
+
+double cost_kind_ns(enum trap_kind k)
+{
+	return k >= 0 && k < TRAP_KINDS && kind_ns[k] >= 0 ? kind_ns[k]
+							   : COST_EST_TRAP_NS;
+}
+
+double cost_ret_ns(void)
+{
+	return ret_ns >= 0 ? ret_ns : COST_EST_TRAP_NS;
+}
+
+/* A role's trap, its set of kinds: the dearest of them, and the
+ * trampoline if return probes; the nop's if it has none (a profile
+ * sample's or a spec not attached yet). */
+static double role_trap_ns(unsigned int kinds)
+{
+	double ns = -1;
+
+	for (int k = 0; k < TRAP_KINDS; k++)
+		if (kinds & (1u << k))
+			ns = fmax(ns, cost_kind_ns((enum trap_kind)k));
+	if (ns < 0)
+		ns = cost_trap_ns();
+	return ns + (kinds & TRAP_RET_BIT ? cost_ret_ns() : 0);
+}
+
+double cost_spec_trap_ns(const struct tracer_spec_info *info)
+{
+	if (!info)
+		return cost_trap_ns();
+	if (info->role_sites[1]) /* a pair: a hit is either half */
+		return (role_trap_ns(info->trap_kinds[0]) +
+			role_trap_ns(info->trap_kinds[1])) /
+		       2;
+	return role_trap_ns(info->trap_kinds[0]);
 }
 
 double cost_stats_ns(void)
@@ -173,9 +283,9 @@ double cost_prog_ns(const struct cost *c)
 	return c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS;
 }
 
-double cost_hit_ns(const struct cost *c)
+double cost_hit_ns(const struct cost *c, const struct tracer_spec_info *info)
 {
-	return cost_trap_ns() +
+	return cost_spec_trap_ns(info) +
 	       (c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS);
 }
 
@@ -486,14 +596,15 @@ void cost_fill(struct cost *c, struct agg_snapshot *snap,
 	prog_ns = c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS;
 	if (!c->continuous && secs > 0 && c->window_s > 0)
 		frac = c->window_s < secs ? c->window_s / secs : 1;
-	per_hit = cost_trap_ns() + prog_ns + frac * cost_stats_ns();
+	per_hit = prog_ns + frac * cost_stats_ns();
 	for (size_t s = 0; s < snap->nspecs; s++) {
-		double ns =
-			cost_spec_ns(cost_hits(&specs[s], false), per_hit, 0);
+		double trap = cost_spec_trap_ns(specs[s].info);
+		double ns = cost_spec_ns(cost_hits(&specs[s], false), trap,
+					 per_hit);
 
 		specs[s].cost_pct = cost_pct(ns, secs);
 		specs[s].cost_pct_total = cost_pct(
-			cost_spec_ns(cost_hits(&specs[s], true), per_hit, 0),
+			cost_spec_ns(cost_hits(&specs[s], true), trap, per_hit),
 			all);
 		specs_ns += ns;
 	}

@@ -3,11 +3,16 @@
  * cost — what tracing costs, estimated every interval (the cost meter).
  *
  * A spec's hit runs in the target: the uprobe trap (breakpoint, the
- * kernel's uprobe dispatch, the return) and then pt_usdt or pt_ret. The
- * trap is measured once per process (cost_calibrate(): pt_calib, an
- * empty program, attached the way the specs are to a function of
- * probetop itself, timed in CPU time over a loop against the same loop
- * without it, best of a few rounds). The programs' own time per run comes
+ * kernel's uprobe dispatch, the return) and then pt_usdt. The trap's
+ * price depends on the instruction the breakpoint replaces (trapkind.h:
+ * a nop or a push is emulated, anything else single-stepped out of
+ * line, several times dearer) and on whether it is a return probe (the
+ * trampoline's trap too). Each kind is measured once per process
+ * (cost_calibrate(): pt_calib, an empty program, attached the way the
+ * specs are to a function of probetop itself that begins with that kind
+ * of instruction, timed in CPU time over a loop against the same loop
+ * without it, best of a few rounds), and a spec's hits priced by the
+ * kinds of its sites (cost_spec_trap_ns()). The programs' own time per run comes
  * from the kernel's BPF run-time statistics (bpf_prog_info run_time_ns,
  * run_cnt). Those cost every run of every program some 50 ns while on, so
  * they are switched on (BPF_ENABLE_STATS) only for the first
@@ -36,13 +41,16 @@
 #include <sys/types.h>
 
 #include "agg.h"
+#include "trapkind.h"
 
 #define COST_WINDOW_S 0.1 /* run-time statistics on per interval */
 #define COST_EST_PROG_NS 120.0 /* a program run, without statistics */
 #define COST_EST_TRAP_NS 500.0 /* a uprobe trap, if calibration failed */
+#define COST_EST_STEP_NS 3000.0 /* ... single-stepped, if that one did */
 #define COST_PROGS_MAX 32
 
 struct bpf_program;
+struct tracer_spec_info;
 
 /* The programs whose time is counted: their fds, owned by the tracer. */
 struct cost_progs {
@@ -60,8 +68,20 @@ struct cost_progs {
  */
 int cost_calibrate(struct bpf_program *prog, bool multi);
 
-/* ns of CPU per uprobe hit of an empty program, as calibrated. */
+/* ns of CPU per uprobe hit of an empty program at a nop (a USDT site),
+ * as calibrated. */
 double cost_trap_ns(void);
+
+/* ... at an instruction of kind k. */
+double cost_kind_ns(enum trap_kind k);
+
+/* What a return probe's trampoline adds to its hit. */
+double cost_ret_ns(void);
+
+/* The trap of one hit of spec info, by the kinds of its sites: the
+ * dearest kind of each role's, a pair's two roles averaged (a hit is
+ * either half); the nop's for NULL. */
+double cost_spec_trap_ns(const struct tracer_spec_info *info);
 
 /* ns each program run costs more while the statistics are on. */
 double cost_stats_ns(void);
@@ -81,9 +101,9 @@ void cost_free(struct cost *c);
  * now on. */
 void cost_add_progs(struct cost *c, const struct cost_progs *progs);
 
-/* ns of CPU one hit costs the target, as last measured: the trap and
- * the programs' average run. */
-double cost_hit_ns(const struct cost *c);
+/* ns of CPU one hit of spec info costs the target, as last measured:
+ * its trap and the programs' average run. */
+double cost_hit_ns(const struct cost *c, const struct tracer_spec_info *info);
 
 /* ... of which the programs' average run. */
 double cost_prog_ns(const struct cost *c);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DELETED_SUFFIX " (deleted)"
@@ -451,32 +452,12 @@ size_t proc_descendants(pid_t pid, pid_t *out, size_t max)
 
 int proc_cpu_ns(pid_t pid, uint64_t *ns)
 {
-	char path[64], line[128];
-	struct dirent *e;
-	DIR *d;
+	struct timespec ts;
+	clockid_t clk;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
+	if (clock_getcpuclockid(pid, &clk) || clock_gettime(clk, &ts))
 		return -1;
-	*ns = 0;
-	while ((e = readdir(d))) {
-		unsigned long long v;
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat",
-			 (int)pid, e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f) &&
-		    sscanf(line, "%llu", &v) == 1)
-			*ns += v;
-		fclose(f);
-	}
-	closedir(d);
+	*ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	return 0;
 }
 

@@ -94,8 +94,10 @@ struct proc_usage {
 /* Read /proc/PID/stat. 0, -ESRCH once gone, or another negative errno. */
 int proc_usage(pid_t pid, struct proc_usage *out);
 
-/* pid's CPU time in ns into *ns, summed over its threads' schedstat
- * (nanoseconds, where /proc/PID/stat counts 10 ms ticks). 0 or -1. */
+/* pid's CPU time in ns into *ns, by its process CPU clock: every
+ * thread's, those that ended too (a thread-per-request server's), where
+ * summing the threads' schedstat lost every thread gone, in ns where
+ * /proc/PID/stat counts 10 ms ticks. 0 or -1 (gone). */
 int proc_cpu_ns(pid_t pid, uint64_t *ns);
 
 /* The memory this process's cgroup and those above it let it take

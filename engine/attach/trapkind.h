@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trapkind — what the kernel does at a uprobe's breakpoint, by the
+ * instruction it replaces. A nop (every USDT site) or a push of a
+ * register it emulates in the trap; any other instruction (a function's
+ * `endbr64`, `mov %edx,%edx`, `sub $N,%rsp`) it copies out of line and
+ * single-steps, a second trap, several times the price on this machine
+ * kind (2.8 µs against 0.36). A return probe adds the trampoline's trap
+ * at every return. The cost meter prices each kind as measured at start
+ * (cost_calibrate()); a spec's sites record theirs here
+ * (tracer_spec_info.trap_kinds). Pure but for trap_kind_at()'s read.
+ */
+#ifndef PROBETOP_TRAPKIND_H
+#define PROBETOP_TRAPKIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum trap_kind {
+	TRAP_NOP, /* nop, 66 nop, 0f 1f /0: emulated */
+	TRAP_PUSH, /* push %reg (50+r, 41 50+r): emulated */
+	TRAP_STEP, /* anything else: single-stepped out of line */
+	TRAP_KINDS
+};
+
+/* In a role's set of kinds (a bit per enum trap_kind): its links are
+ * return probes. */
+#define TRAP_RET_BIT (1u << TRAP_KINDS)
+
+/* The kind of the instruction whose first n bytes are insn (n >= 1;
+ * fewer than it needs: TRAP_STEP, the dearest). */
+enum trap_kind trap_kind_of(const uint8_t *insn, size_t n);
+
+/* The kind of the instruction at file offset offset of path: TRAP_STEP
+ * when it cannot be read. */
+enum trap_kind trap_kind_at(const char *path, uint64_t offset);
+
+#endif

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trapkind: the kind of breakpoint each instruction a probe site can
+ * begin with gets (engine/attach/trapkind.h): the encodings the kernel
+ * emulates (nops, push of a register) and a sample of those it
+ * single-steps (endbr64, mov, sub, a jump), cut short; and the kind read
+ * from a file at an offset, or not readable.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trapkind.h"
+
+#define KIND(...)                                      \
+	trap_kind_of((const uint8_t[]){ __VA_ARGS__ }, \
+		     sizeof((const uint8_t[]){ __VA_ARGS__ }))
+
+static void test_emulated(void **state)
+{
+	(void)state;
+	assert_int_equal(KIND(0x90), TRAP_NOP); /* a USDT site */
+	assert_int_equal(KIND(0x66, 0x90), TRAP_NOP);
+	assert_int_equal(KIND(0x0f, 0x1f, 0x00), TRAP_NOP);
+	assert_int_equal(KIND(0x0f, 0x1f, 0x44, 0x00, 0x00), TRAP_NOP);
+	assert_int_equal(KIND(0x0f, 0x1f, 0x80, 0, 0, 0, 0), TRAP_NOP);
+	assert_int_equal(KIND(0x55), TRAP_PUSH); /* push %rbp */
+	assert_int_equal(KIND(0x53), TRAP_PUSH); /* push %rbx */
+	assert_int_equal(KIND(0x41, 0x57), TRAP_PUSH); /* push %r15 */
+	assert_int_equal(KIND(0x41, 0x54), TRAP_PUSH); /* push %r12 */
+}
+
+static void test_stepped(void **state)
+{
+	(void)state;
+	assert_int_equal(KIND(0xf3, 0x0f, 0x1e, 0xfa), TRAP_STEP); /* endbr64 */
+	assert_int_equal(KIND(0x89, 0xd2), TRAP_STEP); /* mov %edx,%edx */
+	assert_int_equal(KIND(0x48, 0x83, 0xec, 0x08), TRAP_STEP); /* sub */
+	assert_int_equal(KIND(0xe9, 0, 0, 0, 0), TRAP_STEP); /* jmp */
+	assert_int_equal(KIND(0x0f, 0x1f, 0x08), TRAP_STEP); /* 0f 1f /1 */
+	assert_int_equal(KIND(0x41, 0x89, 0xf8), TRAP_STEP); /* mov */
+	assert_int_equal(KIND(0x58), TRAP_STEP); /* pop: not emulated */
+	/* cut short: the dearest */
+	assert_int_equal(KIND(0x41), TRAP_STEP);
+	assert_int_equal(KIND(0x66), TRAP_STEP);
+	assert_int_equal(KIND(0x0f, 0x1f), TRAP_STEP);
+}
+
+static void test_at(void **state)
+{
+	char path[] = "/tmp/probetop-trapkind-XXXXXX";
+	const uint8_t bytes[] = { 0x89, 0xd2, 0xc3, 0x90, 0x41, 0x55 };
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, sizeof(bytes)),
+			 (ssize_t)sizeof(bytes));
+	close(fd);
+	assert_int_equal(trap_kind_at(path, 0), TRAP_STEP);
+	assert_int_equal(trap_kind_at(path, 3), TRAP_NOP);
+	assert_int_equal(trap_kind_at(path, 4), TRAP_PUSH);
+	assert_int_equal(trap_kind_at(path, 5), TRAP_PUSH);
+	assert_int_equal(trap_kind_at(path, 6), TRAP_STEP); /* at the end */
+	unlink(path);
+	assert_int_equal(trap_kind_at(path, 0), TRAP_STEP); /* gone */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_emulated),
+		cmocka_unit_test(test_stepped),
+		cmocka_unit_test(test_at),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
