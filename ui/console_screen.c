@@ -61,15 +61,17 @@ static int text_cols(const char *s)
 	return n;
 }
 
-/* " · overhead ≈ 3.1% cpu (12% of target), budget 5% · probetop 0.4%"
- * (probetop's own CPU, by its own clock), or the longest shorter form
- * that fits in w columns ("" before the first interval). */
+/* " · overhead ≈ 3.1% cpu (12% of target, 2.0% machine-wide), budget 5%
+ * · probetop 0.4%" (the kernel-side watches' cost, every process's, apart
+ * from the target's share; probetop's own CPU, by its own clock), or the
+ * longest shorter form that fits in w columns ("" before the first
+ * interval). */
 static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 {
 	const struct agg_overhead *o = m->snap ? &m->snap->overhead : NULL;
 	const char *sep = m->utf8 ? "\u00b7" : "-";
 	const char *approx = m->utf8 ? "\u2248" : "~";
-	char forms[7][120], budget[32], self[40];
+	char forms[8][140], budget[32], self[40];
 	int k = 0;
 
 	buf[0] = 0;
@@ -82,6 +84,12 @@ static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 	else
 		snprintf(budget, sizeof(budget), ", no budget");
 	snprintf(self, sizeof(self), " %s probetop %.1f%%", sep, o->self_pct);
+	if (o->target_pct >= 0 && o->kernel_pct >= 0.05)
+		snprintf(forms[k++], sizeof(forms[0]),
+			 " %s overhead %s %.1f%% cpu (%.0f%% of target, %.1f%% "
+			 "machine-wide)%s%s",
+			 sep, approx, o->cpu_pct, o->target_pct, o->kernel_pct,
+			 budget, self);
 	if (o->target_pct >= 0) {
 		snprintf(forms[k++], sizeof(forms[0]),
 			 " %s overhead %s %.1f%% cpu (%.0f%% of target)%s%s",

@@ -510,6 +510,21 @@ static void globals(struct ctx *c)
 	metrics_sample_f(c, "probetop_overhead_cpu_seconds", "_total",
 			 snap->overhead_total.cpu_pct / 100.0 *
 				 snap->elapsed_s);
+	metrics_family(c, "probetop_overhead_machine_ratio", KIND_GAUGE,
+		       "Of that, what the kernel-side watches took from every "
+		       "process on the machine, in CPUs",
+		       NULL);
+	metrics_sample_f(c, "probetop_overhead_machine_ratio", "",
+			 o->kernel_pct / 100.0);
+	if (o->syscall_ns > 0) {
+		metrics_family(c, "probetop_syscall_overhead_seconds",
+			       KIND_GAUGE,
+			       "What the IO watch adds to every syscall of "
+			       "every process on the machine",
+			       NULL);
+		metrics_sample_f(c, "probetop_syscall_overhead_seconds", "",
+				 o->syscall_ns / 1e9);
+	}
 	metrics_family(c, "probetop_self_cpu_ratio", KIND_GAUGE,
 		       "probetop's own CPU over the last interval, in CPUs",
 		       NULL);

@@ -238,6 +238,8 @@ static json_object *json_overhead(const struct agg_overhead *ov)
 			       ov->target_pct >= 0 ? json_pct(ov->target_pct)
 						   : NULL);
 	json_object_object_add(o, "self_pct", json_pct(ov->self_pct));
+	json_object_object_add(o, "syscall_ns",
+			       json_object_new_double(round(ov->syscall_ns)));
 	json_object_object_add(o, "measured",
 			       json_object_new_boolean(ov->measured));
 	return o;

@@ -331,14 +331,26 @@ static void print_waiting(FILE *f, const struct tracer_spec_info *info)
 			inert_str(shown, sizeof(shown), what));
 }
 
-/* "overhead ≈ 3.1% of one CPU (12% of the target's), probetop 0.4%" */
+/* "overhead ≈ 3.1% of one CPU (12% of the target's; 2.0% machine-wide,
+ * +0.25 µs a syscall), budget 5%, probetop 0.4%" */
 static void text_overhead(const struct trace_out *out,
 			  const struct agg_overhead *o, double budget)
 {
+	bool machine = o->kernel_pct >= 0.05 || o->syscall_ns > 0;
+
 	fprintf(out->f, "overhead ≈ %.1f%% of one CPU", o->cpu_pct);
+	if (o->target_pct >= 0 || machine)
+		fprintf(out->f, " (");
 	if (o->target_pct >= 0)
-		fprintf(out->f, " (%.0f%% of the %s)", o->target_pct,
-			out->pid ? "target's" : "targets'");
+		fprintf(out->f, "%.0f%% of the %s%s", o->target_pct,
+			out->pid ? "target's" : "targets'",
+			machine ? "; " : "");
+	if (machine)
+		fprintf(out->f, "%.1f%% machine-wide", o->kernel_pct);
+	if (o->syscall_ns > 0)
+		fprintf(out->f, ", +%.2f µs a syscall", o->syscall_ns / 1e3);
+	if (o->target_pct >= 0 || machine)
+		fprintf(out->f, ")");
 	if (budget >= 0)
 		fprintf(out->f, ", budget %g%%%s", budget,
 			agg_over_budget(o, budget)

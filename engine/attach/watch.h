@@ -22,6 +22,9 @@ struct watch {
 	struct bpf_link *proc_links[3];
 	uint8_t watching; /* enum pt_watch: programs attached (PT_WATCH_PROC:
 			     those that follow processes, for both) */
+	double syscall_ns; /* what the IO watch adds to every syscall of
+			      every process, CPU ns, as measured when it
+			      was attached (0: not attached) */
 };
 
 /* tracer_watch() with skel's programs and maps, the attached programs

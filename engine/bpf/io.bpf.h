@@ -47,6 +47,7 @@ int BPF_PROG(pt_sys_enter, struct pt_regs *regs, long id)
 	__u32 pid = watch_owner(pid_tgid >> 32, PT_WATCH_IO), nr = (__u32)id;
 	__u32 *cls;
 
+	syscalls_seen[bpf_get_smp_processor_id() & (PT_ONCPU_CPUS - 1)]++;
 	if (!pid)
 		return 0;
 	cls = bpf_map_lookup_elem(&io_nr, &nr);

@@ -120,6 +120,10 @@ __u32 oncpu_pid;
 struct pt_oncpu oncpu[PT_ONCPU_CPUS];
 /* the last spec run on each CPU (struct pt_lasthit) */
 struct pt_lasthit lasthit[PT_ONCPU_CPUS];
+/* Every syscall of the machine while the IO watch is on, by CPU (the
+ * cost meter prices each: engine/collect/cost.h). A plain increment: one
+ * lost to a preemption now and then is nothing to a price. */
+__u64 syscalls_seen[PT_ONCPU_CPUS];
 /* each spec's epoch: 0 while the budget has never parked it, bumped when
  * it parks it and when it attaches it again (engine/attach/park.c), so that a
  * latency pair is only made of a start and an end of one window

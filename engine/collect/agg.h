@@ -151,10 +151,15 @@ struct agg_proc_row {
 /* What tracing cost over the interval (cost.h). */
 struct agg_overhead {
 	double cpu_pct; /* % of one CPU: the specs' cost_pct and kernel_pct */
-	double kernel_pct; /* of it, the kernel-side programs' (watches) */
-	double target_pct; /* cpu_pct as a % of the targets' own CPU time
-			      over the interval; < 0: unknown */
+	double kernel_pct; /* of it, the kernel-side programs' (watches),
+			      machine-wide: every process's, not the
+			      target's */
+	double target_pct; /* the specs' cost (cpu_pct less kernel_pct) as a
+			      % of the targets' own CPU time over the
+			      interval; < 0: unknown */
 	double self_pct; /* probetop's own CPU, % of one CPU */
+	double syscall_ns; /* what the IO watch adds to every syscall of
+			      every process, ns (0: no IO watch) */
 	bool measured; /* programs timed by the kernel's statistics (else
 			  estimated, COST_EST_PROG_NS) */
 };

@@ -155,7 +155,7 @@ enum agg_mark agg_mark_of(double est, double sys, double var)
 
 bool agg_over_budget(const struct agg_overhead *o, double pct)
 {
-	return pct >= 0 && o->cpu_pct > AGG_OVER * pct;
+	return pct >= 0 && o->cpu_pct - o->kernel_pct > AGG_OVER * pct;
 }
 
 const char *agg_mark_sign(unsigned char m, bool utf8)

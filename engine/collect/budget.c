@@ -358,7 +358,6 @@ static void start_slot(struct budget *b, const struct mark *m)
 	b->slot_s = slot_len(b);
 	b->sampled =
 		gov_slot(&b->gov, in, (size_t)n, m->t - b->slot.t,
-			 cost_kernel_ns_per_s(b->cost),
 			 b->pct * 1e9 / 100.0 / (1 + BUDGET_PRICE_ERR), duty);
 	b->costliest = -1;
 	for (int id = 0; id < n; id++) {

@@ -51,7 +51,10 @@ struct cost {
 	bool continuous; /* kernel.bpf_stats_enabled was 1: no window */
 	bool unavailable; /* no statistics at all (said once) */
 	double window_t0, window_s; /* the last window's start, length */
-	struct prog_seen site_at, kernel_at[COST_PROGS_MAX];
+	struct prog_seen site_at, kernel_at[COST_PROGS_MAX], sys_at[2];
+	uint64_t syscalls_at; /* the machine's syscalls the IO watch saw, at
+				 the last fill */
+	double sys_run_ns; /* its programs' run time per syscall */
 	double site_ns; /* smoothed ns per run of pt_usdt/pt_ret; 0: none */
 	double kernel_ns_per_s; /* the kernel programs' run time per second */
 	uint64_t kernel_runs_window; /* their runs in the last window */
@@ -289,11 +292,6 @@ double cost_hit_ns(const struct cost *c, const struct tracer_spec_info *info)
 	       (c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS);
 }
 
-double cost_kernel_ns_per_s(const struct cost *c)
-{
-	return c->kernel_ns_per_s;
-}
-
 uint64_t cost_hits(const struct agg_spec *as, bool total)
 {
 	uint64_t events = total ? as->events_total : as->events;
@@ -356,6 +354,36 @@ static void mark_all(struct cost *c)
 	for (size_t i = 0; i < c->progs.nkernel; i++)
 		if (prog_stats(c->progs.kernel[i], &c->kernel_at[i]))
 			c->kernel_at[i] = (struct prog_seen){ 0 };
+	for (int i = 0; i < 2; i++)
+		if (prog_stats(c->progs.sys[i], &c->sys_at[i]))
+			c->sys_at[i] = (struct prog_seen){ 0 };
+}
+
+/* The syscall programs' run time per syscall over the window. */
+static void close_sys(struct cost *c)
+{
+	struct prog_seen now;
+	uint64_t runs = 0, ns = 0;
+
+	for (int i = 0; i < 2; i++) {
+		if (prog_stats(c->progs.sys[i], &now))
+			continue;
+		ns += now.run_ns - c->sys_at[i].run_ns;
+		if (i == 0)
+			runs = now.runs - c->sys_at[i].runs;
+	}
+	if (runs >= MIN_RUNS)
+		c->sys_run_ns = (double)ns / (double)runs;
+}
+
+/* The machine's syscalls the IO watch saw so far. */
+static uint64_t syscalls_seen(const struct cost *c)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; c->progs.syscalls && i < PT_ONCPU_CPUS; i++)
+		n += c->progs.syscalls[i];
+	return n;
 }
 
 static void open_window(struct cost *c)
@@ -397,6 +425,7 @@ static void close_window(struct cost *c)
 		kern_ns += now.run_ns - c->kernel_at[i].run_ns;
 		kern_runs += now.runs - c->kernel_at[i].runs;
 	}
+	close_sys(c);
 	if (c->stats_fd >= 0)
 		close(c->stats_fd);
 	c->stats_fd = -1;
@@ -434,6 +463,10 @@ struct cost *cost_new(const struct cost_progs *progs, pid_t target)
 
 void cost_add_progs(struct cost *c, const struct cost_progs *progs)
 {
+	if (!c->progs.syscalls && progs->syscalls)
+		c->syscalls_at = 0; /* the counters start with the watch */
+	c->progs.syscall_ns = progs->syscall_ns;
+	c->progs.syscalls = progs->syscalls;
 	for (size_t i = 0; i < progs->nkernel; i++) {
 		int fd = progs->kernel[i];
 		size_t k = 0;
@@ -590,6 +623,8 @@ void cost_fill(struct cost *c, struct agg_snapshot *snap,
 	double t = cputime_clock_s(CLOCK_MONOTONIC), secs = t - c->last_t;
 	double all = t - c->start_t;
 	double prog_ns, per_hit, specs_ns = 0, kern_ns, tns, sns, frac = 0;
+	double per_sys;
+	uint64_t syscalls;
 
 	if (c->window)
 		close_window(c);
@@ -608,15 +643,20 @@ void cost_fill(struct cost *c, struct agg_snapshot *snap,
 			all);
 		specs_ns += ns;
 	}
+	per_sys = c->progs.syscall_ns > 0 ? c->progs.syscall_ns : c->sys_run_ns;
+	syscalls = syscalls_seen(c);
 	kern_ns = c->kernel_ns_per_s * secs +
-		  (double)c->kernel_runs_window * cost_stats_ns();
+		  (double)c->kernel_runs_window * cost_stats_ns() +
+		  (double)(syscalls - c->syscalls_at) * per_sys;
+	c->syscalls_at = syscalls;
 	tns = target_ns(c, snap);
 	sns = self_ns(c);
 	snap->overhead = (struct agg_overhead){
 		.cpu_pct = cost_pct(specs_ns + kern_ns, secs),
 		.kernel_pct = cost_pct(kern_ns, secs),
-		.target_pct = cost_share(specs_ns + kern_ns, tns),
+		.target_pct = cost_share(specs_ns, tns),
 		.self_pct = cost_pct(sns, secs),
+		.syscall_ns = c->progs.syscall_ns > 0 ? per_sys : 0,
 		.measured = !c->unavailable,
 	};
 	c->sum_ns += specs_ns + kern_ns;
@@ -624,7 +664,7 @@ void cost_fill(struct cost *c, struct agg_snapshot *snap,
 	c->sum_self_ns += sns;
 	if (tns >= 0) {
 		c->sum_target_ns += tns;
-		c->sum_known_ns += specs_ns + kern_ns;
+		c->sum_known_ns += specs_ns;
 	}
 	c->all_measured &= snap->overhead.measured;
 	snap->overhead_total = (struct agg_overhead){
@@ -632,6 +672,7 @@ void cost_fill(struct cost *c, struct agg_snapshot *snap,
 		.kernel_pct = cost_pct(c->sum_kern_ns, all),
 		.target_pct = cost_share(c->sum_known_ns, c->sum_target_ns),
 		.self_pct = cost_pct(c->sum_self_ns, all),
+		.syscall_ns = snap->overhead.syscall_ns,
 		.measured = c->all_measured,
 	};
 	c->last_t = t;

@@ -25,9 +25,18 @@
  * it is. Without statistics (an old kernel) the programs are charged
  * COST_EST_PROG_NS per run, and that is said once.
  *
- * probetop's own CPU (getrusage) is reported apart, and tracing's cost
- * as a share of the target's CPU time (the schedstat of each of its
- * threads, in ns; with -b, of the processes whose rows moved).
+ * The kernel-side programs (the IO and process watches, the hooks)
+ * run at tracepoints every process on the machine passes: their cost is
+ * machine-wide, reported apart (kernel_pct), never as the target's.
+ * The syscall tracepoints' is more than their programs' run time (every
+ * syscall takes the kernel's slow path while they are on): each syscall
+ * is priced at what the watch was measured to add to one when attached
+ * (watch.h; its programs' run time if that could not be measured), and
+ * counted by the entry program (syscall_ns in the snapshot).
+ *
+ * probetop's own CPU (getrusage) is reported apart, and the specs' cost
+ * as a share of the target's CPU time (its process CPU clock, every
+ * thread's; with -b, of the processes whose rows moved).
  *
  * Called by agg (agg_new, agg_read, agg_tick) and tracer (calibration at
  * the first load); the numbers land in struct agg_snapshot.
@@ -55,8 +64,15 @@ struct tracer_spec_info;
 /* The programs whose time is counted: their fds, owned by the tracer. */
 struct cost_progs {
 	int site; /* pt_usdt (-1: none): run once per hit, entry or return */
-	int kernel[COST_PROGS_MAX]; /* every other program: run time only */
+	int kernel[COST_PROGS_MAX]; /* every other program but sys[]: run
+				       time only */
 	size_t nkernel;
+	int sys[2]; /* the IO watch's syscall entry and exit programs (-1:
+		       none): every syscall of the machine runs both */
+	double syscall_ns; /* what they add to a syscall, as measured when
+			      attached (0: not attached; watch.h) */
+	const volatile uint64_t *syscalls; /* the syscalls they saw, by CPU
+					      (PT_ONCPU_CPUS); NULL: none */
 };
 
 /*
@@ -107,10 +123,6 @@ double cost_hit_ns(const struct cost *c, const struct tracer_spec_info *info);
 
 /* ... of which the programs' average run. */
 double cost_prog_ns(const struct cost *c);
-
-/* ns of CPU a second the kernel-side programs (watches) took, as last
- * measured. */
-double cost_kernel_ns_per_s(const struct cost *c);
 
 /* Close the statistics window once it has been open COST_WINDOW_S; call
  * it a few times a second (cheap otherwise). */

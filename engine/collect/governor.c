@@ -69,9 +69,9 @@ static double level(const struct gov *g, const struct gov_in *in, size_t n,
 /* Keep what the slot that ended (slot_s long) spent under the budget,
  * up to GOV_BURST_S of it, or owe what it spent over (as much at most). */
 static void fill_reserve(struct gov *g, const struct gov_in *in, size_t n,
-			 double slot_s, double kernel_ns, double budget_ns)
+			 double slot_s, double budget_ns)
 {
-	double spent = kernel_ns * slot_s, cap = budget_ns * GOV_BURST_S;
+	double spent = 0, cap = budget_ns * GOV_BURST_S;
 
 	for (size_t i = 0; i < n; i++)
 		if (in[i].live)
@@ -86,7 +86,7 @@ static void fill_reserve(struct gov *g, const struct gov_in *in, size_t n,
 }
 
 size_t gov_slot(struct gov *g, const struct gov_in *in, size_t n, double slot_s,
-		double kernel_ns, double budget_ns, double *duty)
+		double budget_ns, double *duty)
 {
 	double room;
 	size_t cut = 0;
@@ -100,11 +100,11 @@ size_t gov_slot(struct gov *g, const struct gov_in *in, size_t n, double slot_s,
 		g->room_ns = -1;
 		return 0;
 	}
-	fill_reserve(g, in, n, slot_s, kernel_ns, budget_ns);
+	fill_reserve(g, in, n, slot_s, budget_ns);
 	/* what the next slot may spend, a second */
-	room = budget_ns - kernel_ns +
-	       (g->reserve > 0 ? g->reserve / GOV_SLOT_S
-			       : g->reserve / GOV_BURST_S); /* paid back */
+	room = budget_ns + (g->reserve > 0
+				    ? g->reserve / GOV_SLOT_S
+				    : g->reserve / GOV_BURST_S); /* paid back */
 	g->room_ns = room > 0 ? room * GOV_SLOT_S : 0;
 	for (size_t i = 0; i < n; i++)
 		if (in[i].live && in[i].fixed)

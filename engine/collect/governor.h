@@ -20,7 +20,8 @@
  * its share is paid back by the next ones.
  *
  * Water-filling: the room of the next slot, less what cannot be sampled
- * (a spec another needs, the kernel-side programs), is
+ * (a spec another needs; the kernel-side programs are not the target's:
+ * they run at tracepoints of every process, cost.h), is
  * shared so that every spec whose price is under a common level L is
  * attached all the time (exact), and each costlier one for L / price of
  * the slot (at least GOV_MIN_DUTY): the cheap stay exact, the costliest
@@ -69,14 +70,14 @@ void gov_init(struct gov *g);
 
 /*
  * The slot that ended, slot_s long, measured in[0..n) (index: spec id;
- * n <= 256), and the kernel-side programs took kernel_ns a second;
- * budget_ns: ns of CPU a second tracing may take (< 0: no budget). Into
+ * n <= 256); budget_ns: ns of CPU a second tracing may take from the
+ * target (< 0: no budget). Into
  * duty[0..n): the share of the next slot (GOV_SLOT_S) each spec is to be
  * attached, in [GOV_MIN_DUTY, 1] (1 for the fixed, and for every spec
  * without a budget). Returns how many specs got less than 1.
  */
 size_t gov_slot(struct gov *g, const struct gov_in *in, size_t n, double slot_s,
-		double kernel_ns, double budget_ns, double *duty);
+		double budget_ns, double *duty);
 
 /* What the slot gov_slot() began may spend (ns of CPU, every spec's
  * hits; < 0: no budget): when the specs attached whole spend more before

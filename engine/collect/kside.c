@@ -73,9 +73,15 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
 
 	out->site = bpf_program__fd(usdt);
 	out->nkernel = 0;
+	out->sys[0] = bpf_program__fd(tr->skel->progs.pt_sys_enter);
+	out->sys[1] = bpf_program__fd(tr->skel->progs.pt_sys_exit);
+	out->syscall_ns = tr->watch.syscall_ns;
+	out->syscalls = (const volatile uint64_t *)tr->skel->bss->syscalls_seen;
 	bpf_object__for_each_program(p, tr->skel->obj)
 	{
 		if (p == usdt || p == calib || !bpf_program__autoload(p) ||
+		    p == tr->skel->progs.pt_sys_enter ||
+		    p == tr->skel->progs.pt_sys_exit ||
 		    out->nkernel >= COST_PROGS_MAX)
 			continue;
 		out->kernel[out->nkernel++] = bpf_program__fd(p);

@@ -56,7 +56,7 @@ static size_t sim_slot(struct sim *s, double budget)
 			.hit_ns = HIT_NS,
 		};
 	}
-	return gov_slot(&s->g, in, s->n, GOV_SLOT_S, 0,
+	return gov_slot(&s->g, in, s->n, GOV_SLOT_S,
 			budget < 0 ? -1 : PCT(budget), s->duty);
 }
 
@@ -254,15 +254,15 @@ static void test_gone(void **state)
 	(void)state;
 	gov_init(&g);
 	for (int slot = 0; slot < 30; slot++)
-		gov_slot(&g, &in, 1, GOV_SLOT_S, 0, PCT(5), &duty);
+		gov_slot(&g, &in, 1, GOV_SLOT_S, PCT(5), &duty);
 	assert_true(duty < 1);
 	in.live = false;
-	gov_slot(&g, &in, 1, GOV_SLOT_S, 0, PCT(5), &duty);
+	gov_slot(&g, &in, 1, GOV_SLOT_S, PCT(5), &duty);
 	assert_false(g.spec[0].known);
 	in = (struct gov_in){
 		.live = true, .hits = 100, .on_s = 0.1, .hit_ns = HIT_NS
 	};
-	gov_slot(&g, &in, 1, GOV_SLOT_S, 0, PCT(5), &duty);
+	gov_slot(&g, &in, 1, GOV_SLOT_S, PCT(5), &duty);
 	assert_true(duty == 1);
 }
 
