@@ -180,6 +180,8 @@ static int load_programs(struct tracer *tr, uint64_t aggsize)
 	if (tr->multi) {
 		ulink_prepare(tr->skel->progs.pt_usdt);
 		ulink_prepare(tr->skel->progs.pt_calib);
+		ulink_prepare(tr->skel->progs.pt_calib_in);
+		ulink_prepare(tr->skel->progs.pt_calib_out);
 	}
 	bpf_program__set_autoload(tr->skel->progs.pt_profile, false);
 	held.on = true;
@@ -275,7 +277,16 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		err = -ENOMEM;
 		goto fail;
 	}
-	cost_calibrate(tr->skel->progs.pt_calib, tr->multi);
+	cost_calibrate(&(struct cost_calib){
+		.empty = tr->skel->progs.pt_calib,
+		.in = tr->skel->progs.pt_calib_in,
+		.out = tr->skel->progs.pt_calib_out,
+		.t0 = (volatile uint64_t *)&tr->skel->bss->calib_t0,
+		.sum = (volatile uint64_t *)&tr->skel->bss->calib_sum,
+		.n = (volatile uint64_t *)&tr->skel->bss->calib_n,
+		.multi = tr->multi,
+	});
+	tr->lat = *cost_trap_lat();
 	if (kind == TRACER_PID && tr->multi)
 		forks_start(tr);
 	if (kind == TRACER_PID)

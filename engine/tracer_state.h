@@ -22,6 +22,7 @@
 #include "site.h"
 #include "spec.h"
 #include "tracer.h"
+#include "trapkind.h"
 #include "ulink.h"
 #include "watch.h"
 
@@ -101,6 +102,9 @@ struct tracer {
 	int nspecs; /* highest used id + 1 */
 	struct site_slots sites;
 	struct watch watch; /* tracer_watch() */
+	struct trap_lat lat; /* what a latency pair's probes add to each
+				time (cost_calibrate()): its ends' sites'
+				lat_adj */
 	struct bpf_link *dl_link; /* tracer_hold_dlopen() */
 	struct ring_buffer *dl_ring;
 	bool dl_stopped; /* the process stopped in its dynamic linker, or at

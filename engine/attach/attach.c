@@ -111,6 +111,8 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 	struct tracer *tr = w->tr;
 	struct tspec *ts = w->ts;
 	struct pt_site site;
+	unsigned int kind = 1u << trap_kind_at(w->attach_path, offset) |
+			    (src->ret ? TRAP_RET_BIT : 0);
 	uint32_t idx;
 	int err;
 
@@ -131,12 +133,13 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 	err = grow((void **)&w->pend, &w->cap, w->npend + 1, sizeof(*w->pend));
 	if (err)
 		return err;
+	if (site.action == PT_ACT_LAT_END) /* its probes' own time out */
+		site.lat_adj = (__u32)trap_lat_adj(
+			&tr->lat, ts->info.trap_kinds[0], kind);
 	err = attach_site(tr, ts, &site, &idx);
 	if (err)
 		return err;
-	ts->info.trap_kinds[role] |=
-		1u << trap_kind_at(w->attach_path, offset) |
-		(src->ret ? TRAP_RET_BIT : 0);
+	ts->info.trap_kinds[role] |= kind;
 	w->pend[w->npend++] = (struct attachment){ .site = idx,
 						   .obj = w->obj,
 						   .probe = probe,

@@ -40,3 +40,18 @@ enum trap_kind trap_kind_at(const char *path, uint64_t offset)
 	close(fd);
 	return got > 0 ? trap_kind_of(b, (size_t)got) : TRAP_STEP;
 }
+
+double trap_lat_adj(const struct trap_lat *l, unsigned int start,
+		    unsigned int end)
+{
+	double ns = -1;
+
+	for (int k = 0; k < TRAP_KINDS; k++)
+		if ((start & (1u << k)) && l->to_ret[k] > ns)
+			ns = l->to_ret[k];
+	if (ns < 0)
+		return 0;
+	if (!(end & TRAP_RET_BIT))
+		ns += l->uprobe_end;
+	return ns > 0 ? ns : 0;
+}

@@ -27,6 +27,23 @@ enum trap_kind {
  * return probes. */
 #define TRAP_RET_BIT (1u << TRAP_KINDS)
 
+/* What a latency pair's probes add to each time it measures, as
+ * calibrated (cost_calibrate()): the start's trap after its timestamp
+ * (a single-stepped start's second trap among it) and the end's before
+ * its own. */
+struct trap_lat {
+	double to_ret[TRAP_KINDS]; /* ns: a start of each kind, the end a
+				      return probe (fn:F..fn:F%return) */
+	double uprobe_end; /* ns more (or less) when the end is a uprobe at
+			      a nop, not a return probe */
+};
+
+/* The ns to take from each time of a pair whose start's sites have the
+ * kinds start (a bit per enum trap_kind, TRAP_RET_BIT) and whose end's
+ * have end: the dearest start's; 0 when none is known. Pure. */
+double trap_lat_adj(const struct trap_lat *l, unsigned int start,
+		    unsigned int end);
+
 /* The kind of the instruction whose first n bytes are insn (n >= 1;
  * fewer than it needs: TRAP_STEP, the dearest). */
 enum trap_kind trap_kind_of(const uint8_t *insn, size_t n);

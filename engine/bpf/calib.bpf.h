@@ -1,14 +1,43 @@
 // SPDX-License-Identifier: MIT
 /*
- * calib.bpf.h — pt_calib, an empty uprobe program: engine/collect/cost.c attaches
- * it to a function of probetop itself and times calls of it, which gives
- * the cost of one uprobe hit (the trap and a program's dispatch) on this
- * machine. It never runs in a target.
+ * calib.bpf.h — the cost meter's calibration programs; engine/collect/
+ * cost.c attaches them to functions of probetop itself and times calls
+ * of them. They never run in a target.
+ *
+ * pt_calib, an empty uprobe program, gives the cost of one uprobe hit
+ * (the trap and a program's dispatch) on this machine. pt_calib_in and
+ * pt_calib_out, at the start and end of a pair (a function's entry and
+ * return, or two nops), time what a latency pair measures of a function
+ * that takes no time: what its probes add to every time it measures.
  *
  * Part of probetop.bpf.c.
  */
 SEC("uprobe")
 int pt_calib(struct pt_regs *ctx)
 {
+	return 0;
+}
+
+/* the pair under calibration: its start's timestamp (0: none open), its
+ * times' sum and count (cost.c reads and zeroes them) */
+__u64 calib_t0, calib_sum, calib_n;
+
+SEC("uprobe")
+int pt_calib_in(struct pt_regs *ctx)
+{
+	calib_t0 = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("uprobe")
+int pt_calib_out(struct pt_regs *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (calib_t0) {
+		calib_sum += now - calib_t0;
+		calib_n++;
+		calib_t0 = 0;
+	}
 	return 0;
 }

@@ -242,15 +242,19 @@ static __always_inline void lat_pop(const struct pt_site *s, __u32 epoch,
 	if (!f->ts)
 		return; /* counted when it started */
 	ns = (__s64)(now - f->ts);
+	ns = ns > 0 ? ns : 0; /* a pair quicker than its probes' own time */
 	if (s->solo)
 		solo_hist_add(s->spec, ns, lat_bucket(ns, s));
 	else
 		key_hist(&f->key, s->width, ns, lat_bucket(ns, s));
 }
 
+/* The end of a latency pair: its time, less what the probes themselves
+ * added to it (s->lat_adj: the start's trap after its timestamp, the
+ * end's before its own, as calibrated), into its start's row. */
 static __always_inline void lat_end(const struct pt_site *s)
 {
-	__u64 now = bpf_ktime_get_ns(), t0;
+	__u64 now = bpf_ktime_get_ns() - s->lat_adj, t0;
 	__u32 epoch = lat_epoch(s->spec);
 	__s64 ns;
 
@@ -261,6 +265,7 @@ static __always_inline void lat_end(const struct pt_site *s)
 	if (!t0)
 		return; /* counted as deep when it started */
 	ns = (__s64)(now - t0);
+	ns = ns > 0 ? ns : 0;
 	solo_hist_add(s->spec, ns, lat_bucket(ns, s));
 }
 

@@ -88,6 +88,8 @@ __attribute__((noinline)) void cost_probe_site(void)
 
 void cost_probe_push(void);
 void cost_probe_step(void);
+void cost_probe_pair(void); /* two nops: a pair's start and its end */
+extern const char cost_probe_pair_end[];
 __asm__(".text\n"
 	".globl cost_probe_push\n"
 	".type cost_probe_push, @function\n"
@@ -101,13 +103,23 @@ __asm__(".text\n"
 	"cost_probe_step:\n"
 	"\tmov %edx, %edx\n"
 	"\tret\n"
-	".size cost_probe_step, .-cost_probe_step\n");
+	".size cost_probe_step, .-cost_probe_step\n"
+	".globl cost_probe_pair\n"
+	".type cost_probe_pair, @function\n"
+	"cost_probe_pair:\n"
+	"\tnop\n"
+	".globl cost_probe_pair_end\n"
+	"cost_probe_pair_end:\n"
+	"\tnop\n"
+	"\tret\n"
+	".size cost_probe_pair, .-cost_probe_pair\n");
 
 /* ns of an empty program's hit, by enum trap_kind; the trampoline's trap
  * a return probe adds; < 0: not calibrated */
 static double kind_ns[TRAP_KINDS] = { -1, -1, -1 };
 static double ret_ns = -1;
 static double stats_ns;
+static struct trap_lat lat; /* all 0 until calibrated */
 
 /* CPU ns of the best of CALIB_ROUNDS loops of CALIB_CALLS calls of fn. */
 static double best_loop_ns(void (*fn)(void))
@@ -151,6 +163,20 @@ static int probe_site_place(const void *site, char *path, size_t n,
 	return err;
 }
 
+/* Attach prog at site (a return probe if ret) into *l. 0 or a negative
+ * errno. */
+static int attach_at(struct bpf_program *prog, bool multi, const void *site,
+		     bool ret, struct ulink *l)
+{
+	char path[4096];
+	uint64_t offset;
+	int err = probe_site_place(site, path, sizeof(path), &offset);
+
+	return err ? err
+		   : ulink_attach(prog, multi, getpid(), path, offset, 0, 0,
+				  ret, l);
+}
+
 /* What one call of fn costs more with prog attached at site (a return
  * probe if ret), ns, at least 0; with_stats (if not NULL): the same with
  * the run-time statistics on, or -1. A negative errno if it cannot be
@@ -159,15 +185,9 @@ static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
 		       const void *site, bool ret, double *with_stats)
 {
 	struct ulink l = { -1, NULL };
-	char path[4096];
-	uint64_t offset;
 	double bare, probed;
-	int err, fd;
+	int err = attach_at(prog, multi, site, ret, &l), fd;
 
-	err = probe_site_place(site, path, sizeof(path), &offset);
-	if (!err)
-		err = ulink_attach(prog, multi, getpid(), path, offset, 0, 0,
-				   ret, &l);
 	if (err)
 		return err;
 	bare = best_loop_ns(fn);
@@ -189,8 +209,71 @@ static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
 	return probed > bare ? (probed - bare) / CALIB_CALLS : 0;
 }
 
-int cost_calibrate(struct bpf_program *prog, bool multi)
+/* What the pair p->in at start, p->out at end (a return probe if ret)
+ * measures of fn, which takes no time, on average: what its probes add
+ * to each time; -1 if they cannot be attached. */
+static double time_pair(const struct cost_calib *p, void (*fn)(void),
+			const void *start, const void *end, bool ret)
 {
+	struct ulink in = { -1, NULL }, out = { -1, NULL };
+	double ns = -1;
+
+	if (!attach_at(p->in, p->multi, start, false, &in) &&
+	    !attach_at(p->out, p->multi, end, ret, &out)) {
+		*p->t0 = *p->sum = *p->n = 0;
+		for (int i = 0; i < CALIB_CALLS; i++)
+			fn();
+		if (*p->n)
+			ns = (double)*p->sum / (double)*p->n;
+	}
+	ulink_detach(&in);
+	ulink_detach(&out);
+	return ns;
+}
+
+/* What a pair's probes add to each time (struct trap_lat): the best of
+ * CALIB_ROUNDS rounds of each kind of start (the least disturbed). */
+static void calibrate_lat(const struct cost_calib *p)
+{
+	static void (*const fns[TRAP_KINDS])(
+		void) = { cost_probe_site, cost_probe_push, cost_probe_step };
+	const void *sites[TRAP_KINDS] = { cost_probe_nop,
+					  (const void *)cost_probe_push,
+					  (const void *)cost_probe_step };
+	double best[TRAP_KINDS + 1];
+
+	for (int k = 0; k <= TRAP_KINDS; k++)
+		best[k] = -1;
+	for (int r = 0; r < CALIB_ROUNDS; r++) {
+		for (int k = 0; k <= TRAP_KINDS; k++) {
+			double ns =
+				k < TRAP_KINDS
+					? time_pair(p, fns[k], sites[k],
+						    sites[k], true)
+					: time_pair(
+						  p, cost_probe_pair,
+						  (const void *)cost_probe_pair,
+						  cost_probe_pair_end, false);
+
+			if (ns >= 0 && (best[k] < 0 || ns < best[k]))
+				best[k] = ns;
+		}
+	}
+	for (int k = 0; k < TRAP_KINDS; k++)
+		lat.to_ret[k] = best[k] > 0 ? best[k] : 0;
+	if (best[TRAP_KINDS] >= 0 && best[TRAP_NOP] >= 0)
+		lat.uprobe_end = best[TRAP_KINDS] - best[TRAP_NOP];
+}
+
+const struct trap_lat *cost_trap_lat(void)
+{
+	return &lat;
+}
+
+int cost_calibrate(const struct cost_calib *p)
+{
+	struct bpf_program *prog = p->empty;
+	bool multi = p->multi;
 	double with_stats, push_ret;
 
 	if (kind_ns[TRAP_NOP] >= 0)
@@ -226,11 +309,15 @@ int cost_calibrate(struct bpf_program *prog, bool multi)
 		kind_ns[TRAP_STEP] = fmax(kind_ns[TRAP_PUSH], COST_EST_STEP_NS);
 	ret_ns = push_ret >= 0 ? fmax(push_ret - kind_ns[TRAP_PUSH], 0)
 			       : COST_EST_TRAP_NS;
+	calibrate_lat(p);
 	log_msg(LOG_DEBUG,
 		"cost: a hit costs %.0f ns at a nop, %.0f at a push, %.0f "
-		"single-stepped, and a return probe %.0f more",
+		"single-stepped, and a return probe %.0f more; a pair adds "
+		"%.0f, %.0f, %.0f ns to a function's time by its start, "
+		"%+.0f for an end at a nop",
 		kind_ns[TRAP_NOP], kind_ns[TRAP_PUSH], kind_ns[TRAP_STEP],
-		ret_ns);
+		ret_ns, lat.to_ret[TRAP_NOP], lat.to_ret[TRAP_PUSH],
+		lat.to_ret[TRAP_STEP], lat.uprobe_end);
 	return 0;
 }
 

@@ -75,14 +75,28 @@ struct cost_progs {
 					      (PT_ONCPU_CPUS); NULL: none */
 };
 
+/* The calibration's programs (calib.bpf.h) and the pair's counters. */
+struct cost_calib {
+	struct bpf_program *empty; /* pt_calib */
+	struct bpf_program *in, *out; /* pt_calib_in, pt_calib_out */
+	volatile uint64_t *t0, *sum, *n; /* calib_t0, calib_sum, calib_n */
+	bool multi; /* attached by uprobe_multi (prepared) */
+};
+
 /*
- * Measure the uprobe trap on this machine, once per process (later calls
- * return at once): attach prog (an empty uprobe program, prepared for
- * uprobe_multi if multi) to a function of probetop and time it. A few
- * ms. 0 or a negative errno (cost_trap_ns() then gives COST_EST_TRAP_NS;
- * logged).
+ * Measure on this machine, once per process (later calls return at
+ * once): the uprobe trap at each kind of instruction and a return
+ * probe's, attaching p->empty to functions of probetop and timing them;
+ * and what a latency pair's probes add to each time (cost_trap_lat()),
+ * p->in and p->out at a function's entry and return and at two nops. Some
+ * tens of ms. 0 or a negative errno (cost_trap_ns() then gives
+ * COST_EST_TRAP_NS, and no pair's time is adjusted; logged).
  */
-int cost_calibrate(struct bpf_program *prog, bool multi);
+int cost_calibrate(const struct cost_calib *p);
+
+/* What a latency pair's probes add to each time, as calibrated (all 0
+ * before, or if it could not be). */
+const struct trap_lat *cost_trap_lat(void);
 
 /* ns of CPU per uprobe hit of an empty program at a nop (a USDT site),
  * as calibrated. */

@@ -68,7 +68,9 @@ const struct mapsize *tracer_mapsize(const struct tracer *tr)
 void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
 {
 	const struct bpf_program *usdt = tr->skel->progs.pt_usdt,
-				 *calib = tr->skel->progs.pt_calib;
+				 *calib = tr->skel->progs.pt_calib,
+				 *calib_in = tr->skel->progs.pt_calib_in,
+				 *calib_out = tr->skel->progs.pt_calib_out;
 	struct bpf_program *p;
 
 	out->site = bpf_program__fd(usdt);
@@ -79,7 +81,8 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
 	out->syscalls = (const volatile uint64_t *)tr->skel->bss->syscalls_seen;
 	bpf_object__for_each_program(p, tr->skel->obj)
 	{
-		if (p == usdt || p == calib || !bpf_program__autoload(p) ||
+		if (p == usdt || p == calib || p == calib_in ||
+		    p == calib_out || !bpf_program__autoload(p) ||
 		    p == tr->skel->progs.pt_sys_enter ||
 		    p == tr->skel->progs.pt_sys_exit ||
 		    out->nkernel >= COST_PROGS_MAX)

@@ -11,6 +11,10 @@ fixture that counts its own CPU time (tests/fixtures/trapwork.c):
   its elapsed_s) within 25% of what tracing measurably took (its blocks'
   CPU time less the twin's). A meter that priced every hit as a nop's
   showed the mov's at a seventh of its cost.
+- fn: latency as the function ran: tw_timed (a single-stepped start)
+  spins 10 µs by its own clock; `fn:tw_timed..fn:tw_timed%return=
+  latency()` times every call, its mean within 15% of the fixture's own
+  (the probes' own time, some 3 µs a call, taken out).
 - under the default budget (5% of one CPU), the single-stepped function
   called for SPIN seconds, in blocks alternating with its untraced twin:
   what tracing measurably took from the fixture (the traced blocks' CPU
@@ -30,6 +34,7 @@ EXE = os.path.join(FIXTURE_DIR, "trapwork")
 KINDS = ("nop", "push", "step")
 SECS = 1.5
 SPIN = 6.0
+TIMED = 20000
 BUDGET = 5.0
 RESERVE_S = 1.0
 
@@ -67,6 +72,26 @@ for kind in KINDS:
            "%s: overhead shown within 25%% of the measured cost" % kind,
            "shown %.0f ns vs measured %.0f ns (%.2f)"
            % (shown, took, shown / took if took > 0 else 0))
+
+# fn: latency as the function ran: tw_timed begins with a single-stepped
+# mov and spins 10 µs by its own clock; the pair's probes add some 3 µs
+# to each time, which the meter's calibration takes out
+t = Target([EXE])
+spec = "fn:tw_timed..fn:tw_timed%return=latency()"
+tr = Trace(["-p", str(t.pid), "-i", "1", "--budget", "off", "-e", spec])
+tap.ok(tr.attached, "latency: attached", "".join(tr.err))
+out = t.send("timed %d" % TIMED).split()
+time.sleep(0.3)
+objs = tr.finish()
+t.stop()
+a = agg_of(objs[-1], spec) if objs else None
+row = a["rows"][0] if a and a["rows"] else {}
+tap.eq(row.get("count"), TIMED, "latency: every call timed")
+own = int(out[2]) / int(out[1])
+mean = row.get("sum", 0) / max(row.get("count", 1), 1)
+tap.ok(abs(mean - own) <= 0.15 * own,
+       "latency: mean within 15% of the function's own timing",
+       "probetop %.0f ns, its own %.0f ns" % (mean, own))
 
 # the default budget on the dearest kind: tw_step traced, its twin
 # tw_step2 not, in alternate blocks of 1000 calls; what tw_step's took
