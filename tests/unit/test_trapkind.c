@@ -3,8 +3,9 @@
  * trapkind: the kind of breakpoint each instruction a probe site can
  * begin with gets (engine/attach/trapkind.h): the encodings the kernel
  * emulates (nops, push of a register) and a sample of those it
- * single-steps (endbr64, mov, sub, a jump), cut short; and the kind read
- * from a file at an offset, or not readable.
+ * single-steps (endbr64, mov, sub, a jump), cut short; the kind read
+ * from a file at an offset, or not readable; and what a latency pair's
+ * probes add, by its start's and end's kinds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -72,12 +73,36 @@ static void test_at(void **state)
 	assert_int_equal(trap_kind_at(path, 0), TRAP_STEP); /* gone */
 }
 
+/* A pair's adjustment: its dearest start's time to a return probe, an
+ * end at a nop adding uprobe_end (here less), never below 0, none for a
+ * start not known. */
+static void test_lat_adj(void **state)
+{
+	const struct trap_lat l = { .to_ret = { 700, 750, 3100 },
+				    .uprobe_end = -250 };
+	const unsigned int nop = 1u << TRAP_NOP, step = 1u << TRAP_STEP;
+	const struct trap_lat tiny = { .to_ret = { 100, 100, 100 },
+				       .uprobe_end = -250 };
+
+	(void)state;
+	assert_int_equal((int)trap_lat_adj(&l, step, step | TRAP_RET_BIT),
+			 3100);
+	assert_int_equal((int)trap_lat_adj(&l, nop, nop), 450);
+	assert_int_equal((int)trap_lat_adj(&l, nop | step, nop), 2850);
+	assert_int_equal(
+		(int)trap_lat_adj(&l, 1u << TRAP_PUSH, nop | TRAP_RET_BIT),
+		750);
+	assert_int_equal((int)trap_lat_adj(&l, 0, TRAP_RET_BIT), 0);
+	assert_int_equal((int)trap_lat_adj(&tiny, nop, nop), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_emulated),
 		cmocka_unit_test(test_stepped),
 		cmocka_unit_test(test_at),
+		cmocka_unit_test(test_lat_adj),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
