@@ -140,6 +140,7 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 	if (err)
 		return err;
 	ts->info.trap_kinds[role] |= kind;
+	ts->info.semaphore |= ref_ctr != 0;
 	w->pend[w->npend++] = (struct attachment){ .site = idx,
 						   .obj = w->obj,
 						   .probe = probe,

@@ -36,6 +36,11 @@
 
 #define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
 #define BUDGET_IDLE_NS 1e5 /* less work out of the windows: none missed */
+#define BUDGET_SEM_ERR \
+	1.0 /* ... for a spec with semaphores: the target
+			      prepares its arguments only while attached
+			      (Ruby's object__create looks up the caller's
+			      file and line), as much again as a trap */
 #define BUDGET_PRICE_ERR \
 	0.15 /* how far off a hit's price may be: the
 				      governor spends the budget less that
@@ -601,13 +606,16 @@ static double least_factor(const struct bspec *s)
 	return all > s->on_cpu ? all / s->on_cpu : 1;
 }
 
-/* Spec s's estimate: its factor at the meter's prices, and at those
- * prices BUDGET_PRICE_ERR off either way (the factor's error). */
+/* Spec s (info) estimate: its factor at the meter's prices, and at
+ * those prices off either way by what they may miss (the factor's
+ * error): BUDGET_PRICE_ERR, or BUDGET_SEM_ERR with semaphores. */
 static void factors(const struct budget *b, const struct bspec *s,
-		    struct budget_est *e)
+		    const struct tracer_spec_info *info, struct budget_est *e)
 {
-	double lo = factor_at(s, 1 - BUDGET_PRICE_ERR);
-	double hi = factor_at(s, 1 + BUDGET_PRICE_ERR);
+	double err =
+		info && info->semaphore ? BUDGET_SEM_ERR : BUDGET_PRICE_ERR;
+	double lo = factor_at(s, 1 - err);
+	double hi = factor_at(s, 1 + err);
 	double gap = (s->samp_cpu - s->on_cpu) - (s->samp_spent - s->on_spent);
 
 	e->factor = factor_at(s, 1);
@@ -639,7 +647,8 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 			out[id].duty = (secs - s->samp_s + s->on_s) / secs;
 			out[id].in_windows =
 				own ? (double)s->samp_own / (double)own : 0;
-			factors(b, s, &out[id]);
+			factors(b, s, tracer_spec_info(b->tr, (int)id),
+				&out[id]);
 		}
 		s->iv_hits = s->hits;
 		s->sampled = false;
