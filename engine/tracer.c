@@ -670,6 +670,11 @@ int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what)
 	return watch_add(&tr->watch, tr->skel, pid, what);
 }
 
+void tracer_unwatch_io(struct tracer *tr)
+{
+	watch_drop_io(&tr->watch);
+}
+
 struct objcache *tracer_objcache(const struct tracer *tr)
 {
 	return tr->cache;

@@ -240,6 +240,10 @@ size_t tracer_mapped_probes(const struct tracer *tr);
  */
 int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what);
 
+/* Stop watching IO (the process watch stays): its programs detached,
+ * their machine-wide cost gone. The io map keeps what it counted. */
+void tracer_unwatch_io(struct tracer *tr);
+
 /*
  * The distinct ELF objects the tracer knows (mapped by the process, or
  * added as files), newest catalog first, at most max into out. They stay

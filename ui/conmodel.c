@@ -408,6 +408,9 @@ void conmodel_update(struct conmodel *cm, struct session *s,
 	frames_why(s, m);
 	io_roles(s, m);
 	m->io_on = s->io;
+	m->io_off = s->io_off;
+	m->io_off_pct = s->io_off_pct;
+	m->io_off_syscall_ns = s->io_off_syscall_ns;
 	m->proc_on = s->proc;
 	update_header(cm, s, snap, m);
 	update_pidcmds(s, snap, m);

@@ -243,6 +243,13 @@ static void tick_end(struct console *c, const struct agg_snapshot *snap)
 	c->m.snap = snap;
 	if (c->m.snap)
 		say_new_drops(c->m.snap);
+	if (snap && session_budget_io(&c->s, &snap->overhead, c->m.budget_pct))
+		console_say(c,
+			    "syscall IO off: it cost %.1f%% of one CPU machine-"
+			    "wide (+%.2f us a syscall), over the %g%% budget; "
+			    "-P io watches it anyway",
+			    c->s.io_off_pct, c->s.io_off_syscall_ns / 1e3,
+			    c->m.budget_pct);
 	publish(c, c->m.snap);
 	recorder_snapshot(c->rec, c->m.snap, false);
 	c->m.snap_s = cli_now_s() - c->last_read;

@@ -71,7 +71,7 @@ static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 	const struct agg_overhead *o = m->snap ? &m->snap->overhead : NULL;
 	const char *sep = m->utf8 ? "\u00b7" : "-";
 	const char *approx = m->utf8 ? "\u2248" : "~";
-	char forms[8][140], budget[32], self[40];
+	char forms[9][140], budget[32], self[40];
 	int k = 0;
 
 	buf[0] = 0;
@@ -101,6 +101,10 @@ static void overhead_text(const struct model *m, int w, char *buf, size_t n)
 			 " %s overhead %s %.1f%% (%.0f%% of target)", sep,
 			 approx, o->cpu_pct, o->target_pct);
 	}
+	if (o->target_pct < 0 && o->kernel_pct >= 0.05)
+		snprintf(forms[k++], sizeof(forms[0]),
+			 " %s overhead %s %.1f%% cpu (%.1f%% machine-wide)%s%s",
+			 sep, approx, o->cpu_pct, o->kernel_pct, budget, self);
 	snprintf(forms[k++], sizeof(forms[0]), " %s overhead %s %.1f%%%s%s",
 		 sep, approx, o->cpu_pct, budget, self);
 	snprintf(forms[k++], sizeof(forms[0]), " %s overhead %s %.1f%%%s", sep,

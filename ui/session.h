@@ -110,6 +110,10 @@ struct session {
 	const struct probeset *picked[SESSION_MAX_SETS];
 	int npicked;
 	bool io; /* the kernel counts the target's IO */
+	bool io_default; /* ... by the console's default, not -P io: the
+			    budget may turn it off (session_budget_io()) */
+	bool io_off; /* ... and did: */
+	double io_off_pct, io_off_syscall_ns; /* what it cost the machine */
 	bool proc; /* ... and the processes it starts */
 	bool detecting; /* no -P, no -e: probesets are picked by detection,
 			   also later, as libraries appear */
@@ -136,6 +140,13 @@ int session_release(struct session *s);
  * not gone after a second (the console's commands have no terminal to
  * be stopped from). A no-op for -p, -b, or a command that has exited. */
 void session_end_command(struct session *s);
+
+/* The IO watch the console's defaults picked costs the machine o (an
+ * interval's overhead) over the budget pct (% of one CPU; < 0: none):
+ * turn it off, say what it cost in s, and return true; false (nothing
+ * done) otherwise, or when the user asked for it (-P io). */
+bool session_budget_io(struct session *s, const struct agg_overhead *o,
+		       double pct);
 
 /* Detach everything and free; safe on a closed or zeroed session. */
 void session_close(struct session *s);

@@ -74,16 +74,33 @@ void session_pick_detected(struct session *s)
 	}
 }
 
-/* Pick the builtin kernel probesets (io, process) not picked yet. */
+/* Pick the builtin kernel probesets (io, process) not picked yet; the
+ * IO watch picked here is the default's (io_default). */
 void session_pick_kernel(struct session *s)
 {
 	for (size_t i = 0; i < s->sets.n && s->npicked < SESSION_MAX_SETS;
 	     i++) {
 		const struct probeset *ps = s->sets.sets[i];
 
-		if (ps->kernel && !is_picked(s, ps))
-			s->picked[s->npicked++] = ps;
+		if (!ps->kernel || is_picked(s, ps))
+			continue;
+		s->picked[s->npicked++] = ps;
+		if (ps->kernel == PS_KERNEL_IO)
+			s->io_default = true;
 	}
+}
+
+bool session_budget_io(struct session *s, const struct agg_overhead *o,
+		       double pct)
+{
+	if (!s->io || !s->io_default || pct < 0 || o->kernel_pct <= pct)
+		return false;
+	tracer_unwatch_io(s->tr);
+	s->io = false;
+	s->io_off = true;
+	s->io_off_pct = o->kernel_pct;
+	s->io_off_syscall_ns = o->syscall_ns;
+	return true;
 }
 
 /* Have the kernel watch the target for a kernel probeset. 0 or -1. */

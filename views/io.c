@@ -240,6 +240,25 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 		proc_summary(m, wide, procs, sizeof(procs));
 		end -= draw_fields_rows(in.w, 1, 1, procs);
 	}
+	if (!m->io_on && m->io_off) {
+		/* the budget turned the default watch off: say what it cost */
+		draw_fmt(y++, in.x, in.w, STYLE_DIM,
+			 " syscall IO off: it cost %.1f%% of one CPU",
+			 m->io_off_pct);
+		draw_fmt(y++, in.x, in.w, STYLE_DIM,
+			 " machine-wide (+%.2f %s a syscall of",
+			 m->io_off_syscall_ns / 1e3,
+			 m->utf8 ? "\u00b5s" : "us");
+		draw_text(y++, in.x, in.w, STYLE_DIM,
+			  " every process), over the budget:");
+		draw_text(y++, in.x, in.w, STYLE_DIM,
+			  " -P io (or --budget off) watches it");
+		y = draw_runtime(y, end, in.x, in.w, m);
+		if (m->proc_on)
+			draw_fields(y, in.y + in.h, in.x, in.w, STYLE_NORMAL, 1,
+				    1, procs);
+		return;
+	}
 	if (!m->io_on) {
 		draw_text(y++, in.x, in.w, STYLE_DIM,
 			  m->binary_mode ? " no syscall IO with -b: use -p PID"

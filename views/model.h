@@ -122,6 +122,10 @@ struct model {
 						       relation reads), for the IO
 						       pane; spec NULL past the last */
 	bool io_on;
+	/* the budget turned the default IO watch off (io_off): what it cost
+	 * every process, % of one CPU and ns a syscall */
+	bool io_off;
+	double io_off_pct, io_off_syscall_ns;
 	bool proc_on; /* the kernel counts the processes the target starts */
 	char kernel_lost[256]; /* what of it the kernel lost since attach,
 				  and why; "" if nothing */

@@ -169,6 +169,17 @@ int watch_add(struct watch *wa, struct probetop_bpf *skel, pid_t pid,
 	return 0;
 }
 
+void watch_drop_io(struct watch *wa)
+{
+	for (size_t i = 0; i < sizeof(wa->io_links) / sizeof(wa->io_links[0]);
+	     i++) {
+		bpf_link__destroy(wa->io_links[i]);
+		wa->io_links[i] = NULL;
+	}
+	wa->watching &= (uint8_t)~PT_WATCH_IO;
+	wa->syscall_ns = 0;
+}
+
 void watch_free(struct watch *wa)
 {
 	for (size_t i = 0; i < sizeof(wa->io_links) / sizeof(wa->io_links[0]);

@@ -33,6 +33,10 @@ struct watch {
 int watch_add(struct watch *wa, struct probetop_bpf *skel, pid_t pid,
 	      unsigned int what);
 
+/* Detach the IO watch's programs (its syscall tracepoints tax every
+ * process on the machine); the process watch stays. No-op if none. */
+void watch_drop_io(struct watch *wa);
+
 /* Detach what watch_add() attached. */
 void watch_free(struct watch *wa);
 

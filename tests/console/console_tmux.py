@@ -515,6 +515,42 @@ def test_process(tap):
         tmux("kill-session", "-t", SESSION)
 
 
+def test_io_budget(tap):
+    """The default IO watch's syscall tracepoints tax every process on
+    the machine: beside a `dd bs=1` (millions of syscalls a second) they
+    cost more than the 5% budget, and the console turns the watch off,
+    saying what it cost; -P io keeps it on whatever it costs."""
+    dd = subprocess.Popen(["dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+                           "count=1000000000"], stderr=subprocess.DEVNULL)
+    try:
+        start("%s -- sleep 1000" % PROBETOP, 120, 30)
+        s = wait_screen(r"syscall IO off: it cost [0-9.]+% of one CPU", 15)
+        m = re.search(r"syscall IO off: it cost ([0-9.]+)% of one CPU", s)
+        tap.ok(m is not None and float(m.group(1)) > 5,
+               "Dashboard: the default IO watch over the budget is turned "
+               "off, with what it cost", s)
+        tap.ok(re.search(r"machine-wide \(\+[0-9.]+ \S+ a syscall", s)
+               is not None and "-P io (or --budget off) watches it" in s,
+               "IO pane: what it added to each syscall, how to watch it", s)
+        time.sleep(2.5)
+        m = re.search(r"overhead \S+ ([0-9.]+)%", screen())
+        tap.ok(m is not None and float(m.group(1)) < 5,
+               "the header's overhead falls back under the budget",
+               screen())
+        start("%s -P io -- sleep 1000" % PROBETOP, 120, 30)
+        s = wait_screen(r"CLASS +CALLS/s", 10)
+        time.sleep(2.5)
+        s = screen()
+        tap.ok("syscall IO off" not in s and
+               re.search(r"CLASS +CALLS/s", s) is not None,
+               "-P io: the watch stays on whatever it costs", s)
+        keys("q")
+    finally:
+        dd.kill()
+        dd.wait()
+        tmux("kill-session", "-t", SESSION)
+
+
 def test_binary(tap):
     """-b: every process running the file, present and future, one row
     per pid with its command line and its exact count."""
@@ -760,6 +796,7 @@ def main():
     test_drops(tap)
     test_kernel_drops(tap)
     test_process(tap)
+    test_io_budget(tap)
     test_binary(tap)
     test_inert(tap)
     test_budget(tap)
