@@ -15,6 +15,9 @@ fixture that counts its own CPU time (tests/fixtures/trapwork.c):
   spins 10 µs by its own clock; `fn:tw_timed..fn:tw_timed%return=
   latency()` times every call, its mean within 15% of the fixture's own
   (the probes' own time, some 3 µs a call, taken out).
+- "% of the target's" for a thread-per-request server (a thread a
+  request, gone before the next): within 25% of the measured share of
+  its CPU that tracing took.
 - under the default budget (5% of one CPU), the single-stepped function
   called for SPIN seconds, in blocks alternating with its untraced twin:
   what tracing measurably took from the fixture (the traced blocks' CPU
@@ -35,6 +38,7 @@ KINDS = ("nop", "push", "step")
 SECS = 1.5
 SPIN = 6.0
 TIMED = 20000
+REQUESTS = 100
 BUDGET = 5.0
 RESERVE_S = 1.0
 
@@ -92,6 +96,26 @@ mean = row.get("sum", 0) / max(row.get("count", 1), 1)
 tap.ok(abs(mean - own) <= 0.15 * own,
        "latency: mean within 15% of the function's own timing",
        "probetop %.0f ns, its own %.0f ns" % (mean, own))
+
+# "% of the target's" for a thread-per-request server: each request a
+# thread that ends before the next, 20,000 hits of tw_nop in each; the
+# share shown since attach is within 25% of the measured one (the traced
+# run's CPU less the bare run's, over the traced run's), where summing
+# the live threads' CPU lost every request
+t = Target([EXE])
+bare = min(int(t.send("threads %d" % REQUESTS).split()[2]) for _ in range(2))
+spec = "fn:tw_nop=count()"
+tr = Trace(["-p", str(t.pid), "-i", "1", "--budget", "off", "-e", spec])
+tap.ok(tr.attached, "threads: attached", "".join(tr.err))
+traced = int(t.send("threads %d" % REQUESTS).split()[2])
+time.sleep(0.3)
+objs = tr.finish()
+t.stop()
+share = objs[-1]["overhead"]["target_pct"] if objs else None
+truth = (traced - bare) / traced * 100
+tap.ok(share is not None and abs(share - truth) <= 0.25 * truth,
+       "threads: % of the target's within 25% of the measured share",
+       "shown %s%%, measured %.1f%%" % (share, truth))
 
 # the default budget on the dearest kind: tw_step traced, its twin
 # tw_step2 not, in alternate blocks of 1000 calls; what tw_step's took
