@@ -240,6 +240,10 @@ static void row_add(struct basetab_spec *bs, struct basetab_row *br,
 {
 	br->row.count += row->count;
 	br->row.total += row->count;
+	/* the least sure of its intervals' marks (enum agg_mark: exact,
+	 * estimate, bound) */
+	if (row->mark > br->row.mark)
+		br->row.mark = br->row.mark_total = row->mark;
 	br->row.sum += row->sum;
 	br->row.sum_total += row->sum;
 	bs->events += row->count;
@@ -293,6 +297,18 @@ struct basetab_cmp basetab_compare(double rate, double base)
 		.delta = rate - base,
 		.ratio = base > 0 ? rate / base : INFINITY,
 	};
+}
+
+struct basetab_cmp basetab_compare_marked(double rate, unsigned char mark,
+					  const struct basetab *t,
+					  const struct basetab_row *br)
+{
+	struct basetab_cmp c = basetab_compare(rate, basetab_rate(t, br));
+
+	c.bound = mark == AGG_BOUND || (br && br->row.mark == AGG_BOUND);
+	if (c.bound)
+		c.ratio = NAN;
+	return c;
 }
 
 /* qsort: rows by events, most first, then in recorded order */

@@ -24,7 +24,8 @@
 /* A key of the baseline. row.count and row.total are the events summed
  * over every interval, row.sum and row.sum_total the sums; row.b and
  * row.b_total the buckets summed (NULL: not a histogram kind); min and
- * max over the recording; its key parts own their text. */
+ * max over the recording; row.mark the least sure of its intervals'
+ * (a bound if one was); its key parts own their text. */
 struct basetab_row {
 	struct agg_row row;
 	uint64_t hash; /* of the key */
@@ -53,7 +54,10 @@ struct basetab {
 struct basetab_cmp {
 	double rate, base; /* per second, now and in the baseline */
 	double delta; /* rate - base */
-	double ratio; /* rate / base; INFINITY for a base of 0 */
+	double ratio; /* rate / base; INFINITY for a base of 0; NAN when
+			 bound */
+	bool bound; /* either is a lower bound (enum agg_mark): a ratio of
+		       bounds can be anything, and delta is only a figure */
 };
 
 /* An empty baseline. NULL on ENOMEM. */
@@ -81,6 +85,13 @@ double basetab_rate(const struct basetab *t, const struct basetab_row *br);
 
 /* rate against base: the delta and the ratio. */
 struct basetab_cmp basetab_compare(double rate, double base);
+
+/* A rate marked mark (enum agg_mark) against br's in t (NULL: not in
+ * it): basetab_compare(), bound where either is a lower bound (no
+ * ratio). */
+struct basetab_cmp basetab_compare_marked(double rate, unsigned char mark,
+					  const struct basetab *t,
+					  const struct basetab_row *br);
 
 /*
  * The rows of bs whose key is in none of as's shown rows (final: those

@@ -54,8 +54,9 @@ bool trace_base_row(const struct trace_out *out, const struct basetab_spec *bs,
 	const struct basetab_row *br = basetab_find(bs, r);
 	double n = (double)(final ? r->total : r->count);
 
-	*c = basetab_compare(span > 0 ? n / span : 0,
-			     basetab_rate(out->base->t, br));
+	*c = basetab_compare_marked(span > 0 ? n / span : 0,
+				    final ? r->mark_total : r->mark,
+				    out->base->t, br);
 	return br != NULL;
 }
 
@@ -64,6 +65,8 @@ const char *trace_base_text(const struct basetab_cmp *c, bool is_new, char *buf,
 {
 	if (is_new)
 		snprintf(buf, n, "new");
+	else if (c->bound) /* a ratio of bounds can be anything */
+		snprintf(buf, n, "%+.2f/s, a bound: no ratio", c->delta);
 	else if (fabs(c->delta) < 0.005) /* not "-0.00" */
 		snprintf(buf, n, "0.00/s x%.2f", c->ratio);
 	else

@@ -115,8 +115,12 @@ static void json_vs(json_object *row, const struct trace_out *out,
 	json_object_object_add(row, "baseline_rate",
 			       json_object_new_double(c.base));
 	json_object_object_add(row, "delta", json_object_new_double(c.delta));
-	json_object_object_add(row, "ratio",
-			       found ? json_object_new_double(c.ratio) : NULL);
+	json_object_object_add(
+		row, "ratio",
+		found && !c.bound ? json_object_new_double(c.ratio) : NULL);
+	if (found && c.bound) /* a ratio of bounds can be anything */
+		json_object_object_add(row, "ratio_bound",
+				       json_object_new_boolean(true));
 	if (!found)
 		json_object_object_add(row, "new",
 				       json_object_new_boolean(true));

@@ -34,9 +34,9 @@ void top_base_cols(const struct model *m, const struct top_row *r, char *out,
 		snprintf(out, n, " %*s %*s", DELTA_W, "", RATIO_W, "new");
 		return;
 	}
-	c = basetab_compare(r->rate, basetab_rate(m->base, br));
+	c = basetab_compare_marked(r->rate, r->row->mark, m->base, br);
 	snprintf(out, n, " %*s %*s", DELTA_W, fmt_delta(c.delta, d, sizeof(d)),
-		 RATIO_W, fmt_ratio(c.ratio, x, sizeof(x)));
+		 RATIO_W, c.bound ? "bound" : fmt_ratio(c.ratio, x, sizeof(x)));
 }
 
 /* qsort: gone keys by old events, most first */

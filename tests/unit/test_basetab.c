@@ -169,6 +169,53 @@ static void test_compare(void **state)
 
 /* Gone: the baseline's keys none of the shown rows has (final: since
  * attach, else in the interval), most events first. */
+/* Marks: a key is as sure as the least sure of its intervals, and a
+ * rate held against a bound (or a bound against one) has no ratio. */
+static void test_marks(void **state)
+{
+	struct basetab *t = basetab_new();
+	struct agg_row r[2], q;
+	const struct basetab_spec *bs;
+	const struct basetab_row *exact, *bound;
+	struct basetab_cmp c;
+
+	(void)state;
+	row(&r[0], "exact", 1, true, 100, 10);
+	row(&r[1], "bound", 1, true, 100, 10);
+	r[1].mark = AGG_ESTIMATE;
+	assert_int_equal(add(t, &count_spec, r, 2), 0);
+	row(&r[0], "exact", 1, true, 100, 10);
+	row(&r[1], "bound", 1, true, 100, 10);
+	r[1].mark = AGG_BOUND;
+	assert_int_equal(add(t, &count_spec, r, 2), 0);
+	row(&r[1], "bound", 1, true, 100, 10);
+	r[1].mark = AGG_ESTIMATE; /* a later estimate: still a bound */
+	assert_int_equal(add(t, &count_spec, r + 1, 1), 0);
+	t->seconds = 2;
+	bs = basetab_spec(t, count_spec.text);
+	row(&q, "exact", 1, true, 1, 1);
+	exact = basetab_find(bs, &q);
+	row(&q, "bound", 1, true, 1, 1);
+	bound = basetab_find(bs, &q);
+	assert_int_equal(exact->row.mark, AGG_EXACT);
+	assert_int_equal(bound->row.mark, AGG_BOUND);
+	c = basetab_compare_marked(20, AGG_EXACT, t, exact);
+	assert_false(c.bound);
+	assert_true(c.ratio == 2.0);
+	c = basetab_compare_marked(20, AGG_ESTIMATE, t, exact);
+	assert_false(c.bound); /* an estimate keeps its promise */
+	c = basetab_compare_marked(20, AGG_BOUND, t, exact);
+	assert_true(c.bound);
+	assert_true(isnan(c.ratio));
+	assert_true(c.delta == 10);
+	c = basetab_compare_marked(20, AGG_EXACT, t, bound);
+	assert_true(c.bound);
+	assert_true(isnan(c.ratio));
+	c = basetab_compare_marked(20, AGG_EXACT, t, NULL); /* new */
+	assert_false(c.bound);
+	basetab_free(t);
+}
+
 static void test_gone(void **state)
 {
 	struct basetab *t = basetab_new();
@@ -344,6 +391,7 @@ int main(void)
 		cmocka_unit_test_setup(test_sums, setup),
 		cmocka_unit_test_setup(test_hists, setup),
 		cmocka_unit_test(test_compare),
+		cmocka_unit_test_setup(test_marks, setup),
 		cmocka_unit_test_setup(test_gone, setup),
 		cmocka_unit_test_setup(test_many, setup),
 		cmocka_unit_test_setup(test_load, setup),
