@@ -3,8 +3,8 @@
  * cost — the cost meter; see cost.h.
  *
  * The calibration's loop calls cost_probe_site(), a noinline function of
- * probetop, CALIB_CALLS times, bare and with pt_calib attached there (and
- * attached again with the statistics on), timed with
+ * probetop, CALIB_CALLS times, bare and then with pt_calib attached there
+ * (and with the statistics on), timed with
  * CLOCK_THREAD_CPUTIME_ID: the trap is system time of the thread that
  * hits it, as it is of a target. The best of CALIB_ROUNDS rounds of each
  * is kept (the least disturbed by the other work of the machine).
@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,11 @@ __attribute__((noinline)) void cost_probe_site(void)
 void cost_probe_push(void);
 void cost_probe_step(void);
 void cost_probe_pair(void); /* two nops: a pair's start and its end */
+/* a function of each kind for the pairs alone: a link the calibration
+ * is done with lingers a while (detach_later()) */
+void cost_lat_nop(void);
+void cost_lat_push(void);
+void cost_lat_step(void);
 extern const char cost_probe_pair_end[];
 __asm__(".text\n"
 	".globl cost_probe_push\n"
@@ -104,6 +110,25 @@ __asm__(".text\n"
 	"\tmov %edx, %edx\n"
 	"\tret\n"
 	".size cost_probe_step, .-cost_probe_step\n"
+	".globl cost_lat_nop\n"
+	".type cost_lat_nop, @function\n"
+	"cost_lat_nop:\n"
+	"\tnop\n"
+	"\tret\n"
+	".size cost_lat_nop, .-cost_lat_nop\n"
+	".globl cost_lat_push\n"
+	".type cost_lat_push, @function\n"
+	"cost_lat_push:\n"
+	"\tpush %rbp\n"
+	"\tpop %rbp\n"
+	"\tret\n"
+	".size cost_lat_push, .-cost_lat_push\n"
+	".globl cost_lat_step\n"
+	".type cost_lat_step, @function\n"
+	"cost_lat_step:\n"
+	"\tmov %edx, %edx\n"
+	"\tret\n"
+	".size cost_lat_step, .-cost_lat_step\n"
 	".globl cost_probe_pair\n"
 	".type cost_probe_pair, @function\n"
 	"cost_probe_pair:\n"
@@ -163,6 +188,32 @@ static int probe_site_place(const void *site, char *path, size_t n,
 	return err;
 }
 
+/* The calibration's links, detached off the start's way: each detach
+ * waits for the kernel's grace period, some 200 ms here, and a dozen of
+ * them made every start 2 s longer. */
+#define CALIB_LINKS 16
+static struct ulink done_links[CALIB_LINKS];
+static size_t ndone;
+
+/* Keep *l to be detached by detach_all(); *l is none after. */
+static void detach_later(struct ulink *l)
+{
+	if (ndone < CALIB_LINKS)
+		done_links[ndone++] = *l;
+	else
+		ulink_detach(l);
+	*l = (struct ulink){ -1, NULL };
+}
+
+/* Detach the links detach_later() kept (a thread's start routine). */
+static void *detach_all(void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < ndone; i++)
+		ulink_detach(&done_links[i]);
+	return NULL;
+}
+
 /* Attach prog at site (a return probe if ret) into *l. 0 or a negative
  * errno. */
 static int attach_at(struct bpf_program *prog, bool multi, const void *site,
@@ -211,58 +262,53 @@ static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
 
 /* What the pair p->in at start, p->out at end (a return probe if ret)
  * measures of fn, which takes no time, on average: what its probes add
- * to each time; -1 if they cannot be attached. */
+ * to each time, the best of CALIB_ROUNDS rounds (the least disturbed;
+ * attached once: each detach waits for the kernel's grace period); -1
+ * if they cannot be attached. */
 static double time_pair(const struct cost_calib *p, void (*fn)(void),
 			const void *start, const void *end, bool ret)
 {
 	struct ulink in = { -1, NULL }, out = { -1, NULL };
-	double ns = -1;
+	double best = -1;
 
 	if (!attach_at(p->in, p->multi, start, false, &in) &&
 	    !attach_at(p->out, p->multi, end, ret, &out)) {
-		*p->t0 = *p->sum = *p->n = 0;
-		for (int i = 0; i < CALIB_CALLS; i++)
-			fn();
-		if (*p->n)
+		for (int r = 0; r < CALIB_ROUNDS; r++) {
+			double ns;
+
+			*p->t0 = *p->sum = *p->n = 0;
+			for (int i = 0; i < CALIB_CALLS; i++)
+				fn();
+			if (!*p->n)
+				continue;
 			ns = (double)*p->sum / (double)*p->n;
-	}
-	ulink_detach(&in);
-	ulink_detach(&out);
-	return ns;
-}
-
-/* What a pair's probes add to each time (struct trap_lat): the best of
- * CALIB_ROUNDS rounds of each kind of start (the least disturbed). */
-static void calibrate_lat(const struct cost_calib *p)
-{
-	static void (*const fns[TRAP_KINDS])(
-		void) = { cost_probe_site, cost_probe_push, cost_probe_step };
-	const void *sites[TRAP_KINDS] = { cost_probe_nop,
-					  (const void *)cost_probe_push,
-					  (const void *)cost_probe_step };
-	double best[TRAP_KINDS + 1];
-
-	for (int k = 0; k <= TRAP_KINDS; k++)
-		best[k] = -1;
-	for (int r = 0; r < CALIB_ROUNDS; r++) {
-		for (int k = 0; k <= TRAP_KINDS; k++) {
-			double ns =
-				k < TRAP_KINDS
-					? time_pair(p, fns[k], sites[k],
-						    sites[k], true)
-					: time_pair(
-						  p, cost_probe_pair,
-						  (const void *)cost_probe_pair,
-						  cost_probe_pair_end, false);
-
-			if (ns >= 0 && (best[k] < 0 || ns < best[k]))
-				best[k] = ns;
+			if (best < 0 || ns < best)
+				best = ns;
 		}
 	}
-	for (int k = 0; k < TRAP_KINDS; k++)
-		lat.to_ret[k] = best[k] > 0 ? best[k] : 0;
-	if (best[TRAP_KINDS] >= 0 && best[TRAP_NOP] >= 0)
-		lat.uprobe_end = best[TRAP_KINDS] - best[TRAP_NOP];
+	detach_later(&in);
+	detach_later(&out);
+	return best;
+}
+
+/* What a pair's probes add to each time (struct trap_lat), by the kind
+ * of its start, and with an end at a nop. */
+static void calibrate_lat(const struct cost_calib *p)
+{
+	void (*const fns[TRAP_KINDS])(void) = { cost_lat_nop, cost_lat_push,
+						cost_lat_step };
+	double nops;
+
+	for (int k = 0; k < TRAP_KINDS; k++) {
+		double ns = time_pair(p, fns[k], (const void *)fns[k],
+				      (const void *)fns[k], true);
+
+		lat.to_ret[k] = ns > 0 ? ns : 0;
+	}
+	nops = time_pair(p, cost_probe_pair, (const void *)cost_probe_pair,
+			 cost_probe_pair_end, false);
+	if (nops >= 0 && lat.to_ret[TRAP_NOP] > 0)
+		lat.uprobe_end = nops - lat.to_ret[TRAP_NOP];
 }
 
 const struct trap_lat *cost_trap_lat(void)
@@ -275,6 +321,7 @@ int cost_calibrate(const struct cost_calib *p)
 	struct bpf_program *prog = p->empty;
 	bool multi = p->multi;
 	double with_stats, push_ret;
+	pthread_t t;
 
 	if (kind_ns[TRAP_NOP] >= 0)
 		return 0;
@@ -310,6 +357,10 @@ int cost_calibrate(const struct cost_calib *p)
 	ret_ns = push_ret >= 0 ? fmax(push_ret - kind_ns[TRAP_PUSH], 0)
 			       : COST_EST_TRAP_NS;
 	calibrate_lat(p);
+	if (pthread_create(&t, NULL, detach_all, NULL))
+		detach_all(NULL);
+	else
+		pthread_detach(t);
 	log_msg(LOG_DEBUG,
 		"cost: a hit costs %.0f ns at a nop, %.0f at a push, %.0f "
 		"single-stepped, and a return probe %.0f more; a pair adds "
