@@ -413,8 +413,7 @@ struct pt_site {
 		       its caller is at the stack pointer, not yet in a
 		       frame (ustack) */
 	__u32 tag; /* spec | generation << 8: tells a reused spec id apart */
-	__u32 lat_adj; /* the end of a latency pair: ns its probes add to
-			  each time (engine/attach/site.h) */
+	__u32 lat_adj; /* a pair's end: ns its probes add to each time */
 	struct pt_fetch val;
 	struct pt_fetch key[PT_MAX_KEYS];
 	struct pt_fetch len[PT_MAX_KEYS]; /* PT_KEY_STRN lengths */

@@ -5,9 +5,8 @@
  *
  * A "mark" is a moment the budget looks: a slot's start, a park, the end
  * of an interval. At each it reads every live spec's hit counter and the
- * target's CPU time (cputime.h). all_hits counts the hits of
- * every spec since budget_new(), so the price of the hits between two
- * marks is their difference times the price of one.
+ * target's CPU time (cputime.h); spent sums what every spec's hits have
+ * cost since budget_new(), each at its spec's price (cost.h).
  *
  * A slot is either whole (every spec's duty 1: what it counts is exact)
  * or sampled for a spec (duty < 1). An interval's estimate for a spec
@@ -36,17 +35,12 @@
 
 #define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
 #define BUDGET_IDLE_NS 1e5 /* less work out of the windows: none missed */
-#define BUDGET_SEM_ERR \
-	1.0 /* ... for a spec with semaphores: the target
-			      prepares its arguments only while attached
-			      (Ruby's object__create looks up the caller's
-			      file and line), as much again as a trap */
-#define BUDGET_PRICE_ERR 0.15 /* how far off a hit's price may be */
-/* What of the budget the governor spends at the meter's prices: hits
- * cost the target more than calibrated when their spec comes and goes,
- * and the reserve adds its second (trace_trapcost: single-stepped traps
- * duty-cycled over 6 s took 5.2 to 6.7% of a CPU aiming at 87% of a 5%
- * budget, 4.4 to 6.2% at 75%), so it aims at three fifths */
+/* a hit's price is known to 15%; with semaphores to as much again (the
+ * target prepares their arguments only while attached) */
+#define BUDGET_PRICE_ERR 0.15
+#define BUDGET_SEM_ERR 1.0
+/* what of the budget the governor spends at the meter's prices: duty-
+ * cycled hits cost more than calibrated (docs/architecture.md) */
 #define BUDGET_AIM 0.6
 #define BUDGET_RETRY_S 0.002 /* a spec waiting to be attached: tried again */
 #define BUDGET_OUT_S 0.05 /* a park's uprobes go out in about this, at first */
@@ -56,7 +50,6 @@
 struct mark {
 	double t; /* CLOCK_MONOTONIC s */
 	double cpu; /* the target's CPU time so far, ns */
-	uint64_t all_hits; /* every spec's hits so far, parked or not */
 	double spent; /* what they cost the target so far, ns: a trap for
 			 each but those that shared one, and a program run */
 };
@@ -102,7 +95,6 @@ struct budget {
 	struct gov gov;
 	size_t sampled;
 	int costliest;
-	uint64_t all_hits;
 	double spent;
 	struct mark slot; /* the slot's start */
 	struct mark iv; /* the interval's start */
@@ -133,9 +125,8 @@ static void new_spec(struct budget *b, int id, unsigned int gen, uint64_t hits,
 }
 
 /* Spec s (info) has counters st now: add its hits since the last look,
- * and what they cost, to every spec's. The hits dropped while parked
- * cost the target too; a hit that shared another's trap only its
- * program run. */
+ * and their cost (parked ones too; one sharing a trap only its program
+ * run), to every spec's. */
 static void spend(struct budget *b, struct bspec *s,
 		  const struct tracer_spec_info *info, const struct pt_stat *st)
 {
@@ -144,7 +135,6 @@ static void spend(struct budget *b, struct bspec *s,
 	uint64_t shared = st->shared > s->shared ? st->shared - s->shared : 0;
 	uint64_t traps = runs > shared ? runs - shared : 0;
 
-	b->all_hits += runs;
 	b->spent += (double)traps * cost_spec_trap_ns(info) +
 		    (double)runs * cost_prog_ns(b->cost);
 	s->hits = st->hits;
@@ -171,7 +161,6 @@ static void take_mark(struct budget *b, struct mark *m)
 		}
 		tracer_stat(b->tr, id, &st); /* zero if unreadable */
 		if (!s->live || s->gen != info->gen) {
-			m->all_hits = b->all_hits;
 			m->spent = b->spent;
 			new_spec(b, id, info->gen, st.hits, m);
 			s->parked = s->slot_parked = st.parked;
@@ -180,14 +169,7 @@ static void take_mark(struct budget *b, struct mark *m)
 		}
 		spend(b, s, info, &st);
 	}
-	m->all_hits = b->all_hits;
 	m->spent = b->spent;
-}
-
-/* The price of hits hits of spec id, ns. */
-static double price(const struct budget *b, int id, uint64_t hits)
-{
-	return (double)hits * cost_hit_ns(b->cost, tracer_spec_info(b->tr, id));
 }
 
 /* Spec s was attached from s->since to m: count that time, the
@@ -485,6 +467,18 @@ double budget_wake_s(const struct budget *b)
 	return t;
 }
 
+/* What spec id's hits in the slot under way cost, ns, if it may be cut
+ * for a burst (attached whole, and not one another needs), else 0. */
+static double burst_price(const struct budget *b, int id)
+{
+	const struct tracer_spec_info *info = tracer_spec_info(b->tr, id);
+	const struct bspec *s = &b->s[id];
+
+	if (!info || !s->live || !s->on || s->duty < 1 || is_fixed(info))
+		return 0;
+	return (double)(s->hits - s->slot_hits) * cost_hit_ns(b->cost, info);
+}
+
 /*
  * Within a slot, at mark m: if every spec's hits have cost more of it
  * than the governor allows the whole slot (gov_room_ns()), a burst is
@@ -504,15 +498,8 @@ static void check_burst(struct budget *b, const struct mark *m)
 	if (room < 0 || m->spent - b->slot.spent <= room)
 		return;
 	for (int i = 0; i < tracer_nspecs(b->tr); i++) {
-		const struct tracer_spec_info *info =
-			tracer_spec_info(b->tr, i);
-		struct bspec *s = &b->s[i];
-		double p;
+		double p = burst_price(b, i);
 
-		if (!info || !s->live || !s->on || s->duty < 1 ||
-		    is_fixed(info))
-			continue;
-		p = price(b, i, s->hits - s->slot_hits);
 		if (p > most) {
 			most = p;
 			id = i;
@@ -606,9 +593,8 @@ static double least_factor(const struct bspec *s)
 	return all > s->on_cpu ? all / s->on_cpu : 1;
 }
 
-/* Spec s (info) estimate: its factor at the meter's prices, and at
- * those prices off either way by what they may miss (the factor's
- * error): BUDGET_PRICE_ERR, or BUDGET_SEM_ERR with semaphores. */
+/* Spec s (info) estimate: its factor at the meter's prices, and at those
+ * off either way by BUDGET_PRICE_ERR (SEM_ERR): the factor's error. */
 static void factors(const struct budget *b, const struct bspec *s,
 		    const struct tracer_spec_info *info, struct budget_est *e)
 {

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: MIT
+/*
+ * calib — the cost meter's calibration (cost.h's cost_calibrate() and
+ * the prices it measures): what a uprobe hit costs on this machine by
+ * the kind of instruction it replaces, what a return probe adds, and
+ * what a latency pair's probes add to each time. Called once per
+ * process, by the tracer at its first load.
+ *
+ * Each loop calls a function of probetop CALIB_CALLS times, bare and
+ * then with a program attached there (and with the statistics on),
+ * timed with CLOCK_THREAD_CPUTIME_ID: the trap is system time of the
+ * thread that hits it, as it is of a target. The best of CALIB_ROUNDS
+ * rounds of each is kept (the least disturbed by the other work of the
+ * machine).
+ */
+#include "cost.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cputime.h"
+#include "log.h"
+#include "proc.h"
+#include "tracer.h"
+#include "ulink.h"
+
+#define CALIB_CALLS 1000
+#define CALIB_ROUNDS 5
+
+/*
+ * The places the calibration probes, one of each kind (trapkind.h): a
+ * nop, as at a USDT site, in cost_probe_site(); a push and a mov
+ * (single-stepped out of line), each the first instruction of a
+ * function of its own, as at a function's entry.
+ */
+extern const char cost_probe_nop[];
+__attribute__((noinline)) void cost_probe_site(void)
+{
+	__asm__ volatile(".globl cost_probe_nop\n"
+			 "cost_probe_nop: nop\n" ::
+				 : "memory");
+}
+
+void cost_probe_push(void);
+void cost_probe_step(void);
+void cost_probe_pair(void); /* two nops: a pair's start and its end */
+/* a function of each kind for the pairs alone: a link the calibration
+ * is done with lingers a while (detach_later()) */
+void cost_lat_nop(void);
+void cost_lat_push(void);
+void cost_lat_step(void);
+extern const char cost_probe_pair_end[];
+__asm__(".text\n"
+	".globl cost_probe_push\n"
+	".type cost_probe_push, @function\n"
+	"cost_probe_push:\n"
+	"\tpush %rbp\n"
+	"\tpop %rbp\n"
+	"\tret\n"
+	".size cost_probe_push, .-cost_probe_push\n"
+	".globl cost_probe_step\n"
+	".type cost_probe_step, @function\n"
+	"cost_probe_step:\n"
+	"\tmov %edx, %edx\n"
+	"\tret\n"
+	".size cost_probe_step, .-cost_probe_step\n"
+	".globl cost_lat_nop\n"
+	".type cost_lat_nop, @function\n"
+	"cost_lat_nop:\n"
+	"\tnop\n"
+	"\tret\n"
+	".size cost_lat_nop, .-cost_lat_nop\n"
+	".globl cost_lat_push\n"
+	".type cost_lat_push, @function\n"
+	"cost_lat_push:\n"
+	"\tpush %rbp\n"
+	"\tpop %rbp\n"
+	"\tret\n"
+	".size cost_lat_push, .-cost_lat_push\n"
+	".globl cost_lat_step\n"
+	".type cost_lat_step, @function\n"
+	"cost_lat_step:\n"
+	"\tmov %edx, %edx\n"
+	"\tret\n"
+	".size cost_lat_step, .-cost_lat_step\n"
+	".globl cost_probe_pair\n"
+	".type cost_probe_pair, @function\n"
+	"cost_probe_pair:\n"
+	"\tnop\n"
+	".globl cost_probe_pair_end\n"
+	"cost_probe_pair_end:\n"
+	"\tnop\n"
+	"\tret\n"
+	".size cost_probe_pair, .-cost_probe_pair\n");
+
+/* ns of an empty program's hit, by enum trap_kind; the trampoline's trap
+ * a return probe adds; < 0: not calibrated */
+static double kind_ns[TRAP_KINDS] = { -1, -1, -1 };
+static double ret_ns = -1;
+static double stats_ns;
+static struct trap_lat lat; /* all 0 until calibrated */
+
+/* CPU ns of the best of CALIB_ROUNDS loops of CALIB_CALLS calls of fn. */
+static double best_loop_ns(void (*fn)(void))
+{
+	double best = -1;
+
+	for (int r = 0; r < CALIB_ROUNDS; r++) {
+		double t0 = cputime_clock_s(CLOCK_THREAD_CPUTIME_ID), t;
+
+		for (int i = 0; i < CALIB_CALLS; i++)
+			fn();
+		t = (cputime_clock_s(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e9;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* The file and file offset of addr in probetop's mappings. */
+static int probe_site_place(const void *site, char *path, size_t n,
+			    uint64_t *offset)
+{
+	struct proc_maps maps = { 0 };
+	uint64_t addr = (uint64_t)(uintptr_t)site;
+	int err = proc_maps_read(getpid(), &maps);
+
+	if (err)
+		return err;
+	err = -ENOENT;
+	for (size_t i = 0; i < maps.n; i++) {
+		const struct proc_map *m = &maps.maps[i];
+
+		if (addr >= m->start && addr < m->end) {
+			snprintf(path, n, "%s", m->path);
+			*offset = addr - m->start + m->offset;
+			err = 0;
+			break;
+		}
+	}
+	proc_maps_free(&maps);
+	return err;
+}
+
+/* The calibration's links, detached off the start's way: each detach
+ * waits for the kernel's grace period, some 200 ms here, and a dozen of
+ * them made every start 2 s longer. */
+#define CALIB_LINKS 16
+static struct ulink done_links[CALIB_LINKS];
+static size_t ndone;
+
+/* Keep *l to be detached by detach_all(); *l is none after. */
+static void detach_later(struct ulink *l)
+{
+	if (ndone < CALIB_LINKS)
+		done_links[ndone++] = *l;
+	else
+		ulink_detach(l);
+	*l = (struct ulink){ -1, NULL };
+}
+
+/* Detach the links detach_later() kept (a thread's start routine). */
+static void *detach_all(void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < ndone; i++)
+		ulink_detach(&done_links[i]);
+	return NULL;
+}
+
+/* Attach prog at site (a return probe if ret) into *l. 0 or a negative
+ * errno. */
+static int attach_at(struct bpf_program *prog, bool multi, const void *site,
+		     bool ret, struct ulink *l)
+{
+	char path[4096];
+	uint64_t offset;
+	int err = probe_site_place(site, path, sizeof(path), &offset);
+
+	return err ? err
+		   : ulink_attach(prog, multi, getpid(), path, offset, 0, 0,
+				  ret, l);
+}
+
+/* What one call of fn costs more with prog attached at site (a return
+ * probe if ret), ns, at least 0; with_stats (if not NULL): the same with
+ * the run-time statistics on, or -1. A negative errno if it cannot be
+ * attached. */
+static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
+		       const void *site, bool ret, double *with_stats)
+{
+	struct ulink l = { -1, NULL };
+	double bare, probed;
+	int err = attach_at(prog, multi, site, ret, &l), fd;
+
+	if (err)
+		return err;
+	bare = best_loop_ns(fn);
+	probed = best_loop_ns(fn);
+	if (with_stats) {
+		*with_stats = -1;
+		fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (fd >= 0) {
+			*with_stats = best_loop_ns(fn);
+			close(fd);
+		}
+	}
+	ulink_detach(&l);
+	bare = fmin(bare, best_loop_ns(fn));
+	if (with_stats && *with_stats >= 0)
+		*with_stats = *with_stats > probed
+				      ? (*with_stats - probed) / CALIB_CALLS
+				      : 0;
+	return probed > bare ? (probed - bare) / CALIB_CALLS : 0;
+}
+
+/* What the pair p->in at start, p->out at end (a return probe if ret)
+ * measures of fn, which takes no time, on average: what its probes add
+ * to each time, the best of CALIB_ROUNDS rounds (the least disturbed;
+ * attached once: each detach waits for the kernel's grace period); -1
+ * if they cannot be attached. */
+static double time_pair(const struct cost_calib *p, void (*fn)(void),
+			const void *start, const void *end, bool ret)
+{
+	struct ulink in = { -1, NULL }, out = { -1, NULL };
+	double best = -1;
+
+	if (!attach_at(p->in, p->multi, start, false, &in) &&
+	    !attach_at(p->out, p->multi, end, ret, &out)) {
+		for (int r = 0; r < CALIB_ROUNDS; r++) {
+			double ns;
+
+			*p->t0 = *p->sum = *p->n = 0;
+			for (int i = 0; i < CALIB_CALLS; i++)
+				fn();
+			if (!*p->n)
+				continue;
+			ns = (double)*p->sum / (double)*p->n;
+			if (best < 0 || ns < best)
+				best = ns;
+		}
+	}
+	detach_later(&in);
+	detach_later(&out);
+	return best;
+}
+
+/* What a pair's probes add to each time (struct trap_lat), by the kind
+ * of its start, and with an end at a nop. */
+static void calibrate_lat(const struct cost_calib *p)
+{
+	void (*const fns[TRAP_KINDS])(void) = { cost_lat_nop, cost_lat_push,
+						cost_lat_step };
+	double nops;
+
+	for (int k = 0; k < TRAP_KINDS; k++) {
+		double ns = time_pair(p, fns[k], (const void *)fns[k],
+				      (const void *)fns[k], true);
+
+		lat.to_ret[k] = ns > 0 ? ns : 0;
+	}
+	nops = time_pair(p, cost_probe_pair, (const void *)cost_probe_pair,
+			 cost_probe_pair_end, false);
+	if (nops >= 0 && lat.to_ret[TRAP_NOP] > 0)
+		lat.uprobe_end = nops - lat.to_ret[TRAP_NOP];
+}
+
+const struct trap_lat *cost_trap_lat(void)
+{
+	return &lat;
+}
+
+int cost_calibrate(const struct cost_calib *p)
+{
+	struct bpf_program *prog = p->empty;
+	bool multi = p->multi;
+	double with_stats, push_ret;
+	pthread_t t;
+
+	if (kind_ns[TRAP_NOP] >= 0)
+		return 0;
+	kind_ns[TRAP_NOP] = time_hit(prog, multi, cost_probe_site,
+				     cost_probe_nop, false, &with_stats);
+	if (kind_ns[TRAP_NOP] < 0) {
+		int err = (int)kind_ns[TRAP_NOP];
+
+		log_msg(LOG_WARN,
+			"cost: cannot calibrate the uprobe trap (%s); "
+			"taking %.0f ns a hit",
+			strerror(-err), COST_EST_TRAP_NS);
+		for (int k = 0; k < TRAP_KINDS; k++)
+			kind_ns[k] = COST_EST_TRAP_NS;
+		ret_ns = COST_EST_TRAP_NS;
+		return err;
+	}
+	if (with_stats > 0)
+		stats_ns = with_stats;
+	kind_ns[TRAP_PUSH] =
+		time_hit(prog, multi, cost_probe_push,
+			 (const void *)cost_probe_push, false, NULL);
+	kind_ns[TRAP_STEP] =
+		time_hit(prog, multi, cost_probe_step,
+			 (const void *)cost_probe_step, false, NULL);
+	push_ret = time_hit(prog, multi, cost_probe_push,
+			    (const void *)cost_probe_push, true, NULL);
+	/* one that could not be measured: priced as the dearest known */
+	if (kind_ns[TRAP_PUSH] < 0)
+		kind_ns[TRAP_PUSH] = kind_ns[TRAP_NOP];
+	if (kind_ns[TRAP_STEP] < 0)
+		kind_ns[TRAP_STEP] = fmax(kind_ns[TRAP_PUSH], COST_EST_STEP_NS);
+	ret_ns = push_ret >= 0 ? fmax(push_ret - kind_ns[TRAP_PUSH], 0)
+			       : COST_EST_TRAP_NS;
+	calibrate_lat(p);
+	if (pthread_create(&t, NULL, detach_all, NULL))
+		detach_all(NULL);
+	else
+		pthread_detach(t);
+	log_msg(LOG_DEBUG,
+		"cost: a hit costs %.0f ns at a nop, %.0f at a push, %.0f "
+		"single-stepped, and a return probe %.0f more; a pair adds "
+		"%.0f, %.0f, %.0f ns to a function's time by its start, "
+		"%+.0f for an end at a nop",
+		kind_ns[TRAP_NOP], kind_ns[TRAP_PUSH], kind_ns[TRAP_STEP],
+		ret_ns, lat.to_ret[TRAP_NOP], lat.to_ret[TRAP_PUSH],
+		lat.to_ret[TRAP_STEP], lat.uprobe_end);
+	return 0;
+}
+
+double cost_trap_ns(void)
+{
+	return kind_ns[TRAP_NOP] >= 0 ? kind_ns[TRAP_NOP] : COST_EST_TRAP_NS;
+}
+
+double cost_kind_ns(enum trap_kind k)
+{
+	return k >= 0 && k < TRAP_KINDS && kind_ns[k] >= 0 ? kind_ns[k]
+							   : COST_EST_TRAP_NS;
+}
+
+double cost_ret_ns(void)
+{
+	return ret_ns >= 0 ? ret_ns : COST_EST_TRAP_NS;
+}
+
+/* A role's trap, its set of kinds: the dearest of them, and the
+ * trampoline if return probes; the nop's if it has none (a profile
+ * sample's or a spec not attached yet). */
+static double role_trap_ns(unsigned int kinds)
+{
+	double ns = -1;
+
+	for (int k = 0; k < TRAP_KINDS; k++)
+		if (kinds & (1u << k))
+			ns = fmax(ns, cost_kind_ns((enum trap_kind)k));
+	if (ns < 0)
+		ns = cost_trap_ns();
+	return ns + (kinds & TRAP_RET_BIT ? cost_ret_ns() : 0);
+}
+
+double cost_spec_trap_ns(const struct tracer_spec_info *info)
+{
+	if (!info)
+		return cost_trap_ns();
+	if (info->role_sites[1]) /* a pair: a hit is either half */
+		return (role_trap_ns(info->trap_kinds[0]) +
+			role_trap_ns(info->trap_kinds[1])) /
+		       2;
+	return role_trap_ns(info->trap_kinds[0]);
+}
+
+double cost_stats_ns(void)
+{
+	return stats_ns;
+}
