@@ -149,9 +149,9 @@ static int probe_site_place(const void *site, char *path, size_t n,
 	return err;
 }
 
-/* The calibration's links, detached off the start's way: each detach
+/* The calibration's links, detached together at its end: each detach
  * waits for the kernel's grace period, some 200 ms here, and a dozen of
- * them made every start 2 s longer. */
+ * them one after another made every start 2 s longer. */
 #define CALIB_LINKS 16
 static struct ulink done_links[CALIB_LINKS];
 static size_t ndone;
@@ -166,13 +166,32 @@ static void detach_later(struct ulink *l)
 	*l = (struct ulink){ -1, NULL };
 }
 
-/* Detach the links detach_later() kept (a thread's start routine). */
-static void *detach_all(void *arg)
+/* Detach one link kept (a thread's start routine). */
+static void *detach_one(void *arg)
 {
-	(void)arg;
-	for (size_t i = 0; i < ndone; i++)
-		ulink_detach(&done_links[i]);
+	ulink_detach(arg);
 	return NULL;
+}
+
+/* Detach the links detach_later() kept, each by a thread of its own so
+ * that their grace periods overlap (one's length in all, not a dozen),
+ * and return when all are gone: the tracer's links are then its specs'
+ * alone, as a user counting them in fdinfo expects. */
+static void detach_all(void)
+{
+	pthread_t t[CALIB_LINKS];
+	bool started[CALIB_LINKS];
+
+	for (size_t i = 0; i < ndone; i++)
+		started[i] = !pthread_create(&t[i], NULL, detach_one,
+					     &done_links[i]);
+	for (size_t i = 0; i < ndone; i++) {
+		if (started[i])
+			pthread_join(t[i], NULL);
+		else
+			ulink_detach(&done_links[i]);
+	}
+	ndone = 0;
 }
 
 /* Attach prog at site (a return probe if ret) into *l. 0 or a negative
@@ -282,7 +301,6 @@ int cost_calibrate(const struct cost_calib *p)
 	struct bpf_program *prog = p->empty;
 	bool multi = p->multi;
 	double with_stats, push_ret;
-	pthread_t t;
 
 	if (kind_ns[TRAP_NOP] >= 0)
 		return 0;
@@ -318,10 +336,7 @@ int cost_calibrate(const struct cost_calib *p)
 	ret_ns = push_ret >= 0 ? fmax(push_ret - kind_ns[TRAP_PUSH], 0)
 			       : COST_EST_TRAP_NS;
 	calibrate_lat(p);
-	if (pthread_create(&t, NULL, detach_all, NULL))
-		detach_all(NULL);
-	else
-		pthread_detach(t);
+	detach_all();
 	log_msg(LOG_DEBUG,
 		"cost: a hit costs %.0f ns at a nop, %.0f at a push, %.0f "
 		"single-stepped, and a return probe %.0f more; a pair adds "
