@@ -212,6 +212,14 @@ static __always_inline void lat_start(const struct pt_regs *ctx,
 	lat_push(ctx, s, epoch);
 }
 
+/* A pair's time raw ns less adj, what its probes add (calibrated): at
+ * most half of it, since the calibration's error is as large as a pair
+ * with nothing between its probes (it would read 0, or less). */
+static __always_inline __s64 lat_ns(__u64 raw, __u64 adj)
+{
+	return (__s64)(raw - (adj < raw / 2 ? adj : raw / 2));
+}
+
 /* Pop the newest start of s of epoch from the (thread, spec) stack of
  * the hash map and record the time since. */
 static __always_inline void lat_pop(const struct pt_site *s, __u32 epoch,
@@ -241,8 +249,7 @@ static __always_inline void lat_pop(const struct pt_site *s, __u32 epoch,
 	f = &st->f[d & (PT_STACK_DEPTH - 1)];
 	if (!f->ts)
 		return; /* counted when it started */
-	ns = (__s64)(now - f->ts);
-	ns = ns > 0 ? ns : 0; /* a pair quicker than its probes' own time */
+	ns = lat_ns(now - f->ts, s->lat_adj);
 	if (s->solo)
 		solo_hist_add(s->spec, ns, lat_bucket(ns, s));
 	else
@@ -254,7 +261,7 @@ static __always_inline void lat_pop(const struct pt_site *s, __u32 epoch,
  * end's before its own, as calibrated), into its start's row. */
 static __always_inline void lat_end(const struct pt_site *s)
 {
-	__u64 now = bpf_ktime_get_ns() - s->lat_adj, t0;
+	__u64 now = bpf_ktime_get_ns(), t0;
 	__u32 epoch = lat_epoch(s->spec);
 	__s64 ns;
 
@@ -264,8 +271,7 @@ static __always_inline void lat_end(const struct pt_site *s)
 	}
 	if (!t0)
 		return; /* counted as deep when it started */
-	ns = (__s64)(now - t0);
-	ns = ns > 0 ? ns : 0;
+	ns = lat_ns(now - t0, s->lat_adj);
 	solo_hist_add(s->spec, ns, lat_bucket(ns, s));
 }
 
