@@ -86,12 +86,14 @@ static void test_lat_adj(void **state)
 
 	(void)state;
 	assert_int_equal((int)trap_lat_adj(&l, step, step | TRAP_RET_BIT),
-			 3100);
-	assert_int_equal((int)trap_lat_adj(&l, nop, nop), 450);
-	assert_int_equal((int)trap_lat_adj(&l, nop | step, nop), 2850);
+			 (int)(3100 * TRAP_LAT_SHARE));
+	assert_int_equal((int)trap_lat_adj(&l, nop, nop),
+			 (int)(450 * TRAP_LAT_SHARE));
+	assert_int_equal((int)trap_lat_adj(&l, nop | step, nop),
+			 (int)(2850 * TRAP_LAT_SHARE));
 	assert_int_equal(
 		(int)trap_lat_adj(&l, 1u << TRAP_PUSH, nop | TRAP_RET_BIT),
-		750);
+		(int)(750 * TRAP_LAT_SHARE));
 	assert_int_equal((int)trap_lat_adj(&l, 0, TRAP_RET_BIT), 0);
 	assert_int_equal((int)trap_lat_adj(&tiny, nop, nop), 0);
 }
