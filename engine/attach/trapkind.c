@@ -47,14 +47,11 @@ double trap_lat_adj(const struct trap_lat *l, unsigned int start,
 	double ns = -1;
 
 	for (int k = 0; k < TRAP_KINDS; k++)
-		if ((start & (1u << k)) && l->to_ret[k] > ns)
+		if ((start & (1u << k)) && (ns < 0 || l->to_ret[k] < ns))
 			ns = l->to_ret[k];
-	if (ns < 0)
+	if (ns <= 0)
 		return 0;
 	if (!(end & TRAP_RET_BIT))
 		ns += l->uprobe_end;
-	/* a part, so that no time reads shorter than the code between the
-	 * probes took where a trap comes cheaper than at calibration */
-	ns *= TRAP_LAT_SHARE;
 	return ns > 0 ? ns : 0;
 }

@@ -27,10 +27,10 @@ enum trap_kind {
  * return probes. */
 #define TRAP_RET_BIT (1u << TRAP_KINDS)
 
-/* What a latency pair's probes add to each time it measures, as
- * calibrated (cost_calibrate()): the start's trap after its timestamp
- * (a single-stepped start's second trap among it) and the end's before
- * its own. */
+/* What a latency pair's probes add to each time it measures at the
+ * least, as calibrated (cost_calibrate()): the start's trap after its
+ * timestamp (a single-stepped start's second trap among it) and the
+ * end's before its own. */
 struct trap_lat {
 	double to_ret[TRAP_KINDS]; /* ns: a start of each kind, the end a
 				      return probe (fn:F..fn:F%return) */
@@ -40,10 +40,8 @@ struct trap_lat {
 
 /* The ns to take from each time of a pair whose start's sites have the
  * kinds start (a bit per enum trap_kind, TRAP_RET_BIT) and whose end's
- * have end: TRAP_LAT_SHARE of the dearest start's (trace_latbudget's
- * fixture read a pair 0.5% shorter than its own clock reads allow with
- * all of it); 0 when none is known. Pure. */
-#define TRAP_LAT_SHARE 0.8
+ * have end: the cheapest start's, so that no time reads shorter than
+ * the code between the probes took; 0 when none is known. Pure. */
 double trap_lat_adj(const struct trap_lat *l, unsigned int start,
 		    unsigned int end);
 

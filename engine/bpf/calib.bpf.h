@@ -19,8 +19,8 @@ int pt_calib(struct pt_regs *ctx)
 }
 
 /* the pair under calibration: its start's timestamp (0: none open), its
- * times' sum and count (cost.c reads and zeroes them) */
-__u64 calib_t0, calib_sum, calib_n;
+ * times' sum, count and least (calib.c reads and resets them) */
+__u64 calib_t0, calib_sum, calib_n, calib_min;
 
 SEC("uprobe")
 int pt_calib_in(struct pt_regs *ctx)
@@ -35,8 +35,12 @@ int pt_calib_out(struct pt_regs *ctx)
 	__u64 now = bpf_ktime_get_ns();
 
 	if (calib_t0) {
-		calib_sum += now - calib_t0;
+		__u64 ns = now - calib_t0;
+
+		calib_sum += ns;
 		calib_n++;
+		if (!calib_min || ns < calib_min)
+			calib_min = ns;
 		calib_t0 = 0;
 	}
 	return 0;

@@ -212,12 +212,11 @@ static __always_inline void lat_start(const struct pt_regs *ctx,
 	lat_push(ctx, s, epoch);
 }
 
-/* A pair's time raw ns less adj, what its probes add (calibrated): at
- * most half of it, since the calibration's error is as large as a pair
- * with nothing between its probes (it would read 0, or less). */
+/* A pair's time raw ns less adj, what its probes add to it at the least
+ * (calibrated): 0 if that is all. */
 static __always_inline __s64 lat_ns(__u64 raw, __u64 adj)
 {
-	return (__s64)(raw - (adj < raw / 2 ? adj : raw / 2));
+	return raw > adj ? (__s64)(raw - adj) : 0;
 }
 
 /* Pop the newest start of s of epoch from the (thread, spec) stack of

@@ -293,13 +293,20 @@ static __always_inline __u64 uw_at(const struct uw_walk *w, __u64 a)
 	return *(__u64 *)&w->s->b[at];
 }
 
-/* The rule of address a of mapping m: a binary search of its rows. */
-static __always_inline __u32 uw_rule(const struct uw_map *m, __u64 a)
+/* The rule of address a of mapping m: a binary search of its rows. A
+ * global function: the verifier checks its 21 steps once, not in every
+ * state of uw_step() that calls it. */
+__noinline __u32 uw_rule(const struct uw_map *m, __u64 a)
 {
-	__u64 off = a - m->start + m->base;
-	__u32 lo = m->first, n = m->count, idx;
+	__u64 off;
+	__u32 lo, n, idx;
 	struct pt_urow *r;
 
+	if (!m)
+		return PT_UR_MAKE(PT_UR_STOP, 0, 0, 0);
+	off = a - m->start + m->base;
+	lo = m->first;
+	n = m->count;
 	if (!n || off > 0xffffffffULL)
 		return PT_UR_MAKE(PT_UR_FP, 0, 0, 0);
 	for (int i = 0; i < 21; i++) { /* PT_UROWS is 2^20 */

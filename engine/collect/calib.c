@@ -241,34 +241,27 @@ static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
 }
 
 /* What the pair p->in at start, p->out at end (a return probe if ret)
- * measures of fn, which takes no time, on average: what its probes add
- * to each time, the best of CALIB_ROUNDS rounds (the least disturbed;
- * attached once: each detach waits for the kernel's grace period); -1
- * if they cannot be attached. */
+ * measures of fn, which takes no time: the least of CALIB_ROUNDS *
+ * CALIB_CALLS times, what its probes add to a time at the least (taken
+ * from every time, none reads shorter than its code took); -1 if they
+ * cannot be attached. Its links are kept for detach_all(). */
 static double time_pair(const struct cost_calib *p, void (*fn)(void),
 			const void *start, const void *end, bool ret)
 {
 	struct ulink in = { -1, NULL }, out = { -1, NULL };
-	double best = -1;
+	double least = -1;
 
 	if (!attach_at(p->in, p->multi, start, false, &in) &&
 	    !attach_at(p->out, p->multi, end, ret, &out)) {
-		for (int r = 0; r < CALIB_ROUNDS; r++) {
-			double ns;
-
-			*p->t0 = *p->sum = *p->n = 0;
-			for (int i = 0; i < CALIB_CALLS; i++)
-				fn();
-			if (!*p->n)
-				continue;
-			ns = (double)*p->sum / (double)*p->n;
-			if (best < 0 || ns < best)
-				best = ns;
-		}
+		*p->t0 = *p->sum = *p->n = *p->min = 0;
+		for (int i = 0; i < CALIB_ROUNDS * CALIB_CALLS; i++)
+			fn();
+		if (*p->n)
+			least = (double)*p->min;
 	}
 	detach_later(&in);
 	detach_later(&out);
-	return best;
+	return least;
 }
 
 /* What a pair's probes add to each time (struct trap_lat), by the kind

@@ -268,8 +268,9 @@ static void test_toggle_hist(void **state)
 	assert_int_equal(r->b_total[2 + 5], 5);
 	r = only_row(snap, lat2);
 	assert_int_equal(r->total, 6);
-	/* the probes' own time is taken out of each, at most half of it */
-	assert_true(r->min > 0 && r->max >= r->min);
+	/* the probes' own time is taken out of each (at the least they add):
+	 * the innermost pair, nothing between its probes, may read 0 */
+	assert_true(r->min >= 0 && r->max >= r->min);
 }
 
 /* Latency specs without keys keep their starts in the thread's own

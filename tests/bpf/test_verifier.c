@@ -38,7 +38,7 @@
  * not load. */
 static long processed(const char *prog)
 {
-	static char log[1 << 16];
+	static char log[1 << 22]; /* its global functions' lines too */
 	struct probetop_bpf *skel = probetop_bpf__open();
 	struct bpf_program *p;
 	const char *at;

@@ -73,9 +73,9 @@ static void test_at(void **state)
 	assert_int_equal(trap_kind_at(path, 0), TRAP_STEP); /* gone */
 }
 
-/* A pair's adjustment: its dearest start's time to a return probe, an
- * end at a nop adding uprobe_end (here less), never below 0, none for a
- * start not known. */
+/* A pair's adjustment: its cheapest start's time to a return probe (so
+ * that no time reads shorter than its code took), an end at a nop adding
+ * uprobe_end (here less), never below 0, none for a start not known. */
 static void test_lat_adj(void **state)
 {
 	const struct trap_lat l = { .to_ret = { 700, 750, 3100 },
@@ -86,14 +86,12 @@ static void test_lat_adj(void **state)
 
 	(void)state;
 	assert_int_equal((int)trap_lat_adj(&l, step, step | TRAP_RET_BIT),
-			 (int)(3100 * TRAP_LAT_SHARE));
-	assert_int_equal((int)trap_lat_adj(&l, nop, nop),
-			 (int)(450 * TRAP_LAT_SHARE));
-	assert_int_equal((int)trap_lat_adj(&l, nop | step, nop),
-			 (int)(2850 * TRAP_LAT_SHARE));
+			 3100);
+	assert_int_equal((int)trap_lat_adj(&l, nop, nop), 450);
+	assert_int_equal((int)trap_lat_adj(&l, nop | step, nop), 450);
 	assert_int_equal(
 		(int)trap_lat_adj(&l, 1u << TRAP_PUSH, nop | TRAP_RET_BIT),
-		(int)(750 * TRAP_LAT_SHARE));
+		750);
 	assert_int_equal((int)trap_lat_adj(&l, 0, TRAP_RET_BIT), 0);
 	assert_int_equal((int)trap_lat_adj(&tiny, nop, nop), 0);
 }
