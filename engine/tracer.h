@@ -173,6 +173,11 @@ int tracer_remove(struct tracer *tr, int id);
  */
 int tracer_rescan(struct tracer *tr);
 
+/* A number that changes at each tracer_rescan() that found an object not
+ * mapped before (a library, a new program after exec): what is in the
+ * target, its probes and symbols, is the same while it does not. */
+unsigned int tracer_objects_gen(const struct tracer *tr);
+
 /* Let a process go that tracer_hold_dlopen() or tracer_hold_exec()
  * stopped (a no-op if none). */
 void tracer_resume(struct tracer *tr);

@@ -96,6 +96,7 @@ struct tracer {
 	struct catalog **cats; /* every catalog whose objects we use */
 	size_t ncats;
 	struct seen_set seen; /* objects every live spec was offered */
+	unsigned int objs_gen; /* rescans that found a new object */
 	struct proc_maps maps; /* TRACER_PID: as of the last rescan */
 	struct tspec specs[PT_MAX_SPECS];
 	unsigned int gens[PT_MAX_SPECS];

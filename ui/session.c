@@ -230,7 +230,8 @@ int session_rescan(struct session *s, int *new_sets,
 	int n = tracer_rescan(s->tr), before = s->npicked;
 	const struct tracer_exec *x = tracer_exec(s->tr);
 
-	if (n >= 0 && s->detecting) {
+	if (n >= 0 && s->detecting &&
+	    tracer_objects_gen(s->tr) != s->detected_gen) {
 		session_pick_detected(s);
 		for (int i = before; i < s->npicked; i++)
 			session_attach_set(s, s->picked[i]);

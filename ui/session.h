@@ -117,6 +117,9 @@ struct session {
 	bool proc; /* ... and the processes it starts */
 	bool detecting; /* no -P, no -e: probesets are picked by detection,
 			   also later, as libraries appear */
+	unsigned int detected_gen; /* tracer_objects_gen() at the last
+				      detection: none again until it moves
+				      (a symbol search of every object) */
 	struct session_spec specs[SESSION_MAX_SPECS];
 	char *env, *argv; /* the target's environ and cmdline, NUL-separated
 			     (a command's: ours and its argv); NULL for -b */

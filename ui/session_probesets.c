@@ -65,6 +65,7 @@ static bool is_picked(const struct session *s, const struct probeset *ps)
 /* Pick every probeset (not picked yet) whose detect probes are there. */
 void session_pick_detected(struct session *s)
 {
+	s->detected_gen = tracer_objects_gen(s->tr);
 	for (size_t i = 0; i < s->sets.n && s->npicked < SESSION_MAX_SETS;
 	     i++) {
 		const struct probeset *ps = s->sets.sets[i];

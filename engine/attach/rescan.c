@@ -205,8 +205,10 @@ static int rescan_maps(struct tracer *tr)
 		unwind_jit(tr, NULL, 0, 0, NULL, 0);
 		objects_v8_forget(tr);
 	}
-	if (fresh)
+	if (fresh) {
 		n = attach_new(tr);
+		tr->objs_gen++;
+	}
 	objects_py_setup(tr);
 	objects_php_setup(tr);
 	objects_rb_setup(tr);
