@@ -62,6 +62,8 @@ struct arow {
 	uint64_t raw_total;
 	int64_t raw_sum_total;
 	double est_total, est_sum_total, sys_total, var_total;
+	double pvar_total,
+		out_total; /* var_total's parts (budget_row_parts()) */
 	double lo_total; /* a lower bound of the count (budget_row()) */
 	struct agg_row row;
 	uint64_t *buckets; /* hist kinds: [0..N) interval, [N..2N) total

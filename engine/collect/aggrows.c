@@ -631,7 +631,7 @@ void aggrows_raw(struct arow *r)
 
 bool aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 {
-	double c, est, sys, var, lo, f;
+	double c, est, sys, var, lo, f, pvar, out;
 
 	if (!touched) {
 		r->row.count = 0;
@@ -642,12 +642,19 @@ bool aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 	}
 	c = (double)r->row.count;
 	budget_row(e, c, &est, &sys, &var, &lo);
+	budget_row_parts(e, c, &pvar, &out);
 	f = c > 0 ? est / c : 1;
 	r->raw_total = r->row.total;
 	r->raw_sum_total = r->row.sum_total;
 	r->est_sum_total += (double)r->row.sum * f;
 	r->sys_total += sys;
-	r->var_total += var;
+	/* the hits out of the windows: as scattered as all the windows' */
+	r->pvar_total += pvar;
+	r->out_total += out;
+	r->var_total =
+		r->pvar_total +
+		(r->out_total > 0 ? r->out_total * r->out_total * e->rel_all
+				  : 0);
 	r->lo_total += lo;
 	r->row.mark = (unsigned char)agg_mark_of(est, sys, var);
 	if (r->buckets) /* the estimate is the sum of its scaled buckets */

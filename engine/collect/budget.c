@@ -32,6 +32,7 @@
 #include "cputime.h"
 #include "spec.h"
 #include "tracer.h"
+#include "winstat.h"
 
 #define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
 #define BUDGET_IDLE_NS 1e5 /* less work out of the windows: none missed */
@@ -85,6 +86,7 @@ struct bspec {
 	double on_s; /* attached in them */
 	double on_cpu; /* the target's CPU time then, ns */
 	double on_spent; /* what every spec's hits cost then */
+	struct winstat win, win_all; /* its windows: this interval's, all */
 };
 
 struct budget {
@@ -185,6 +187,18 @@ static void account(struct bspec *s, const struct mark *m)
 	s->since = *m;
 }
 
+/* The part ending was sampled: its window (the spec's hits and the
+ * target's own CPU time while it was attached) into the spec's spread;
+ * none where the target did no work and it saw no hit. */
+static void window(struct bspec *s)
+{
+	double h = (double)(s->hits - s->part_hits);
+	double w = s->part_on_cpu - s->part_on_spent;
+
+	if (h > 0 || w > BUDGET_IDLE_NS)
+		winstat_add(&s->win, h, w > 0 ? w : 0);
+}
+
 /* The part of the slot under way that is in this interval ends at m:
  * for each spec sampled in it (a duty under 1, or off for a while
  * whatever its duty: its uprobes still going out when it was to be
@@ -210,6 +224,7 @@ static void end_part(struct budget *b, const struct mark *m)
 			s->samp_own += s->hits - s->part_hits;
 			s->samp_cpu += m->cpu - from->cpu;
 			s->samp_spent += m->spent - from->spent;
+			window(s);
 			s->on_s += s->part_on_s;
 			s->on_cpu += s->part_on_cpu;
 			s->on_spent += s->part_on_spent;
@@ -613,6 +628,15 @@ static void factors(const struct budget *b, const struct bspec *s,
 	e->missed = !e->measured || gap > BUDGET_IDLE_NS;
 }
 
+/* Spec s's relative variance from its windows' spread (winstat.h): this
+ * interval's; with too few, all its windows' so far (INFINITY: too few
+ * of those, its first second sampled). */
+static double spread(const struct bspec *s)
+{
+	return winstat_rel_var(s->win.n >= WINSTAT_MIN ? &s->win
+						       : &s->win_all);
+}
+
 void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 {
 	struct mark m;
@@ -636,6 +660,10 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 			factors(b, s, tracer_spec_info(b->tr, (int)id),
 				&out[id]);
 		}
+		winstat_merge(&s->win_all, &s->win);
+		out[id].rel_var = spread(s);
+		out[id].rel_all = winstat_rel_var(&s->win_all);
+		s->win = (struct winstat){ 0 };
 		s->iv_hits = s->hits;
 		s->sampled = false;
 		s->samp_s = s->on_s = s->samp_cpu = s->on_cpu = 0;
@@ -653,45 +681,4 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 	 * tail) would leave the interval's rows bounds */
 	if (b->pct >= 0)
 		start_slot(b, &m);
-}
-
-/*
- * The hits c_w = c * in_windows a row counted in its spec's windows
- * stand for c_w * factor. Two errors: the factor's, from the price of a
- * hit (c_w times the spread of f_lo..f_hi about it: an error of sign
- * unknown but the same in every interval, so it adds up), and the row's
- * hits in the windows are a sample of its hits: variance c_w * factor^2,
- * as if they came at random (a bound for hits that come evenly). The
- * lower bound takes the least factor any price allows (least_factor()),
- * less AGG_SIGMAS of its sample's error: never below c. Exact where the
- * spec was attached all the time, or the target idle while it was not;
- * no estimate where the windows saw no work but the gaps did.
- */
-void budget_row(const struct budget_est *e, double c, double *est, double *sys,
-		double *var, double *lo)
-{
-	double cw = c * e->in_windows;
-
-	*est = *lo = c;
-	*sys = *var = 0;
-	if (!e->estimated || !e->missed)
-		return; /* attached all the time, or idle when not: exact */
-	if (cw <= 0) { /* none in the windows */
-		if (e->blind || !isfinite(e->factor))
-			*var = INFINITY; /* they saw no work: nothing says */
-		else /* they saw work but no hit of this row: its hits in
-			the gaps are likely none, as doubtful as one */
-			*var = e->factor * e->factor;
-		return;
-	}
-	if (e->measured && isfinite(e->f_min))
-		*lo = fmax(c, c - cw + cw * e->f_min -
-				      AGG_SIGMAS * sqrt(cw) * e->f_min);
-	if (!e->measured || !isfinite(e->f_hi)) {
-		*var = INFINITY;
-		return;
-	}
-	*est = c - cw + cw * e->factor;
-	*sys = cw * fmax(e->f_hi - e->factor, e->factor - e->f_lo);
-	*var = cw * e->factor * e->factor;
 }

@@ -22,7 +22,9 @@
  * windows' CPU time, the work left is a small difference of two large
  * numbers, and the factor's spread over that error says so. Each row's
  * estimate comes with that spread and the variance of its own sample of
- * hits (budget_row()), from which agg says whether it is an estimate
+ * hits, as scattered as its spec's hits were over its windows (winstat.h:
+ * calls in phases are not calls at random), (budget_row(), estimate.c),
+ * from which agg says whether it is an estimate
  * that keeps its promise or only a lower bound (agg.h). With -b (no one
  * process) every sampled count is a lower bound.
  *
@@ -47,6 +49,12 @@ struct budget_est {
 	double f_lo, f_hi; /* ... at a hit's price off either way; f_hi
 			      INFINITY: nothing can be said */
 	double f_min; /* the least it can be (a lower bound's) */
+	double rel_var; /* its relative variance from its windows' spread
+			   (winstat.h): this interval's, or all its
+			   windows' where it had too few; INFINITY: too
+			   few in all to say */
+	double rel_all; /* ... from all its windows since attach: a
+			   total's */
 	bool measured; /* the target's CPU time was (a process, not -b) */
 	bool missed; /* the target worked out of the windows (else, idle
 			there, it missed nothing: its counts are whole) */
@@ -92,5 +100,15 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n);
  */
 void budget_row(const struct budget_est *e, double c, double *est, double *sys,
 		double *var, double *lo);
+
+/*
+ * The parts of budget_row()'s variance that a total over intervals adds
+ * up: *pvar, its hits' own as if they came at random (INFINITY: no
+ * estimate), and *out, the hits it stands for out of the windows, whose
+ * variance is out^2 times its spec's relative variance from its windows'
+ * spread: of all of them (rel_all) for a total. Both 0 where exact. Pure.
+ */
+void budget_row_parts(const struct budget_est *e, double c, double *pvar,
+		      double *out);
 
 #endif

@@ -11,6 +11,10 @@ Workloads:
                         call, busy a share B of the time, steady (2 ms
                         periods) or bursty (1 s periods); keys of rates
                         128x apart, a histogram, latency pairs, a sum
+  c-W-B-phased          the same, calls a share B of each 1 s period and
+                        busy without a call the rest: the CPU always
+                        busy, its hits far from even over it (an
+                        estimate's error from its windows' spread)
   c-listen              5 us, 100%, under --listen: /metrics at the end
                         (and its JSON)
   c-text                0.5 us, 100%, trace's text final block
@@ -35,9 +39,11 @@ The table of every row goes to the TAP diagnostics.
 
 The C cases also check the "events" of the final block and of the
 intervals. The estimator's goal, checked under the default budget: the C
-cases of 5 us a call or more, busy half the time or more, give their
-hottest row as an estimate (~) where the budget sampled it, exact where
-it did not, never a bound; and at least three C cases are sampled (the
+cases of 5 us a call or more, busy half the time or more (not phased),
+give their hottest row as an estimate (~) where the budget sampled it,
+exact where it did not, never a bound, but in the first interval sampled
+(too few windows to know their spread) and the last; and at least three
+C cases are sampled (the
 harness is not vacuous). See docs/testing.md, "The truth harness"."""
 
 import ast
@@ -210,7 +216,7 @@ def c_case(work, busy, mode, secs):
                 r["key"] == "0"), None)
     if hot and hot["duty"] < 1:  # the budget sampled it
         ESTIMATED.append(name)
-    if not BUDGET and work >= 5 and busy >= 0.5:
+    if not BUDGET and work >= 5 and busy >= 0.5 and mode != "phased":
         # every interval but the last (the target's exit: work out of
         # any window there leaves no estimate, and the total a bound)
         marks = []
@@ -224,12 +230,15 @@ def c_case(work, busy, mode, secs):
                         # idle out of its windows, the count whole
                         marks.append("~" if r.get("estimated") else
                                      ">=" if r.get("lower_bound") else "")
+        # the first sampled interval's windows (two or three in 0.5 s)
+        # are too few to know how their hits spread (winstat.h)
+        first = next((i for i, m in enumerate(marks) if m), len(marks))
         tap.ok(hot is not None and marks and
-               all(m in ("", "~") for m in marks),
-               "%s: the estimator's goal: in every interval but the last "
-               "the hottest row is an estimate (~) where the budget "
-               "sampled it, exact where not; never a bound" % name,
-               (hot, marks))
+               all(m in ("", "~") for m in marks[first + 1:]),
+               "%s: the estimator's goal: in every interval but the first "
+               "sampled and the last the hottest row is an estimate (~) "
+               "where the budget sampled it, exact where not; never a "
+               "bound" % name, (hot, marks))
     report(ck, name, (C_CALLS, "0"), load_note(truth))
 
 
@@ -877,6 +886,8 @@ def main():
     for work, busy in ((0.5, 0.1), (0.5, 0.5), (5, 0.1), (5, 0.5),
                        (50, 0.5)):
         guarded(c_case, work, busy, "bursty", C_BURSTY_S)
+    for work, busy in ((0.5, 0.3), (5, 0.3)):
+        guarded(c_case, work, busy, "phased", C_BURSTY_S)
     guarded(case_listen)
     guarded(case_listen, 0.5)
     guarded(case_text)

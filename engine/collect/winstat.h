@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * winstat — the spread of a sampled spec's hits over its windows: each
+ * window (the part of a slot it was attached, budget.c) counted h hits
+ * in w ns of the target's own CPU time. The budget's estimate scales
+ * the hits by the CPU time (a ratio estimator, hits per CPU ns); its
+ * error comes from how far each window's hits lie from that ratio, so
+ * that hits that come in phases (a burst of calls, then other work)
+ * give the error they have, not the one of hits that come at random.
+ * Used by budget.c.
+ */
+#ifndef PROBETOP_WINSTAT_H
+#define PROBETOP_WINSTAT_H
+
+/* windows needed for a spread to be read (fewer: nothing is said) */
+#define WINSTAT_MIN 4
+
+struct winstat {
+	unsigned int n; /* windows */
+	double h, w; /* sums of their hits and CPU ns */
+	double hh, ww, hw; /* sums of h*h, w*w, h*w */
+};
+
+/* A window with h hits in w CPU ns into ws. */
+void winstat_add(struct winstat *ws, double h, double w);
+
+/* The windows of from into to as well. */
+void winstat_merge(struct winstat *to, const struct winstat *from);
+
+/*
+ * The relative variance of the ratio estimate ws->h / ws->w from its
+ * windows: n s^2 / h^2 where s^2 is the residuals' (h_i - R w_i)
+ * variance. 0 for hits exactly in proportion; INFINITY under
+ * WINSTAT_MIN windows, or none with a hit. Pure.
+ */
+double winstat_rel_var(const struct winstat *ws);
+
+#endif

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * winstat: the spread of a sampled spec's hits over its windows
+ * (engine/collect/winstat.h), and what it makes of a row's estimate
+ * (budget_row(), engine/collect/estimate.c): hits in proportion to the
+ * CPU time have no spread; hits that all came in one window of eight
+ * (calls in a phase, then other work) have a relative variance of about
+ * 7, so that no row of them is an estimate and its lower bound stays at
+ * what was counted; too few windows say nothing.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "agg.h"
+#include "budget.h"
+#include "winstat.h"
+
+static void test_even(void **state)
+{
+	struct winstat ws = { 0 };
+
+	(void)state;
+	for (int i = 1; i <= 8; i++)
+		winstat_add(&ws, 10.0 * i, 1000.0 * i);
+	assert_true(fabs(winstat_rel_var(&ws)) < 1e-9);
+}
+
+static void test_phase(void **state)
+{
+	struct winstat ws = { 0 };
+	double rv;
+
+	(void)state;
+	winstat_add(&ws, 800, 1e6);
+	for (int i = 0; i < 7; i++)
+		winstat_add(&ws, 0, 1e6);
+	/* r = 100 hits a ms; residuals 700 and seven of -100: 560,000 in
+	 * all, over n - 1 = 7, times n = 8, over 800^2 */
+	rv = winstat_rel_var(&ws);
+	assert_true(fabs(rv - 8.0 * (560000.0 / 7) / 640000.0) < 1e-9);
+}
+
+static void test_too_few(void **state)
+{
+	struct winstat ws = { 0 }, all = { 0 };
+
+	(void)state;
+	for (int i = 0; i < WINSTAT_MIN - 1; i++)
+		winstat_add(&ws, 5, 1000);
+	assert_true(isinf(winstat_rel_var(&ws)));
+	winstat_merge(&all, &ws);
+	winstat_merge(&all, &ws);
+	assert_int_equal(all.n, 2 * (WINSTAT_MIN - 1));
+	assert_true(fabs(winstat_rel_var(&all)) < 1e-9);
+	assert_true(isinf(winstat_rel_var(&(struct winstat){ .n = 9 })));
+}
+
+/* A row that counted 1000, all in windows that stand for 4x their hits:
+ * an estimate of 4000 when the hits came evenly; a bound of 1000 when
+ * they came in one window of eight. */
+static void test_row(void **state)
+{
+	struct budget_est e = { .estimated = true,
+				.duty = 0.25,
+				.in_windows = 1,
+				.factor = 4,
+				.f_lo = 3.9,
+				.f_hi = 4.1,
+				.f_min = 3.5,
+				.measured = true,
+				.missed = true,
+				.rel_var = 0 };
+	double est, sys, var, lo;
+
+	(void)state;
+	budget_row(&e, 1000, &est, &sys, &var, &lo);
+	assert_true(fabs(est - 4000) < 1e-9);
+	assert_int_equal(agg_mark_of(est, sys, var), AGG_ESTIMATE);
+	assert_true(lo > 1000 && lo < 3500);
+	/* the 3000 it stands for out of the windows: its variance is theirs
+	 * from the spread; the 1000 counted in them add only their own */
+	e.rel_var = 0.0004;
+	budget_row(&e, 1000, &est, &sys, &var, &lo);
+	assert_true(fabs(var - (1000 * 16 + 3000.0 * 3000 * 0.0004)) < 1e-6);
+	e.rel_var = 7.0;
+	budget_row(&e, 1000, &est, &sys, &var, &lo);
+	assert_int_equal(agg_mark_of(est, sys, var), AGG_BOUND);
+	assert_true(lo == 1000);
+	e.rel_var = INFINITY;
+	budget_row(&e, 1000, &est, &sys, &var, &lo);
+	assert_int_equal(agg_mark_of(est, sys, var), AGG_BOUND);
+	assert_true(lo == 1000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_even),
+		cmocka_unit_test(test_phase),
+		cmocka_unit_test(test_too_few),
+		cmocka_unit_test(test_row),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
