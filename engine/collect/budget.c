@@ -633,8 +633,7 @@ static void factors(const struct budget *b, const struct bspec *s,
  * of those, its first second sampled). */
 static double spread(const struct bspec *s)
 {
-	return winstat_rel_var(s->win.n >= WINSTAT_MIN ? &s->win
-						       : &s->win_all);
+	return winstat_rel_var(s->win.n >= WINSTAT_MIN ? &s->win : &s->win_all);
 }
 
 void budget_interval(struct budget *b, struct budget_est *out, size_t n)
