@@ -512,10 +512,28 @@ void console_free_views(struct console *c)
 		close(c->sigfd);
 }
 
+/* A recording's last interval, from the last read to the end (q, a
+ * signal, -d): read, so that what the target did in it is kept as trace
+ * keeps it at SIGINT; none once the target's end was read (nothing
+ * since). */
+static void record_last(struct console *c)
+{
+	const struct agg_snapshot *snap;
+
+	if (!c->rec || !c->agg || (c->m.exited && c->m.snap))
+		return;
+	snap = agg_read(c->agg);
+	if (!snap)
+		return;
+	c->m.snap = snap;
+	recorder_snapshot(c->rec, snap, false);
+}
+
 static void teardown(struct console *c)
 {
 	console_end_screen();
 	export_stop(c->ex);
+	record_last(c);
 	recorder_final(c->rec, c->m.snap);
 	recorder_free(c->rec);
 	basetab_free(c->base);

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The console with --record FILE in a real terminal (tmux), on the
-fixture fired 1234 and then 10 times: after q, `replay --json FILE`
-gives the final total the screen showed (1,244 for fixture:tick and
-the string key), the intervals' counts add up to it, the file is 0600;
+fixture fired 1234 and then 10 times, and 20 more just before q (in the
+last interval, cut short by q, which no screen showed): after q,
+`replay --json FILE` gives the final total the screen showed and those
+20 (1,264 for fixture:tick and the string key: the last partial
+interval was lost before), the intervals' counts add up to it, the file
+is 0600;
 the recording's probe list ('P') is the one `list -p PID --json` gives;
 a second console on the same FILE refuses it before the screen, with
 one line and exit 1."""
@@ -43,6 +46,7 @@ try:
     s = wait_screen(r"\s1,244\s+(-\s+)?fixture:tick", 6)
     tap.ok(re.search(r"\s1,244\s+(-\s+)?fixture:tick", s) is not None,
            "Top's total: 1,244", s)
+    tap.eq(t.send("fire 20").strip(), "fired 20", "20 more, then q")
     keys("q")
     s = wait_screen(r"EXITED \d+")
     tap.ok("EXITED 0" in s, "q: exit 0", s)
@@ -54,13 +58,14 @@ try:
     fin = [o for o in objs if o.get("final")]
     tap.eq(len(fin), 1, "a final summary, written at q", r.stdout[-2000:])
     if fin:
-        tap.eq(rows_by_key(agg_of(fin[0], TICK)), {(): 1244},
-               "its fixture:tick total is the screen's 1,244")
+        tap.eq(rows_by_key(agg_of(fin[0], TICK)), {(): 1264},
+               "its fixture:tick total is the screen's 1,244 and the "
+               "20 fired just before q")
         tap.eq(rows_by_key(agg_of(fin[0], STR)),
-               {("fixture-string",): 1244}, "and the string key's")
+               {("fixture-string",): 1264}, "and the string key's")
     per = [sum(row["count"] for row in agg_of(o, TICK)["rows"])
            for o in objs if not o.get("final")]
-    tap.eq(sum(per), 1244, "the intervals' counts add up to it", per)
+    tap.eq(sum(per), 1264, "the intervals' counts add up to it", per)
     lst = subprocess.run([PROBETOP, "list", "-p", str(t.pid), "--json"],
                          capture_output=True, text=True, timeout=30)
     want = listed_probes(json.loads(lst.stdout))
