@@ -10,7 +10,8 @@
  *
  * Exit status: 0 when the file was read to its end, also when it ends
  * inside a record (a recording cut by a crash or still being written:
- * one line on stderr says where); 1 for a file that is not a recording,
+ * one line on stderr says where) or without a final summary (one line
+ * says its end is missing); 1 for a file that is not a recording,
  * of a format this probetop does not read, or corrupt (what was before
  * the corruption is printed first); 2 for a bad command line. The
  * console's are console_replay()'s.
@@ -77,6 +78,7 @@ static int replay_all(struct replay *rp, const char *path,
 		      struct trace_out *out)
 {
 	char why[512];
+	bool final = false;
 
 	for (;;) {
 		enum replay_event ev = replay_next(rp, why, sizeof(why));
@@ -93,10 +95,18 @@ static int replay_all(struct replay *rp, const char *path,
 			break;
 		case REPLAY_INTERVAL:
 		case REPLAY_FINAL:
+			final |= ev == REPLAY_FINAL;
 			trace_out_print(out, replay_snapshot(rp),
 					ev == REPLAY_FINAL);
 			break;
 		case REPLAY_END:
+			if (!final)
+				cli_error("%s: no final summary: the recording "
+					  "ends after interval %u, what came "
+					  "after is missing (its writer was "
+					  "killed, or a write failed, or it is "
+					  "still being written)",
+					  path, replay_intervals(rp));
 			return 0;
 		case REPLAY_CUT:
 			cli_error("%s: %s: the recording ends there, after "

@@ -5,7 +5,8 @@ lines trace --json printed live (every interval's rows and the final
 totals; with -b, each row's pid and command), replay --folded the very
 stacks; the file is 0600 and never overwritten; names are stored once; a
 file cut inside a record replays what is before it with one message,
-exit 0; a foreign file, a later format and a bad checksum are one line
+exit 0, and so does one that ends between records with no final summary
+(killed, or its disk full: one line says its end is missing); a foreign file, a later format and a bad checksum are one line
 each, exit 1; a full disk stops the recording with one message while
 trace goes on, its output whole; the recording keeps the target's
 probe list ('P' records), the very probes `list -p PID --json` gives,
@@ -153,6 +154,21 @@ tap.eq(len(err), 1, "one message says where it ends", r.stderr)
 tap.ok(err and ("byte %d" % second) in err[0] and "after interval 1" in err[0],
        "the message names the byte and the interval", r.stderr)
 
+# ended at a record's end, with no final summary (its writer killed by
+# SIGKILL, or a write failed): what it kept, and one line that says the
+# end is missing
+killed = os.path.join(TMP, "killed.ptr")
+with open(killed, "wb") as f:
+    f.write(data[:ivals[2][0]])
+r = replay(["--json", killed])
+tap.eq((r.returncode, r.stdout.splitlines()), (0, live[:2]),
+       "a recording that ends between records replays what it kept, exit 0",
+       r.stderr)
+err = [l for l in r.stderr.splitlines() if "no final summary" in l]
+tap.ok(len(err) == 1 and "ends after interval 2" in err[0] and
+       "missing" in err[0],
+       "one line says its end is missing, after interval 2", r.stderr)
+
 bad = os.path.join(TMP, "bad.ptr")
 flipped = bytearray(data)
 flipped[second + 25] ^= 0x40
@@ -269,6 +285,9 @@ if mounted:
                got == live[:len(got)],
                "the recording replays the intervals written before the "
                "disk filled (%d of %d)" % (len(got), len(live)), r.stderr)
+        tap.ok("no final summary: the recording ends after interval "
+               "%d" % len(got) in r.stderr,
+               "and says that its end is missing", r.stderr)
     finally:
         subprocess.run(["umount", mnt])
 shutil.rmtree(TMP, ignore_errors=True)
