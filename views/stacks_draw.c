@@ -161,17 +161,19 @@ static void where_of(const struct model *m, const char *name, char *out,
 		const struct agg_row *r = as->rows[i];
 
 		if (r->nkeys < 3 || !r->key[0].is_str || !r->key[1].is_str ||
-		    r->key[2].is_str || strcmp(r->key[0].str, name))
+		    r->key[2].is_str || strcmp(agg_key_text(&r->key[0]), name))
 			continue;
-		if (hit && (strcmp(hit->key[1].str, r->key[1].str) ||
+		if (hit && (strcmp(agg_key_text(&hit->key[1]),
+				   agg_key_text(&r->key[1])) ||
 			    hit->key[2].num != r->key[2].num))
 			return; /* two functions of that name */
 		hit = r;
 	}
 	if (hit) {
-		const char *file = strrchr(hit->key[1].str, '/');
+		const char *file = strrchr(agg_key_text(&hit->key[1]), '/');
 		size_t o =
-			inert_put(out, n, 0, file ? file + 1 : hit->key[1].str);
+			inert_put(out, n, 0,
+				  file ? file + 1 : agg_key_text(&hit->key[1]));
 
 		o = fmt_put(out, n, o, ":");
 		fmt_put_num(out, n, o, (uint64_t)hit->key[2].num, false);

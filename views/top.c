@@ -167,7 +167,7 @@ static void enter_samples(const struct top *t, const struct model *m,
 		return;
 	}
 	if (frame)
-		inert_str(fn, sizeof(fn), row->key[0].str);
+		inert_str(fn, sizeof(fn), agg_key_text(&row->key[0]));
 	if (frame && has_pystack(m)) {
 		req->kind = REQ_STACKS;
 		snprintf(req->text, sizeof(req->text), "%s", fn);

@@ -117,8 +117,8 @@ static void name_row(const struct model *m, const struct agg_spec *as,
 	    row->key[1].is_str && !row->key[2].is_str) {
 		bool neg = row->key[2].num < 0;
 
-		inert_put(name, nn, 0, row->key[0].str);
-		o = inert_put(where, nw, 0, base(row->key[1].str));
+		inert_put(name, nn, 0, agg_key_text(&row->key[0]));
+		o = inert_put(where, nw, 0, base(agg_key_text(&row->key[1])));
 		o = fmt_put(where, nw, o, ":");
 		fmt_put_num(where, nw, o,
 			    neg ? -(uint64_t)row->key[2].num
@@ -127,9 +127,9 @@ static void name_row(const struct model *m, const struct agg_spec *as,
 	} else if (frames && row->nkeys == 2 && row->key[0].is_str &&
 		   row->key[1].is_str) {
 		/* (class, method): Java, Ruby */
-		o = inert_put(name, nn, 0, row->key[0].str);
+		o = inert_put(name, nn, 0, agg_key_text(&row->key[0]));
 		o = fmt_put(name, nn, o, ".");
-		inert_put(name, nn, o, row->key[1].str);
+		inert_put(name, nn, o, agg_key_text(&row->key[1]));
 	} else if (frames) {
 		fmt_put(name, nn, 0, key_sans_pid(m, key));
 	} else {

@@ -13,7 +13,8 @@ the specs attached ON with their recorded hits/s, the others off. The
 same file cut inside its last interval replays the intervals before it
 and says where it ends; with a record's body
 flipped, the intervals before it replay, and q says where it ends on
-stderr with exit 1; a foreign file is one line and exit 1."""
+stderr with exit 1; a foreign file is one line and exit 1. A Python
+recording's frames are named in the replayed Top as live."""
 import json
 import os
 import re
@@ -36,11 +37,59 @@ FIX = os.environ["FIXTURE_DIR"]
 TICK, STR = "fixture:tick", "fixture:str=count(str(arg0))"
 FIRES = (1234, 10, 77)
 
+PYAPP = """\
+import zlib
+data = bytes(range(256)) * 64
+def compress():
+    return zlib.compress(data)
+def other():
+    return sum(range(2000))
+print("ready", flush=True)
+while True:
+    compress()
+    other()
+"""
+
 tap = Tap()
 need_root(tap)
 tmp = tempfile.mkdtemp(prefix="console_replay.")
 os.chmod(tmp, 0o755)
 rec = os.path.join(tmp, "run.ptr")
+
+
+def py_names():
+    """A Python frames recording (pyenv's python3, its default probeset
+    pysample: profile:99=count(pyframe)) replayed in the console: Top
+    names each frame as live and replay --json do, "compress app.py:3"
+    (the string parts of a frame key were read from where a live key
+    keeps them, empty in a replayed one: Top showed ":3")."""
+    app = os.path.join(tmp, "app.py")
+    pyrec = os.path.join(tmp, "py.ptr")
+    with open(app, "w") as f:
+        f.write(PYAPP)
+    t = Target(["python3", app])
+    try:
+        r = subprocess.run([PROBETOP, "trace", "-p", str(t.pid), "-i", "1",
+                            "-d", "3", "--json", "--record", pyrec],
+                           capture_output=True, text=True, timeout=60)
+    finally:
+        t.stop()
+    fin = json.loads(r.stdout.splitlines()[-1]) if r.stdout else {}
+    a = agg_of(fin, "profile:99=count(pyframe)") if fin else None
+    live = {tuple(row["key"]) for row in a["rows"]} if a else set()
+    tap.ok(("compress", app, 3) in live,
+           "python: trace names the frame (compress, app.py, 3)", live)
+    start("%s replay %s" % (PROBETOP, pyrec), w=160, h=40)
+    wait_screen(r"interval 1 of")
+    keys("3")
+    s = wait_screen(r"compress\s+app\.py:3[\s\S]*other\s+app\.py:5|"
+                    r"other\s+app\.py:5[\s\S]*compress\s+app\.py:3", 8)
+    tap.ok(re.search(r"compress\s+app\.py:3", s) and
+           re.search(r"other\s+app\.py:5", s),
+           "python: the replayed Top names each frame as live: "
+           "compress app.py:3, other app.py:5", s)
+    keys("q")
+    wait_screen(r"EXITED \d+")
 
 
 def record():
@@ -257,6 +306,8 @@ try:
     tap.ok("EXITED 1" in s and re.search(
         r"probetop: %s: a bad record at byte %d" % (re.escape(bad), at), s),
         "q: the same line on stderr, exit 1 (as --json)", s)
+
+    py_names()
 
     r = subprocess.run([PROBETOP, "replay", "/etc/passwd"],
                        capture_output=True, text=True, timeout=30)
