@@ -123,7 +123,7 @@ static void reset_row(struct recdec_row *dr)
 
 /* A new row's key (recenc.c's put_rowdef()), as row index d->nrows. */
 static int get_rowdef(struct recdec *d, struct recread *r,
-		      const struct agg_spec *as)
+		      const struct agg_spec *as, int64_t text_id)
 {
 	struct agg_row key = { 0 };
 	struct recdec_row *dr;
@@ -137,7 +137,9 @@ static int get_rowdef(struct recdec *d, struct recread *r,
 		d->nrows++;
 		return 0;
 	}
-	*dr = (struct recdec_row){ .spec_id = as->id, .row = key };
+	*dr = (struct recdec_row){ .spec_id = as->id,
+				   .text_id = text_id,
+				   .row = key };
 	dr->row.id = d->nrows + 1;
 	if (spec_has_buckets(as->spec)) {
 		dr->b = calloc(PT_NBUCKETS, sizeof(uint64_t));
@@ -277,7 +279,9 @@ static int get_spec_head(struct recdec *d, struct recread *r,
 }
 
 /* The spec's changed rows (recenc.c's put_rows()); those counted in the
- * interval become its shown rows, in the order written. */
+ * interval become its first shown rows, in the order written (the live
+ * snapshot's: count, then total, descending); carry_rows() adds the
+ * rest. */
 static int get_rows(struct recdec *d, struct recread *r, struct recdec_spec *ds,
 		    const struct agg_spec *as)
 {
@@ -289,7 +293,7 @@ static int get_rows(struct recdec *d, struct recread *r, struct recdec_spec *ds,
 		size_t at = ref ? ref - 1 : d->nrows;
 		struct recdec_row *dr;
 
-		if (!ref && get_rowdef(d, r, as))
+		if (!ref && get_rowdef(d, r, as, ds->text_id))
 			return -1;
 		if (at >= d->nrows)
 			return -1;
@@ -454,6 +458,58 @@ static int point_rows(struct recdec *d)
 	return 0;
 }
 
+/* Before an interval's rows are read: nothing counted in it yet (a row
+ * not written in it did not change: it counted nothing). */
+static void zero_counts(struct recdec *d)
+{
+	for (size_t i = 0; i < d->nrows; i++) {
+		d->rows[i].row.count = 0;
+		d->rows[i].row.sum = 0;
+		if (d->rows[i].b)
+			memset(d->rows[i].b, 0, PT_NBUCKETS * sizeof(uint64_t));
+	}
+}
+
+static const struct recdec_row *by_total_rows; /* by_total()'s */
+
+/* qsort: row indices by their rows' totals, descending. */
+static int by_total(const void *a, const void *b)
+{
+	uint64_t x = by_total_rows[*(const uint32_t *)a].row.total;
+	uint64_t y = by_total_rows[*(const uint32_t *)b].row.total;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* After them: every spec's rows that counted nothing in the interval,
+ * with their totals, after those that did, by total, as the live
+ * snapshot lists them (a quiet interval of the console showed "no calls
+ * yet" in replay where live listed every row). 0, or -1 on ENOMEM. */
+static int carry_rows(struct recdec *d)
+{
+	for (size_t s = 0; s < d->snap.nspecs; s++) {
+		struct recdec_spec *ds = &d->specs[s];
+		size_t counted = ds->n;
+
+		for (size_t i = 0; i < d->nrows; i++) {
+			const struct recdec_row *dr = &d->rows[i];
+
+			if (dr->spec_id != d->as[s].id ||
+			    dr->text_id != ds->text_id || dr->row.count ||
+			    !dr->row.total)
+				continue;
+			if (!recdec_grow((void **)&ds->idx, &ds->cap, ds->n + 1,
+					 sizeof(*ds->idx)))
+				return -1;
+			ds->idx[ds->n++] = (uint32_t)i;
+		}
+		by_total_rows = d->rows;
+		qsort(ds->idx + counted, ds->n - counted, sizeof(*ds->idx),
+		      by_total);
+	}
+	return 0;
+}
+
 int recdec_interval(struct recdec *d, struct recread *r, char *why, size_t n)
 {
 	size_t nspecs;
@@ -465,6 +521,7 @@ int recdec_interval(struct recdec *d, struct recread *r, char *why, size_t n)
 	if (!specs_room(d, nspecs))
 		return fail(r, why, n, "no memory for its specs");
 	why[0] = '\0';
+	zero_counts(d);
 	for (size_t s = 0; s < nspecs; s++) {
 		if (get_spec_head(d, r, &d->specs[s], &d->as[s], why, n))
 			return why[0] ? -1 : fail(r, why, n, "a bad spec");
@@ -475,7 +532,9 @@ int recdec_interval(struct recdec *d, struct recread *r, char *why, size_t n)
 	d->snap.specs = d->as;
 	if (get_kernel(d, r))
 		return fail(r, why, n, "bad IO or process rows");
-	return point_rows(d) ? fail(r, why, n, "no memory for its rows") : 0;
+	return carry_rows(d) || point_rows(d)
+		       ? fail(r, why, n, "no memory for its rows")
+		       : 0;
 }
 
 int recdec_final(struct recdec *d, struct recread *r, char *why, size_t n)

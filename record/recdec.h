@@ -17,6 +17,8 @@
 struct recdec_row {
 	struct agg_row row; /* key texts point into the string table */
 	int spec_id; /* the spec it belongs to */
+	int64_t text_id; /* ... by its text's string, when the row was made
+			    (an id a later spec took has rows of its own) */
 	uint64_t *b, *b_total; /* a histogram's, PT_NBUCKETS; NULL: none */
 };
 

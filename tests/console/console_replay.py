@@ -5,7 +5,8 @@
 three intervals; the console opened on the file (as nobody: a replay
 reads only the file) shows each interval's rows with the totals
 `replay --json` gives for them, steps between intervals (. and ,),
-goes to the last (End), shows a range's totals ([ ]: the sums of its
+goes to the last (End), lists every row with its total in a quiet
+interval (as live does), shows a range's totals ([ ]: the sums of its
 intervals' counts, computed from the JSON) and back (Esc), plays at 10x
 (0) from the first to the last, and quits with q. The Probes view (2)
 lists the probes `list -p PID --json` gave while recording, the two
@@ -195,6 +196,11 @@ try:
     keys(",")
     s = wait_screen(r"interval %d of" % k2)
     tap.eq(bar_at(s), (k2, n), ", steps back one", s)
+    quiet = k2 - 1
+    tap.ok(quiet > k1 and ivs[quiet][TICK][0] == 0 and
+           all(shows(s, ivs[k1][spec][1], spec) for spec in (TICK, STR)),
+           "interval %d, quiet: Top lists every row with its total, as "
+           "live does (it said \"no calls yet\")" % (quiet + 1), s)
     keys("End")
     s = wait_screen(r"interval %d of" % n)
     tap.eq(bar_at(s), (n, n), "End: the last interval", s)
