@@ -32,6 +32,7 @@
 #include "elfobj.h"
 #include "forks.h"
 #include "literals.h"
+#include "jvmmap.h"
 #include "log.h"
 #include "mapsize.h"
 #include "needed.h"
@@ -351,6 +352,7 @@ void tracer_free(struct tracer *tr)
 	free(tr->dl_interp);
 	profile_free(tr);
 	probetop_bpf__destroy(tr->skel);
+	jvmmap_clean();
 	unwind_free(tr);
 	pyframe_free(tr->py);
 	phpframe_free(tr->php);

@@ -34,6 +34,8 @@ struct ask {
 	bool done; /* err is that of a finished request not yet said */
 	bool never; /* it cannot answer: not asked again */
 	bool soon; /* it was not ready (starting): asked again soon */
+	char made[96]; /* the perf map probetop's request made it write
+			  (none there before), removed by jvmmap_clean() */
 };
 
 static struct ask asks[JVMMAP_PROCS];
@@ -159,16 +161,36 @@ static int send_perfmap(const char *sock)
 	return err;
 }
 
+/* Where pid's JVM writes its perf map, as probetop reaches it after the
+ * process is gone where it can: its /tmp is ours when its root is. */
+static void map_path(pid_t pid, pid_t ns, char *out, size_t n)
+{
+	struct stat root, mine;
+	char at[64];
+
+	snprintf(at, sizeof(at), "/proc/%d/root", (int)pid);
+	if (!stat(at, &root) && !stat("/", &mine) &&
+	    root.st_dev == mine.st_dev && root.st_ino == mine.st_ino)
+		snprintf(out, n, "/tmp/perf-%d.map", (int)ns);
+	else
+		snprintf(out, n, "/proc/%d/root/tmp/perf-%d.map", (int)pid,
+			 (int)ns);
+}
+
 /* The asking thread: pid's listener started, the command sent, what
- * came of it left in pid's slot. */
+ * came of it left in pid's slot (and the map it wrote, if it was not
+ * there before). */
 static void *ask_thread(void *arg)
 {
 	pid_t pid = (pid_t)(intptr_t)arg, ns = proc_ns_pid(pid);
-	char sock[128];
+	char sock[128], map[96];
+	bool had;
 	int err;
 
 	snprintf(sock, sizeof(sock), "/proc/%d/root/tmp/.java_pid%d", (int)pid,
 		 (int)ns);
+	map_path(pid, ns, map, sizeof(map));
+	had = !access(map, F_OK);
 	err = start_listener(pid, ns, sock);
 	if (!err)
 		err = send_perfmap(sock);
@@ -178,9 +200,23 @@ static void *ask_thread(void *arg)
 			asks[i].running = false;
 			asks[i].err = err;
 			asks[i].done = true;
+			if (!err && !had)
+				snprintf(asks[i].made, sizeof(asks[i].made),
+					 "%s", map);
 		}
 	pthread_mutex_unlock(&lock);
 	return NULL;
+}
+
+void jvmmap_clean(void)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < JVMMAP_PROCS; i++)
+		if (asks[i].made[0]) {
+			unlink(asks[i].made);
+			asks[i].made[0] = '\0';
+		}
+	pthread_mutex_unlock(&lock);
 }
 
 /* pid's slot, else a free one, else the least lately asked (not one
@@ -197,6 +233,8 @@ static struct ask *slot_of(pid_t pid)
 		if (!a->running && (!best || a->at < best->at))
 			best = a;
 	}
+	if (best && best->made[0])
+		unlink(best->made); /* its slot is another's now */
 	if (best)
 		*best = (struct ask){ .pid = pid };
 	return best;

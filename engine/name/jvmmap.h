@@ -40,4 +40,10 @@ bool jvmmap_is_jvm(const struct proc_maps *maps);
  * cannot answer (said once). Returns at once. */
 void jvmmap_request(pid_t pid, bool again);
 
+/* Remove every perf map a request made a JVM write (one that was not
+ * there before probetop asked): probetop leaves nothing behind in a
+ * target's /tmp (a JVM's map of 388 kB stayed after it exited). At the
+ * tracer's end. */
+void jvmmap_clean(void);
+
 #endif

@@ -7,7 +7,8 @@
   Work.heavy(long)"): probetop asked the JVM for its perf map
   (Compiler.perfmap, as jcmd does) and said so once; the JVM printed
   no thread dump for the SIGQUIT that started its attach listener, and
-  the file that asked for it is gone;
+  the file that asked for it is gone, and so is the perf map it wrote
+  once probetop ended (nothing left in the target's /tmp);
 - the same with -Xint (every frame interpreted): each method named from
   the Method* its interpreted frame keeps, read by HotSpot's own tables
   (gHotSpotVMStructs...), the same 3:1 split;
@@ -115,6 +116,8 @@ def check_named(tmp):
     rows, spent, tr = sample(t, 5)
     left = [p for p in ("/proc/%d/cwd/.attach_pid%d" % (t.pid, t.pid),
                         "/tmp/.attach_pid%d" % t.pid) if os.path.exists(p)]
+    perf_map = "/tmp/perf-%d.map" % t.pid
+    map_left = os.path.exists(perf_map)
     t.p.stdin.close()
     rest = t.p.stdout.read()
     t.stop()
@@ -124,6 +127,8 @@ def check_named(tmp):
     tap.ok("Full thread dump" not in rest,
            "the JVM printed no thread dump", rest[:300])
     tap.eq(left, [], "the file that started its attach listener is gone")
+    tap.ok(not map_left, "the perf map probetop had it write is gone "
+           "once probetop ended (the JVM still running)", perf_map)
 
 
 def check_interpreted(tmp):
