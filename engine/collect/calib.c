@@ -50,6 +50,7 @@ __attribute__((noinline)) void cost_probe_site(void)
 
 void cost_probe_push(void);
 void cost_probe_step(void);
+void cost_probe_ret(void); /* a push, for a return probe of its own */
 void cost_probe_pair(void); /* two nops: a pair's start and its end */
 /* a function of each kind for the pairs alone: a link the calibration
  * is done with lingers a while (detach_later()) */
@@ -71,6 +72,13 @@ __asm__(".text\n"
 	"\tmov %edx, %edx\n"
 	"\tret\n"
 	".size cost_probe_step, .-cost_probe_step\n"
+	".globl cost_probe_ret\n"
+	".type cost_probe_ret, @function\n"
+	"cost_probe_ret:\n"
+	"\tpush %rbp\n"
+	"\tpop %rbp\n"
+	"\tret\n"
+	".size cost_probe_ret, .-cost_probe_ret\n"
 	".globl cost_lat_nop\n"
 	".type cost_lat_nop, @function\n"
 	"cost_lat_nop:\n"
@@ -211,17 +219,17 @@ static int attach_at(struct bpf_program *prog, bool multi, const void *site,
 /* What one call of fn costs more with prog attached at site (a return
  * probe if ret), ns, at least 0; with_stats (if not NULL): the same with
  * the run-time statistics on, or -1. A negative errno if it cannot be
- * attached. */
+ * attached. Its link is kept for detach_all(): fn is no other
+ * measurement's. */
 static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
 		       const void *site, bool ret, double *with_stats)
 {
 	struct ulink l = { -1, NULL };
-	double bare, probed;
+	double bare = best_loop_ns(fn), probed;
 	int err = attach_at(prog, multi, site, ret, &l), fd;
 
 	if (err)
 		return err;
-	bare = best_loop_ns(fn);
 	probed = best_loop_ns(fn);
 	if (with_stats) {
 		*with_stats = -1;
@@ -231,8 +239,7 @@ static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
 			close(fd);
 		}
 	}
-	ulink_detach(&l);
-	bare = fmin(bare, best_loop_ns(fn));
+	detach_later(&l);
 	if (with_stats && *with_stats >= 0)
 		*with_stats = *with_stats > probed
 				      ? (*with_stats - probed) / CALIB_CALLS
@@ -319,8 +326,8 @@ int cost_calibrate(const struct cost_calib *p)
 	kind_ns[TRAP_STEP] =
 		time_hit(prog, multi, cost_probe_step,
 			 (const void *)cost_probe_step, false, NULL);
-	push_ret = time_hit(prog, multi, cost_probe_push,
-			    (const void *)cost_probe_push, true, NULL);
+	push_ret = time_hit(prog, multi, cost_probe_ret,
+			    (const void *)cost_probe_ret, true, NULL);
 	/* one that could not be measured: priced as the dearest known */
 	if (kind_ns[TRAP_PUSH] < 0)
 		kind_ns[TRAP_PUSH] = kind_ns[TRAP_NOP];
