@@ -103,12 +103,19 @@ enum replay_event replay_index(struct replay *rp, char *why, size_t n)
 			err = index_message(rp, at, why, n);
 		else if (type == RECFILE_PROBES)
 			err = index_probes(rp, at);
+		else if (type == RECFILE_FINAL)
+			rp->has_final = true;
 		if (err) {
 			snprintf(why, n, "a bad record at byte %llu",
 				 (unsigned long long)at);
 			return REPLAY_BAD;
 		}
 	}
+}
+
+bool replay_has_final(const struct replay *rp)
+{
+	return rp->has_final;
 }
 
 /* The marks --------------------------------------------------------- */

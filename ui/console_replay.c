@@ -455,6 +455,11 @@ static int open_file(struct play *p)
 			 "interval "
 			 "%zu",
 			 p->path, why, p->n);
+	else if (!replay_has_final(p->rp))
+		snprintf(p->end, sizeof(p->end),
+			 "%.400s: no final summary: the recording ends after "
+			 "interval %zu, what came after is missing",
+			 p->path, p->n);
 	return 0;
 }
 

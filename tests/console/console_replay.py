@@ -12,7 +12,8 @@ intervals' counts, computed from the JSON) and back (Esc), plays at 10x
 lists the probes `list -p PID --json` gave while recording, the two
 the specs attached ON with their recorded hits/s, the others off. The
 same file cut inside its last interval replays the intervals before it
-and says where it ends; with a record's body
+and says where it ends; cut between two records (no final summary:
+killed), its end is said to be missing; with a record's body
 flipped, the intervals before it replay, and q says where it ends on
 stderr with exit 1; a foreign file is one line and exit 1. A Python
 recording's frames are named in the replayed Top as live."""
@@ -288,6 +289,21 @@ try:
     keys("q")
     s = wait_screen(r"EXITED \d+")
     tap.ok("EXITED 0" in s, "q: exit 0", s)
+
+    # ended between two records, with no final summary (its writer
+    # killed): the status line says its end is missing
+    killed = os.path.join(tmp, "killed.ptr")
+    shutil.copy(rec, killed)
+    os.truncate(killed, last)
+    start("%s replay %s" % (PROBETOP, killed), w=160, h=40)
+    s = wait_screen(r"no final summary")
+    tap.ok(re.search(r"no final summary: the recording ends after "
+                     r"interval %d, what came after is missing" % (n - 1), s)
+           and bar_at(s) == (1, n - 1),
+           "a file that ends between records, with no final summary: the "
+           "status line says its end is missing", s)
+    keys("q")
+    wait_screen(r"EXITED \d+")
 
     # a byte of the second fire's interval record flipped behind its head
     bad = os.path.join(tmp, "bad.ptr")
