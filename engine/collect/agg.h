@@ -119,6 +119,9 @@ struct agg_spec {
 	uint64_t cut, cut_total; /* latency halves the budget's windows cut
 				    from their other half (struct pt_stat):
 				    in no row, neither dropped nor unmatched */
+	double shared, shared_total; /* the share of its hits that shared
+					another spec's trap (counted while a
+					budget is on: 0 without one) */
 	double cost_pct; /* CPU its hits took from the targets this
 			    interval, % of one CPU (cost.h) */
 	double cost_pct_total; /* since attach, at this interval's price */

@@ -286,6 +286,12 @@ static void set_drops(struct agg_spec *as, const struct pt_stat *now,
 	}
 }
 
+/* part of all, 0..1 (0 of none). */
+static double share(uint64_t part, uint64_t all)
+{
+	return all && part <= all ? (double)part / (double)all : 0;
+}
+
 void aggread_stats(struct agg *agg, struct agg_spec *as)
 {
 	struct pt_stat *prev = &agg->prev_stat[as->id], t;
@@ -301,6 +307,9 @@ void aggread_stats(struct agg *agg, struct agg_spec *as)
 	as->unmatched_total = t.unmatched;
 	as->cut = t.cut - prev->cut;
 	as->cut_total = t.cut;
+	as->shared = share(t.shared - prev->shared,
+			   t.hits - prev->hits + t.parked - prev->parked);
+	as->shared_total = share(t.shared, t.hits + t.parked);
 	as->events += as->drops;
 	as->events_total += as->drops_total;
 	*prev = t;

@@ -97,9 +97,9 @@ double cost_share(double cost_ns, double target_ns)
 	return target_ns > 0 ? cost_ns / target_ns * 100.0 : -1;
 }
 
-double cost_spec_ns(uint64_t hits, double trap, double prog_ns)
+double cost_spec_ns(uint64_t hits, double trap, double prog_ns, double shared)
 {
-	return (double)hits * (trap + prog_ns);
+	return (double)hits * (trap * (1 - shared) + prog_ns);
 }
 
 static int prog_stats(int fd, struct prog_seen *out)
@@ -417,12 +417,13 @@ void cost_fill(struct cost *c, struct agg_snapshot *snap,
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		double trap = cost_spec_trap_ns(specs[s].info);
 		double ns = cost_spec_ns(cost_hits(&specs[s], false), trap,
-					 per_hit);
+					 per_hit, specs[s].shared);
 
 		specs[s].cost_pct = cost_pct(ns, secs);
-		specs[s].cost_pct_total = cost_pct(
-			cost_spec_ns(cost_hits(&specs[s], true), trap, per_hit),
-			all);
+		specs[s].cost_pct_total =
+			cost_pct(cost_spec_ns(cost_hits(&specs[s], true), trap,
+					      per_hit, specs[s].shared_total),
+				 all);
 		specs_ns += ns;
 	}
 	per_sys = c->progs.syscall_ns > 0 ? c->progs.syscall_ns : c->sys_run_ns;

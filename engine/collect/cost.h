@@ -166,7 +166,10 @@ double cost_pct(double ns, double seconds);
 /* cost_ns as a % of target_ns, or -1 if target_ns <= 0 (unknown). */
 double cost_share(double cost_ns, double target_ns);
 
-/* ns of CPU that hits of a spec took: hits x (trap + program per run). */
-double cost_spec_ns(uint64_t hits, double trap_ns, double prog_ns);
+/* ns of CPU that hits of a spec took: hits x (trap + program per run),
+ * but for the share shared of them that shared another spec's trap (one
+ * breakpoint, two specs' programs: the target paid the trap once). */
+double cost_spec_ns(uint64_t hits, double trap_ns, double prog_ns,
+		    double shared);
 
 #endif

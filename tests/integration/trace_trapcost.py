@@ -11,6 +11,9 @@ fixture that counts its own CPU time (tests/fixtures/trapwork.c):
   its elapsed_s) within 25% of what tracing measurably took (its blocks'
   CPU time less the twin's). A meter that priced every hit as a nop's
   showed the mov's at a seventh of its cost.
+- two specs on tw_step's one breakpoint, under a budget that keeps
+  both attached (--budget 95): the trap priced once (the runs that
+  shared it counted), the overhead shown within 25% of the measured.
 - fn: latency as the function ran: tw_timed (a single-stepped start)
   spins 10 µs by its own clock; `fn:tw_timed..fn:tw_timed%return=
   latency()` times every call, its mean within 15% of the fixture's own
@@ -76,6 +79,25 @@ for kind in KINDS:
            "%s: overhead shown within 25%% of the measured cost" % kind,
            "shown %.0f ns vs measured %.0f ns (%.2f)"
            % (shown, took, shown / took if took > 0 else 0))
+
+# two specs on one breakpoint (tw_step's): the target pays its trap once,
+# and each spec's program; the meter counts the runs that shared a trap
+# while a budget counts hits (--budget 95 attaches both all the time
+# here). It priced the trap twice: 1.92x the measured cost
+t = Target([EXE])
+tr = Trace(["-p", str(t.pid), "-i", "1", "--budget", "95",
+            "-e", "fn:tw_step=count()", "-e", "fn:tw_step=count(arg0)"])
+tap.ok(tr.attached, "shared: attached", "".join(tr.err))
+n, took, _ = alt(t, "step", SECS)
+time.sleep(0.3)
+objs = tr.finish()
+t.stop()
+shown = shown_ns(objs)
+tap.ok(took > 0 and abs(shown - took) <= 0.25 * took,
+       "shared: two specs at one breakpoint, overhead shown within 25% of "
+       "the measured cost",
+       "shown %.0f ns vs measured %.0f ns (%.2f)"
+       % (shown, took, shown / took if took > 0 else 0))
 
 # fn: latency as the function ran: tw_timed begins with a single-stepped
 # mov and spins 10 µs by its own clock; the pair's probes add some 3 µs

@@ -52,7 +52,7 @@ static void test_zero(void **state)
 
 	(void)state;
 	assert_int_equal(cost_hits(&as, false), 0);
-	assert_true(cost_spec_ns(0, 700, 90) == 0);
+	assert_true(cost_spec_ns(0, 700, 90, 0) == 0);
 	assert_true(cost_pct(0, 1.0) == 0);
 	assert_true(cost_pct(5e8, 0) == 0); /* no interval: nothing */
 }
@@ -61,7 +61,9 @@ static void test_pct(void **state)
 {
 	(void)state;
 	/* 1,000,000 hits of 500 + 100 ns in 2 s: 0.6 s of 2 = 30% */
-	assert_true(cost_spec_ns(1000000, 500, 100) == 6e8);
+	assert_true(cost_spec_ns(1000000, 500, 100, 0) == 6e8);
+	/* half of them shared another spec's trap: 250 + 100 ns a hit */
+	assert_true(cost_spec_ns(1000000, 500, 100, 0.5) == 3.5e8);
 	assert_float_equal(cost_pct(6e8, 2.0), 30.0, 1e-9);
 	/* of a target that used 1.5 s of CPU: 40% */
 	assert_float_equal(cost_share(6e8, 1.5e9), 40.0, 1e-9);
