@@ -648,11 +648,6 @@ size_t tracer_nprobes(const struct tracer *tr)
 	return n;
 }
 
-unsigned int tracer_objects_gen(const struct tracer *tr)
-{
-	return tr->objs_gen;
-}
-
 bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p)
 {
 	const struct cat_object *objs[512];

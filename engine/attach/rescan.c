@@ -245,6 +245,11 @@ void tracer_resume(struct tracer *tr)
 	}
 }
 
+unsigned int tracer_objects_gen(const struct tracer *tr)
+{
+	return tr->objs_gen;
+}
+
 int tracer_rescan(struct tracer *tr)
 {
 	if (tr->dl_ring)
