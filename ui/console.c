@@ -358,6 +358,7 @@ static void run_loop(struct console *c)
 		if (pfd[2].revents) {
 			c->m.exited = true;
 			c->m.snap = agg_read(c->agg); /* the last data */
+			c->end_read = true;
 			reading = false;
 			publish(c, c->m.snap);
 			recorder_snapshot(c->rec, c->m.snap, false);
@@ -514,13 +515,13 @@ void console_free_views(struct console *c)
 
 /* A recording's last interval, from the last read to the end (q, a
  * signal, -d): read, so that what the target did in it is kept as trace
- * keeps it at SIGINT; none once the target's end was read (nothing
- * since). */
+ * keeps it at SIGINT; none once the maps were read at the target's end
+ * (nothing since; a rescan that found it gone read nothing). */
 static void record_last(struct console *c)
 {
 	const struct agg_snapshot *snap;
 
-	if (!c->rec || !c->agg || (c->m.exited && c->m.snap))
+	if (!c->rec || !c->agg || c->end_read)
 		return;
 	snap = agg_read(c->agg);
 	if (!snap)

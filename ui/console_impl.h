@@ -77,6 +77,7 @@ struct console {
 	struct agg *agg;
 	struct export *ex; /* --listen, or NULL */
 	struct recorder *rec; /* --record, or NULL */
+	bool end_read; /* the target's end seen, and the maps read then */
 	struct basetab *base; /* --baseline, or NULL (the model's base) */
 	char base_note[600]; /* a cut baseline's line, for Messages */
 	struct conmodel *cm;

@@ -629,11 +629,14 @@ static void factors(const struct budget *b, const struct bspec *s,
 }
 
 /* Spec s's relative variance from its windows' spread (winstat.h): this
- * interval's; with too few, all its windows' so far (INFINITY: too few
- * of those, its first second sampled). */
+ * interval's; with too few windows, theirs with the spread of all its
+ * windows so far (INFINITY: too few of those, its first second
+ * sampled). */
 static double spread(const struct bspec *s)
 {
-	return winstat_rel_var(s->win.n >= WINSTAT_MIN ? &s->win : &s->win_all);
+	return s->win.n >= WINSTAT_MIN
+		       ? winstat_rel_var(&s->win)
+		       : winstat_rel_var_of(&s->win_all, &s->win);
 }
 
 void budget_interval(struct budget *b, struct budget_est *out, size_t n)

@@ -25,7 +25,9 @@ void winstat_merge(struct winstat *to, const struct winstat *from)
 	to->hw += from->hw;
 }
 
-double winstat_rel_var(const struct winstat *ws)
+/* The residuals' (h_i - R w_i) variance over ws's windows, R its ratio;
+ * INFINITY under WINSTAT_MIN windows or none with a hit. */
+static double resid_var(const struct winstat *ws)
 {
 	double r, ss;
 
@@ -34,7 +36,21 @@ double winstat_rel_var(const struct winstat *ws)
 	r = ws->h / ws->w;
 	/* sum of (h_i - r w_i)^2, expanded; rounding may make it < 0 */
 	ss = ws->hh - 2 * r * ws->hw + r * r * ws->ww;
-	if (ss < 0)
-		ss = 0;
-	return (double)ws->n * (ss / (ws->n - 1)) / (ws->h * ws->h);
+	return (ss > 0 ? ss : 0) / (ws->n - 1);
+}
+
+double winstat_rel_var(const struct winstat *ws)
+{
+	double s2 = resid_var(ws);
+
+	return isinf(s2) ? INFINITY : (double)ws->n * s2 / (ws->h * ws->h);
+}
+
+double winstat_rel_var_of(const struct winstat *all, const struct winstat *few)
+{
+	double s2 = resid_var(all);
+
+	if (isinf(s2) || few->h <= 0)
+		return INFINITY;
+	return (double)few->n * s2 / (few->h * few->h);
 }

@@ -35,4 +35,13 @@ void winstat_merge(struct winstat *to, const struct winstat *from);
  */
 double winstat_rel_var(const struct winstat *ws);
 
+/*
+ * The relative variance of few's ratio (too few windows to give their
+ * own spread) with the residuals' variance s^2 of all's windows (few's
+ * among them): few->n s^2 / few->h^2, an interval's own error, which
+ * all's ratio, of many more windows, would understate. INFINITY under
+ * WINSTAT_MIN windows in all, or no hit in few. Pure.
+ */
+double winstat_rel_var_of(const struct winstat *all, const struct winstat *few);
+
 #endif

@@ -40,6 +40,8 @@ struct ask {
 
 static struct ask asks[JVMMAP_PROCS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static bool closing; /* jvmmap_clean() left a request under way: the
+			map it makes goes at its end */
 
 static double now_s(void)
 {
@@ -161,6 +163,15 @@ static int send_perfmap(const char *sock)
 	return err;
 }
 
+/* Whether a request is under way. Under lock. */
+static bool asking(void)
+{
+	for (size_t i = 0; i < JVMMAP_PROCS; i++)
+		if (asks[i].running)
+			return true;
+	return false;
+}
+
 /* Where pid's JVM writes its perf map, as probetop reaches it after the
  * process is gone where it can: its /tmp is ours when its root is. */
 static void map_path(pid_t pid, pid_t ns, char *out, size_t n)
@@ -200,22 +211,37 @@ static void *ask_thread(void *arg)
 			asks[i].running = false;
 			asks[i].err = err;
 			asks[i].done = true;
-			if (!err && !had)
+			if (!err && !had && closing)
+				unlink(map); /* asked for before the end */
+			else if (!err && !had)
 				snprintf(asks[i].made, sizeof(asks[i].made),
 					 "%s", map);
 		}
+	if (closing && !asking())
+		closing = false; /* the last one the end left */
 	pthread_mutex_unlock(&lock);
 	return NULL;
 }
 
 void jvmmap_clean(void)
 {
+	const struct timespec tick = { 0, 10000000L };
+
+	/* a request under way writes its map at its end: waited for a
+	 * while, and one that ends later removes its own */
 	pthread_mutex_lock(&lock);
+	closing = true;
+	for (int w = 0; w < JVMMAP_CLEAN_WAIT_MS / 10 && asking(); w++) {
+		pthread_mutex_unlock(&lock);
+		nanosleep(&tick, NULL);
+		pthread_mutex_lock(&lock);
+	}
 	for (size_t i = 0; i < JVMMAP_PROCS; i++)
 		if (asks[i].made[0]) {
 			unlink(asks[i].made);
 			asks[i].made[0] = '\0';
 		}
+	closing = asking(); /* none left: a later tracer's maps are kept */
 	pthread_mutex_unlock(&lock);
 }
 

@@ -29,6 +29,7 @@
 
 #define JVMMAP_EVERY_S 5.0 /* a process's map asked for at most this often */
 #define JVMMAP_WAIT_S 5.0 /* for the attach listener to start */
+#define JVMMAP_CLEAN_WAIT_MS 1000 /* for a request under way, at the end */
 
 struct proc_maps;
 
@@ -42,8 +43,9 @@ void jvmmap_request(pid_t pid, bool again);
 
 /* Remove every perf map a request made a JVM write (one that was not
  * there before probetop asked): probetop leaves nothing behind in a
- * target's /tmp (a JVM's map of 388 kB stayed after it exited). At the
- * tracer's end. */
+ * target's /tmp (a JVM's map of 388 kB stayed after it exited). A
+ * request under way is waited for up to JVMMAP_CLEAN_WAIT_MS; one that
+ * ends later removes its map itself. At the tracer's end. */
 void jvmmap_clean(void);
 
 #endif

@@ -60,6 +60,29 @@ static void test_too_few(void **state)
 	assert_true(isinf(winstat_rel_var(&(struct winstat){ .n = 9 })));
 }
 
+/* An interval of two windows, among forty: its own error, the spread of
+ * the forty's residuals over its two windows' hits, not the forty's
+ * ratio's (twenty times smaller). */
+static void test_few_of_all(void **state)
+{
+	struct winstat all = { 0 }, few = { 0 };
+	double s2;
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		winstat_add(&all, i % 2 ? 60 : 140, 1000);
+	winstat_add(&few, 60, 1000);
+	winstat_add(&few, 140, 1000);
+	/* R = 0.1 a ns: residuals +-40, s^2 = 40 * 1600 / 39 */
+	s2 = 40 * 1600.0 / 39;
+	assert_true(fabs(winstat_rel_var_of(&all, &few) -
+			 2 * s2 / 200.0 / 200.0) < 1e-12);
+	assert_true(fabs(winstat_rel_var(&all) - 40 * s2 / 4000.0 / 4000.0) <
+		    1e-12);
+	assert_true(isinf(winstat_rel_var_of(&few, &few))); /* too few */
+	assert_true(isinf(winstat_rel_var_of(&all, &(struct winstat){ 0 })));
+}
+
 /* A row that counted 1000, all in windows that stand for 4x their hits:
  * an estimate of 4000 when the hits came evenly; a bound of 1000 when
  * they came in one window of eight. */
@@ -103,6 +126,7 @@ int main(void)
 		cmocka_unit_test(test_even),
 		cmocka_unit_test(test_phase),
 		cmocka_unit_test(test_too_few),
+		cmocka_unit_test(test_few_of_all),
 		cmocka_unit_test(test_row),
 	};
 
