@@ -19,8 +19,8 @@ int pt_calib(struct pt_regs *ctx)
 }
 
 /* the pair under calibration: its start's timestamp (0: none open), its
- * times' sum, count and least (calib.c reads and resets them) */
-__u64 calib_t0, calib_sum, calib_n, calib_min;
+ * times' count and least (calib.c reads and resets them) */
+__u64 calib_t0, calib_n, calib_min;
 
 SEC("uprobe")
 int pt_calib_in(struct pt_regs *ctx)
@@ -37,7 +37,6 @@ int pt_calib_out(struct pt_regs *ctx)
 	if (calib_t0) {
 		__u64 ns = now - calib_t0;
 
-		calib_sum += ns;
 		calib_n++;
 		if (!calib_min || ns < calib_min)
 			calib_min = ns;

@@ -260,7 +260,7 @@ static double time_pair(const struct cost_calib *p, void (*fn)(void),
 
 	if (!attach_at(p->in, p->multi, start, false, &in) &&
 	    !attach_at(p->out, p->multi, end, ret, &out)) {
-		*p->t0 = *p->sum = *p->n = *p->min = 0;
+		*p->t0 = *p->n = *p->min = 0;
 		for (int i = 0; i < CALIB_ROUNDS * CALIB_CALLS; i++)
 			fn();
 		if (*p->n)

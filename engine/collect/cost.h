@@ -79,8 +79,7 @@ struct cost_progs {
 struct cost_calib {
 	struct bpf_program *empty; /* pt_calib */
 	struct bpf_program *in, *out; /* pt_calib_in, pt_calib_out */
-	/* calib_t0, calib_sum, calib_n, calib_min */
-	volatile uint64_t *t0, *sum, *n, *min;
+	volatile uint64_t *t0, *n, *min; /* calib_t0, calib_n, calib_min */
 	bool multi; /* attached by uprobe_multi (prepared) */
 };
 
