@@ -651,10 +651,7 @@ bool aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 	/* the hits out of the windows: as scattered as all the windows' */
 	r->pvar_total += pvar;
 	r->out_total += out;
-	r->var_total =
-		r->pvar_total +
-		(r->out_total > 0 ? r->out_total * r->out_total * e->rel_all
-				  : 0);
+	r->var_total = budget_row_var(r->pvar_total, r->out_total, e->rel_all);
 	r->lo_total += lo;
 	r->row.mark = (unsigned char)agg_mark_of(est, sys, var);
 	if (r->buckets) /* the estimate is the sum of its scaled buckets */

@@ -111,4 +111,9 @@ void budget_row(const struct budget_est *e, double c, double *est, double *sys,
 void budget_row_parts(const struct budget_est *e, double c, double *pvar,
 		      double *out);
 
+/* The variance of pvar and out (budget_row_parts()'s, or their sums over
+ * intervals) with a relative variance rel_var of the hits out of the
+ * windows: out's its square times it. Pure. */
+double budget_row_var(double pvar, double out, double rel_var);
+
 #endif

@@ -33,9 +33,7 @@ void budget_row_parts(const struct budget_est *e, double c, double *pvar,
 	}
 }
 
-/* pvar and out (budget_row_parts()) with a relative variance rel_var of
- * the hits out of the windows: out's variance its square times it. */
-static double row_var(double pvar, double out, double rel_var)
+double budget_row_var(double pvar, double out, double rel_var)
 {
 	return pvar + (out > 0 ? out * out * rel_var : 0);
 }
@@ -60,16 +58,16 @@ void budget_row(const struct budget_est *e, double c, double *est, double *sys,
 	budget_row_parts(e, c, &pvar, &out);
 	*est = *lo = c;
 	*sys = 0;
-	*var = row_var(pvar, out, e->rel_var);
+	*var = budget_row_var(pvar, out, e->rel_var);
 	if (!e->estimated || !e->missed || cw <= 0)
 		return;
 	if (e->measured && isfinite(e->f_min) && isfinite(e->rel_var))
 		*lo = fmax(c, c - cw + cw * e->f_min -
 				      AGG_SIGMAS *
-					      sqrt(row_var(cw * e->f_min *
-								   e->f_min,
-							   cw * (e->f_min - 1),
-							   e->rel_var)));
+					      sqrt(budget_row_var(
+						      cw * e->f_min * e->f_min,
+						      cw * (e->f_min - 1),
+						      e->rel_var)));
 	if (!isfinite(pvar))
 		return;
 	*est = c - cw + cw * e->factor;
