@@ -109,6 +109,7 @@ static int frame_event(struct replay *rp, int type, struct recread *r,
 		err = !rp->interval_read ||
 		      recdec_final(&rp->dec, r, what, sizeof(what));
 		rp->interval_read = false;
+		rp->has_final |= !err;
 		ev = REPLAY_FINAL;
 		break;
 	}

@@ -85,8 +85,9 @@ struct replay_msg {
  */
 enum replay_event replay_index(struct replay *rp, char *why, size_t n);
 
-/* Whether replay_index() met a final summary (without one, the
- * recording's end is missing: its writer killed, a write failed). */
+/* Whether replay_index(), or replay_next() so far, met a final summary
+ * (without one, the recording's end is missing: its writer killed, a
+ * write failed). */
 bool replay_has_final(const struct replay *rp);
 
 /* Intervals replay_index() found (fewer after replay_seek() met a

@@ -26,7 +26,8 @@ struct replay {
 	unsigned int intervals;
 	bool interval_read; /* a final summary needs an interval before it */
 	bool done; /* END, CUT or BAD returned: nothing more is read */
-	bool has_final; /* replay_index() met a final summary */
+	bool has_final; /* replay_index() or replay_next() met a final
+			   summary */
 	double start_wall; /* the target record's wall-clock start */
 	/* replay_index()'s: where each interval's frame starts, its
 	 * elapsed_s once read (0: not yet), the messages */

@@ -78,7 +78,6 @@ static int replay_all(struct replay *rp, const char *path,
 		      struct trace_out *out)
 {
 	char why[512];
-	bool final = false;
 
 	for (;;) {
 		enum replay_event ev = replay_next(rp, why, sizeof(why));
@@ -95,12 +94,11 @@ static int replay_all(struct replay *rp, const char *path,
 			break;
 		case REPLAY_INTERVAL:
 		case REPLAY_FINAL:
-			final |= ev == REPLAY_FINAL;
 			trace_out_print(out, replay_snapshot(rp),
 					ev == REPLAY_FINAL);
 			break;
 		case REPLAY_END:
-			if (!final)
+			if (!replay_has_final(rp))
 				cli_error("%s: no final summary: the recording "
 					  "ends after interval %u, what came "
 					  "after is missing (its writer was "
