@@ -274,6 +274,12 @@ void tracer_maps(const struct tracer *tr, struct tracer_maps *out);
  */
 int tracer_pid_name(const struct tracer *tr, uint32_t pid, char *buf, size_t n);
 
+/* Restart profile:HZ's clocks if due, at new rates near HZ: call at
+ * tracer_profile_wake_s(), the CLOCK_MONOTONIC second they are due at
+ * (< 0: no profile:HZ spec). See profile.h. */
+void tracer_profile_tick(struct tracer *tr);
+double tracer_profile_wake_s(const struct tracer *tr);
+
 /* The programs the cost meter times (cost.h): pt_usdt, which every hit
  * runs, and the others (watches, the target's hooks). */
 struct cost_progs;

@@ -52,6 +52,7 @@ struct tlink {
 	size_t first, n;
 	bool ret;
 	bool gone; /* could not be attached again (park_unpark()) */
+	int clock_fd; /* profile:HZ: its CPU's clock (l.perf owns it) */
 };
 
 struct tspec {
@@ -90,6 +91,8 @@ struct tracer {
 	struct probetop_bpf *skel; /* loaded without pt_profile: */
 	struct bpf_object *prof_obj; /* pt_profile alone, on skel's maps, */
 	struct bpf_program *prof_prog; /* loaded at the first profile:HZ */
+	double prof_due; /* when the clocks restart (profile_tick()) */
+	unsigned int prof_seed; /* their rates and gaps */
 	struct mapsize sizes; /* the aggregation maps' capacities */
 	bool multi; /* sites attached by uprobe_multi (see ulink.h) */
 	struct objcache *cache;

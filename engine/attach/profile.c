@@ -9,24 +9,64 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attach.h"
+#include "cputime.h"
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "tracer_state.h"
 
-/* A CPU-clock event on cpu, hz samples a second. fd or -errno. */
-static int open_clock(int cpu, int hz)
+/*
+ * A clock that ticks every period ns in step with a target that does the
+ * same every so many ms would sample it always at the same moment of its
+ * cycle. So the clocks restart at random moments (gaps of PROF_GAP_S on
+ * average, give or take half), each at a rate of HZ give or take
+ * PROF_JITTER: no rhythm of the target stays in step for long. A restart
+ * puts the next sample a whole period away, half a period later than it
+ * would have come on average: the clocks run faster by 1 / (2 gap) so
+ * that they sample HZ times a second on average.
+ */
+#define PROF_GAP_S 0.2
+#define PROF_GAP_PERIODS 8 /* a gap at least this many periods long */
+#define PROF_JITTER 0.1
+
+/* The average gap between restarts, for the slowest clock of tr. */
+static double gap_s(const struct tracer *tr)
+{
+	double g = PROF_GAP_S;
+
+	for (int id = 0; id < tr->nspecs; id++) {
+		const struct tspec *ts = &tr->specs[id];
+		int hz = ts->spec.probe[0].hz;
+
+		if (ts->used && hz > 0 && (double)PROF_GAP_PERIODS / hz > g)
+			g = (double)PROF_GAP_PERIODS / hz;
+	}
+	return g;
+}
+
+/* A period for a clock of hz samples a second, given the gaps: jitter in
+ * [-1, 1] moves its rate by that many PROF_JITTERs. In ns. */
+static uint64_t period_ns(int hz, double gap, double jitter)
+{
+	double f = (hz + 1 / (2 * gap)) * (1 + PROF_JITTER * jitter);
+
+	return (uint64_t)(1e9 / f);
+}
+
+/* A CPU-clock event on cpu, one sample every period ns. fd or -errno. */
+static int open_clock(int cpu, uint64_t period)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
 		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_freq = (unsigned long long)hz,
-		.freq = 1,
+		.sample_period = period,
 	};
 	long fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1,
 			  PERF_FLAG_FD_CLOEXEC);
@@ -115,7 +155,8 @@ int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = idx);
 		struct bpf_link *l;
-		int fd = open_clock(cpu, ts->spec.probe[0].hz);
+		int fd = open_clock(
+			cpu, period_ns(ts->spec.probe[0].hz, gap_s(tr), 0));
 
 		if (fd < 0) {
 			err = fd; /* an offline CPU */
@@ -128,7 +169,8 @@ int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 			close(fd);
 			continue;
 		}
-		ts->links[ts->nlinks++] = (struct tlink){ .l = { -1, l } };
+		ts->links[ts->nlinks++] =
+			(struct tlink){ .l = { -1, l }, .clock_fd = fd };
 	}
 	if (!ts->nlinks) {
 		tr->sites.used[idx] = 0;
@@ -140,5 +182,48 @@ int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 	ts->info.nsites = 1;
 	ts->info.role_sites[0] = 1;
 	ts->info.exact = true; /* HZ bounds its cost: never sampled */
+	if (!tr->prof_due) {
+		tr->prof_seed =
+			(unsigned int)getpid() ^ (unsigned int)time(NULL);
+		tr->prof_due = cputime_clock_s(CLOCK_MONOTONIC) + gap_s(tr);
+	}
 	return 0;
+}
+
+/* A number in [0, 1) from tr's seed. */
+static double uniform(struct tracer *tr)
+{
+	return rand_r(&tr->prof_seed) / ((double)RAND_MAX + 1);
+}
+
+void tracer_profile_tick(struct tracer *tr)
+{
+	double now = cputime_clock_s(CLOCK_MONOTONIC), gap;
+	bool any = false;
+
+	if (!tr->prof_due || now < tr->prof_due)
+		return;
+	gap = gap_s(tr);
+	for (int id = 0; id < tr->nspecs; id++) {
+		struct tspec *ts = &tr->specs[id];
+
+		if (!ts->used || ts->spec.probe[0].hz <= 0)
+			continue;
+		any = true;
+		for (size_t i = 0; i < ts->nlinks; i++) {
+			uint64_t p = period_ns(ts->spec.probe[0].hz, gap,
+					       2 * uniform(tr) - 1);
+
+			if (ioctl(ts->links[i].clock_fd, PERF_EVENT_IOC_PERIOD,
+				  &p))
+				log_msg(LOG_DEBUG, "%s: clock period: %s",
+					ts->spec.text, strerror(errno));
+		}
+	}
+	tr->prof_due = any ? now + gap * (0.5 + uniform(tr)) : 0;
+}
+
+double tracer_profile_wake_s(const struct tracer *tr)
+{
+	return tr->prof_due ? tr->prof_due : -1;
 }

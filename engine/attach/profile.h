@@ -7,7 +7,10 @@
  * as BPF cookie; the site keeps the samples of the traced process (its
  * tgid: every thread, and after exec). A sample's keys are read from the
  * process (pyframe, pystack). Never sampled by the budget: HZ bounds
- * what it costs. Called by tracer.c (tracer_add()).
+ * what it costs. The clocks restart at random moments, each at a rate
+ * near HZ (tracer_profile_tick()), so that a target whose rhythm is in
+ * step with HZ is sampled all through its cycle. Called by tracer.c
+ * (tracer_add()).
  *
  * pt_profile is a program of its own type (perf_event), which the kernel
  * takes over a second to verify: the tracer loads the object without it,

@@ -133,12 +133,16 @@ void agg_tick(struct agg *agg)
 	cost_add_progs(agg->cost, &progs);
 	cost_tick(agg->cost);
 	budget_tick(agg->budget);
+	tracer_profile_tick(agg->tr);
 	take_names(agg);
 }
 
 double agg_wake_s(const struct agg *agg)
 {
-	return budget_wake_s(agg->budget);
+	double b = budget_wake_s(agg->budget),
+	       p = tracer_profile_wake_s(agg->tr);
+
+	return b < 0 || (p >= 0 && p < b) ? p : b;
 }
 
 void agg_set_budget(struct agg *agg, double pct)

@@ -202,11 +202,12 @@ void agg_free(struct agg *agg);
 
 /* Call a few times a second between agg_read()s, and at agg_wake_s():
  * the cost meter closes its window of run-time statistics
- * (cost_tick()), the budget parks and attaches specs (budget_tick()). */
+ * (cost_tick()), the budget parks and attaches specs (budget_tick()),
+ * profile:HZ's clocks restart (tracer_profile_tick()). */
 void agg_tick(struct agg *agg);
 
 /* The CLOCK_MONOTONIC second agg_tick() is due at, or < 0 if only "a few
- * times a second" (no budget). */
+ * times a second" (no budget, no profile:HZ). */
 double agg_wake_s(const struct agg *agg);
 
 /* Keep tracing's cost under pct % of one CPU (< 0: no budget, counts

@@ -15,6 +15,10 @@ pointers, fired 300, 200 and 100 times:
 - kstack at a uprobe: the thread was in user space, "[user]", every hit;
 - profile:99=count(ustack) while the fixture spins in spin_here(): the
   samples in main;spin_here, one row however many addresses they hit;
+- the same while it runs a fifth of every 1/99 s in beat_here(), in step
+  with the sampling clock: 99 samples a second of its CPU time there,
+  within 3 sigma and 10% (a clock in step with it would sample it at the
+  same moment of every cycle: all or none);
 - --folded: the exact folded lines of each spec, per interval and in the
   final block, a spec without a stack key said so;
 - -b: a stack key with every process of a binary, its pid the first
@@ -117,6 +121,22 @@ tap.ok(150 <= spin <= 220 and spin >= 0.9 * sum(got.values()),
 tap.eq(sum(1 for r in p["rows"]
            if from_main(r["key"][0])[0] == ("main", "spin_here")), 1,
        "the samples at many addresses of spin_here() are one row")
+
+# profile in step with the target's rhythm: the clocks restart at
+# random moments, at rates near 99
+t = Target([EXE])
+tr = Trace(["-p", str(t.pid), "-i", "60", "-e", "profile:99=count(ustack)"])
+beat_s = float(t.send("beat 10").split()[1])
+tr.finish()
+t.stop()
+p = agg_of(tr.final(), "profile:99=count(ustack)")
+got, _ = by_path(p)
+beat = sum(n for path, n in got.items() if path[:2] == ("main", "beat_here"))
+want = 99 * beat_s
+tap.ok(abs(beat - want) <= 3 * want ** 0.5 + 0.1 * want,
+       "profile:99 in step with a 1/99 s rhythm: %d samples in beat_here "
+       "for %.2f s of CPU (want %.0f, within 3 sigma + 10%%)"
+       % (beat, beat_s, want), p["rows"])
 
 # --folded
 tr = fire(["-e", USTACK, "-e", SUM, "-e", PLAIN], folded=True)
