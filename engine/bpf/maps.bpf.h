@@ -115,8 +115,11 @@ __u32 pt_count_hits; /* count every hit in stats (a budget is on) */
  * out (engine/attach/park.c); a hit in between is neither counted nor kept */
 __u64 pt_parked[PT_MAX_SPECS / 64];
 /* the target's CPU time by CPU (pt_oncpu, engine/collect/cputime.c); oncpu_pid:
- * the target's tgid, 0 for none */
+ * the target's tgid, 0 for none; else with oncpu_ino the processes whose
+ * executable is that inode of device oncpu_dev (the kernel's dev_t) */
 __u32 oncpu_pid;
+__u64 oncpu_ino;
+__u32 oncpu_dev;
 struct pt_oncpu oncpu[PT_ONCPU_CPUS];
 /* the last spec run on each CPU (struct pt_lasthit) */
 struct pt_lasthit lasthit[PT_ONCPU_CPUS];

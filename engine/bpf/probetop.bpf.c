@@ -158,6 +158,20 @@ int pt_profile(struct bpf_perf_event_data *ctx)
 	return handle((struct pt_regs *)ctx);
 }
 
+/* Whether t is a thread of the target: of process oncpu_pid, or of a
+ * process running executable oncpu_ino (-b). */
+static __always_inline bool oncpu_target(struct task_struct *t)
+{
+	struct inode *in;
+
+	if (oncpu_pid)
+		return t->tgid == oncpu_pid;
+	if (!t->mm || !t->mm->exe_file)
+		return false;
+	in = t->mm->exe_file->f_inode;
+	return in && in->i_ino == oncpu_ino && in->i_sb->s_dev == oncpu_dev;
+}
+
 /* A CPU switches tasks: if from or to a thread of the target, the
  * target's time on it (engine/collect/cputime.c reads it). */
 SEC("tp_btf/sched_switch")
@@ -166,14 +180,13 @@ int BPF_PROG(pt_oncpu, bool preempt, struct task_struct *prev,
 {
 	__u32 cpu = bpf_get_smp_processor_id() & (PT_ONCPU_CPUS - 1);
 	struct pt_oncpu *o = &oncpu[cpu];
-	__u32 pid = oncpu_pid;
 	bool was, is;
 	__u64 now;
 
-	if (!pid)
+	if (!oncpu_pid && !oncpu_ino)
 		return 0;
-	was = prev->tgid == pid;
-	is = next->tgid == pid;
+	was = oncpu_target(prev);
+	is = oncpu_target(next);
 	if (!was && !is)
 		return 0;
 	now = bpf_ktime_get_ns();

@@ -7,8 +7,11 @@
 
 #include <bpf/libbpf.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
+#include "elfobj.h"
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
@@ -19,24 +22,48 @@ struct cputime {
 	struct bpf_link *link;
 };
 
+/* -b FILE: count the processes whose executable FILE is (oncpu_ino);
+ * false for a shared library, whose processes the kernel cannot tell at
+ * a context switch. */
+static bool set_exe(struct tracer *tr)
+{
+	struct elfobj *obj = elfobj_open(tr->path);
+	bool exec = obj && elfobj_is_exec(obj);
+	struct stat st;
+
+	elfobj_free(obj);
+	if (!exec || stat(tr->path, &st))
+		return false;
+	tr->skel->bss->oncpu_dev =
+		(uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev));
+	tr->skel->bss->oncpu_ino = st.st_ino;
+	return true;
+}
+
 struct cputime *cputime_new(struct tracer *tr)
 {
 	struct cputime *c;
 
-	if (tr->kind != TRACER_PID || tr->pid <= 0)
+	if (tr->kind == TRACER_PID ? tr->pid <= 0 : !tr->path)
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->tr = tr;
+	if (tr->kind == TRACER_FILE && !set_exe(tr)) {
+		free(c);
+		return NULL;
+	}
 	c->link = bpf_program__attach(tr->skel->progs.pt_oncpu);
 	if (!c->link) {
 		log_msg(LOG_DEBUG, "cannot count the target's CPU time: the "
 				   "budget's sampled counts become bounds");
+		tr->skel->bss->oncpu_ino = 0;
 		free(c);
 		return NULL;
 	}
-	tr->skel->bss->oncpu_pid = (uint32_t)tr->pid;
+	if (tr->kind == TRACER_PID)
+		tr->skel->bss->oncpu_pid = (uint32_t)tr->pid;
 	return c;
 }
 
@@ -45,6 +72,7 @@ void cputime_free(struct cputime *c)
 	if (!c)
 		return;
 	c->tr->skel->bss->oncpu_pid = 0;
+	c->tr->skel->bss->oncpu_ino = 0;
 	bpf_link__destroy(c->link);
 	free(c);
 }

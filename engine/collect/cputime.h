@@ -7,7 +7,8 @@
  * clock) moves at ticks (4 ms here), too coarse for that. pt_oncpu, on
  * every context switch, adds up the time the target's threads run on
  * each CPU; cputime_ns() sums it with the stretches under way. Every
- * thread counts, those started later and those gone too. Called by
+ * thread counts, those started later and those gone too; with -b of an
+ * executable, every process that runs it (its mm's exe_file). Called by
  * budget.c; its clock in seconds (cputime_clock_s()) by cost.c too.
  */
 #ifndef PROBETOP_CPUTIME_H
@@ -19,8 +20,9 @@
 struct cputime;
 struct tracer;
 
-/* Start counting tr's target, if it is one process. NULL when it is not
- * (-b), or the program could not be attached (logged at debug level). */
+/* Start counting tr's target: one process (-p, a command), or every
+ * process running an executable (-b). NULL for -b of a shared library,
+ * or when the program could not be attached (logged at debug level). */
 struct cputime *cputime_new(struct tracer *tr);
 
 /* Stop counting. NULL is a no-op. */

@@ -252,6 +252,11 @@ bool elfobj_is_dyn(const struct elfobj *obj)
 	return obj->dyn;
 }
 
+bool elfobj_is_exec(const struct elfobj *obj)
+{
+	return !obj->dyn || obj->interp_len;
+}
+
 bool elfobj_has_notes(const struct elfobj *obj)
 {
 	return obj->notes_scn != NULL;

@@ -47,6 +47,9 @@ const char *elfobj_name(const struct elfobj *obj);
 /* e_machine (EM_X86_64...) and whether it is a shared object/PIE (ET_DYN) */
 int elfobj_machine(const struct elfobj *obj);
 bool elfobj_is_dyn(const struct elfobj *obj);
+/* whether it is an executable (ET_EXEC, or a PIE: ET_DYN with an
+ * interpreter), not a shared library */
+bool elfobj_is_exec(const struct elfobj *obj);
 
 /* true if the file has a .note.stapsdt section (cheap, no parsing) */
 bool elfobj_has_notes(const struct elfobj *obj);
