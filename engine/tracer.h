@@ -62,6 +62,7 @@ struct tracer_spec_info {
 	int width; /* enum pt_key_width: which hash maps hold its rows */
 	bool val_signed;
 	bool exact; /* never sampled by the budget (tracer_keep_exact()) */
+	bool preferred; /* the budget's first (tracer_prefer()) */
 	pid_t solo_pid; /* a spec without keys on a one-process target: its
 			 * one row, (spec, this pid), is slot id of the
 			 * solo maps; 0: rows are in the hash maps */
@@ -306,6 +307,10 @@ void tracer_count_again(struct tracer *tr, int id);
 /* Never sample spec id under a budget: another spec needs it whole (a
  * semaphore it raises). */
 void tracer_keep_exact(struct tracer *tr, int id);
+
+/* Spend the budget on spec id first (governor.h): the user reads its
+ * rows first (Top's). */
+void tracer_prefer(struct tracer *tr, int id);
 
 /* Whether spec id is parked now. */
 bool tracer_parked(const struct tracer *tr, int id);

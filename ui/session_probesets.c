@@ -288,6 +288,8 @@ int session_add(struct session *s, const struct spec *spec,
 	id = tracer_add(s->tr, spec);
 	if (id < 0)
 		return id;
+	if (role && !strcmp(ps->sections[role->section].name, "frames"))
+		tracer_prefer(s->tr, id); /* Top's rows: the budget's first */
 	if (role && role->needs[0]) {
 		struct spec need;
 		char err[128];

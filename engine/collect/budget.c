@@ -349,6 +349,7 @@ static void start_slot(struct budget *b, const struct mark *m)
 		in[id] = (struct gov_in){
 			.live = s->live && info,
 			.fixed = info && is_fixed(info),
+			.preferred = info && info->preferred,
 			/* the hits it dropped parked cost a trap each too:
 			 * those while its uprobes were going out after its
 			 * window (a grace period), and in before it */

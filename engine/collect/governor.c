@@ -32,33 +32,46 @@ static void price(struct gov_spec *s, const struct gov_in *in)
 	s->known = true;
 }
 
-/* The level L at which sum(min(price, L)) over the sampled specs is
- * room, or -1 if every one fits whole. */
-static double level(const struct gov *g, const struct gov_in *in, size_t n,
-		    double room)
+/* Whether spec in is one the pass for the preferred (pref) or for the
+ * others shares room between. */
+static bool in_pass(const struct gov_in *in, bool pref)
 {
-	double lo = 0, hi = 0, sum = 0;
+	return in->live && !in->fixed && in->preferred == pref;
+}
 
-	for (size_t i = 0; i < n; i++) {
-		if (!in[i].live || in[i].fixed)
-			continue;
-		sum += g->spec[i].price;
-		if (g->spec[i].price > hi)
+/* What the specs of a pass take at level l: sum(min(price, l)), or every
+ * price if l < 0. */
+static double spent_at(const struct gov *g, const struct gov_in *in, size_t n,
+		       double l, bool pref)
+{
+	double used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (in_pass(&in[i], pref))
+			used += l >= 0 && g->spec[i].price > l
+					? l
+					: g->spec[i].price;
+	return used;
+}
+
+/* The level L at which the specs of a pass take room, or -1 if every
+ * one fits whole. */
+static double level(const struct gov *g, const struct gov_in *in, size_t n,
+		    double room, bool pref)
+{
+	double lo = 0, hi = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (in_pass(&in[i], pref) && g->spec[i].price > hi)
 			hi = g->spec[i].price;
-	}
-	if (sum <= room)
+	if (spent_at(g, in, n, -1, pref) <= room)
 		return -1;
 	if (room <= 0)
 		return 0;
 	for (int it = 0; it < 60; it++) { /* bisection: hi - lo < hi / 2^60 */
-		double mid = (lo + hi) / 2, used = 0;
+		double mid = (lo + hi) / 2;
 
-		for (size_t i = 0; i < n; i++)
-			if (in[i].live && !in[i].fixed)
-				used += g->spec[i].price < mid
-						? g->spec[i].price
-						: mid;
-		if (used > room)
+		if (spent_at(g, in, n, mid, pref) > room)
 			hi = mid;
 		else
 			lo = mid;
@@ -88,7 +101,7 @@ static void fill_reserve(struct gov *g, const struct gov_in *in, size_t n,
 size_t gov_slot(struct gov *g, const struct gov_in *in, size_t n, double slot_s,
 		double budget_ns, double *duty)
 {
-	double room;
+	double room, lp, spent, others, fixed = 0;
 	size_t cut = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -105,22 +118,30 @@ size_t gov_slot(struct gov *g, const struct gov_in *in, size_t n, double slot_s,
 	room = budget_ns + (g->reserve > 0
 				    ? g->reserve / GOV_SLOT_S
 				    : g->reserve / GOV_BURST_S); /* paid back */
-	g->room_ns = room > 0 ? room * GOV_SLOT_S : 0;
 	for (size_t i = 0; i < n; i++)
 		if (in[i].live && in[i].fixed)
-			room -= g->spec[i].price;
-	/* in debt, the costly pay it back: the cheap keep a tenth */
-	if (room < budget_ns * GOV_FLOOR)
-		room = budget_ns * GOV_FLOOR;
-	g->level = level(g, in, n, room);
-	if (g->level < 0)
-		return 0;
+			fixed += g->spec[i].price;
+	/* the preferred first, up to GOV_PREFER of the room (of the budget
+	 * in debt: the others pay it back); the others share what is
+	 * left, and in debt the cheap keep a tenth of the budget */
+	lp = level(g, in, n,
+		   GOV_PREFER * ((room > budget_ns ? room : budget_ns) - fixed),
+		   true);
+	spent = spent_at(g, in, n, lp, true);
+	others = room - fixed - spent;
+	if (others < budget_ns * GOV_FLOOR)
+		others = budget_ns * GOV_FLOOR;
+	g->level = level(g, in, n, others, false);
+	if (room < fixed + spent + budget_ns * GOV_FLOOR)
+		room = fixed + spent + budget_ns * GOV_FLOOR;
+	g->room_ns = room * GOV_SLOT_S;
 	for (size_t i = 0; i < n; i++) {
-		double d;
+		double l = in[i].preferred ? lp : g->level, d;
 
-		if (!in[i].live || in[i].fixed || g->spec[i].price <= g->level)
+		if (!in[i].live || in[i].fixed || l < 0 ||
+		    g->spec[i].price <= l)
 			continue;
-		d = g->level / g->spec[i].price;
+		d = l / g->spec[i].price;
 		d = d < GOV_MIN_DUTY ? GOV_MIN_DUTY : d;
 		if (d > GOV_FULL)
 			continue;

@@ -25,7 +25,9 @@
  * shared so that every spec whose price is under a common level L is
  * attached all the time (exact), and each costlier one for L / price of
  * the slot (at least GOV_MIN_DUTY): the cheap stay exact, the costliest
- * are cut most.
+ * are cut most. Preferred specs (those whose rows the user reads first:
+ * Top's) share first, up to GOV_PREFER of the room, and the others what
+ * they left: a flood of another role is cut before them.
  */
 #ifndef PROBETOP_GOVERNOR_H
 #define PROBETOP_GOVERNOR_H
@@ -41,11 +43,13 @@
 #define GOV_BURST_S 1.0 /* the reserve: the budget of this long */
 #define GOV_FULL 0.9 /* a duty above it is taken as 1 (no flapping) */
 #define GOV_FLOOR 0.1 /* of the budget, for the cheap whatever is owed */
+#define GOV_PREFER 0.8 /* of the room, the preferred specs' at most */
 
 /* One spec in the slot that ended, by spec id. */
 struct gov_in {
 	bool live; /* a spec (else the rest is ignored, its state reset) */
 	bool fixed; /* may not be sampled: its price is spent regardless */
+	bool preferred; /* shares the room first (GOV_PREFER) */
 	uint64_t hits; /* in the slot */
 	double on_s; /* seconds it was attached in the slot */
 	double hit_ns; /* ns of CPU one hit costs the target */
@@ -59,7 +63,8 @@ struct gov_spec {
 
 struct gov {
 	struct gov_spec spec[256]; /* PT_MAX_SPECS */
-	double level; /* the last slot's L, ns/s; < 0: nothing was cut */
+	double level; /* the last slot's L of the others, ns/s; < 0:
+			 nothing of theirs was cut */
 	double reserve; /* ns of CPU kept for bursts (< 0: owed) */
 	double room_ns; /* what the slot under way may spend (gov_room_ns) */
 };

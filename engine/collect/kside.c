@@ -122,6 +122,12 @@ void tracer_keep_exact(struct tracer *tr, int id)
 		tr->specs[id].info.exact = true;
 }
 
+void tracer_prefer(struct tracer *tr, int id)
+{
+	if (id >= 0 && id < tr->nspecs && tr->specs[id].used)
+		tr->specs[id].info.preferred = true;
+}
+
 bool tracer_parked(const struct tracer *tr, int id)
 {
 	return id >= 0 && id < tr->nspecs && tr->specs[id].used &&

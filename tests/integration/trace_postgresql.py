@@ -17,7 +17,10 @@ $2 ...), a shape over 63 bytes cut there with "...". Under pgbench's
 TPC-B-like script (simple protocol), every statement's shape is counted
 exactly as often as pg_stat_statements' own `calls` for it, and the
 UPDATE with its literals is one row however many values it had; the
-texts as sent stay reachable with str(arg0). A missing postgres, and a
+texts as sent stay reachable with str(arg0). Under the default budget
+with every role attached, 8 clients: each statement's calls within 15%
+of pg_stat_statements', estimates (Top's role is spent on first). A
+missing postgres, and a
 server that has stopped, are one-line errors."""
 
 import os
@@ -313,6 +316,51 @@ def check_shapes(pg):
            % len(raw))
 
 
+def check_shapes_budget(pg):
+    """pgbench's TPC-B-like script, 8 clients for 10 s under the default
+    budget with every role of -P postgresql attached: Top's calls (the
+    [frames] role, which the budget spends on first) by shape, the
+    backends' rows added up, within 15% of pg_stat_statements' calls,
+    each of their totals an estimate (~) or exact, never a bound."""
+    pg.psql("SELECT pg_stat_statements_reset();")
+    tr = Trace(["-b", POSTGRES, "-P", "postgresql", "-i", "60"])
+    try:
+        bench = pg.run([BIN + "/pgbench", "-M", "simple", "-c", "8", "-j",
+                        "2", "-T", "10", pg.db])
+        tap.eq(bench.returncode, 0, "pgbench -M simple -c 8 -T 10 (TPC-B)",
+               bench.stderr)
+        stats = pg.psql(STATEMENTS, tuples=True).stdout
+    finally:
+        tr.finish()
+    final = tr.final()
+    if final is None:
+        tap.ok(False, "budget: a final summary", tr.stderr[-2000:])
+        return
+    theirs = {}
+    for line in stats.splitlines():
+        calls, query = line.split("|", 1)
+        if int(calls) >= 1000:  # the script's, not the set-up's
+            q = query if len(query) + 1 <= 63 else query[:63] + "..."
+            theirs[q] = int(calls)
+    ours, marks = {}, {}
+    for r in rows(final, CALLS):
+        q = r["key"][0]
+        q = q.rstrip(";") if not q.endswith("...") else q
+        ours[q] = ours.get(q, 0) + r["total"]
+        marks.setdefault(q, set()).add(
+            "~" if r.get("estimated") else
+            ">=" if r.get("lower_bound") else "")
+    bad = ["%s: %d, pg_stat_statements %d, marks %s" % (
+        q, ours.get(q, 0), n, sorted(marks.get(q, ())))
+        for q, n in theirs.items()
+        if abs(ours.get(q, 0) / n - 1) > 0.15 or
+        not marks.get(q, {">="}) <= {"~", ""}]
+    tap.ok(len(theirs) == 7 and not bad,
+           "budget: pgbench's 7 statements, each within 15%% of "
+           "pg_stat_statements' calls, estimates (%d statements)"
+           % len(theirs), bad or theirs)
+
+
 def main():
     with Cluster("-c shared_preload_libraries=pg_stat_statements") as pg:
         pg.psql("CREATE EXTENSION pg_stat_statements;")
@@ -334,6 +382,7 @@ def main():
         check_io(final, stats)
         check_one_backend(pg)
         check_shapes(pg)
+        check_shapes_budget(pg)
         postmaster = pg.postmaster_pid()
     tap.ok(not os.path.exists(pg.dir), "the server's directory is removed")
     for _ in range(100):  # pg_ctl stop -w: its pid file is gone

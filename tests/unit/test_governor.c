@@ -5,7 +5,7 @@
  * per hit; every slot the test feeds the governor the hits the duty it
  * gave last would have seen, as budget.c does. Steady, a burst, a short
  * burst the reserve absorbs, many cheap specs, one costly among cheap
- * ones, fixed specs, no budget.
+ * ones, fixed specs, a preferred spec beside a flood, no budget.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +25,7 @@ struct sim {
 	size_t n;
 	double rate[MAXS]; /* hits per second while attached */
 	bool fixed[MAXS];
+	bool preferred[MAXS];
 	double duty[MAXS]; /* of the slot under way */
 };
 
@@ -35,6 +36,7 @@ static void sim_init(struct sim *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		s->rate[i] = 0;
 		s->fixed[i] = false;
+		s->preferred[i] = false;
 		s->duty[i] = 1; /* everything starts attached */
 	}
 }
@@ -51,6 +53,7 @@ static size_t sim_slot(struct sim *s, double budget)
 		in[i] = (struct gov_in){
 			.live = true,
 			.fixed = s->fixed[i],
+			.preferred = s->preferred[i],
 			.hits = (uint64_t)(s->rate[i] * on + 0.5),
 			.on_s = on,
 			.hit_ns = HIT_NS,
@@ -226,6 +229,34 @@ static void test_fixed(void **state)
 	assert_true(s.duty[1] == GOV_MIN_DUTY);
 }
 
+/* A preferred spec at 6% beside a flood at 40%, budget 10%: it stays
+ * whole (shared evenly it would get 5%), the flood gets what is left
+ * (4%); preferred at 30%, it gets GOV_PREFER of the room (8%), the
+ * flood the rest (2%). */
+static void test_preferred(void **state)
+{
+	struct sim s;
+
+	(void)state;
+	sim_init(&s, 2);
+	s.preferred[0] = true;
+	s.rate[0] = 60000;
+	s.rate[1] = 400000;
+	spend_reserve(&s, 10);
+	for (int slot = 0; slot < 5; slot++) {
+		assert_int_equal(sim_slot(&s, 10), 1);
+		assert_true(s.duty[0] == 1);
+		assert_true(s.duty[1] > 0.0999 && s.duty[1] < 0.1001);
+	}
+	s.rate[0] = 300000;
+	spend_reserve(&s, 10);
+	for (int slot = 0; slot < 5; slot++) {
+		assert_int_equal(sim_slot(&s, 10), 2);
+		assert_true(s.duty[0] > 0.2666 && s.duty[0] < 0.2668);
+		assert_true(s.duty[1] > 0.0499 && s.duty[1] < 0.0501);
+	}
+}
+
 /* No budget: everything attached all the time, whatever it costs. */
 static void test_no_budget(void **state)
 {
@@ -276,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_one_costly),
 		cmocka_unit_test(test_two_costly),
 		cmocka_unit_test(test_fixed),
+		cmocka_unit_test(test_preferred),
 		cmocka_unit_test(test_no_budget),
 		cmocka_unit_test(test_gone),
 	};
