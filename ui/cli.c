@@ -22,6 +22,7 @@
 
 static void (*tee_fn)(void *ctx, const char *msg);
 static void *tee_ctx;
+static FILE *held; /* cli_hold(): the lines said meanwhile */
 
 void cli_tee(void (*fn)(void *ctx, const char *msg), void *ctx)
 {
@@ -37,9 +38,29 @@ void cli_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "probetop: %s\n", inert_str(shown, sizeof(shown), msg));
+	fprintf(held ? held : stderr, "probetop: %s\n",
+		inert_str(shown, sizeof(shown), msg));
 	if (tee_fn)
 		tee_fn(tee_ctx, msg);
+}
+
+void cli_hold(void)
+{
+	if (!held)
+		held = tmpfile(); /* NULL: said at once, as before */
+}
+
+void cli_release(void)
+{
+	char line[4096];
+
+	if (!held)
+		return;
+	rewind(held);
+	while (fgets(line, sizeof(line), held))
+		fputs(line, stderr);
+	fclose(held);
+	held = NULL;
 }
 
 struct json_object *cli_json_inert(const char *s)

@@ -27,6 +27,11 @@ int cmd_probesets(int argc, char **argv);
  * inert (engine/name/inert.h), as it may quote the target's names. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Keep what cli_error() says from now (the screen is curses') until
+ * cli_release() prints it on stderr. */
+void cli_hold(void);
+void cli_release(void);
+
 /* Hand every later cli_error() message (raw, before "probetop: " and
  * the inert escaping) to fn too; fn NULL: to none. For --record. */
 void cli_tee(void (*fn)(void *ctx, const char *msg), void *ctx);

@@ -63,8 +63,8 @@ void console_log_ring(enum log_level level, const char *msg, void *ctx)
 {
 	struct console *c = ctx;
 
-	if (!curses_up)
-		fprintf(stderr, "probetop: %s\n", msg);
+	if (!curses_up || c->starting)
+		cli_error("%s", msg); /* held while starting (cli_hold()) */
 	if (c->nlog == LOG_MAX) {
 		free(c->log[0]);
 		memmove(c->log, c->log + 1, sizeof(c->log[0]) * (LOG_MAX - 1));
@@ -548,6 +548,27 @@ static void teardown(struct console *c)
 	console_free_views(c);
 }
 
+/* Curses up at once, saying what the session does while it starts
+ * (session_open(), calibration, the command's start); what is said on
+ * stderr meanwhile is kept for after the screen (cli_hold()). */
+static void start_screen(struct console *c, struct session_args *a)
+{
+	if (a->pid)
+		snprintf(c->starting_what, sizeof(c->starting_what), "pid %d",
+			 (int)a->pid);
+	else if (a->binary)
+		snprintf(c->starting_what, sizeof(c->starting_what), "-b %s",
+			 a->binary);
+	else
+		snprintf(c->starting_what, sizeof(c->starting_what), "%s",
+			 a->command[0]);
+	c->starting = true;
+	cli_hold();
+	console_start_curses(c);
+	a->progress = console_starting;
+	a->progress_ctx = c;
+}
+
 int console_run(struct session_args *a, double interval_s, double duration_s)
 {
 	struct console *c = calloc(1, sizeof(*c));
@@ -595,10 +616,12 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	if (c->base_note[0])
 		console_say(c, "--baseline %s: cut: %s", a->baseline,
 			    c->base_note);
+	start_screen(c, a);
 	ret = session_open(&c->s, a);
 	if (ret)
 		goto out;
 	ret = 1;
+	console_starting(c, "measuring what a probe costs here");
 	c->agg = agg_new(c->s.tr);
 	if (!c->agg)
 		goto out;
@@ -609,17 +632,20 @@ int console_run(struct session_args *a, double interval_s, double duration_s)
 	recorder_start(c->rec, &c->s, a->command, interval_s, say_record, c);
 	if (c->s.pid)
 		c->pidfd = pidfd_open(c->s.pid, 0);
+	if (a->command)
+		console_starting(c, "starting the command");
 	if (session_release(&c->s) || conmodel_probes(c->cm, &c->s, &c->m))
 		goto out;
+	c->starting = false;
 	fill_target(c);
 	c->last_read = cli_now_s();
 	console_refresh_model(c);
-	console_start_curses(c);
 	c->cur = c->prev = console_view_index(c, "dash");
 	run_loop(c);
 	ret = 0;
 out:
 	teardown(c);
+	cli_release(); /* what was said while it started */
 	free(c);
 	return ret;
 }

@@ -87,6 +87,8 @@ struct console {
 	char *log[LOG_MAX];
 	size_t nlog;
 	char status[256];
+	char starting_what[160]; /* the target, on the starting screen */
+	bool starting; /* the session is starting: messages held too */
 	char said_why[sizeof(((struct model *)0)->frames_why)]; /* in Messages */
 	double next_tick, last_read;
 	double given_interval; /* -i, which bounds + and - if outside theirs */
@@ -103,6 +105,9 @@ struct console {
 /* log.h's sink while the console runs: Messages and the status line
  * (and stderr until the screen is up). ctx: the console. */
 void console_log_ring(enum log_level level, const char *msg, void *ctx);
+/* The screen while the session starts (ctx: the console): what it does
+ * now (session_args' progress). */
+void console_starting(void *ctx, const char *what);
 
 /* Restore the terminal on a crash signal. */
 void console_catch_crashes(void);

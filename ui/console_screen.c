@@ -197,6 +197,20 @@ static void draw_footer(struct console *c)
 	}
 }
 
+void console_starting(void *ctx, const char *what)
+{
+	struct console *c = ctx;
+
+	erase();
+	draw_fmt(0, 0, COLS, STYLE_HEADER, " probetop  %s", c->starting_what);
+	draw_fmt(2, 2, COLS - 2, STYLE_NORMAL, "starting: %s%s", what,
+		 c->m.utf8 ? "\u2026" : "...");
+	draw_text(LINES - 1, 0, COLS, STYLE_DIM,
+		  " the first interval's numbers follow once every probe "
+		  "is attached");
+	refresh();
+}
+
 void console_redraw(struct console *c)
 {
 	struct view_env env = { env_draw, c };

@@ -268,6 +268,8 @@ int session_open(struct session *s, const struct session_args *a)
 	if (session_pick_named(s, a))
 		goto fail;
 	ret = 1;
+	s->opening = a;
+	session_progress(s, "loading the BPF programs");
 	if (session_open_target(s, a))
 		goto fail;
 	session_read_target_env(s, a);
@@ -277,7 +279,10 @@ int session_open(struct session *s, const struct session_args *a)
 	if (a->with_kernel)
 		session_pick_kernel(s);
 	for (int i = 0; i < a->nspecs; i++) {
-		int id = session_add(s, &specs[i], NULL, NULL), bad;
+		int id, bad;
+
+		session_progress(s, "attaching -e %s", specs[i].text);
+		id = session_add(s, &specs[i], NULL, NULL);
 
 		if (id < 0) {
 			cli_error("-e '%s': cannot attach: %s", specs[i].text,
@@ -292,6 +297,7 @@ int session_open(struct session *s, const struct session_args *a)
 	}
 	if (session_attach_sets(s))
 		goto fail;
+	s->opening = NULL;
 	free(specs);
 	return 0;
 fail:

@@ -50,6 +50,10 @@ struct session_args {
 	const char *listen; /* --listen [ADDR:]PORT, or NULL */
 	const char *record; /* --record FILE, or NULL (recorder.h) */
 	const char *baseline; /* --baseline OLD, or NULL (baseline.h) */
+	/* what session_open() does now ("attaching -P python: 3/9"), for
+	 * a screen that is up; NULL: not said */
+	void (*progress)(void *ctx, const char *what);
+	void *progress_ctx;
 };
 
 /* --budget's default: % of one CPU tracing may take from the targets */
@@ -115,6 +119,8 @@ struct session {
 	bool io_off; /* ... and did: */
 	double io_off_pct, io_off_syscall_ns; /* what it cost the machine */
 	bool proc; /* ... and the processes it starts */
+	const struct session_args *opening; /* during session_open() only:
+					       its progress hook */
 	bool detecting; /* no -P, no -e: probesets are picked by detection,
 			   also later, as libraries appear */
 	unsigned int detected_gen; /* tracer_objects_gen() at the last

@@ -34,6 +34,11 @@ bool session_target_meets(const struct session *s, const struct ps_note *n);
 
 /* session_probesets.c ------------------------------------------------- */
 
+/* Say what session_open() does now through its args' progress hook (a
+ * screen that is up); nothing outside session_open(). */
+void session_progress(const struct session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Pick the probesets -P names (before the target is opened). 0, or -1
  * said on stderr for a name no probeset has. */
 int session_pick_named(struct session *s, const struct session_args *a);

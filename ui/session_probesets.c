@@ -10,6 +10,7 @@
  * session.h by trace and the console); calls session_target.c.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -156,6 +157,19 @@ const struct ps_spec *session_pick_alt(const struct session *s,
  * asked_by_target(); of alternatives, session_pick_alt()'s), or what the kernel
  * watches.
  * 0 or -1 (said). */
+void session_progress(const struct session *s, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	if (!s->opening || !s->opening->progress)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	s->opening->progress(s->opening->progress_ctx, what);
+}
+
 int session_attach_set(struct session *s, const struct probeset *ps)
 {
 	if (ps->kernel)
@@ -177,6 +191,8 @@ int session_attach_set(struct session *s, const struct probeset *ps)
 				"process of a CPython 3.8-3.13 only",
 				ps->name, ps->sections[r->section].name,
 				r->name, r->spec.text);
+		session_progress(s, "attaching -P %s: %d of %d", ps->name,
+				 k + 1, ps->nspecs);
 		id = session_add(s, &r->spec, ps, r);
 		if (id < 0) {
 			cli_error("-P %s: '%s': cannot attach: %s", ps->name,

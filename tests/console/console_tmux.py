@@ -603,7 +603,8 @@ def test_errors(tap):
     try:
         s = wait_screen(r"EXITED \d+")
         tap.ok("no such process: 999999" in s and "EXITED 1" in s,
-               "a bad pid: one line before the screen, exit 1", s)
+               "a bad pid: one line on the terminal once the screen is "
+               "gone, exit 1", s)
     finally:
         tmux("kill-session", "-t", SESSION)
 
@@ -712,6 +713,42 @@ def test_pysample(tap):
             tmux("kill-session", "-t", SESSION)
 
 
+def test_starting(tap):
+    """The screen comes up at once and says what probetop does until the
+    first interval: loading its BPF programs, then attaching each
+    probeset's specs (one of N), with the command in the header."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "spin.py")
+        with open(script, "w") as f:
+            f.write(SPIN)
+        try:
+            start("%s -- /usr/bin/python3.11 %s" % (PROBETOP, script))
+            seen, end = [], time.time() + 20
+            while time.time() < end:
+                s = screen()
+                if not seen or s != seen[-1]:
+                    seen.append(s)
+                if re.search(r"probes \(\d+ on\)", s):
+                    break
+                time.sleep(0.02)
+            first = next((s for s in seen if s.strip()), "")
+            said = [re.search(r"starting: ([^\n…]*)", s) for s in seen]
+            said = [m.group(1).strip() for m in said if m]
+            tap.ok("probetop  /usr/bin/python3.11" in first and
+                   "loading the BPF programs" in said and
+                   any(re.match(r"attaching -P python: \d+ of \d+$", w)
+                       for w in said) and
+                   re.search(r"probes \(\d+ on\)", seen[-1]),
+                   "starting: the first screen says what probetop does "
+                   "(loading, attaching N of M) until the first interval",
+                   said or seen[:3])
+            keys("q")
+            s = wait_screen(r"EXITED \d+")
+            tap.ok("EXITED 0" in s, "q after the start: exit 0", s)
+        finally:
+            tmux("kill-session", "-t", SESSION)
+
+
 def test_budget(tap):
     """A Python calling a function as fast as it can, launched: under the
     default budget its calls can only be lower bounds (the traps take
@@ -785,6 +822,7 @@ def main():
     tap = Tap()
     need_root(tap)
     test_errors(tap)
+    test_starting(tap)
     test_plain(tap)
     test_picker(tap)
     test_fixture(tap)
