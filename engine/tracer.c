@@ -285,6 +285,8 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		.t0 = (volatile uint64_t *)&tr->skel->bss->calib_t0,
 		.n = (volatile uint64_t *)&tr->skel->bss->calib_n,
 		.min = (volatile uint64_t *)&tr->skel->bss->calib_min,
+		.cap = (volatile uint64_t *)&tr->skel->bss->calib_cap,
+		.sum = (volatile uint64_t *)&tr->skel->bss->calib_sum,
 		.multi = tr->multi,
 	});
 	tr->lat = *cost_trap_lat();

@@ -40,8 +40,9 @@ struct trap_lat {
 
 /* The ns to take from each time of a pair whose start's sites have the
  * kinds start (a bit per enum trap_kind, TRAP_RET_BIT) and whose end's
- * have end: the cheapest start's, so that no time reads shorter than
- * the code between the probes took; 0 when none is known. Pure. */
+ * have end: the cheapest start's (a spec whose starts are of several
+ * kinds is not over-corrected where its calls hit the cheap); 0 when
+ * none is known. Pure. */
 double trap_lat_adj(const struct trap_lat *l, unsigned int start,
 		    unsigned int end);
 

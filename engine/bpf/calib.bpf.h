@@ -19,8 +19,9 @@ int pt_calib(struct pt_regs *ctx)
 }
 
 /* the pair under calibration: its start's timestamp (0: none open), its
- * times' count and least (calib.c reads and resets them) */
-__u64 calib_t0, calib_n, calib_min;
+ * times' least, and the count and sum of those up to calib_cap (0: all;
+ * calib.c sets, reads and resets them) */
+__u64 calib_t0, calib_min, calib_cap, calib_n, calib_sum;
 
 SEC("uprobe")
 int pt_calib_in(struct pt_regs *ctx)
@@ -37,9 +38,12 @@ int pt_calib_out(struct pt_regs *ctx)
 	if (calib_t0) {
 		__u64 ns = now - calib_t0;
 
-		calib_n++;
 		if (!calib_min || ns < calib_min)
 			calib_min = ns;
+		if (!calib_cap || ns <= calib_cap) {
+			calib_n++;
+			calib_sum += ns;
+		}
 		calib_t0 = 0;
 	}
 	return 0;

@@ -212,8 +212,8 @@ static __always_inline void lat_start(const struct pt_regs *ctx,
 	lat_push(ctx, s, epoch);
 }
 
-/* A pair's time raw ns less adj, what its probes add to it at the least
- * (calibrated): 0 if that is all. */
+/* A pair's time raw ns less adj, what its probes add to it on average
+ * (calibrated): 0 if that is all or more. */
 static __always_inline __s64 lat_ns(__u64 raw, __u64 adj)
 {
 	return raw > adj ? (__s64)(raw - adj) : 0;

@@ -79,7 +79,8 @@ struct cost_progs {
 struct cost_calib {
 	struct bpf_program *empty; /* pt_calib */
 	struct bpf_program *in, *out; /* pt_calib_in, pt_calib_out */
-	volatile uint64_t *t0, *n, *min; /* calib_t0, calib_n, calib_min */
+	volatile uint64_t *t0, *min, *cap; /* calib_t0, calib_min, calib_cap */
+	volatile uint64_t *n, *sum; /* calib_n, calib_sum */
 	bool multi; /* attached by uprobe_multi (prepared) */
 };
 

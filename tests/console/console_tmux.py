@@ -652,6 +652,14 @@ def test_inert(tap):
             t.stop()
 
 
+def script_in(tmp, name, text):
+    """Write text to tmp/name; its path."""
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 BUSY = """\
 def tick(x):
     return x + 1
@@ -680,9 +688,7 @@ def test_pysample(tap):
     switches it to the samples and back."""
     py312 = "/root/.pyenv/versions/3.12.1/bin/python3.12"
     with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, "spin.py")
-        with open(script, "w") as f:
-            f.write(SPIN)
+        script = script_in(tmp, "spin.py", SPIN)
         try:
             start("%s -- %s %s" % (PROBETOP, py312, script))
             wait_screen(r"probes \(\d+ on\)")
@@ -718,9 +724,7 @@ def test_starting(tap):
     first interval: loading its BPF programs, then attaching each
     probeset's specs (one of N), with the command in the header."""
     with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, "spin.py")
-        with open(script, "w") as f:
-            f.write(SPIN)
+        script = script_in(tmp, "spin.py", SPIN)
         try:
             start("%s -- /usr/bin/python3.11 %s" % (PROBETOP, script))
             seen, end = [], time.time() + 20
@@ -758,9 +762,7 @@ def test_budget(tap):
     says it is sampled and why, the header the budget; b steps the budget
     up to 10%, 25% and off, after which its rate is exact again."""
     with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, "busy.py")
-        with open(script, "w") as f:
-            f.write(BUSY)
+        script = script_in(tmp, "busy.py", BUSY)
         try:
             start("%s -- /usr/bin/python3.11 %s" % (PROBETOP, script))
             wait_screen(r"probes \(\d+ on\)")

@@ -265,24 +265,34 @@ def check_one_backend(pg):
            "-p one backend: its six commits")
 
 
-def check_shapes(pg):
-    """pgbench's TPC-B-like script, simple protocol, two clients under -b:
-    each shape counted as often as pg_stat_statements' calls say; the
-    literal texts with str(arg0), one row a text."""
+def traced_pgbench(pg, args, bench_args, what):
+    """pgbench -M simple (TPC-B) with bench_args, traced by `trace -b
+    postgres` with args, pg_stat_statements reset before: (the final
+    summary, or None said; pg_stat_statements' calls and queries)."""
     pg.psql("SELECT pg_stat_statements_reset();")
-    tr = Trace(["-b", POSTGRES, "--budget", "off", "-i", "60", "-e", CALLS,
-                "-e", LATENCY, "-e", RAW])
+    tr = Trace(["-b", POSTGRES, "-i", "60"] + args)
     try:
-        bench = pg.run([BIN + "/pgbench", "-M", "simple", "-c", "2", "-j",
-                        "1", "-t", "300", pg.db])
-        tap.eq(bench.returncode, 0, "pgbench -M simple -c 2 -t 300 (TPC-B)",
-               bench.stderr)
+        bench = pg.run([BIN + "/pgbench", "-M", "simple"] + bench_args +
+                       [pg.db])
+        tap.eq(bench.returncode, 0, "%s: pgbench -M simple %s (TPC-B)"
+               % (what, " ".join(bench_args)), bench.stderr)
         stats = pg.psql(STATEMENTS, tuples=True).stdout
     finally:
         tr.finish()
     final = tr.final()
     if final is None:
-        tap.ok(False, "shapes: a final summary", tr.stderr[-2000:])
+        tap.ok(False, "%s: a final summary" % what, tr.stderr[-2000:])
+    return final, stats
+
+
+def check_shapes(pg):
+    """pgbench's TPC-B-like script, simple protocol, two clients under -b:
+    each shape counted as often as pg_stat_statements' calls say; the
+    literal texts with str(arg0), one row a text."""
+    final, stats = traced_pgbench(
+        pg, ["--budget", "off", "-e", CALLS, "-e", LATENCY, "-e", RAW],
+        ["-c", "2", "-j", "1", "-t", "300"], "shapes")
+    if final is None:
         return
     ours, lat = {}, {}
     for r in rows(final, CALLS):
@@ -322,19 +332,10 @@ def check_shapes_budget(pg):
     [frames] role, which the budget spends on first) by shape, the
     backends' rows added up, within 15% of pg_stat_statements' calls,
     each of their totals an estimate (~) or exact, never a bound."""
-    pg.psql("SELECT pg_stat_statements_reset();")
-    tr = Trace(["-b", POSTGRES, "-P", "postgresql", "-i", "60"])
-    try:
-        bench = pg.run([BIN + "/pgbench", "-M", "simple", "-c", "8", "-j",
-                        "2", "-T", "10", pg.db])
-        tap.eq(bench.returncode, 0, "pgbench -M simple -c 8 -T 10 (TPC-B)",
-               bench.stderr)
-        stats = pg.psql(STATEMENTS, tuples=True).stdout
-    finally:
-        tr.finish()
-    final = tr.final()
+    final, stats = traced_pgbench(pg, ["-P", "postgresql"],
+                                  ["-c", "8", "-j", "2", "-T", "10"],
+                                  "budget")
     if final is None:
-        tap.ok(False, "budget: a final summary", tr.stderr[-2000:])
         return
     theirs = {}
     for line in stats.splitlines():
