@@ -248,15 +248,39 @@ static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
 	return probed > bare ? (probed - bare) / CALIB_CALLS : 0;
 }
 
+/* The median of CALIB_ROUNDS rounds' mean time of CALIB_CALLS calls of
+ * fn, each timed by p's pair (a round the machine disturbed moves its
+ * mean by microseconds: the median leaves it out); -1 if none timed. */
+static double median_round(const struct cost_calib *p, void (*fn)(void))
+{
+	double m[CALIB_ROUNDS];
+	int n = 0;
+
+	for (int r = 0; r < CALIB_ROUNDS; r++) {
+		*p->n = *p->sum = 0;
+		for (int i = 0; i < CALIB_CALLS; i++)
+			fn();
+		if (*p->n)
+			m[n++] = (double)*p->sum / (double)*p->n;
+	}
+	for (int i = 1; i < n; i++) /* insertion sort: five */
+		for (int j = i; j > 0 && m[j - 1] > m[j]; j--) {
+			double t = m[j];
+
+			m[j] = m[j - 1];
+			m[j - 1] = t;
+		}
+	return n ? m[n / 2] : -1;
+}
+
 /* What the pair p->in at start, p->out at end (a return probe if ret)
- * measures of fn, which takes no time: the mean of CALIB_ROUNDS *
- * CALIB_CALLS times, what its probes add to a time on average (their
- * least is well below it where a trap is single-stepped: 14.3 against
- * 15.6-16.4 us here, with a tail past 20, and a target's calls pay the
- * mean), leaving out those over twice the least of CALIB_CALLS first
- * ones and CALIB_CAP_NS (the thread preempted or interrupted: one such
- * ms in 5,000 would add 200 ns); -1 if they cannot be attached. Its
- * links are kept for detach_all(). */
+ * measures of fn, which takes no time: what its probes add to a time on
+ * average (median_round()). Their least is well below it where a trap
+ * is single-stepped (14.3 against 15.4-16.4 us here, with a tail past
+ * 20), and a target's calls pay the mean. Times over twice the least of
+ * CALIB_CALLS first ones and CALIB_CAP_NS are left out (the thread
+ * preempted or interrupted: one such ms in 5,000 would add 200 ns). -1
+ * if they cannot be attached. Its links are kept for detach_all(). */
 static double time_pair(const struct cost_calib *p, void (*fn)(void),
 			const void *start, const void *end, bool ret)
 {
@@ -269,11 +293,7 @@ static double time_pair(const struct cost_calib *p, void (*fn)(void),
 		for (int i = 0; i < CALIB_CALLS; i++)
 			fn();
 		*p->cap = 2 * *p->min + CALIB_CAP_NS;
-		*p->n = *p->sum = 0;
-		for (int i = 0; i < CALIB_ROUNDS * CALIB_CALLS; i++)
-			fn();
-		if (*p->n)
-			mean = (double)*p->sum / (double)*p->n;
+		mean = median_round(p, fn);
 	}
 	detach_later(&in);
 	detach_later(&out);

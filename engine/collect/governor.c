@@ -132,9 +132,10 @@ size_t gov_slot(struct gov *g, const struct gov_in *in, size_t n, double slot_s,
 	if (others < budget_ns * GOV_FLOOR)
 		others = budget_ns * GOV_FLOOR;
 	g->level = level(g, in, n, others, false);
-	if (room < fixed + spent + budget_ns * GOV_FLOOR)
+	/* a burst check (gov_room_ns()) leaves the preferred their share */
+	if (spent > 0 && room < fixed + spent + budget_ns * GOV_FLOOR)
 		room = fixed + spent + budget_ns * GOV_FLOOR;
-	g->room_ns = room * GOV_SLOT_S;
+	g->room_ns = room > 0 ? room * GOV_SLOT_S : 0;
 	for (size_t i = 0; i < n; i++) {
 		double l = in[i].preferred ? lp : g->level, d;
 
