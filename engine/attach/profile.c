@@ -26,12 +26,15 @@
  * same every so many ms would sample it always at the same moment of its
  * cycle. So the clocks restart at random moments (gaps of PROF_GAP_S on
  * average, give or take half), each at a rate of HZ give or take
- * PROF_JITTER: no rhythm of the target stays in step for long. A restart
+ * PROF_JITTER: no rhythm of the target stays in step for long, and
+ * within a gap the clock drifts through the target's cycle (gaps of 0.2
+ * s, 20 samples each, held one phase each and spread a 3:1 split of
+ * heavy and light node functions to 83:17). A restart
  * puts the next sample a whole period away, half a period later than it
  * would have come on average: the clocks run faster by 1 / (2 gap) so
  * that they sample HZ times a second on average.
  */
-#define PROF_GAP_S 0.2
+#define PROF_GAP_S 1.0
 #define PROF_GAP_PERIODS 8 /* a gap at least this many periods long */
 #define PROF_JITTER 0.1
 

@@ -49,11 +49,15 @@ def run(args, secs):
 
 def out_of_range(a, rng):
     """The rows of aggregation a whose min or max lies outside the range
-    rng(key) of the fixture: [(key, min, max, range)]."""
+    rng(key) of the fixture: [(key, min, max, range)]. A time is its raw
+    time less what the probes add on average (calibrated): one call's may
+    read a little below the least its code took (1453 ns for 1470 once),
+    so the least may be 10% lower; a pair across a parked gap or an outer
+    start popped is off by a depth's time or more."""
     bad = []
     for r in a["rows"]:
         lo, hi = rng(tuple(r["key"]))
-        if r["min"] < lo or r["max"] > hi:
+        if r["min"] < 0.9 * lo or r["max"] > hi:
             bad.append((r["key"], r["min"], r["max"], (lo, hi)))
     return bad
 
