@@ -208,8 +208,10 @@ def check(label, py, script, short):
            "%s: pyline samples on spin's loop lines" % label, pl)
     pf, ps = rows(fin, PFRAME), rows(fin, PSTACK)
     spin = pf.get(("spin", short, LINE["spin"]), 0)
+    # in spin: 95% of the samples (the script's own code between its
+    # spins takes a few, as many as the clock's random phases give)
     tap.ok(spent > 0.5 and 0.65 <= spin / (99 * spent) <= 1.35 and
-           sum(pf.values()) - spin <= 5,
+           sum(pf.values()) - spin <= max(5, 0.05 * sum(pf.values())),
            "%s: profile:99: 99 samples a CPU second (%.2f s: %d), in spin"
            % (label, spent, spin), pf)
     hv = ps.get(("<module>;run;heavy;spin",), 0)
