@@ -142,6 +142,7 @@ static int profile_site(struct tracer *tr, struct tspec *ts, int id,
 int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 {
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	uint64_t period;
 	uint32_t idx;
 
 	if (tr->kind != TRACER_PID)
@@ -155,11 +156,11 @@ int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 	if (!ts->links)
 		return -ENOMEM;
 	ts->lcap = (size_t)(ncpu > 0 ? ncpu : 1);
+	period = period_ns(ts->spec.probe[0].hz, gap_s(tr), 0);
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = idx);
 		struct bpf_link *l;
-		int fd = open_clock(
-			cpu, period_ns(ts->spec.probe[0].hz, gap_s(tr), 0));
+		int fd = open_clock(cpu, period);
 
 		if (fd < 0) {
 			err = fd; /* an offline CPU */
