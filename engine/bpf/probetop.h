@@ -177,33 +177,36 @@ enum pt_lasti {
 };
 
 /*
- * A code object as frames and stacks key it: its address (below 2^48 in
- * user space) and, in the top 16 bits, a tag: of its co_version (3.12+:
- * a number no other code object has), else of its co_filename pointer
- * and its co_name's hash (a str's cached hash, after its length), so
- * that an address freed and taken by another code object (a module's
- * code after its import, exec'd code: their names' strings freed and
- * taken again too) is another key, not the first one's name.
+ * A code object as frames and stacks key it: its address (16-byte
+ * aligned, below 2^47 in user space: bits 4-46) and, in the other 21
+ * bits (0-3 and 47-63), a tag: of its co_version (3.12+: a number no
+ * other code object has), else of its co_filename pointer and its
+ * co_name's hash (a str's cached hash, after its length), so that an
+ * address freed and taken by another code object (a module's code after
+ * its import, exec'd code: their names' strings freed and taken again
+ * too) is another key, not the first one's name. Two code objects at one
+ * address share a tag once in 2^21 (with 16 bits, 30 exec'd functions at
+ * one address, 435 pairs, shared one in about a run in 150).
  */
-#define PT_PYCODE_ADDR_BITS 48
-#define PT_PYCODE_ADDR(v) ((v) & ((1ULL << PT_PYCODE_ADDR_BITS) - 1))
+#define PT_PYCODE_ADDR(v) ((v) & ((1ULL << 47) - 16))
+#define PT_PYCODE_TAG_BITS 21
 #define PT_PYCODE_TAG(file, hash)                                           \
 	(((file) ^ ((hash) << 7 | (hash) >> 57)) * 0x9e3779b97f4a7c15ULL >> \
-	 PT_PYCODE_ADDR_BITS)
-#define PT_PYCODE_KEY(code, file, hash)                   \
-	(PT_PYCODE_ADDR(code) | PT_PYCODE_TAG(file, hash) \
-					<< PT_PYCODE_ADDR_BITS)
+	 (64 - PT_PYCODE_TAG_BITS))
+#define PT_PYCODE_SPREAD(tag) (((tag)&15) | (tag) >> 4 << 47)
+#define PT_PYCODE_TAGOF(key) (((key)&15) | (key) >> 47 << 4)
+#define PT_PYCODE_KEY(code, file, hash) \
+	(PT_PYCODE_ADDR(code) | PT_PYCODE_SPREAD(PT_PYCODE_TAG(file, hash)))
 
-/* A pyline key's code object: its address with its tag folded into the
- * 47 bits a line key holds (a user-space address's), so that an address
- * taken again by another code object is another line key too. Not an
- * address (but where the tag is 0): such a code object is named by what
- * the kernel sent (PT_PYNAMED_OPAQUE), never read from the process. */
-#define PT_PYLINE_CODE(key)                                           \
-	((PT_PYCODE_ADDR(key) ^ (key) >> PT_PYCODE_ADDR_BITS << 31) & \
-	 ((1ULL << 47) - 1))
+/* A pyline key's code object: its address with its tag folded into bits
+ * 26-46, its low 4 bits clear (a line key keeps bits 4-46), so that an
+ * address taken again by another code object is another line key too.
+ * Not an address (but where the tag is 0): such a code object is named
+ * by what the kernel sent (PT_PYNAMED_OPAQUE), never read from the
+ * process. */
+#define PT_PYCODE_LINE(key) (PT_PYCODE_ADDR(key) ^ PT_PYCODE_TAGOF(key) << 26)
 
-/* A pyline key: the code object (16-byte aligned, PT_PYLINE_CODE()) and
+/* A pyline key: the code object (16-byte aligned, PT_PYCODE_LINE()) and
  * the offset. */
 #define PT_PYLINE_OFF_BITS 20
 #define PT_PYLINE(code, off)                 \

@@ -15,7 +15,7 @@
  * frame is named by its code object's address, tagged by its co_version
  * or its names (PT_PYCODE_KEY(): an address freed and taken again by
  * another code object is another key; a line key folds the tag into its
- * address, PT_PYLINE_CODE()); a stack by the id (a
+ * address, PT_PYCODE_LINE()); a stack by the id (a
  * hash) of its code objects, kept in pystacks, with (for mixstack keys,
  * mixstack.bpf.h) where each C-level call of the eval loop begins among
  * its frames (struct pt_pystack's ends). pyfirstline is a number
@@ -469,7 +469,7 @@ __noinline __u64 py_line_key(__u32 sample)
 		      : pp->lasti_kind == PT_LASTI_UNITS ? (__u64)lasti * 2
 							 : (__u64)lasti;
 	}
-	key = code ? PT_PYLINE_CODE(py_code_key(pp, code)) : 0;
+	key = code ? PT_PYCODE_LINE(py_code_key(pp, code)) : 0;
 	if (code)
 		py_seen(pp, key, code, 1, sample);
 	return PT_PYLINE(key, off);

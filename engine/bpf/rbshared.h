@@ -70,14 +70,16 @@ struct pt_rbproc {
 #define PT_RBCFUNC_KEY(id) (PT_RBFUNC_CFUNC | ((id) & ~PT_RBFUNC_CFUNC))
 
 /*
- * An rbline key: the frame's function (Ruby code: PT_RBFUNC_KEY()) folded
- * as a pyline key folds a code object (PT_PYLINE_CODE(), its low 4 bits
- * clear: PT_RBLINE_FN()) and bits 3-22 of the frame's pc. The kernel
+ * An rbline key: the frame's function (Ruby code: PT_RBFUNC_KEY()) with
+ * its tag folded into the 47 bits of a user-space address (its low 4
+ * bits clear: PT_RBLINE_FN()) and bits 3-22 of the frame's pc. The kernel
  * sends that function's names and line table keyed by PT_RBLINE_FN();
  * the instruction's offset in VALUEs is (those bits - iseq_encoded's
  * bits 3-22) modulo 2^20 (engine/name/rbline.h), an iseq being shorter.
  */
-#define PT_RBLINE_FN(key) (PT_PYLINE_CODE(key) & ~15ULL)
+#define PT_RBLINE_FN(key)                                                   \
+	(((PT_RBFUNC_ADDR(key) ^ (key) >> 48 << 31) & ((1ULL << 47) - 1)) & \
+	 ~15ULL)
 #define PT_RBLINE(fn, pc) PT_PYLINE(fn, (pc) >> 3)
 
 /* rbnew: a frame's function seen for the first time, its names as read

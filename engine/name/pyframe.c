@@ -62,7 +62,7 @@ struct name_slot {
 	uint64_t code;
 	struct pyname name;
 	bool ok;
-	bool opaque; /* code is a line key's (PT_PYLINE_CODE()): not read */
+	bool opaque; /* code is a line key's (PT_PYCODE_LINE()): not read */
 	int minor;
 	uint8_t *lines; /* the code object's line table, for pyline */
 	size_t nlines;
