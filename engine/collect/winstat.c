@@ -48,9 +48,14 @@ double winstat_rel_var(const struct winstat *ws)
 
 double winstat_rel_var_of(const struct winstat *all, const struct winstat *few)
 {
-	double s2 = resid_var(all);
+	double s2 = resid_var(all), lin, quad;
 
 	if (isinf(s2) || few->h <= 0)
 		return INFINITY;
-	return (double)few->n * s2 / (few->h * few->h);
+	/* a window's residual variance as all's average window's, scaled
+	 * by its CPU time (hits that come like a Poisson count) or by its
+	 * square (phases), whichever is the more */
+	lin = all->n * s2 * few->w / all->w;
+	quad = all->n * s2 * few->ww / all->ww;
+	return (lin > quad ? lin : quad) / (few->h * few->h);
 }

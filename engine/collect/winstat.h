@@ -38,9 +38,14 @@ double winstat_rel_var(const struct winstat *ws);
 /*
  * The relative variance of few's ratio (too few windows to give their
  * own spread) with the residuals' variance s^2 of all's windows (few's
- * among them): few->n s^2 / few->h^2, an interval's own error, which
- * all's ratio, of many more windows, would understate. INFINITY under
- * WINSTAT_MIN windows in all, or no hit in few. Pure.
+ * among them): an interval's own error, which all's ratio, of many more
+ * windows, would understate. Each of few's windows has the variance of
+ * all's average window scaled by its CPU time, or by its square,
+ * whichever sum is the more: few->n s^2 / few->h^2 for windows of all's
+ * size, less for shorter ones (a budget that parks a spec most of an
+ * interval leaves short windows, whose residuals are smaller than the
+ * long ones' of the intervals before). INFINITY under WINSTAT_MIN
+ * windows in all, or no hit in few. Pure.
  */
 double winstat_rel_var_of(const struct winstat *all, const struct winstat *few);
 

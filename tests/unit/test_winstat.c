@@ -80,6 +80,20 @@ static void test_few_of_all(void **state)
 	assert_true(fabs(winstat_rel_var(&all) - 40 * s2 / 4000.0 / 4000.0) <
 		    1e-12);
 	assert_true(isinf(winstat_rel_var_of(&few, &few))); /* too few */
+	/* windows a quarter as long, their hits a quarter: residuals of a
+	 * count scale with the length, s^2 / 4 a window (the square's
+	 * model gives s^2 / 16) */
+	few = (struct winstat){ 0 };
+	winstat_add(&few, 15, 250);
+	winstat_add(&few, 35, 250);
+	assert_true(fabs(winstat_rel_var_of(&all, &few) -
+			 2 * s2 / 4 / 50.0 / 50.0) < 1e-12);
+	/* twice as long: phases scale with the square, 4 s^2 a window */
+	few = (struct winstat){ 0 };
+	winstat_add(&few, 120, 2000);
+	winstat_add(&few, 280, 2000);
+	assert_true(fabs(winstat_rel_var_of(&all, &few) -
+			 2 * 4 * s2 / 400.0 / 400.0) < 1e-12);
 	assert_true(isinf(winstat_rel_var_of(&all, &(struct winstat){ 0 })));
 }
 
