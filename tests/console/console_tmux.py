@@ -49,9 +49,19 @@ def wait_screen(pattern, timeout=10):
 
 
 def start(cmd, w=120, h=40):
+    """A new session SESSION of w x h running cmd. Killing the last
+    session ends tmux's server, and a new-session that reaches the server
+    while it exits fails ("server exited unexpectedly"): then it is tried
+    once more, half a second later (a new server), and says so."""
     tmux("kill-session", "-t", SESSION)
-    r = tmux("new-session", "-d", "-s", SESSION, "-x", str(w), "-y", str(h),
-             cmd + "; echo EXITED $?; sleep 60")
+    args = ["new-session", "-d", "-s", SESSION, "-x", str(w), "-y", str(h),
+            cmd + "; echo EXITED $?; sleep 60"]
+    r = tmux(*args)
+    if r.returncode != 0:
+        sys.stderr.write("tmux new-session failed (%s): once more\n"
+                         % r.stderr.strip())
+        time.sleep(0.5)
+        r = tmux(*args)
     assert r.returncode == 0, r.stderr
 
 
