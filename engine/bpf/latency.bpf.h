@@ -257,10 +257,11 @@ static __always_inline void lat_pop(const struct pt_site *s, __u32 epoch,
 
 /* The end of a latency pair: its time, less what the probes themselves
  * added to it (s->lat_adj: the start's trap after its timestamp, the
- * end's before its own, as calibrated), into its start's row. */
-static __always_inline void lat_end(const struct pt_site *s)
+ * end's before its own, as calibrated), into its start's row; now: the
+ * end's timestamp, taken as its program began. */
+static __always_inline void lat_end(const struct pt_site *s, __u64 now)
 {
-	__u64 now = bpf_ktime_get_ns(), t0;
+	__u64 t0;
 	__u32 epoch = lat_epoch(s->spec);
 	__s64 ns;
 

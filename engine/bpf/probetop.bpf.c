@@ -82,12 +82,16 @@ static __always_inline int handle(struct pt_regs *ctx)
 	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
 	const struct pt_site *s = bpf_map_lookup_elem(&sites, &idx);
 	struct pt_key *key;
+	__u64 now;
 	__u32 run;
 	__s64 v = 0;
 	int err;
 
 	if (!s)
 		return 0;
+	/* a pair's end: its time taken before the statistics' work, as the
+	 * calibration's end takes it first (cost_calibrate()) */
+	now = s->action == PT_ACT_LAT_END ? bpf_ktime_get_ns() : 0;
 	if (s->profile && s->pid && s->pid != bpf_get_current_pid_tgid() >> 32)
 		return 0; /* a sample of another process */
 	if (pt_count_hits) {
@@ -108,7 +112,7 @@ static __always_inline int handle(struct pt_regs *ctx)
 		return 0;
 	}
 	if (s->action == PT_ACT_LAT_END) {
-		lat_end(s);
+		lat_end(s, now);
 		return 0;
 	}
 	if (s->solo) {
