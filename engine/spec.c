@@ -277,6 +277,42 @@ static int parse_argn(struct cursor *c)
 	return (int)n;
 }
 
+static const struct {
+	const char *name;
+	struct spec_cast cast;
+} CASTS[] = {
+	{ "int8", { 1, true } },    { "int16", { 2, true } },
+	{ "int32", { 4, true } },   { "int64", { 8, true } },
+	{ "uint8", { 1, false } },  { "uint16", { 2, false } },
+	{ "uint32", { 4, false } }, { "uint64", { 8, false } },
+};
+
+/* [(TYPE)]argN into *cast and N: returns N, or -EINVAL with the error
+ * set. */
+static int parse_cast_argn(struct cursor *c, struct spec_cast *cast)
+{
+	char type[16];
+	size_t pos;
+
+	*cast = (struct spec_cast){ 0 };
+	skip_blanks(c);
+	pos = c->pos;
+	if (!eat(c, '('))
+		return parse_argn(c);
+	skip_blanks(c);
+	parse_ident(c, type, sizeof(type));
+	for (size_t i = 0; i < sizeof(CASTS) / sizeof(CASTS[0]); i++)
+		if (!strcmp(type, CASTS[i].name))
+			*cast = CASTS[i].cast;
+	if (!cast->size)
+		return fail(c, pos + 1,
+			    "expected a type: (int8|int16|int32|int64|uint8|"
+			    "uint16|uint32|uint64)argN");
+	if (!eat(c, ')'))
+		return fail(c, c->pos, "expected ')' after the type");
+	return parse_argn(c);
+}
+
 /* An integer literal (lquantize bounds), decimal or 0x hex, signed. */
 static int parse_int(struct cursor *c, int64_t *out)
 {
@@ -430,7 +466,7 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 				return fail(c, pos, "%.*s twice",
 					    (int)(c->pos - pos), c->text + pos);
 	} else {
-		k.arg = parse_argn(c);
+		k.arg = parse_cast_argn(c, &k.cast);
 		if (k.arg < 0)
 			return k.arg;
 	}
@@ -451,7 +487,10 @@ int spec_key_text(const struct spec_key *k, char *out, size_t n)
 	for (size_t i = 0; i < sizeof(CTX_KEYS) / sizeof(CTX_KEYS[0]); i++)
 		if (CTX_KEYS[i].kind == k->kind)
 			len = snprintf(out, n, "%s", CTX_KEYS[i].word);
-	if (k->kind == SPEC_KEY_NUM)
+	if (k->kind == SPEC_KEY_NUM && k->cast.size)
+		len = snprintf(out, n, "(%s)arg%d", spec_cast_name(k->cast),
+			       k->arg);
+	else if (k->kind == SPEC_KEY_NUM)
 		len = snprintf(out, n, "arg%d", k->arg);
 	else if (k->kind == SPEC_KEY_STR)
 		len = snprintf(out, n, "str(arg%d)", k->arg);
@@ -462,6 +501,15 @@ int spec_key_text(const struct spec_key *k, char *out, size_t n)
 	else if (k->kind == SPEC_KEY_SYM)
 		len = snprintf(out, n, "sym(arg%d)", k->arg);
 	return len < 0 || (size_t)len >= n ? -1 : len;
+}
+
+const char *spec_cast_name(struct spec_cast cast)
+{
+	for (size_t i = 0; i < sizeof(CASTS) / sizeof(CASTS[0]); i++)
+		if (CASTS[i].cast.size == cast.size &&
+		    CASTS[i].cast.is_signed == cast.is_signed)
+			return CASTS[i].name;
+	return "?";
 }
 
 const char *spec_agg_name(enum spec_agg agg)
@@ -535,7 +583,7 @@ static int parse_agg(struct cursor *c, struct spec *sp)
 			sp->timed = true;
 		} else {
 			c->pos = at;
-			sp->val_arg = parse_argn(c);
+			sp->val_arg = parse_cast_argn(c, &sp->val_cast);
 			if (sp->val_arg < 0)
 				return sp->val_arg;
 		}

@@ -96,10 +96,19 @@ enum spec_key_kind {
 			  * pc in the kernel; the line in user space) */
 };
 
+/* (TYPE)argN: the argument taken as an integer of that many bytes and
+ * sign (int8 .. uint64), e.g. a function's int, whose register's upper
+ * half a fn: probe would read as well; size 0: as the probe gives it. */
+struct spec_cast {
+	uint8_t size;
+	bool is_signed;
+};
+
 struct spec_key {
 	enum spec_key_kind kind;
 	int arg; /* N */
 	int len_arg; /* M for SPEC_KEY_STRN, else -1 */
+	struct spec_cast cast; /* SPEC_KEY_NUM's */
 };
 
 #define SPEC_PROFILE_MAX_HZ 10000
@@ -121,6 +130,7 @@ struct spec {
 	bool timed; /* the value is the time A..B: latency(), or
 		       lquantize(latency, LOW, HIGH, STEP) */
 	int val_arg; /* sum/quantize/lquantize value argN, else -1 */
+	struct spec_cast val_cast; /* its (TYPE), if any */
 	int64_t lq_low, lq_high, lq_step; /* lquantize */
 	int lq_nsteps; /* buckets from LOW up to HIGH, 1..64 */
 	int nkeys;
@@ -186,6 +196,9 @@ void spec_probe_text(const struct spec_probe *p, char *out, size_t len);
 
 /* "count", "sum", ... */
 const char *spec_agg_name(enum spec_agg agg);
+
+/* A cast's type as written: "int32", "uint8" ... ("?" if none). */
+const char *spec_cast_name(struct spec_cast cast);
 
 /*
  * DTrace spells a note's "__" as "-" (python:function-entry is the note's

@@ -72,7 +72,10 @@
 	"no args\n"                                                            \
 	"  AGG    count(KEYS)  sum(argN, KEYS)  quantize(argN, KEYS)\n"        \
 	"         lquantize(argN, LOW, HIGH, STEP, KEYS)  latency(KEYS)\n"     \
-	"  KEYS   argN | str(argN) | str(argN, argM: length) | sql(argN: a\n"  \
+	"  KEYS   argN | (int32)argN (int8..int64, uint8..uint64: argN as "    \
+	"that\n"                                                               \
+	"         integer) | str(argN) | str(argN, argM: length) | sql(argN: " \
+	"a\n"                                                                  \
 	"         statement by its shape, literals $1 $2 ...) | sym(argN: "    \
 	"an\n"                                                                 \
 	"         address, named by its symbol) | pyframe (the thread's "      \

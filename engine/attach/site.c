@@ -96,6 +96,21 @@ static int fetch_arg(const struct site_argsrc *src, int n, struct pt_fetch *f)
 	return fetch_from_usdt(&src->loc->argv[n], src->loc->addr, f);
 }
 
+/* Argument n of src into *f, taken as cast says (if it says): at most
+ * that many bytes of it, extended by its sign. */
+static int fetch_cast(const struct site_argsrc *src, int n,
+		      struct spec_cast cast, struct pt_fetch *f)
+{
+	int err = fetch_arg(src, n, f);
+
+	if (err || !cast.size)
+		return err;
+	if (cast.size < f->size)
+		f->size = cast.size;
+	f->is_signed = cast.is_signed;
+	return 0;
+}
+
 static const enum pt_action AGG_ACTION[] = {
 	[SPEC_AGG_COUNT] = PT_ACT_COUNT,
 	[SPEC_AGG_SUM] = PT_ACT_COUNT,
@@ -174,7 +189,7 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 	}
 	s->action = sp->timed ? PT_ACT_LAT_START : AGG_ACTION[sp->agg];
 	if (sp->val_arg >= 0) {
-		err = fetch_arg(src, sp->val_arg, &s->val);
+		err = fetch_cast(src, sp->val_arg, sp->val_cast, &s->val);
 		if (err)
 			return err;
 		s->has_val = 1;
@@ -192,7 +207,7 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 				 : k->kind == SPEC_KEY_STR ? PT_KEY_STR
 				 : k->kind == SPEC_KEY_SQL ? PT_KEY_SQL
 							   : PT_KEY_STRN;
-		err = fetch_arg(src, k->arg, &s->key[i]);
+		err = fetch_cast(src, k->arg, k->cast, &s->key[i]);
 		if (!err && k->kind == SPEC_KEY_STRN)
 			err = fetch_arg(src, k->len_arg, &s->len[i]);
 		if (err)

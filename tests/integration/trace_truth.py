@@ -620,7 +620,7 @@ PY312 = os.path.join(os.environ.get("PYENV_ROOT", "/root/.pyenv"),
                      "versions", "3.12.1", "bin", "python3.12")
 PS_FRAMES = "profile:99=count(pyframe)"
 PS_STACKS = "profile:99=count(pystack)"
-PS_GC = "fn:gc_collect_main=latency(arg1)"
+PS_GC = "fn:gc_collect_main=latency((int32)arg1)"
 PS_COLLECTED = "fn:gc_collect_main%return=sum(arg0)"
 
 

@@ -342,13 +342,39 @@ static void test_profile_and_python(void **state)
 
 /* Each key as a spec writes it, for specs made from others (the
  * histogram's zoom): what parses back to the same key. */
+/* (TYPE)argN: a function's int read as one, in a key or a value. */
+static void test_casts(void **state)
+{
+	struct spec sp;
+
+	(void)state;
+	sp = parse_ok("fn:gc_collect_main=latency((int32)arg1)");
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_NUM);
+	assert_int_equal(sp.keys[0].arg, 1);
+	assert_int_equal(sp.keys[0].cast.size, 4);
+	assert_true(sp.keys[0].cast.is_signed);
+	sp = parse_ok("fn:f=sum( ( uint16 )arg2, arg0)");
+	assert_int_equal(sp.val_arg, 2);
+	assert_int_equal(sp.val_cast.size, 2);
+	assert_false(sp.val_cast.is_signed);
+	assert_int_equal(sp.keys[0].cast.size, 0);
+	expect_error("fn:f=count((int33)arg1)",
+		     "expected a type: (int8|int16|int32|int64|uint8|uint16|"
+		     "uint32|uint64)argN at column 13");
+	expect_error("fn:f=count((int32 arg1)",
+		     "expected ')' after the type at column 19");
+	expect_error("fn:f=count((int32)str(arg1))",
+		     "expected argN at column 19");
+}
+
 static void test_key_text(void **state)
 {
 	static const char *const KEYS[] = {
-		"arg2",	     "str(arg1)", "str(arg0, arg3)", "sql(arg0)",
-		"sym(arg4)", "pyframe",	  "pyline",	     "pyfirstline",
-		"pystack",   "ustack",	  "kstack",	     "mixstack",
-		"phpframe",  "phpstack",  "rbframe",	     "rbstack",
+		"arg2",	       "str(arg1)",   "str(arg0, arg3)", "sql(arg0)",
+		"sym(arg4)",   "pyframe",     "pyline",		 "pyfirstline",
+		"pystack",     "ustack",      "kstack",		 "mixstack",
+		"phpframe",    "phpstack",    "rbframe",	 "rbstack",
+		"(int32)arg1", "(uint8)arg0",
 	};
 	char text[64], spec[128];
 	struct spec sp;
@@ -428,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_fn),
 		cmocka_unit_test(test_profile_and_python),
+		cmocka_unit_test(test_casts),
 		cmocka_unit_test(test_key_text),
 		cmocka_unit_test(test_errors),
 	};
