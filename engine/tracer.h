@@ -320,10 +320,17 @@ bool tracer_parked(const struct tracer *tr, int id);
 struct pt_stat;
 int tracer_stat(const struct tracer *tr, int id, struct pt_stat *sum);
 
-/* Count every hit of every spec in the stats map (struct pt_stat hits),
- * for the budget's governor; off by default (it costs each hit a few
- * ns). */
-void tracer_count_hits(struct tracer *tr, bool on);
+/* Who asks for every hit to be counted (tracer_count_hits()). */
+enum tracer_hits_by {
+	TRACER_HITS_BUDGET = 1, /* the governor, all the time */
+	TRACER_HITS_METER = 2, /* the cost meter, in its windows: which hits
+				  shared a trap with another spec's */
+};
+
+/* Count every hit of every spec in the stats map (struct pt_stat hits,
+ * and those that shared a trap) while anyone (who) asks; off by default
+ * (it costs each hit a few ns). */
+void tracer_count_hits(struct tracer *tr, enum tracer_hits_by who, bool on);
 
 /*
  * Whether keys that read Python frames (pyframe, pyline, pystack) can

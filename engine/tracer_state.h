@@ -106,6 +106,7 @@ struct tracer {
 	int nspecs; /* highest used id + 1 */
 	struct site_slots sites;
 	struct watch watch; /* tracer_watch() */
+	unsigned int hits_by; /* enum tracer_hits_by bits: pt_count_hits */
 	struct trap_lat lat; /* what a latency pair's probes add to each
 				time (cost_calibrate()): its ends' sites'
 				lat_adj */

@@ -34,6 +34,14 @@
 #include "stackname.h"
 #include "symbolize.h"
 
+/* Hits counted while the meter's window is open: which shared a trap
+ * with another spec's, whatever the budget (off, it counts none). */
+static void meter_hits(struct agg *agg)
+{
+	tracer_count_hits(agg->tr, TRACER_HITS_METER,
+			  cost_in_window(agg->cost));
+}
+
 struct agg *agg_new(struct tracer *tr)
 {
 	struct agg *agg = calloc(1, sizeof(*agg));
@@ -80,6 +88,7 @@ struct agg *agg_new(struct tracer *tr)
 		errno = ENOMEM;
 		return NULL;
 	}
+	meter_hits(agg);
 	clock_gettime(CLOCK_MONOTONIC, &agg->start);
 	return agg;
 }
@@ -104,6 +113,8 @@ void agg_free(struct agg *agg)
 	stackname_free(agg->stacks);
 	symbolizer_free(agg->sym);
 	budget_free(agg->budget);
+	if (agg->tr)
+		tracer_count_hits(agg->tr, TRACER_HITS_METER, false);
 	cost_free(agg->cost);
 	free(agg->keys);
 	free(agg->vals);
@@ -132,6 +143,7 @@ void agg_tick(struct agg *agg)
 	tracer_cost_progs(agg->tr, &progs); /* pt_profile loads late */
 	cost_add_progs(agg->cost, &progs);
 	cost_tick(agg->cost);
+	meter_hits(agg);
 	budget_tick(agg->budget);
 	tracer_profile_tick(agg->tr);
 	take_names(agg);
@@ -354,6 +366,7 @@ const struct agg_snapshot *agg_read_step(struct agg *agg, double step_s)
 	snap->proc = agg->proc;
 	snap->nproc = agg->nproc;
 	cost_fill(agg->cost, snap, agg->specs);
+	meter_hits(agg);
 	snap->interval = ++agg->interval;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	was = snap->elapsed_s;

@@ -423,7 +423,7 @@ void budget_free(struct budget *b)
 		tracer_unpark(b->tr, id, true);
 		tracer_count_again(b->tr, id);
 	}
-	tracer_count_hits(b->tr, false);
+	tracer_count_hits(b->tr, TRACER_HITS_BUDGET, false);
 	cputime_free(b->cpu);
 	free(b);
 }
@@ -433,7 +433,7 @@ void budget_set(struct budget *b, double pct)
 	struct mark m;
 
 	b->pct = pct;
-	tracer_count_hits(b->tr, pct >= 0);
+	tracer_count_hits(b->tr, TRACER_HITS_BUDGET, pct >= 0);
 	gov_init(&b->gov);
 	b->sampled = 0;
 	b->costliest = -1;

@@ -274,6 +274,11 @@ void cost_free(struct cost *c)
 	free(c);
 }
 
+bool cost_in_window(const struct cost *c)
+{
+	return c && c->window;
+}
+
 void cost_tick(struct cost *c)
 {
 	if (c && c->window && !c->continuous &&

@@ -139,6 +139,10 @@ double cost_hit_ns(const struct cost *c, const struct tracer_spec_info *info);
 /* ... of which the programs' average run. */
 double cost_prog_ns(const struct cost *c);
 
+/* Whether c's statistics window is open: the tracer then counts every
+ * hit, for the share of them that shared a trap (tracer_count_hits()). */
+bool cost_in_window(const struct cost *c);
+
 /* Close the statistics window once it has been open COST_WINDOW_S; call
  * it a few times a second (cheap otherwise). */
 void cost_tick(struct cost *c);

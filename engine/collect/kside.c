@@ -158,7 +158,8 @@ int tracer_stat(const struct tracer *tr, int id, struct pt_stat *sum)
 	return 0;
 }
 
-void tracer_count_hits(struct tracer *tr, bool on)
+void tracer_count_hits(struct tracer *tr, enum tracer_hits_by who, bool on)
 {
-	tr->skel->bss->pt_count_hits = on;
+	tr->hits_by = on ? tr->hits_by | who : tr->hits_by & ~(unsigned)who;
+	tr->skel->bss->pt_count_hits = tr->hits_by != 0;
 }
