@@ -20,9 +20,11 @@ inlined into what, in the process that is traced):
   JS:pathB, each right under JS:drive."""
 
 import os
+import queue
 import re
 import shutil
 import tempfile
+import threading
 
 from tap import Tap, Target, Trace, agg_of, cpu_s, need_root
 
@@ -75,21 +77,70 @@ def named(script, text, fn):
                                at - (text.rfind("\n", 0, at) + 1) + 1)
 
 
+class Hung(Exception):
+    """node said nothing for WAIT_S: what it was doing, for the log."""
+
+
+WAIT_S = 60
+
+
+def node_state(pid):
+    """What process pid is doing: each thread's state and wait channel,
+    and the main thread's kernel stack (as /proc shows them), or that it
+    is gone."""
+    def read(path):
+        try:
+            with open(path) as f:
+                return f.read().strip()
+        except OSError as e:
+            return str(e)
+    out = []
+    try:
+        tids = sorted(os.listdir("/proc/%d/task" % pid), key=int)
+    except OSError as e:
+        return [str(e)]
+    for tid in tids:
+        base = "/proc/%d/task/%s/" % (pid, tid)
+        state = [l for l in read(base + "status").splitlines()
+                 if l.startswith(("Name", "State"))]
+        out.append("%s %s wchan %s" % (tid, " ".join(state),
+                                       read(base + "wchan")))
+    out.append("stack: " + read("/proc/%d/stack" % pid))
+    return out
+
+
 class Node:
     """node --trace-turbo-inlining on script: its protocol's lines apart
-    from the trace's, which say what TurboFan inlined into what."""
+    from the trace's, which say what TurboFan inlined into what. Its
+    output is read by a thread, so that a node that says nothing for
+    WAIT_S is a failed check that says what it was doing (CI14 timed out
+    once in check_writes after 180 s, no check failed), not a hang."""
 
     def __init__(self, script):
         self.t = Target(["node", "--trace-turbo-inlining", script],
                         ready=False)
         self.pid = self.t.pid
         self.inlined = set()  # (callee, caller)
+        self.lines = queue.Queue()
+        threading.Thread(target=self.read, daemon=True).start()
         self.until("ready")
 
+    def read(self):
+        for line in self.t.p.stdout:
+            self.lines.put(line)
+        self.lines.put("")
+
     def until(self, word):
-        """Lines up to one that is word (the trace's kept)."""
+        """Lines up to one that is word (the trace's kept); Hung if none
+        comes for WAIT_S."""
         while True:
-            line = self.t.p.stdout.readline()
+            try:
+                line = self.lines.get(timeout=WAIT_S)
+            except queue.Empty:
+                state = node_state(self.pid)
+                self.t.stop()
+                raise Hung("node %d said nothing for %d s waiting for "
+                           "%r" % (self.pid, WAIT_S, word), state) from None
             if not line or line.strip() == word:
                 return line.strip()
             m = INLINING.match(line)
@@ -197,10 +248,14 @@ with tempfile.TemporaryDirectory() as tmp:
     work = os.path.join(tmp, "work.js")
     with open(work, "w") as f:
         f.write(SCRIPT)
-    check_top(work)
-    check_stacks(work)
     writes = os.path.join(tmp, "writes.js")
     with open(writes, "w") as f:
         f.write(WRITES)
-    check_writes(writes)
+    for check, script in ((check_top, work), (check_stacks, work),
+                          (check_writes, writes)):
+        try:
+            check(script)
+        except Hung as e:
+            tap.ok(False, "%s: node answered" % check.__name__,
+                   "\n".join([e.args[0]] + e.args[1]))
 tap.done()
