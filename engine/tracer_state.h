@@ -139,6 +139,7 @@ struct tracer {
 	size_t ntouched;
 	struct unwind *unwind; /* unwind.h: the kernel's unwind tables */
 	bool v8_set; /* the process's V8 described in v8procs */
+	bool v8_said; /* its V8 cannot be read: said once, not read again */
 	bool beam_named; /* tracer_jit_named(): the BEAM's tables found */
 	uint64_t beam_looked_ns; /* when they were last looked for */
 };

@@ -197,11 +197,22 @@ void objects_v8_setup(struct tracer *tr)
 	__u32 pid = (__u32)tr->pid;
 	size_t n;
 
-	if (tr->v8_set || !tr->unwind || tr->pid <= 0)
+	if (tr->v8_set || tr->v8_said || !tr->unwind || tr->pid <= 0)
 		return;
 	n = tracer_objects(tr, objs, sizeof(objs) / sizeof(objs[0]));
 	for (size_t i = 0; i < n; i++) {
-		if (!objs[i]->elf || v8meta_read(objs[i]->elf, &m))
+		int err =
+			objs[i]->elf ? v8meta_read(objs[i]->elf, &m) : -ENOENT;
+
+		if (err == -ENOTSUP) {
+			log_msg(LOG_WARN,
+				"%s: a V8 probetop cannot read (%s): its "
+				"JavaScript frames stay addresses",
+				objs[i]->path, m.why);
+			tr->v8_said = true;
+			return;
+		}
+		if (err)
 			continue;
 		p.fp_context = m.fp_context;
 		p.fp_function = m.fp_function;
@@ -218,6 +229,7 @@ void objects_v8_forget(struct tracer *tr)
 {
 	__u32 pid = (__u32)tr->pid;
 
+	tr->v8_said = false; /* another program after an exec */
 	if (!tr->v8_set)
 		return;
 	bpf_map_delete_elem(bpf_map__fd(tr->skel->maps.v8procs), &pid);

@@ -118,6 +118,8 @@ static bool read_fields(struct elfobj *obj, const struct v8field *t, size_t n,
 		if (number(obj, t[i].sym, (int32_t *)((char *)m + t[i].at))) {
 			log_msg(LOG_DEBUG, "%s: no v8dbg_%s: %s",
 				elfobj_name(obj), t[i].sym, why);
+			snprintf(m->why, sizeof(m->why),
+				 "its metadata lacks v8dbg_%s", t[i].sym);
 			return false;
 		}
 	return true;
@@ -125,13 +127,17 @@ static bool read_fields(struct elfobj *obj, const struct v8field *t, size_t n,
 
 int v8meta_read(struct elfobj *obj, struct v8meta *m)
 {
-	int32_t tagged, ptr, smi_shift, smi_tag_size = 1;
+	int32_t tagged = 0, ptr = 0, smi_shift, smi_tag_size = 1;
 
 	if (number(obj, "off_fp_function", &m->fp_function))
 		return -ENOENT;
 	if (number(obj, "TaggedSize", &tagged) ||
 	    number(obj, "SystemPointerSize", &ptr) || tagged != 8 || ptr != 8 ||
 	    number(obj, "SmiShiftSize", &smi_shift)) {
+		snprintf(m->why, sizeof(m->why),
+			 "pointer compression, or not 64-bit (v8dbg_TaggedSize "
+			 "%d, v8dbg_SystemPointerSize %d)",
+			 tagged, ptr);
 		log_msg(LOG_DEBUG,
 			"%s: V8 with pointer compression (or not 64-bit): "
 			"its frames are not read",
@@ -145,7 +151,13 @@ int v8meta_read(struct elfobj *obj, struct v8meta *m)
 	m->inl = read_fields(obj, INLINE_FIELDS,
 			     sizeof(INLINE_FIELDS) / sizeof(INLINE_FIELDS[0]),
 			     m, "inlined functions are not named");
-	if (m->fp_function >= 0 || m->fp_context >= 0 || m->heap_tag_mask == 0)
+	if (m->fp_function >= 0 || m->fp_context >= 0 ||
+	    m->heap_tag_mask == 0) {
+		snprintf(m->why, sizeof(m->why),
+			 "a frame layout it does not know (function at fp%+d, "
+			 "context at fp%+d)",
+			 m->fp_function, m->fp_context);
 		return -ENOTSUP;
+	}
 	return 0;
 }

@@ -62,11 +62,12 @@ struct v8meta {
 	uint32_t t_code, t_istream, t_bytes, t_weak_array;
 	uint32_t code_deopt, code_positions, istream_start;
 	uint32_t dd_count, dd_literals, dd_sfi, dd_inlining;
+	char why[96]; /* -ENOTSUP: why its frames are not read */
 };
 
 /* The metadata of obj into m. 0, -ENOENT (obj is no V8: no
  * v8dbg_off_fp_function), -ENOTSUP (pointer compression, or a field
- * missing: its name logged at LOG_DEBUG). */
+ * missing: m->why says which, and it is logged at LOG_DEBUG). */
 int v8meta_read(struct elfobj *obj, struct v8meta *m);
 
 #endif

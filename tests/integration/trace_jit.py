@@ -18,7 +18,10 @@ whose probe jit:hit fires once per call; the fixture names the loop in
   loop it came through (jit_hot_loop 300, the late loop 200, its name
   without V8's tier mark), exactly;
   fn:run_jit=count(jitframe), whose stacks have no JIT frame: by the
-  innermost frame, run_jit itself, twice."""
+  innermost frame, run_jit itself, twice;
+- a program whose metadata says it is a V8 probetop cannot read
+  (v8fake.c: pointer compression): one warning naming it and why, not
+  silent addresses."""
 
 import json
 import os
@@ -97,5 +100,23 @@ finally:
     t.stop()
     if os.path.exists(perf_map):
         os.unlink(perf_map)
+
+# a V8 probetop cannot read (v8fake: its metadata says pointer
+# compression): stacks asked for, one warning that names it and why, at
+# the first rescan, not one a rescan
+t = Target([os.path.join(FIXTURE_DIR, "v8fake")])
+try:
+    tr = Trace(["-p", str(t.pid), "-i", "0.2", "-e",
+                "profile:99=count(ustack)"])
+    tap.eq(t.send("spin").strip(), "done", "v8fake: spun")
+    tr.finish()
+    said = [l.strip() for l in tr.err if "V8" in l]
+    tap.eq(said, ["probetop: %s: a V8 probetop cannot read (pointer "
+                  "compression, or not 64-bit (v8dbg_TaggedSize 4, "
+                  "v8dbg_SystemPointerSize 8)): its JavaScript frames "
+                  "stay addresses" % os.path.join(FIXTURE_DIR, "v8fake")],
+           "a V8 it cannot read: said once, by name and why")
+finally:
+    t.stop()
 
 tap.done()
