@@ -42,7 +42,7 @@ rl.on('line', (line) => {
 });
 """
 PAUSE = ("fn:_ZN2v88internal4Heap24PerformGarbageCollectionENS0_16Garbage"
-         "CollectorENS0_23GarbageCollectionReasonEPKc=latency(arg1)")
+         "CollectorENS0_23GarbageCollectionReasonEPKc=latency((int32)arg1)")
 
 path = "/tmp/trace_nodegc.js"
 with open(path, "w") as f:
