@@ -50,9 +50,10 @@ struct tracer_spec_info {
 	size_t nsites; /* locations attached */
 	size_t role_sites[2]; /* of them, A's and (pairs A..B) B's */
 	size_t nskipped; /* locations that could not be used (logged) */
-	bool semaphore; /* a site has one: the target prepares the probe's
-			   arguments only while it is attached, work the
-			   meter cannot price */
+	bool semaphore; /* a site has one its code tests (semread.h): the
+			   target may prepare the probe's arguments only
+			   while it is attached, work the meter cannot
+			   price */
 	unsigned int trap_kinds[2]; /* A's and B's sites: a bit per enum
 				       trap_kind, TRAP_RET_BIT if return
 				       probes (trapkind.h; the meter's

@@ -118,8 +118,10 @@ static void print_locations(const struct cat_probe *p)
 		       l + 1, loc->addr, loc->offset);
 		if (loc->sem_addr)
 			printf(", semaphore %#" PRIx64 " (file offset %#" PRIx64
-			       ")",
-			       loc->sem_addr, loc->sem_offset);
+			       ", %s)",
+			       loc->sem_addr, loc->sem_offset,
+			       loc->sem_tested ? "tested by the code"
+					       : "no code tests it");
 		putchar('\n');
 		if (loc->nargs < 0)
 			printf("      more than %d arguments: %s\n",
@@ -190,6 +192,10 @@ static json_object *json_location(const struct cat_loc *loc)
 	json_object_object_add(o, "semaphore_offset",
 			       loc->sem_addr ? json_hex(loc->sem_offset)
 					     : NULL);
+	json_object_object_add(
+		o, "semaphore_tested",
+		loc->sem_addr ? json_object_new_boolean(loc->sem_tested)
+			      : NULL);
 	json_object_object_add(o, "args", cli_json_inert(loc->args));
 	for (int a = 0; a < loc->nargs; a++) {
 		const struct usdt_arg *arg = &loc->argv[a];

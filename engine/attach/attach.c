@@ -140,7 +140,7 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 	if (err)
 		return err;
 	ts->info.trap_kinds[role] |= kind;
-	ts->info.semaphore |= ref_ctr != 0;
+	ts->info.semaphore |= ref_ctr != 0 && src->loc && src->loc->sem_tested;
 	w->pend[w->npend++] = (struct attachment){ .site = idx,
 						   .obj = w->obj,
 						   .probe = probe,

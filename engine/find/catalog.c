@@ -16,6 +16,7 @@
 #include "log.h"
 #include "spec.h"
 #include "proc.h"
+#include "semread.h"
 
 /* A parsed ELF file, shared by every catalog that maps it. */
 struct objinfo {
@@ -200,13 +201,35 @@ static int build_probes(struct objinfo *info, struct note_list *list)
 	return 0;
 }
 
+/* Whether the code of the file behind fd (read, not taken) tests each
+ * of info's n locations' semaphores (semread.h): their sem_tested. */
+static void find_tested(struct objinfo *info, size_t n, int fd,
+			const char *name)
+{
+	uint64_t *sems = calloc(n ? n : 1, sizeof(*sems));
+	bool *tested = calloc(n ? n : 1, sizeof(*tested));
+	size_t k = 0;
+
+	for (size_t i = 0; sems && i < n; i++)
+		if (info->locs[i].sem_addr)
+			sems[k++] = info->locs[i].sem_addr;
+	if (sems && tested && k)
+		semread_tested(fd, name, sems, k, tested);
+	for (size_t i = 0, j = 0; i < n; i++)
+		if (info->locs[i].sem_addr) /* unknown: taken as tested */
+			info->locs[i].sem_tested =
+				sems && tested ? tested[j++] : true;
+	free(sems);
+	free(tested);
+}
+
 /* Parse fd (taken) as an ELF file into a new objinfo. NULL + errno. */
 static struct objinfo *objinfo_load(int fd, const char *name, uint64_t dev,
 				    uint64_t inode)
 {
 	struct note_list list = { 0 };
 	struct objinfo *info = calloc(1, sizeof(*info));
-	int ret;
+	int ret, sfd = -1;
 
 	if (!info) {
 		close(fd);
@@ -215,6 +238,7 @@ static struct objinfo *objinfo_load(int fd, const char *name, uint64_t dev,
 	}
 	info->dev = dev;
 	info->inode = inode;
+	sfd = dup(fd);
 	info->elf = elfobj_open_fd(fd, name);
 	if (!info->elf) {
 		ret = -errno;
@@ -230,9 +254,14 @@ static struct objinfo *objinfo_load(int fd, const char *name, uint64_t dev,
 		ret = build_probes(info, &list);
 	if (ret)
 		goto fail;
+	find_tested(info, list.n, sfd, name);
+	if (sfd >= 0)
+		close(sfd);
 	free(list.notes);
 	return info;
 fail:
+	if (sfd >= 0)
+		close(sfd);
 	free(list.notes);
 	objinfo_free(info);
 	errno = -ret;

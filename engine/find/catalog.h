@@ -34,6 +34,8 @@ struct cat_loc {
 	uint64_t offset; /* file offset of the probe site */
 	uint64_t sem_addr; /* link-time address of the semaphore, or 0 */
 	uint64_t sem_offset; /* its file offset (ref_ctr_offset), or 0 */
+	bool sem_tested; /* the file's code tests it (semread.h): raised,
+			    it may make the target do more */
 	const char *args; /* the raw argument spec, "" if none */
 	int nargs; /* decoded arguments, -1 if more than 12 */
 	struct usdt_arg argv[USDT_MAX_ARGS];

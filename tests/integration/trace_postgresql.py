@@ -356,10 +356,12 @@ def check_shapes_budget(pg):
         for q, n in theirs.items()
         if abs(ours.get(q, 0) / n - 1) > 0.15 or
         not marks.get(q, {">="}) <= {"~", ""}]
+    spec = agg_of(final, CALLS) or {}
     tap.ok(len(theirs) == 7 and not bad,
            "budget: pgbench's 7 statements, each within 15%% of "
            "pg_stat_statements' calls, estimates (%d statements)"
-           % len(theirs), bad or theirs)
+           % len(theirs), ["duty %s, cost %s%% of a CPU" % (
+               spec.get("duty"), spec.get("cost_pct"))] + (bad or [theirs]))
 
 
 def main():
