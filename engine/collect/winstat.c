@@ -5,38 +5,62 @@
 
 #include <math.h>
 
+/* The sum of the squares of the residuals of windows (h1, w1) and
+ * (h2, w2) about their own ratio: both are e = (h2 w1 - h1 w2) / (w1 +
+ * w2), one of each sign. */
+static double pair_ss(double h1, double w1, double h2, double w2)
+{
+	double e = w1 + w2 > 0 ? (h2 * w1 - h1 * w2) / (w1 + w2) : 0;
+
+	return 2 * e * e;
+}
+
 void winstat_add(struct winstat *ws, double h, double w)
 {
-	ws->n++;
-	ws->h += h;
-	ws->w += w;
-	ws->hh += h * h;
-	ws->ww += w * w;
-	ws->hw += h * w;
+	struct winstat one = {
+		.n = 1,
+		.h = h,
+		.w = w,
+		.ww = w * w,
+		.first_h = h,
+		.first_w = w,
+		.last_h = h,
+		.last_w = w,
+	};
+
+	winstat_merge(ws, &one);
 }
 
 void winstat_merge(struct winstat *to, const struct winstat *from)
 {
+	if (!from->n)
+		return;
+	if (!to->n) {
+		to->first_h = from->first_h;
+		to->first_w = from->first_w;
+	} else {
+		to->np++;
+		to->ssp += pair_ss(to->last_h, to->last_w, from->first_h,
+				   from->first_w);
+	}
 	to->n += from->n;
 	to->h += from->h;
 	to->w += from->w;
-	to->hh += from->hh;
 	to->ww += from->ww;
-	to->hw += from->hw;
+	to->np += from->np;
+	to->ssp += from->ssp;
+	to->last_h = from->last_h;
+	to->last_w = from->last_w;
 }
 
-/* The residuals' (h_i - R w_i) variance over ws's windows, R its ratio;
- * INFINITY under WINSTAT_MIN windows or none with a hit. */
+/* The variance of a window's hits about the ratio of those around it
+ * (winstat_rel_var()); INFINITY under WINSTAT_MIN windows or none with
+ * a hit. */
 static double resid_var(const struct winstat *ws)
 {
-	double r, ss;
-
 	if (ws->n < WINSTAT_MIN || ws->h <= 0 || ws->w <= 0)
 		return INFINITY;
-	r = ws->h / ws->w;
-	/* sum of (h_i - r w_i)^2, expanded; rounding may make it < 0 */
-	ss = ws->hh - 2 * r * ws->hw + r * r * ws->ww;
-	return (ss > 0 ? ss : 0) / (ws->n - 1);
+	return ws->ssp / ws->np;
 }
 
 double winstat_rel_var(const struct winstat *ws)

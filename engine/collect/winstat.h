@@ -18,20 +18,31 @@
 struct winstat {
 	unsigned int n; /* windows */
 	double h, w; /* sums of their hits and CPU ns */
-	double hh, ww, hw; /* sums of h*h, w*w, h*w */
+	double ww; /* sum of w*w */
+	double first_h, first_w, last_h, last_w; /* the first and last
+						     window, in time */
+	unsigned int np; /* pairs of consecutive windows (n - 1) */
+	double ssp; /* sum over those pairs of their residuals' squares
+		       about the pair's own ratio */
 };
 
-/* A window with h hits in w CPU ns into ws. */
+/* A window with h hits in w CPU ns into ws, after its last. */
 void winstat_add(struct winstat *ws, double h, double w);
 
-/* The windows of from into to as well. */
+/* The windows of from into to as well, after to's. */
 void winstat_merge(struct winstat *to, const struct winstat *from);
 
 /*
  * The relative variance of the ratio estimate ws->h / ws->w from its
- * windows: n s^2 / h^2 where s^2 is the residuals' (h_i - R w_i)
- * variance. 0 for hits exactly in proportion; INFINITY under
- * WINSTAT_MIN windows, or none with a hit. Pure.
+ * windows: n s^2 / h^2 where s^2 is the variance of a window's hits
+ * about the ratio of the windows around it: each pair of consecutive
+ * windows' residuals about the pair's own ratio, squared, averaged over
+ * the pairs (for equal windows, half the mean square of successive
+ * differences: the residuals' variance where the ratio holds still, and
+ * where it drifts, as a target warming up does over its first second,
+ * the spread about the drift, not the drift: an interval's estimate
+ * takes its own windows' ratio). 0 for hits exactly in proportion;
+ * INFINITY under WINSTAT_MIN windows, or none with a hit. Pure.
  */
 double winstat_rel_var(const struct winstat *ws);
 

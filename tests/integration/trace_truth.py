@@ -624,6 +624,13 @@ PS_GC = "fn:gc_collect_main=latency((int32)arg1)"
 PS_COLLECTED = "fn:gc_collect_main%return=sum(arg0)"
 
 
+def steal_s():
+    """The machine's steal time so far, seconds (/proc/stat: every
+    CPU's, in clock ticks)."""
+    with open("/proc/stat") as f:
+        return int(f.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+
+
 def case_pyenv312():
     name = "pyenv-3.12"
     if not wanted(name):
@@ -632,7 +639,9 @@ def case_pyenv312():
         tap.ok(False, "%s: %s is installed (pyenv)" % (name, PY312))
         return
     script = os.path.join(WORK, "work312.py")
+    steal0 = steal_s()
     t, tr, fin = runtime_run(name, [PY312, script, "600"], [])
+    steal = steal_s() - steal0
     if t is None or fin is None:
         return
     expect = gc_expect(t["gc"], PS_GC, PS_COLLECTED)
@@ -642,7 +651,10 @@ def case_pyenv312():
               hot=(PS_GC, "0"), note="%.2f s of CPU" % t["cpu_s"])
     # samples: 99 a second of CPU, by function, within three standard
     # deviations of a Poisson count and 10% (statistics, not the budget:
-    # profile is never sampled by it)
+    # profile is never sampled by it). A sample is taken by the CPU's
+    # clock, which runs on while the hypervisor has taken the CPU (steal
+    # time) and the thread's CPU time does not: up to 99 a second of the
+    # machine's steal over the run more
     for spec in (PS_FRAMES, PS_STACKS):
         a = next((x for x in fin["aggs"] if x["spec"] == spec), None)
         if a is None:
@@ -657,10 +669,13 @@ def case_pyenv312():
         want = 99 * t["cpu_s"]
         rows = [("all", got, want), ("alpha", by["alpha"], 99 * t["alpha_s"]),
                 ("beta", by["beta"], 99 * t["beta_s"])]
-        tap.ok(all(abs(g - w) <= 3 * w ** 0.5 + 0.1 * w for _, g, w in rows),
+        tap.ok(all(w - 3 * w ** 0.5 - 0.1 * w <= g <=
+                   w + 3 * w ** 0.5 + 0.1 * w + 99 * steal
+                   for _, g, w in rows),
                "%s: %s: samples 99 a CPU second, within 3 sigma + 10%% "
                "(all, alpha, beta)" % (name, spec),
-               ["%s %d / %.0f" % r for r in rows])
+               ["%s %d / %.0f" % r for r in rows] +
+               ["steal %.2f s" % steal])
 
 
 PHP = "php8.2"

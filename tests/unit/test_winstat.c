@@ -39,10 +39,25 @@ static void test_phase(void **state)
 	winstat_add(&ws, 800, 1e6);
 	for (int i = 0; i < 7; i++)
 		winstat_add(&ws, 0, 1e6);
-	/* r = 100 hits a ms; residuals 700 and seven of -100: 560,000 in
-	 * all, over n - 1 = 7, times n = 8, over 800^2 */
+	/* the first pair's ratio 400 hits a ms: residuals +-400, 320,000;
+	 * the six others none: over n - 1 = 7 pairs, times n = 8, over
+	 * 800^2 */
 	rv = winstat_rel_var(&ws);
-	assert_true(fabs(rv - 8.0 * (560000.0 / 7) / 640000.0) < 1e-9);
+	assert_true(fabs(rv - 8.0 * (320000.0 / 7) / 640000.0) < 1e-9);
+}
+
+/* Hits per CPU ns that drift (a target warming up): the spread about the
+ * drift, not the drift. 16 windows of 1000 ns, 100 + 2i hits: each pair's
+ * residuals +-1, s^2 = 2 (about the whole's ratio they reach +-15). */
+static void test_drift(void **state)
+{
+	struct winstat ws = { 0 };
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		winstat_add(&ws, 100 + 2 * i, 1000);
+	assert_true(fabs(winstat_rel_var(&ws) - 16 * 2.0 / (1840.0 * 1840)) <
+		    1e-12);
 }
 
 static void test_too_few(void **state)
@@ -73,8 +88,8 @@ static void test_few_of_all(void **state)
 		winstat_add(&all, i % 2 ? 60 : 140, 1000);
 	winstat_add(&few, 60, 1000);
 	winstat_add(&few, 140, 1000);
-	/* R = 0.1 a ns: residuals +-40, s^2 = 40 * 1600 / 39 */
-	s2 = 40 * 1600.0 / 39;
+	/* every pair's ratio 0.1 a ns: residuals +-40, s^2 = 2 * 1600 */
+	s2 = 2 * 1600.0;
 	assert_true(fabs(winstat_rel_var_of(&all, &few) -
 			 2 * s2 / 200.0 / 200.0) < 1e-12);
 	assert_true(fabs(winstat_rel_var(&all) - 40 * s2 / 4000.0 / 4000.0) <
@@ -138,6 +153,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_even),
+		cmocka_unit_test(test_drift),
 		cmocka_unit_test(test_phase),
 		cmocka_unit_test(test_too_few),
 		cmocka_unit_test(test_few_of_all),
