@@ -406,7 +406,7 @@ static enum spec_key_kind ctx_key(struct cursor *c)
 }
 
 /* argN | str(argN) | str(argN, argM) | sql(argN) | sym(argN) | a
- * ctx_key(), appended to the spec's keys. */
+ * ctx_key(), appended to the spec's keys; or allpids. */
 static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 {
 	struct spec_key k = { .kind = SPEC_KEY_NUM, .len_arg = -1 };
@@ -415,6 +415,12 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 
 	skip_blanks(c);
 	pos = c->pos;
+	if (eat_word(c, "allpids")) { /* not a key: the rows' scope */
+		if (sp->allpids)
+			return fail(c, pos, "allpids twice");
+		sp->allpids = true;
+		return 0;
+	}
 	if (sp->nkeys == SPEC_MAX_KEYS)
 		return fail(c, pos, "too many keys (at most %d)",
 			    SPEC_MAX_KEYS);
@@ -656,7 +662,15 @@ static int check_spec(struct cursor *c, struct spec *sp, size_t agg_pos)
 	}
 	for (int i = 0; i < sp->nkeys; i++) {
 		const struct spec_key *k = &sp->keys[i];
+		char kt[32];
 
+		if (sp->allpids && spec_key_of_process(k) &&
+		    spec_key_text(k, kt, sizeof(kt)) >= 0)
+			return fail(c, agg_pos,
+				    "allpids: %s names what one process "
+				    "has; its rows cannot be over every "
+				    "process",
+				    kt);
 		if (a->ret && (k->arg > 0 || k->len_arg > 0))
 			return fail(c, agg_pos,
 				    "a %%return probe has only arg0 (the "

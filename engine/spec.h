@@ -135,6 +135,8 @@ struct spec {
 	int lq_nsteps; /* buckets from LOW up to HIGH, 1..64 */
 	int nkeys;
 	struct spec_key keys[SPEC_MAX_KEYS];
+	bool allpids; /* the key allpids: one row a key over every process
+			 (-b), not one a process */
 };
 
 /*
@@ -174,6 +176,11 @@ bool spec_key_is_line(const struct spec_key *k);
 /* Whether k is read from where the probe fired, not from an argument:
  * the Python, PHP and Ruby keys, ustack, kstack and jitframe. */
 bool spec_key_is_ctx(const struct spec_key *k);
+
+/* Whether k names what one process has (its memory or its maps: frames,
+ * user stacks, symbols), so that its rows cannot be over every process
+ * (allpids). */
+bool spec_key_of_process(const struct spec_key *k);
 
 /* Whether k is a call stack: pystack, phpstack, rbstack, ustack,
  * kstack or mixstack. */

@@ -66,6 +66,12 @@ bool spec_key_is_ctx(const struct spec_key *k)
 	       k->kind == SPEC_KEY_JITFRAME;
 }
 
+bool spec_key_of_process(const struct spec_key *k)
+{
+	return (spec_key_is_ctx(k) && k->kind != SPEC_KEY_KSTACK) ||
+	       k->kind == SPEC_KEY_SYM;
+}
+
 bool spec_key_is_str(const struct spec_key *k)
 {
 	return k->kind == SPEC_KEY_STR || k->kind == SPEC_KEY_STRN ||

@@ -105,7 +105,8 @@
 	"         V8's own metadata, or a perf map's (Erlang's with\n"         \
 	"         +JPperf true); else its leaf); at\n"                         \
 	"         most 4 (2 strings of 63 bytes; a longer one is cut, then\n"  \
-	"         ...)\n"                                                      \
+	"         ...); and allpids, not a key: with -b one row a key over\n"  \
+	"         every process (PID all), not one a process\n"                \
 	"  A..B=latency() times A to the matching B on the same thread "       \
 	"(nesting-\n"                                                          \
 	"  aware; keys read at A); fn:SYM=latency() times SYM's calls. No "    \

@@ -36,7 +36,7 @@ static void row_labels(struct ctx *c, const struct spec_names *sn,
 	char num[32];
 
 	metrics_labels_clear(c);
-	metrics_label_u64(c, "pid", r->pid);
+	metrics_label(c, "pid", agg_pid_text(r->pid, num, sizeof(num)));
 	if (c->src->command)
 		metrics_label(c, "command",
 			      c->src->command(c->src->ctx, r->pid));

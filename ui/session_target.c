@@ -175,6 +175,10 @@ static void name_pid(const struct session *s, uint32_t pid, char *buf, size_t n)
 	char line[512];
 	const char *slash, *sp;
 
+	if (!pid) { /* a row over every process (allpids) */
+		snprintf(buf, n, "(every process)");
+		return;
+	}
 	if ((proc_cmdline((pid_t)pid, line, sizeof(line)) || !line[0]) &&
 	    tracer_pid_name(s->tr, pid, line, sizeof(line))) {
 		snprintf(buf, n, "(exited)");

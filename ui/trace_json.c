@@ -174,8 +174,10 @@ static json_object *json_row(const struct trace_out *out,
 
 	json_object_object_add(row, "key", json_key(r));
 	if (out->per_pid) {
+		/* null: a row over every process (allpids) */
 		json_object_object_add(row, "pid",
-				       json_object_new_int64(r->pid));
+				       r->pid ? json_object_new_int64(r->pid)
+					      : NULL);
 		json_object_object_add(
 			row, "command",
 			cli_json_inert(out->command(out->ctx, r->pid)));

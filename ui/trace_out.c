@@ -133,7 +133,7 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
 	bool keyed = as->spec->nkeys > 0;
 	int width = 3, cmdw = out->per_pid ? command_width(out, as, final) : 0;
-	char key[2048], cmd[CMD_WIDTH_MAX + 1], a[32], b[32];
+	char key[2048], cmd[CMD_WIDTH_MAX + 1], a[32], b[32], num[16];
 	const struct basetab_spec *bs = trace_base_spec(out, as);
 
 	for (size_t i = 0; i < as->nrows; i++) {
@@ -157,7 +157,8 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 			continue;
 		format_key(r, key, sizeof(key));
 		if (out->per_pid) {
-			fprintf(out->f, "  %7" PRIu32 "  %-*.*s", r->pid, cmdw,
+			fprintf(out->f, "  %7s  %-*.*s",
+				agg_pid_text(r->pid, num, sizeof(num)), cmdw,
 				cmdw,
 				inert_str(cmd, sizeof(cmd),
 					  out->command(out->ctx, r->pid)));
@@ -235,7 +236,7 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 {
 	const struct spec *sp = as->spec;
 	const struct basetab_spec *bs = trace_base_spec(out, as);
-	char key[2048], cmd[256], a[32], t[32];
+	char key[2048], cmd[256], a[32], t[32], num[16];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		const struct agg_row *r = as->rows[i];
@@ -247,7 +248,8 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 			continue;
 		format_key(r, key, sizeof(key));
 		if (out->per_pid) {
-			fprintf(out->f, "  pid %" PRIu32 " (%s)%s%s\n", r->pid,
+			fprintf(out->f, "  pid %s (%s)%s%s\n",
+				agg_pid_text(r->pid, num, sizeof(num)),
 				inert_str(cmd, sizeof(cmd),
 					  out->command(out->ctx, r->pid)),
 				key[0] ? "  " : "", key);

@@ -33,8 +33,12 @@ void model_key_text(const struct model *m, const struct agg_row *row,
 	size_t o = 0;
 
 	out[0] = '\0';
-	if (m->binary_mode)
-		o = fmt_put_num(out, n, o, row->pid, false);
+	if (m->binary_mode) {
+		char pid[16];
+
+		o = fmt_put(out, n, o,
+			    agg_pid_text(row->pid, pid, sizeof(pid)));
+	}
 	for (int i = 0; i < row->nkeys; i++) {
 		const struct agg_key_part *k = &row->key[i];
 		bool neg = k->is_signed && k->num < 0;

@@ -518,7 +518,7 @@ static void top_draw(void *st, const struct model *m,
 		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[64] = "";
 		char pct[40] = "";
 		char erate[34], etot[34], vs[40];
-		char wh[200], cmd[CMD_W_MAX + 1];
+		char wh[200], cmd[CMD_W_MAX + 1], num[16];
 
 		if (row->avg_kind == AVG_PCT)
 			snprintf(v, sizeof(v), "%.1f%%", row->avg);
@@ -535,7 +535,8 @@ static void top_draw(void *st, const struct model *m,
 				 fmt_w(row->p99[0] ? row->p99 : "-", 7),
 				 row->p99[0] ? row->p99 : "-");
 		if (m->binary_mode)
-			snprintf(pid, sizeof(pid), "%7u %-*.*s ", row->row->pid,
+			snprintf(pid, sizeof(pid), "%7s %-*.*s ",
+				 agg_pid_text(row->row->pid, num, sizeof(num)),
 				 cmdw, cmdw,
 				 inert_str(cmd, sizeof(cmd),
 					   model_pid_cmd(m, row->row->pid)));

@@ -174,6 +174,7 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 	s->pid = pid;
 	s->solo = info->solo_pid != 0;
 	s->aslot = info->aslot_pid != 0;
+	s->allpids = info->spec->allpids;
 	s->tag = (uint32_t)id | info->gen << 8;
 	s->profile = src->profile;
 	s->entry = src->entry;

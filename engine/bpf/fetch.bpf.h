@@ -299,7 +299,9 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 	__s64 v, len;
 
 	key->spec = s->spec;
-	key->pid = s->pid ? s->pid : bpf_get_current_pid_tgid() >> 32;
+	key->pid = s->allpids ? 0
+		   : s->pid   ? s->pid
+			      : bpf_get_current_pid_tgid() >> 32;
 #pragma unroll
 	for (int i = 0; i < PT_MAX_KEYS; i++) {
 		__u8 slot = s->key_slot[i];

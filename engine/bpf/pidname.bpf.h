@@ -9,7 +9,8 @@
  * Part of probetop.bpf.c, included after maps.bpf.h.
  */
 
-/* Record the current process under pid in pid_names unless it is there:
+/* Record the current process under pid in pid_names unless it is there
+ * or pid is 0:
  * its name and the start of its arguments (read from its own memory,
  * which a uprobe runs in). */
 static __noinline void pid_name_note(__u32 pid)
@@ -18,8 +19,8 @@ static __noinline void pid_name_note(__u32 pid)
 	struct pt_pid_name n = {};
 	__u64 start, len;
 
-	if (bpf_map_lookup_elem(&pid_names, &pid))
-		return;
+	if (!pid || bpf_map_lookup_elem(&pid_names, &pid))
+		return; /* pid 0: every process's row (allpids) */
 	BPF_CORE_READ_STR_INTO(&n.comm, task, group_leader, comm);
 	start = BPF_CORE_READ(task, mm, arg_start);
 	len = BPF_CORE_READ(task, mm, arg_end) - start;

@@ -415,6 +415,7 @@ struct pt_site {
 	__u8 entry; /* a function's first instruction (fn:, not %return):
 		       its caller is at the stack pointer, not yet in a
 		       frame (ustack) */
+	__u8 allpids; /* its rows over every process: key pid 0 */
 	__u32 tag; /* spec | generation << 8: tells a reused spec id apart */
 	__u32 lat_adj; /* a pair's end: ns its probes add to each time */
 	struct pt_fetch val;
@@ -424,7 +425,7 @@ struct pt_site {
 
 struct pt_key {
 	__u32 spec;
-	__u32 pid; /* tgid */
+	__u32 pid; /* tgid; 0: every process (pt_site.allpids) */
 	__u64 num[PT_MAX_KEYS];
 	char str[PT_MAX_STRS][PT_STR_LEN];
 };

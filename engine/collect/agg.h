@@ -72,6 +72,10 @@ enum agg_mark {
  * a lower bound (">" where not utf8). */
 const char *agg_mark_sign(unsigned char m, bool utf8);
 
+/* A row's pid as shown: its number, or "all" for 0, a row over every
+ * process (a spec keyed allpids). Into buf[0..n); returns buf. */
+const char *agg_pid_text(uint32_t pid, char *buf, size_t n);
+
 /* What est with error sys and variance var is (both 0: exact; var
  * INFINITY: a bound). */
 enum agg_mark agg_mark_of(double est, double sys, double var);

@@ -6,6 +6,7 @@
  */
 #include "agg.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -165,6 +166,15 @@ const char *agg_mark_sign(unsigned char m, bool utf8)
 	if (m == AGG_BOUND)
 		return utf8 ? "\u2265" : ">";
 	return "";
+}
+
+const char *agg_pid_text(uint32_t pid, char *buf, size_t n)
+{
+	if (pid)
+		snprintf(buf, n, "%" PRIu32, pid);
+	else
+		snprintf(buf, n, "all");
+	return buf;
 }
 
 bool agg_proc_event_ends(int event)

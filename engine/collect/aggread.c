@@ -196,7 +196,7 @@ static int read_solo(struct agg *agg, const struct tracer_maps *maps)
 						    c * vsz);
 		if (!count)
 			continue;
-		k.pid = (uint32_t)info->solo_pid;
+		k.pid = info->spec->allpids ? 0 : (uint32_t)info->solo_pid;
 		if (hist)
 			aggrows_hist_entry(agg, &k, agg->vals);
 		else
@@ -231,8 +231,12 @@ static int read_spec_aslots(struct agg *agg, int fd, int id,
 				(const void *)((const uint8_t *)agg->vals +
 					       c * vsz);
 			struct pt_count *p = &prev[k * agg->ncpu + c];
-			struct pt_key key = { .spec = (uint32_t)id,
-					      .pid = (uint32_t)info->aslot_pid };
+			struct pt_key key = {
+				.spec = (uint32_t)id,
+				.pid = info->spec->allpids
+					       ? 0
+					       : (uint32_t)info->aslot_pid
+			}; /* as fill_key() keys the misses */
 			struct arow *r;
 
 			if (!a->addr)

@@ -252,7 +252,7 @@ with Cluster() as pg:
     tap.eq(bench.returncode, 0, "postgresql: pgbench ran", bench.stderr)
     s = scraped("postgresql", tr)
     tr.finish()
-    # one shape a backend, the same labels but the pid: add up by sample
+    # one row a statement over every backend (allpids, pid "all")
     selects = sum(int(v) for (n, k), v in s.items()
                   if n == "probetop_postgresql_frames_calls_total" and
                   dict(k).get("query", "").startswith(

@@ -440,7 +440,9 @@ tap.eq((r.returncode, r.stderr.strip()),
 
 # -- -b: every process of a binary, present and future ------------------------
 t1, t2 = Target([EXE]), Target([EXE])
-tr = Trace(["-b", EXE, "-i", "30", "-e", "fixture:tick"])
+tr = Trace(["-b", EXE, "-i", "30", "-e", "fixture:tick", "-e",
+            "fixture:tick=count(allpids)", "-e",
+            "fixture:sem=count(arg0, allpids)"])
 t3 = Target([EXE])
 t1.send("fire 10")
 t2.send("fire 20")
@@ -454,9 +456,20 @@ tap.eq(rows, {t1.pid: (10, "sdt_target"), t2.pid: (20, "sdt_target"),
               t3.pid: (5, "sdt_target"), t4.pid: (3, "sdt_target fire 3")},
        "-b: per-pid counts and commands, including a process started after "
        "attach and one that has exited (named as the kernel saw it)")
+tap.eq([(r["pid"], r["command"], r["key"], r["total"]) for r in
+        agg_of(tr.final(), "fixture:tick=count(allpids)")["rows"]],
+       [(None, "(every process)", [], 38)],
+       "-b, allpids: one row over every process, pid null: 10 + 20 + 5 + 3")
+sems = {r["key"][0]: (r["pid"], r["total"]) for r in
+        agg_of(tr.final(), "fixture:sem=count(arg0, allpids)")["rows"]}
+tap.eq(sems, {i: (None, 4 if i < 3 else 3 if i < 5 else 2 if i < 10 else 1)
+              for i in range(20)},
+       "-b, allpids: one row a key over every process (fire N fires "
+       "fixture:sem with 0..N-1: keys 0-2 from all four, 20 from t2)")
 # text: the pid in a column of its own, apart from the keys
 tr = Trace(["-b", EXE, "-i", "30", "-e", "fixture:sem=count(arg0)", "-e",
-            "fixture:ints=quantize(arg1)"], json_out=False)
+            "fixture:ints=quantize(arg1)", "-e",
+            "fixture:ints=quantize(arg1, allpids)"], json_out=False)
 t1.send("fire 2")
 tr.finish()
 want = ["  %7s  %-24s  %-3s  %12s  %12s" % ("PID", "COMMAND", "KEY", "COUNT",
@@ -467,6 +480,15 @@ want = ["  %7s  %-24s  %-3s  %12s  %12s" % ("PID", "COMMAND", "KEY", "COUNT",
 tap.ok(all(w in tr.stdout.splitlines() for w in want),
        "-b text: PID and COMMAND columns for counts, 'pid N (COMMAND)' over "
        "a histogram", tr.stdout)
+tap.ok("  pid all ((every process))" in tr.stdout.splitlines(),
+       "-b text: 'pid all' over an allpids histogram", tr.stdout)
+r = run(["trace", "-b", EXE, "-e", "fixture:tick=count(ustack, allpids)",
+         "-d", "1"])
+tap.eq((r.returncode, r.stderr.strip()),
+       (2, "probetop: -e 'fixture:tick=count(ustack, allpids)': allpids: "
+           "ustack names what one process has; its rows cannot be over "
+           "every process at column 14"),
+       "allpids with a key of one process's: a one-line error")
 for t in (t1, t2, t3):
     t.stop()
 

@@ -17,7 +17,8 @@ $2 ...), a shape over 63 bytes cut there with "...". Under pgbench's
 TPC-B-like script (simple protocol), every statement's shape is counted
 exactly as often as pg_stat_statements' own `calls` for it, and the
 UPDATE with its literals is one row however many values it had; the
-texts as sent stay reachable with str(arg0). Under the default budget
+texts as sent stay reachable with str(arg0). The probeset's Top is one
+row a statement over every backend (allpids). Under the default budget
 with every role attached, 8 clients: each statement's calls within 15%
 of pg_stat_statements', estimates (Top's role is spent on first). A
 missing postgres, and a
@@ -38,6 +39,10 @@ PRESENT_QUERY = "SELECT 'from a backend that was there before' AS present;"
 PRESENT_SHAPE = "SELECT $1 AS present;"
 CALLS = "postgresql:query__done=count(sql(arg0))"
 LATENCY = "postgresql:query__start..postgresql:query__done=latency(sql(arg0))"
+# the probeset's: one row a statement over every backend
+TOP_CALLS = "postgresql:query__done=count(sql(arg0), allpids)"
+TOP_LATENCY = ("postgresql:query__start..postgresql:query__done="
+               "latency(sql(arg0), allpids)")
 RAW = "postgresql:query__done=count(str(arg0))"
 STATEMENTS = "SELECT calls, query FROM pg_stat_statements WHERE calls > 1;"
 COMMITS = "postgresql:transaction__commit=count()"
@@ -110,7 +115,7 @@ def traced_workload(pg):
     # machine a sampled spec would print estimates instead of counts.
     before = statio(pg)
     tr = Trace(["-b", POSTGRES, "-P", "postgresql", "--budget", "off",
-                "-i", "60"])
+                "-i", "60", "-e", CALLS, "-e", LATENCY])
     try:
         present.query(PRESENT_QUERY)
         # a lock wait of a known mode and length: the waiter's SELECT
@@ -163,6 +168,13 @@ def check_queries(final, tr):
                                        (USER, Cluster.db)) for r in q),
            "COMMAND is the backend's role: postgres: USER DB [local] ...",
            sorted({r["command"] for r in q}))
+    top = [(r["pid"], r["total"]) for r in rows(final, TOP_CALLS)
+           if r["key"][0] == PGBENCH_QUERY]
+    top_lat = [(r["pid"], r["total"]) for r in rows(final, TOP_LATENCY)
+               if r["key"][0] == PGBENCH_QUERY]
+    tap.eq((top, top_lat), ([(None, 500)], [(None, 500)]),
+           "the probeset's Top: one row for the statement over every "
+           "backend (allpids, pid null), 500 calls and 500 latencies")
     return per_pid
 
 
@@ -256,7 +268,7 @@ def check_one_backend(pg):
         one.close()
         other.close()
     final = tr.final()
-    got = {tuple(r["key"]): r["total"] for r in rows(final, CALLS)}
+    got = {tuple(r["key"]): r["total"] for r in rows(final, TOP_CALLS)}
     want = {("SELECT $1;",): 5, (LONG_SHAPE[:63] + "...",): 1}
     tap.eq(got, want, "-p one backend: its queries alone, by shape (five "
                       "SELECT N one row); a shape over 63 bytes cut there, "
@@ -329,9 +341,9 @@ def check_shapes(pg):
 def check_shapes_budget(pg):
     """pgbench's TPC-B-like script, 8 clients for 10 s under the default
     budget with every role of -P postgresql attached: Top's calls (the
-    [frames] role, which the budget spends on first) by shape, the
-    backends' rows added up, within 15% of pg_stat_statements' calls,
-    each of their totals an estimate (~) or exact, never a bound."""
+    [frames] role, which the budget spends on first), one row a
+    statement over every backend, within 15% of pg_stat_statements'
+    calls, each total an estimate (~) or exact, never a bound."""
     final, stats = traced_pgbench(pg, ["-P", "postgresql"],
                                   ["-c", "8", "-j", "2", "-T", "10"],
                                   "budget")
@@ -344,7 +356,7 @@ def check_shapes_budget(pg):
             q = query if len(query) + 1 <= 63 else query[:63] + "..."
             theirs[q] = int(calls)
     ours, marks = {}, {}
-    for r in rows(final, CALLS):
+    for r in rows(final, TOP_CALLS):
         q = r["key"][0]
         q = q.rstrip(";") if not q.endswith("...") else q
         ours[q] = ours.get(q, 0) + r["total"]
@@ -356,7 +368,7 @@ def check_shapes_budget(pg):
         for q, n in theirs.items()
         if abs(ours.get(q, 0) / n - 1) > 0.15 or
         not marks.get(q, {">="}) <= {"~", ""}]
-    spec = agg_of(final, CALLS) or {}
+    spec = agg_of(final, TOP_CALLS) or {}
     tap.ok(len(theirs) == 7 and not bad,
            "budget: pgbench's 7 statements, each within 15%% of "
            "pg_stat_statements' calls, estimates (%d statements)"

@@ -794,11 +794,11 @@ def case_ruby():
               note="%.0f objects/s" % (t["Foo"] / t["elapsed_s"]))
 
 
-PG_CALLS = "postgresql:query__done=count(sql(arg0))"
+PG_CALLS = "postgresql:query__done=count(sql(arg0), allpids)"
 PG_LATENCY = ("postgresql:query__start..postgresql:query__done="
-              "latency(sql(arg0))")
+              "latency(sql(arg0), allpids)")
 PG_PARSE = ("postgresql:query__parse__start..postgresql:query__parse__done="
-            "latency(sql(arg0))")
+            "latency(sql(arg0), allpids)")
 # the shapes sql(arg0) gives the workload's statements (literals $1 ...)
 PG_SHAPES = {
     "SELECT 1;": "SELECT $1;",

@@ -153,10 +153,12 @@ static void test_postgresql_roles(void **state)
 	assert_non_null(lat);
 	assert_false(calls->optional || lat->optional);
 	assert_string_equal(calls->spec.text,
-			    "postgresql:query__done=count(sql(arg0))");
+			    "postgresql:query__done=count(sql(arg0), allpids)");
 	assert_string_equal(lat->spec.text,
 			    "postgresql:query__start..postgresql:query__done="
-			    "latency(sql(arg0))");
+			    "latency(sql(arg0), allpids)");
+	assert_true(calls->spec.allpids && lat->spec.allpids);
+	assert_int_equal(calls->spec.nkeys, 1);
 	assert_string_equal(ps.sections[calls->section].labels[0], "query");
 	assert_non_null(probeset_spec(&ps, "gc", "pause"));
 	assert_non_null(probeset_spec(&ps, "gc", "collected"));

@@ -78,6 +78,18 @@ static void test_keys(void **state)
 	assert_int_equal(sp.keys[0].kind, SPEC_KEY_SQL);
 	assert_int_equal(sp.keys[0].arg, 0);
 	assert_true(spec_key_is_str(&sp.keys[0]));
+	assert_false(sp.allpids);
+	/* allpids: the rows' scope, not a key; anywhere among the keys */
+	sp = parse_ok("postgresql:query__done=count(sql(arg0), allpids)");
+	assert_true(sp.allpids);
+	assert_int_equal(sp.nkeys, 1);
+	sp = parse_ok("a:b=quantize(arg1, allpids, arg0, kstack)");
+	assert_true(sp.allpids);
+	assert_int_equal(sp.nkeys, 2);
+	sp = parse_ok("a:b=count(allpids)");
+	assert_true(sp.allpids && sp.nkeys == 0);
+	/* a key named allpidsx is an argument error, not allpids */
+	expect_error("a:b=count(allpidsx)", "expected argN at column 11");
 }
 
 static void test_object_and_globs(void **state)
@@ -410,6 +422,14 @@ static void test_errors(void **state)
 	expect_error("a:b=count(arg12)",
 		     "argument 'arg12' out of range arg0..arg11 at column 11");
 	expect_error("a:b=count(arg0", "expected ',' or ')' at column 15");
+	expect_error("a:b=count(allpids, allpids)",
+		     "allpids twice at column 20");
+	expect_error("a:b=count(arg0, pystack, allpids)",
+		     "allpids: pystack names what one process has; its rows "
+		     "cannot be over every process at column 5");
+	expect_error("a:b=count(sym(arg0), allpids)",
+		     "allpids: sym(arg0) names what one process has; its rows "
+		     "cannot be over every process at column 5");
 	expect_error("a:b=sum()", "sum needs a value argument: sum(argN) at "
 				  "column 5");
 	expect_error("a:b=quantize(str(arg0))", "expected argN at column 14");
