@@ -43,6 +43,7 @@
 #include "jvmframe.h"
 #include "pyframe.h"
 #include "rbframe.h"
+#include "siteprog.h"
 #include "runtimes.h"
 #include "probetop.h"
 #include "probetop.skel.h"
@@ -185,6 +186,7 @@ static int load_programs(struct tracer *tr, uint64_t aggsize)
 		ulink_prepare(tr->skel->progs.pt_calib_out);
 	}
 	bpf_program__set_autoload(tr->skel->progs.pt_profile, false);
+	siteprog_defer(tr); /* the walkers: at their first spec */
 	held.on = true;
 	err = probetop_bpf__load(tr->skel);
 	release_held(err == -ENOMEM);
@@ -352,6 +354,7 @@ void tracer_free(struct tracer *tr)
 	ring_buffer__free(tr->dl_ring);
 	free(tr->dl_interp);
 	profile_free(tr);
+	siteprog_free(tr);
 	probetop_bpf__destroy(tr->skel);
 	jvmmap_clean();
 	unwind_free(tr);

@@ -20,6 +20,7 @@
 #include "proc.h"
 #include "rostr.h"
 #include "site.h"
+#include "siteprog.h"
 #include "spec.h"
 #include "tracer.h"
 #include "trapkind.h"
@@ -88,9 +89,15 @@ struct tracer {
 	enum tracer_kind kind;
 	pid_t pid;
 	char *path; /* TRACER_FILE */
-	struct probetop_bpf *skel; /* loaded without pt_profile: */
+	struct probetop_bpf *skel; /* loaded without pt_profile, pt_walk*: */
 	struct bpf_object *prof_obj; /* pt_profile alone, on skel's maps, */
 	struct bpf_program *prof_prog; /* loaded at the first profile:HZ */
+	struct bpf_object *walk_obj[SITEPROG_WALKS]; /* each pt_walk* alone,
+							on skel's maps, */
+	struct bpf_program *walk_prog[SITEPROG_WALKS]; /* loaded at the
+							  first spec that
+							  needs it
+							  (siteprog.h) */
 	double prof_due; /* when the clocks restart (profile_tick()) */
 	unsigned int prof_seed; /* their rates and gaps */
 	struct mapsize sizes; /* the aggregation maps' capacities */

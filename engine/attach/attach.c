@@ -18,6 +18,7 @@
 #include "objects.h"
 #include "probetop.h"
 #include "probetop.skel.h"
+#include "siteprog.h"
 #include "tracer_state.h"
 #include "trapkind.h"
 
@@ -266,7 +267,7 @@ static int flush(struct walk *w, int role, bool ret)
 {
 	struct tracer *tr = w->tr;
 	const struct flush_ctx f = {
-		.prog = tr->skel->progs.pt_usdt,
+		.prog = siteprog_of(tr, &w->ts->spec),
 		.pid = tr->kind == TRACER_PID ? tr->pid : -1,
 		.role = role,
 		.ret = ret,
@@ -276,7 +277,7 @@ static int flush(struct walk *w, int role, bool ret)
 
 	if (!n)
 		return 0;
-	err = reserve(w->ts, n);
+	err = f.prog ? reserve(w->ts, n) : -errno;
 	if (err) {
 		for (size_t i = 0; i < n; i++)
 			tr->sites.used[w->pend[i].site] = 0;

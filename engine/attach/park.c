@@ -24,6 +24,7 @@
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
+#include "siteprog.h"
 #include "tracer_state.h"
 
 #define PARK_CLOSERS 8
@@ -155,11 +156,13 @@ static int closing(const struct tracer *tr, int id)
 /* Attach link tl of ts again, at atts[first..first+n). 0 or -errno. */
 static int relink(struct tracer *tr, struct tspec *ts, struct tlink *tl)
 {
-	struct bpf_program *prog = tr->skel->progs.pt_usdt;
+	struct bpf_program *prog = siteprog_of(tr, &ts->spec);
 	const struct attachment *a = &ts->atts[tl->first];
 	pid_t pid = tr->kind == TRACER_PID ? tr->pid : -1;
 	char path[PATH_MAX + 64];
 
+	if (!prog)
+		return -errno;
 	attach_path(tr->pid, a->obj, tr->kind == TRACER_PID ? &tr->maps : NULL,
 		    path, sizeof(path));
 	if (!tr->multi)

@@ -16,6 +16,7 @@
 
 #include "attach.h"
 #include "cputime.h"
+#include "lateload.h"
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
@@ -77,47 +78,11 @@ static int open_clock(int cpu, uint64_t period)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-/* Open the BPF object again, with pt_profile its only program and tr's
- * maps its maps, and load it. 0 or a negative errno (logged). */
+/* pt_profile, loaded at the first profile:HZ (lateload.h). 0 or a
+ * negative errno (logged). */
 static int load_profile(struct tracer *tr)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, /* maps named as skel's */
-		    .object_name = bpf_object__name(tr->skel->obj));
-	size_t sz;
-	const void *elf = probetop_bpf__elf_bytes(&sz);
-	struct bpf_object *obj = bpf_object__open_mem(elf, sz, &opts);
-	struct bpf_program *p;
-	struct bpf_map *m;
-	int err;
-
-	if (!obj)
-		return -errno;
-	bpf_object__for_each_program(p, obj)
-	{
-		bpf_program__set_autoload(
-			p, !strcmp(bpf_program__name(p), "pt_profile"));
-	}
-	err = 0;
-	bpf_object__for_each_map(m, obj)
-	{
-		const struct bpf_map *live = bpf_object__find_map_by_name(
-			tr->skel->obj, bpf_map__name(m));
-
-		err = live ? bpf_map__reuse_fd(m, bpf_map__fd(live)) : -ENOENT;
-		if (err)
-			break;
-	}
-	if (!err)
-		err = bpf_object__load(obj);
-	if (err) {
-		bpf_object__close(obj);
-		log_msg(LOG_ERROR, "cannot load pt_profile: %s",
-			strerror(-err));
-		return err;
-	}
-	tr->prof_obj = obj;
-	tr->prof_prog = bpf_object__find_program_by_name(obj, "pt_profile");
-	return 0;
+	return lateload(tr, "pt_profile", false, &tr->prof_obj, &tr->prof_prog);
 }
 
 void profile_free(struct tracer *tr)

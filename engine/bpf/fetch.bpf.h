@@ -291,10 +291,14 @@ static __always_inline long read_sql_key(char *dst, __u64 src)
 
 /* Fill key from the site's key fetches. 0, or 1 + the stat that says
  * why not: STAT_STR (a string or argument unreadable), STAT_PY (no
- * Python, PHP or Ruby frame to read), STAT_FULL (pystacks, phpstacks,
- * rbstacks, nstacks or mixstacks full). */
+ * Python, PHP or Ruby frame to read; or a key whose walker the program
+ * lacks), STAT_FULL (pystacks, phpstacks, rbstacks, nstacks or mixstacks
+ * full). walk, a constant: the walkers the program has (enum pt_walk;
+ * user space gives it no site that needs another, siteprog.c), the
+ * others compiled out. */
 static __always_inline int fill_key(const struct pt_regs *ctx,
-				    const struct pt_site *s, struct pt_key *key)
+				    const struct pt_site *s, struct pt_key *key,
+				    const __u32 walk)
 {
 	__s64 v, len;
 
@@ -308,7 +312,9 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 
 		if (i >= s->nkeys)
 			break;
-		if (s->key_kind[i] >= PT_KEY_RBFRAME) {
+		if ((pt_key_walks(s->key_kind[i]) & ~walk) != 0)
+			return STAT_PY + 1;
+		if ((walk & PT_WALK_RB) && s->key_kind[i] >= PT_KEY_RBFRAME) {
 			__u64 rb = rb_key(s->key_kind[i], s->profile);
 
 			if (!rb)
@@ -318,7 +324,7 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 			key->num[slot & (PT_MAX_KEYS - 1)] = rb;
 			continue;
 		}
-		if (s->key_kind[i] >= PT_KEY_PHPFRAME) {
+		if ((walk & PT_WALK_PHP) && s->key_kind[i] >= PT_KEY_PHPFRAME) {
 			__u64 php = php_key(s->key_kind[i], s->profile);
 
 			if (!php)
@@ -328,19 +334,21 @@ static __always_inline int fill_key(const struct pt_regs *ctx,
 			key->num[slot & (PT_MAX_KEYS - 1)] = php;
 			continue;
 		}
-		if (s->key_kind[i] >= PT_KEY_USTACK) {
+		if ((walk & PT_WALK_NATIVE) &&
+		    s->key_kind[i] >= PT_KEY_USTACK) {
 			__u64 id = stack_key(ctx, s->profile,
 					     s->key_kind[i] == PT_KEY_KSTACK,
 					     s->entry);
 
-			if (id != 1 && s->key_kind[i] == PT_KEY_MIXSTACK)
+			if ((walk & PT_WALK_PY) && id != 1 &&
+			    s->key_kind[i] == PT_KEY_MIXSTACK)
 				id = mix_key(id, s->profile);
 			if (id == 1)
 				return STAT_FULL + 1;
 			key->num[slot & (PT_MAX_KEYS - 1)] = id;
 			continue;
 		}
-		if (s->key_kind[i] >= PT_KEY_PYFRAME) {
+		if ((walk & PT_WALK_PY) && s->key_kind[i] >= PT_KEY_PYFRAME) {
 			__u64 py = py_key(s->key_kind[i], s->profile);
 
 			if (!py)

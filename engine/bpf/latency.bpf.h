@@ -160,9 +160,11 @@ static __always_inline struct pt_stack *stack_new(const struct pt_stack_key *sk)
 	return bpf_map_lookup_elem(&stacks, sk);
 }
 
-/* Push a start, in epoch, on the (thread, spec) stack of the hash map. */
+/* Push a start, in epoch, on the (thread, spec) stack of the hash map;
+ * its keys as fill_key() fills them with the walkers walk. */
 static __always_inline void lat_push(const struct pt_regs *ctx,
-				     const struct pt_site *s, __u32 epoch)
+				     const struct pt_site *s, __u32 epoch,
+				     const __u32 walk)
 {
 	struct pt_stack_key sk = {
 		.tid = (__u32)bpf_get_current_pid_tgid(),
@@ -192,7 +194,7 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 		return;
 	}
 	key_zero(&f->key, s->width);
-	err = fill_key(ctx, s, &f->key);
+	err = fill_key(ctx, s, &f->key, walk);
 	if (err) {
 		/* keep the frame so the end still pairs; mark it unusable */
 		f->ts = 0;
@@ -203,13 +205,13 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 }
 
 static __always_inline void lat_start(const struct pt_regs *ctx,
-				      const struct pt_site *s)
+				      const struct pt_site *s, const __u32 walk)
 {
 	__u32 epoch = lat_epoch(s->spec);
 
 	if (s->solo && tstack_push(s, epoch))
 		return;
-	lat_push(ctx, s, epoch);
+	lat_push(ctx, s, epoch, walk);
 }
 
 /* A pair's time raw ns less adj, what its probes add to it on average

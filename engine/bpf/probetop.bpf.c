@@ -76,8 +76,9 @@ static __always_inline void run_ends(struct pt_regs *ctx)
 }
 
 /* One hit of a USDT location, function entry or return: do what the
- * site of the link's cookie says. */
-static __always_inline int handle(struct pt_regs *ctx)
+ * site of the link's cookie says. walk, a constant: the walkers the
+ * program has (enum pt_walk, fill_key()). */
+static __always_inline int handle(struct pt_regs *ctx, const __u32 walk)
 {
 	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
 	const struct pt_site *s = bpf_map_lookup_elem(&sites, &idx);
@@ -108,7 +109,7 @@ static __always_inline int handle(struct pt_regs *ctx)
 		stat_inc(sp, STAT_HIT);
 	}
 	if (s->action == PT_ACT_LAT_START) {
-		lat_start(ctx, s);
+		lat_start(ctx, s, walk);
 		return 0;
 	}
 	if (s->action == PT_ACT_LAT_END) {
@@ -130,7 +131,7 @@ static __always_inline int handle(struct pt_regs *ctx)
 		stat_inc(s->spec, STAT_STR);
 		return 0;
 	}
-	err = fill_key(ctx, s, key);
+	err = fill_key(ctx, s, key, walk);
 	if (err) {
 		stat_inc(s->spec, err - 1);
 		return 0;
@@ -144,22 +145,35 @@ static __always_inline int handle(struct pt_regs *ctx)
 
 /* Every site's program: a USDT location, a function's entry and, attached
  * as a uretprobe, its return (the role is the link's, the action the
- * site's). One program, not one per role, so the kernel verifies it once. */
-SEC("uprobe")
-int pt_usdt(struct pt_regs *ctx)
-{
-	handle(ctx);
-	if (pt_count_hits)
-		run_ends(ctx);
-	return 0;
-}
+ * site's). One program, not one per role, so the kernel verifies it once.
+ * Its keys are arguments, strings and statements: a spec with a frame or
+ * stack key runs a pt_walk*, each loaded the first time a spec needs it
+ * (engine/attach/siteprog.c), so that a session without one verifies no
+ * walker (pt_usdt is a seventh of pt_walk's work), and one with Python's
+ * frames only Python's walker. */
+#define SITE_PROG(name, walk)          \
+	SEC("uprobe")                  \
+	int name(struct pt_regs *ctx)  \
+	{                              \
+		handle(ctx, walk);     \
+		if (pt_count_hits)     \
+			run_ends(ctx); \
+		return 0;              \
+	}
+
+SITE_PROG(pt_usdt, 0)
+SITE_PROG(pt_walk_py, PT_WALK_PY)
+SITE_PROG(pt_walk_php, PT_WALK_PHP)
+SITE_PROG(pt_walk_rb, PT_WALK_RB)
+SITE_PROG(pt_walk_native, PT_WALK_NATIVE)
+SITE_PROG(pt_walk, PT_WALK_ALL)
 
 /* profile:HZ: a CPU-clock sample, on every CPU, of whatever runs there;
  * the site keeps the target's. Its registers are not an argument's. */
 SEC("perf_event")
 int pt_profile(struct bpf_perf_event_data *ctx)
 {
-	return handle((struct pt_regs *)ctx);
+	return handle((struct pt_regs *)ctx, PT_WALK_ALL);
 }
 
 /* Whether t is a thread of the target: of process oncpu_pid, or of a

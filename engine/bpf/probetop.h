@@ -105,6 +105,33 @@ enum pt_key_kind {
 	PT_KEY_RBLINE, /* that frame's function and pc (PT_RBLINE) */
 };
 
+/* The walkers a site program has (a bit each): a site whose keys need
+ * none runs pt_usdt, one that needs one family's its pt_walk_*, others
+ * pt_walk, with them all (probetop.bpf.c, engine/attach/siteprog.c). */
+enum pt_walk {
+	PT_WALK_PY = 1, /* CPython's frames and stacks */
+	PT_WALK_PHP = 2,
+	PT_WALK_RB = 4,
+	PT_WALK_NATIVE = 8, /* the user and kernel stack walkers */
+	PT_WALK_ALL = 15,
+};
+
+/* The walkers key kind needs (enum pt_walk bits; 0: none). */
+static inline __u32 pt_key_walks(__u32 kind)
+{
+	if (kind >= PT_KEY_RBFRAME)
+		return PT_WALK_RB;
+	if (kind >= PT_KEY_PHPFRAME)
+		return PT_WALK_PHP;
+	if (kind == PT_KEY_MIXSTACK)
+		return PT_WALK_NATIVE | PT_WALK_PY;
+	if (kind >= PT_KEY_USTACK)
+		return PT_WALK_NATIVE;
+	if (kind >= PT_KEY_PYFRAME)
+		return PT_WALK_PY;
+	return 0;
+}
+
 /* pyprocs: where a CPython process keeps its frames, by tgid; written by
  * engine/name/pyframe.c from the version's layout (engine/name/pylayout.h). */
 struct pt_pyproc {

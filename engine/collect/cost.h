@@ -57,13 +57,16 @@
 #define COST_EST_TRAP_NS 500.0 /* a uprobe trap, if calibration failed */
 #define COST_EST_STEP_NS 3000.0 /* ... single-stepped, if that one did */
 #define COST_PROGS_MAX 32
+#define COST_SITE_PROGS 6 /* pt_usdt and SITEPROG_WALKS */
 
 struct bpf_program;
 struct tracer_spec_info;
 
 /* The programs whose time is counted: their fds, owned by the tracer. */
 struct cost_progs {
-	int site; /* pt_usdt (-1: none): run once per hit, entry or return */
+	int site[COST_SITE_PROGS]; /* pt_usdt and the pt_walk* (-1: none,
+				      not loaded): one of them runs once
+				      per hit, entry or return */
 	int kernel[COST_PROGS_MAX]; /* every other program but sys[]: run
 				       time only */
 	size_t nkernel;
@@ -127,9 +130,9 @@ struct cost;
 struct cost *cost_new(const struct cost_progs *progs, pid_t target);
 void cost_free(struct cost *c);
 
-/* Count the run time of progs' kernel programs that c does not count yet
- * (a program loaded since, as pt_profile at the first profile:HZ), from
- * now on. */
+/* Count the run time of progs' kernel and site programs that c does not
+ * count yet (a program loaded since: pt_profile at the first profile:HZ,
+ * a pt_walk* at the first spec that needs it), from now on. */
 void cost_add_progs(struct cost *c, const struct cost_progs *progs);
 
 /* ns of CPU one hit of spec info costs the target, as last measured:

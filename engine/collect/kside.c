@@ -17,6 +17,7 @@
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "proc.h"
+#include "siteprog.h"
 #include "tracer.h"
 #include "tracer_state.h"
 
@@ -73,7 +74,10 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
 				 *calib_out = tr->skel->progs.pt_calib_out;
 	struct bpf_program *p;
 
-	out->site = bpf_program__fd(usdt);
+	out->site[0] = bpf_program__fd(usdt);
+	_Static_assert(COST_SITE_PROGS == SITEPROG_WALKS + 1,
+		       "pt_usdt and every walker program");
+	siteprog_fds(tr, out->site + 1);
 	out->nkernel = 0;
 	out->sys[0] = bpf_program__fd(tr->skel->progs.pt_sys_enter);
 	out->sys[1] = bpf_program__fd(tr->skel->progs.pt_sys_exit);

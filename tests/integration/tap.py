@@ -280,6 +280,21 @@ def held_links(pid):
             for info in fd_infos(pid) if "link_id" in info]
 
 
+def held_progs(pid):
+    """The names of the BPF programs process pid holds open (its fds:
+    /proc/PID/fdinfo's prog_id, named by bpftool prog show)."""
+    names = set()
+    for info in fd_infos(pid):
+        if "prog_id" not in info or "link_id" in info:
+            continue
+        r = subprocess.run(["bpftool", "prog", "show", "id",
+                            info["prog_id"], "--json"],
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            names.add(json.loads(r.stdout).get("name") or "?")
+    return names
+
+
 def links_left(ids):
     """Those of the BPF link ids that still exist (bpftool link show id N
     succeeds): given the ids a process held, what it left behind once it

@@ -17,8 +17,8 @@ import sys
 import time
 
 from tap import (FIXTURE_DIR, PROBETOP, Tap, Target, Trace, agg_of,
-                 held_links, held_maps, links_left, load_bias, need_root,
-                 read_u16, readelf_probes, rows_by_key, run)
+                 held_links, held_maps, held_progs, links_left, load_bias,
+                 need_root, read_u16, readelf_probes, rows_by_key, run)
 
 tap = Tap()
 need_root(tap)
@@ -182,6 +182,26 @@ else:
     tap.ok(len(progs) == 2 and progs["sdt_target"] == progs["libsdtfix.so"],
            "entries and the return by one program (pt_usdt), the role "
            "the link's", links)
+# a session without a frame or stack key loads no walker: a walker's
+# program is loaded at the first spec that needs it, and runs its sites
+held = held_progs(tr.p.pid)
+tap.ok("pt_usdt" in held and not any(n.startswith("pt_walk") for n in held)
+       and "pt_profile" not in held,
+       "counts and histograms: pt_usdt held, no walker program loaded",
+       held)
+walk = Trace(["-p", str(t.pid), "-i", "30", "-e", "fixture:tick",
+              "-e", "fixture:tick=count(ustack)"])
+held = held_progs(walk.p.pid)
+byprog = {}
+for l in held_links(walk.p.pid):
+    if l["type"] not in ("raw_tracepoint", "tracing"):
+        byprog.setdefault(l["prog_id"], []).append(l["id"])
+tap.ok({"pt_usdt", "pt_walk_native"} <= held and len(byprog) == 2 and
+       not held & {"pt_walk", "pt_walk_py", "pt_walk_php", "pt_walk_rb"},
+       "a ustack key loads the native walker's program alone "
+       "(pt_walk_native): its spec's sites run it, the count's pt_usdt "
+       "(two programs, one link each)", (held, byprog))
+walk.finish()
 tap.eq(t.send("fire %d" % N).strip(), "fired %d" % N, "fixture fired")
 tr.finish()
 fin = tr.final()
