@@ -132,6 +132,7 @@ C_RARE = "truth:rare=count(arg0)"
 C_PERIOD = "truth:period=sum(arg0)"
 C_PAIRS = "truth:enter..truth:leave=latency(arg0)"
 C_SPECS = [C_CALLS, C_VALUES, C_RARE, C_PERIOD, C_PAIRS]
+C_ALLPIDS = "truth:call=count(arg0, allpids)"  # -b: over every process
 C_STEADY_S = 3
 C_BURSTY_S = 4
 
@@ -278,7 +279,7 @@ def c_b_case(work, busy, mode, secs, n=2):
     ts = [Target([TRUTHWORK, str(work), str(busy), mode, str(secs)])
           for _ in range(n)]
     args = ["-b", TRUTHWORK, "-i", INTERVAL] + BUDGET_ARGS
-    for spec in C_SPECS:
+    for spec in C_SPECS + [C_ALLPIDS]:
         args += ["-e", spec]
     tr = Trace(args)
     for t in ts:
@@ -302,6 +303,9 @@ def c_b_case(work, busy, mode, secs, n=2):
         for spec, rows in c_expect(truth).items():
             for key, want in rows.items():
                 expect.setdefault(spec, {})[(pid,) + key] = want
+    # allpids: one row a key over every process (pid null), their sum
+    expect[C_ALLPIDS] = {(None, k): tc.count(sum(
+        t["call_key"][k] for t in truths.values())) for k in range(8)}
     for o in tr.objs:  # the row's process is part of its key here
         for a in o.get("aggs", []):
             for r in a["rows"]:
