@@ -28,14 +28,19 @@
  * cycle. So the clocks restart at random moments (gaps of PROF_GAP_S on
  * average, give or take half), each at a rate of HZ give or take
  * PROF_JITTER: no rhythm of the target stays in step for long, and
- * within a gap the clock drifts through the target's cycle (gaps of 0.2
- * s, 20 samples each, held one phase each and spread a 3:1 split of
- * heavy and light node functions to 83:17). A restart
+ * within a gap the clock drifts through the target's cycle. Each gap is
+ * about one draw of the phase, so that a run's samples scatter as if
+ * there were as many as its gaps: with gaps of 1 s, a 2 s CPython run
+ * (work312.py: 2 ms asleep every 6 ms) read 0.79 to 1.14 of 99 a CPU
+ * second over 10 runs, twice a Poisson count's spread, and trace_truth's
+ * pyenv-3.12 check failed 1 run in about 10; with gaps of 0.2 s, 0.87 to
+ * 1.08 (2026-12-06), and node's, Python's, PHP's and Java's 3:1 splits
+ * hold at 74 to 77%. A restart
  * puts the next sample a whole period away, half a period later than it
  * would have come on average: the clocks run faster by 1 / (2 gap) so
  * that they sample HZ times a second on average.
  */
-#define PROF_GAP_S 1.0
+#define PROF_GAP_S 0.2
 #define PROF_GAP_PERIODS 8 /* a gap at least this many periods long */
 #define PROF_JITTER 0.1
 
