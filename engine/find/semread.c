@@ -72,6 +72,9 @@ static int imm_size(const unsigned char *code, size_t p)
 					    (code[p - 2] & 0xf0) == 0x40);
 	/* 66, or 66 and a REX prefix */
 
+	if (p >= 3 && code[p - 3] == 0x0f &&
+	    (code[p - 2] == 0x38 || code[p - 2] == 0x3a))
+		return code[p - 2] == 0x3a; /* 0f 3a xx: an imm8 */
 	if (code[p - 2] == 0x0f)
 		return plain_op0f(op) ? 0 : -1;
 	if (plain_op(op))

@@ -18,7 +18,8 @@
  * instruction is missed; bytes that only look like one (data in the
  * text, the middle of another instruction) can only say "tested" where
  * it is not, the cautious side. The immediate's size comes from the
- * opcode where it is a known one (semaphores lie 2 bytes apart: a size
+ * opcode where it is a known one (one byte, 0f and one, 0f 38 and 0f 3a
+ * and one) (semaphores lie 2 bytes apart: a size
  * guessed wrong would name the next). LEA does not count: it takes an
  * address without reading it, and the C runtime's register_tm_clones
  * takes __TMC_END__'s, which is the first semaphore's where .probes

@@ -96,6 +96,17 @@ static void test_forms(void **state)
 	assert_false(t[0] || t[1]);
 	scan_one(abs, sizeof(abs), 4, SEM_B, false, t);
 	assert_true(t[1]);
+	/* three-byte opcodes: pinsrw-like 66 0f 3a 20 /r ib (an imm8), and
+	 * 0f 38 f0 /r (movbe: none), not taken for one-byte ones */
+	scan_one((const unsigned char[]){ 0x66, 0x0f, 0x3a, 0x20, 0x05, 0, 0, 0,
+					  0, 0x01 },
+		 10, 5, SEM_B, true, t);
+	assert_true(t[1]);
+	assert_false(t[0]);
+	scan_one((const unsigned char[]){ 0x0f, 0x38, 0xf0, 0x05, 0, 0, 0, 0 },
+		 8, 4, SEM_A, true, t);
+	assert_true(t[0]);
+	assert_false(t[1]);
 	/* the variable after SEM_B: neither */
 	scan_one(cmpw, sizeof(cmpw), 3, SEM_B + 2, true, t);
 	assert_false(t[0] || t[1]);
