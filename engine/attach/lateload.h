@@ -4,10 +4,10 @@
  * spec needs it, not at start: the object opened again with that
  * program its only one and the tracer's maps its maps, so that it sees
  * and fills what the rest does. pt_profile (the first profile:HZ) and
- * pt_walk (the first frame or stack key: the walkers are nine tenths of
- * what the verifier checks at start) load so.
+ * the walker programs (the first spec whose keys need one: siteprog.h)
+ * load so.
  *
- * Called by profile.c and sitepick.c; uses tracer_state.h.
+ * Called by profile.c and siteprog.c; uses tracer_state.h.
  */
 #ifndef PROBETOP_LATELOAD_H
 #define PROBETOP_LATELOAD_H

@@ -163,6 +163,16 @@ static uint8_t ctx_kind(enum spec_key_kind kind)
 	}
 }
 
+unsigned int site_key_walks(const struct spec *sp)
+{
+	unsigned int walks = 0;
+
+	for (int i = 0; i < sp->nkeys; i++)
+		if (spec_key_is_ctx(&sp->keys[i]))
+			walks |= pt_key_walks(ctx_kind(sp->keys[i].kind));
+	return walks;
+}
+
 int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 	       int role, const struct site_argsrc *src, struct pt_site *s)
 {

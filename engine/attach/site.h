@@ -20,6 +20,7 @@
 #include "probetop.h"
 
 struct cat_loc;
+struct spec;
 struct tracer_spec_info;
 
 /* Which site indices are in use (used[i] != 0; clear it to free i). */
@@ -44,6 +45,10 @@ int site_alloc(struct site_slots *slots, uint32_t *idx);
 /* Each key's slot in num[] or str[], and the key's width (the count of
  * string keys: enum pt_key_width), from info->spec into info. */
 void site_key_slots(struct tracer_spec_info *info);
+
+/* The walkers sp's keys need in the kernel (enum pt_walk): its sites'
+ * key kinds, as site_build() makes them, by pt_key_walks(). */
+unsigned int site_key_walks(const struct spec *sp);
 
 /*
  * Fill the site of spec id (info, with its key slots) for role (0: first

@@ -9,7 +9,7 @@
 #include "lateload.h"
 #include "probetop.h"
 #include "probetop.skel.h"
-#include "spec.h"
+#include "site.h"
 #include "tracer_state.h"
 
 /* The walker programs, by index, and the walkers each has. */
@@ -21,21 +21,6 @@ static const struct {
 	{ "pt_walk_rb", PT_WALK_RB }, { "pt_walk_native", PT_WALK_NATIVE },
 	{ "pt_walk", PT_WALK_ALL },
 };
-
-/* The walkers k needs (enum pt_walk), as pt_key_walks() says of the
- * kernel's key kind site.c makes of it. */
-static unsigned int key_walks(const struct spec_key *k)
-{
-	if (k->kind == SPEC_KEY_MIXSTACK)
-		return PT_WALK_NATIVE | PT_WALK_PY;
-	if (spec_key_is_py(k))
-		return PT_WALK_PY;
-	if (spec_key_is_php(k))
-		return PT_WALK_PHP;
-	if (spec_key_is_rb(k))
-		return PT_WALK_RB;
-	return spec_key_is_ctx(k) ? PT_WALK_NATIVE : 0;
-}
 
 void siteprog_defer(struct tracer *tr)
 {
@@ -50,11 +35,9 @@ void siteprog_defer(struct tracer *tr)
 
 struct bpf_program *siteprog_of(struct tracer *tr, const struct spec *sp)
 {
-	unsigned int walks = 0;
+	unsigned int walks = site_key_walks(sp);
 	int i = 0, err;
 
-	for (int k = 0; k < sp->nkeys; k++)
-		walks |= key_walks(&sp->keys[k]);
 	if (!walks)
 		return tr->skel->progs.pt_usdt;
 	while (i < SITEPROG_WALKS - 1 && WALKS[i].walks != walks)

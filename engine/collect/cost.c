@@ -42,11 +42,12 @@ struct cost {
 	bool continuous; /* kernel.bpf_stats_enabled was 1: no window */
 	bool unavailable; /* no statistics at all (said once) */
 	double window_t0, window_s; /* the last window's start, length */
-	struct prog_seen site_at[2], kernel_at[COST_PROGS_MAX], sys_at[2];
+	struct prog_seen site_at[COST_SITE_PROGS], kernel_at[COST_PROGS_MAX],
+		sys_at[2];
 	uint64_t syscalls_at; /* the machine's syscalls the IO watch saw, at
 				 the last fill */
 	double sys_run_ns; /* its programs' run time per syscall */
-	double site_ns; /* smoothed ns per run of pt_usdt and pt_walk (all
+	double site_ns; /* smoothed ns per run of the site programs (all
 			   their runs' time over their runs); 0: none */
 	double kernel_ns_per_s; /* the kernel programs' run time per second */
 	uint64_t kernel_runs_window; /* their runs in the last window */
@@ -132,7 +133,7 @@ static bool sysctl_stats_on(void)
 /* Take every program's statistics as the start of a window. */
 static void mark_all(struct cost *c)
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < COST_SITE_PROGS; i++)
 		if (prog_stats(c->progs.site[i], &c->site_at[i]))
 			c->site_at[i] = (struct prog_seen){ 0 };
 	for (size_t i = 0; i < c->progs.nkernel; i++)
@@ -199,7 +200,7 @@ static void close_window(struct cost *c)
 	if (!c->window)
 		return;
 	c->window_s = cputime_clock_s(CLOCK_MONOTONIC) - c->window_t0;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < COST_SITE_PROGS; i++) {
 		if (prog_stats(c->progs.site[i], &now))
 			continue;
 		site_ns += now.run_ns - c->site_at[i].run_ns;
@@ -253,10 +254,12 @@ void cost_add_progs(struct cost *c, const struct cost_progs *progs)
 		c->syscalls_at = 0; /* the counters start with the watch */
 	c->progs.syscall_ns = progs->syscall_ns;
 	c->progs.syscalls = progs->syscalls;
-	if (c->progs.site[1] < 0 && progs->site[1] >= 0) { /* pt_walk */
-		c->progs.site[1] = progs->site[1];
-		if (!c->window || prog_stats(c->progs.site[1], &c->site_at[1]))
-			c->site_at[1] = (struct prog_seen){ 0 };
+	for (int i = 0; i < COST_SITE_PROGS; i++) {
+		if (c->progs.site[i] >= 0 || progs->site[i] < 0)
+			continue; /* counted, or not loaded yet */
+		c->progs.site[i] = progs->site[i];
+		if (!c->window || prog_stats(c->progs.site[i], &c->site_at[i]))
+			c->site_at[i] = (struct prog_seen){ 0 };
 	}
 	for (size_t i = 0; i < progs->nkernel; i++) {
 		int fd = progs->kernel[i];
