@@ -6,6 +6,7 @@
  * exits. See probetop(1) and docs/ for the whole command line.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -235,6 +236,8 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
+	if (getenv("PROBETOP_DEBUG"))
+		log_set_level(LOG_DEBUG);
 	if (cmd && (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))) {
 		fputs(PROBETOP_USAGE, stdout);
 		return 0;

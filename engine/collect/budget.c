@@ -28,6 +28,7 @@
 #include "agg.h"
 #include "cost.h"
 #include "governor.h"
+#include "log.h"
 #include "probetop.h"
 #include "cputime.h"
 #include "spec.h"
@@ -640,6 +641,22 @@ static double spread(const struct bspec *s)
 		       : winstat_rel_var_of(&s->win_all, &s->win);
 }
 
+/* What spec id's estimate e of the interval ending stands on, at debug
+ * level (PROBETOP_DEBUG): when a row is a bound, which part said so. */
+static void log_est(int id, const struct bspec *s, const struct budget_est *e)
+{
+	log_msg(LOG_DEBUG,
+		"budget: spec %d: duty %.3f, %u windows (%u in all), factor "
+		"%.3f (%.3f..%.3f, least %.3f), spread %.4f (all %.4f), CPU "
+		"%.1f ms in windows of %.1f, hits' cost %.1f of %.1f ms%s%s%s",
+		id, e->duty, s->win.n, s->win_all.n, e->factor, e->f_lo,
+		e->f_hi, e->f_min, e->rel_var, e->rel_all, s->on_cpu / 1e6,
+		s->samp_cpu / 1e6, s->on_spent / 1e6, s->samp_spent / 1e6,
+		e->measured ? "" : ", CPU time unmeasured",
+		e->missed ? "" : ", idle out of its windows",
+		e->blind ? ", no work in its windows" : "");
+}
+
 void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 {
 	struct mark m;
@@ -666,6 +683,8 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 		winstat_merge(&s->win_all, &s->win);
 		out[id].rel_var = spread(s);
 		out[id].rel_all = winstat_rel_var(&s->win_all);
+		if (out[id].estimated)
+			log_est((int)id, s, &out[id]);
 		s->win = (struct winstat){ 0 };
 		s->iv_hits = s->hits;
 		s->sampled = false;

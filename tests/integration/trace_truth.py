@@ -187,7 +187,8 @@ def c_run(work, busy, mode, secs, listen=False):
         args += ["-e", s]
     if listen:
         args += ["--listen", "127.0.0.1:0"]
-    tr = trace(t.pid, args)
+    # the budget's reasons, per interval, for the estimator's goal
+    tr = trace(t.pid, args, env=dict(os.environ, PROBETOP_DEBUG="1"))
     t.p.stdin.write("go\n")
     t.p.stdin.flush()
     line = t.p.stdout.readline()
@@ -195,7 +196,15 @@ def c_run(work, busy, mode, secs, listen=False):
     return t, tr, truth
 
 
-def estimator_goal(name, objs, hot, keys, totals=None):
+def budget_lines(tr):
+    """What probetop said at debug level of its price and of the hottest
+    spec's (the first's) estimates, interval by interval (budget.c's
+    log_est()): why a row was a bound."""
+    return [l.strip() for l in getattr(tr, "err", [])
+            if "cost: a hit costs" in l or "budget: spec 0:" in l]
+
+
+def estimator_goal(name, objs, hot, keys, totals=None, why=()):
     """The hottest rows (C_CALLS' keys): from the first estimate on, an
     estimate in every interval but the target's last (its exit: work out
     of any window there leaves no estimate, and the total a bound).
@@ -238,7 +247,7 @@ def estimator_goal(name, objs, hot, keys, totals=None):
         "hottest row is an estimate (~) where the budget sampled it, "
         "exact where not; never a bound" if strict else
         "every process's hottest row an estimate (~) in total, and in an "
-        "interval at least")), (hot, marks_all))
+        "interval at least")), "\n".join([repr((hot, marks_all))] + list(why)))
 
 
 def c_case(work, busy, mode, secs):
@@ -264,7 +273,7 @@ def c_case(work, busy, mode, secs):
     if hot and hot["duty"] < 1:  # the budget sampled it
         ESTIMATED.append(name)
     if not BUDGET and work >= 5 and busy >= 0.5 and mode != "phased":
-        estimator_goal(name, tr.objs, hot, [[0]])
+        estimator_goal(name, tr.objs, hot, [[0]], why=budget_lines(tr))
     report(ck, name, (C_CALLS, "0"), load_note(truth))
 
 
