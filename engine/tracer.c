@@ -518,6 +518,7 @@ int tracer_add(struct tracer *tr, const struct spec *spec)
 	ts->info.spec = &ts->spec;
 	ts->info.gen = ++tr->gens[id];
 	site_key_slots(&ts->info);
+	ts->info.site_prog = siteprog_index(spec);
 	if (tr->kind == TRACER_PID && !spec->nkeys)
 		ts->info.solo_pid = tr->pid;
 	if (aslot_spec(tr, spec) && literals_ready(tr))

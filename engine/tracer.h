@@ -62,6 +62,9 @@ struct tracer_spec_info {
 	int key_slot[SPEC_MAX_KEYS]; /* index into pt_key num[] or str[] */
 	int width; /* enum pt_key_width: which hash maps hold its rows */
 	bool val_signed;
+	int site_prog; /* the program its sites run (siteprog_index(): 0
+			  pt_usdt, 1.. a walker's; -1 profile:HZ's): the
+			  meter's price of a run */
 	bool exact; /* never sampled by the budget (tracer_keep_exact()) */
 	bool preferred; /* the budget's first (tracer_prefer()) */
 	pid_t solo_pid; /* a spec without keys on a one-process target: its

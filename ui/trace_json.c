@@ -234,6 +234,25 @@ static json_object *json_pct(double pct)
 	return json_object_new_double(round(pct * 1e4) / 1e4);
 }
 
+/* Each program's runs and run time in the statistics' time (stats_s). */
+static json_object *json_programs(const struct agg_overhead *ov)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < ov->nprogs; i++) {
+		json_object *p = json_object_new_object();
+
+		json_object_object_add(
+			p, "name", json_object_new_string(ov->progs[i].name));
+		json_object_object_add(
+			p, "runs", json_object_new_uint64(ov->progs[i].runs));
+		json_object_object_add(p, "ns",
+				       json_object_new_uint64(ov->progs[i].ns));
+		json_object_array_add(a, p);
+	}
+	return a;
+}
+
 static json_object *json_overhead(const struct agg_overhead *ov)
 {
 	json_object *o = json_object_new_object();
@@ -248,6 +267,10 @@ static json_object *json_overhead(const struct agg_overhead *ov)
 			       json_object_new_double(round(ov->syscall_ns)));
 	json_object_object_add(o, "measured",
 			       json_object_new_boolean(ov->measured));
+	json_object_object_add(
+		o, "stats_s",
+		json_object_new_double(round(ov->stats_s * 1e4) / 1e4));
+	json_object_object_add(o, "programs", json_programs(ov));
 	return o;
 }
 

@@ -33,15 +33,27 @@ void siteprog_defer(struct tracer *tr)
 	}
 }
 
-struct bpf_program *siteprog_of(struct tracer *tr, const struct spec *sp)
+int siteprog_index(const struct spec *sp)
 {
-	unsigned int walks = site_key_walks(sp);
-	int i = 0, err;
+	unsigned int walks;
+	int i = 0;
 
+	if (sp->probe[0].hz)
+		return -1;
+	walks = site_key_walks(sp);
 	if (!walks)
-		return tr->skel->progs.pt_usdt;
+		return 0;
 	while (i < SITEPROG_WALKS - 1 && WALKS[i].walks != walks)
 		i++; /* one family's program, else pt_walk's */
+	return 1 + i;
+}
+
+struct bpf_program *siteprog_of(struct tracer *tr, const struct spec *sp)
+{
+	int i = siteprog_index(sp) - 1, err;
+
+	if (i < 0)
+		return tr->skel->progs.pt_usdt;
 	if (!tr->walk_prog[i] &&
 	    (err = lateload(tr, WALKS[i].name, tr->multi, &tr->walk_obj[i],
 			    &tr->walk_prog[i]))) {

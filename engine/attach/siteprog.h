@@ -24,6 +24,11 @@ struct bpf_program;
 /* Before tr's object loads: no walker program with it. */
 void siteprog_defer(struct tracer *tr);
 
+/* Which program sp's sites run: 0 pt_usdt, 1 + i walker program i
+ * (siteprog_fds()'s order); -1 none (a profile:HZ spec: pt_profile).
+ * Pure. */
+int siteprog_index(const struct spec *sp);
+
 /* The program sp's sites run in tr; NULL with errno set (a walker
  * program that could not be loaded: logged). */
 struct bpf_program *siteprog_of(struct tracer *tr, const struct spec *sp);

@@ -156,6 +156,15 @@ struct agg_proc_row {
 };
 
 /* What tracing cost over the interval (cost.h). */
+/* A program's runs and run time, as the kernel's statistics counted them
+ * (cost.h: over its windows). */
+#define AGG_PROGS 40 /* the cost meter's: site, kernel and syscall ones */
+struct agg_prog {
+	char name[16]; /* the kernel's (bpf_prog_info.name) */
+	uint64_t runs;
+	uint64_t ns;
+};
+
 struct agg_overhead {
 	double cpu_pct; /* % of one CPU: the specs' cost_pct and kernel_pct */
 	double kernel_pct; /* of it, the kernel-side programs' (watches),
@@ -169,6 +178,11 @@ struct agg_overhead {
 			      every process, ns (0: no IO watch) */
 	bool measured; /* programs timed by the kernel's statistics (else
 			  estimated, COST_EST_PROG_NS) */
+	double stats_s; /* the seconds those statistics covered (cost.h's
+			   windows; the interval whole if they were on) */
+	size_t nprogs;
+	struct agg_prog progs[AGG_PROGS]; /* every program loaded, in that
+					     time */
 };
 
 /* Whether o's cost is over budget pct (% of one CPU; < 0: none) by more

@@ -139,7 +139,7 @@ static void spend(struct budget *b, struct bspec *s,
 	uint64_t traps = runs > shared ? runs - shared : 0;
 
 	b->spent += (double)traps * cost_spec_trap_ns(info) +
-		    (double)runs * cost_prog_ns(b->cost);
+		    (double)runs * cost_prog_ns(b->cost, info);
 	s->hits = st->hits;
 	s->parked = st->parked;
 	s->shared = st->shared;

@@ -49,6 +49,11 @@ struct cost {
 	double sys_run_ns; /* its programs' run time per syscall */
 	double site_ns; /* smoothed ns per run of the site programs (all
 			   their runs' time over their runs); 0: none */
+	double prog_ns[COST_SITE_PROGS]; /* ... of each; 0: none */
+	struct agg_prog win[AGG_PROGS]; /* each program's in the last
+					   window, by slot (prog_slot()) */
+	struct agg_prog tot[AGG_PROGS]; /* ... in every window */
+	double tot_stats_s; /* the windows' time */
 	double kernel_ns_per_s; /* the kernel programs' run time per second */
 	uint64_t kernel_runs_window; /* their runs in the last window */
 	double last_t; /* monotonic time of the last cost_fill */
@@ -65,15 +70,26 @@ struct cost {
 static double pid_delta(struct cost *c, pid_t pid);
 static uint64_t boot_ticks(void);
 
-double cost_prog_ns(const struct cost *c)
+_Static_assert(AGG_PROGS >= COST_SITE_PROGS + COST_PROGS_MAX + 2,
+	       "a slot for every program the meter times");
+
+/* The slot of site program i, kernel program i, syscall program i. */
+#define SLOT_SITE(i) (i)
+#define SLOT_KERNEL(i) (COST_SITE_PROGS + (i))
+#define SLOT_SYS(i) (COST_SITE_PROGS + COST_PROGS_MAX + (i))
+
+double cost_prog_ns(const struct cost *c, const struct tracer_spec_info *info)
 {
+	int i = info ? info->site_prog : -1;
+
+	if (i >= 0 && i < COST_SITE_PROGS && c->prog_ns[i] > 0)
+		return c->prog_ns[i];
 	return c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS;
 }
 
 double cost_hit_ns(const struct cost *c, const struct tracer_spec_info *info)
 {
-	return cost_spec_trap_ns(info) +
-	       (c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS);
+	return cost_spec_trap_ns(info) + cost_prog_ns(c, info);
 }
 
 uint64_t cost_hits(const struct agg_spec *as, bool total)
@@ -104,7 +120,9 @@ double cost_spec_ns(uint64_t hits, double trap, double prog_ns, double shared)
 	return (double)hits * (trap * (1 - shared) + prog_ns);
 }
 
-static int prog_stats(int fd, struct prog_seen *out)
+/* Program fd's statistics into out; its name into name[16] if not
+ * NULL. */
+static int prog_info(int fd, struct prog_seen *out, char *name)
 {
 	struct bpf_prog_info info;
 	uint32_t len = sizeof(info);
@@ -114,7 +132,45 @@ static int prog_stats(int fd, struct prog_seen *out)
 		return -1;
 	out->run_ns = info.run_time_ns;
 	out->runs = info.run_cnt;
+	if (name)
+		memcpy(name, info.name, sizeof(info.name));
 	return 0;
+}
+
+static int prog_stats(int fd, struct prog_seen *out)
+{
+	return prog_info(fd, out, NULL);
+}
+
+/* Program fd's runs and run time since at, into window slot (and its
+ * total); -1 if it cannot be read (not loaded). */
+static int prog_delta(struct cost *c, int fd, const struct prog_seen *at,
+		      int slot, struct prog_seen *d)
+{
+	struct prog_seen now;
+	struct agg_prog *w = &c->win[slot], *t = &c->tot[slot];
+
+	if (prog_info(fd, &now, w->name))
+		return -1;
+	memcpy(t->name, w->name, sizeof(t->name));
+	d->run_ns = now.run_ns - at->run_ns;
+	d->runs = now.runs - at->runs;
+	w->runs = d->runs;
+	w->ns = d->run_ns;
+	t->runs += d->runs;
+	t->ns += d->run_ns;
+	return 0;
+}
+
+/* The smoothed average of ns over runs into *avg (if runs are enough). */
+static void smooth(double *avg, uint64_t ns, uint64_t runs)
+{
+	double a;
+
+	if (runs < MIN_RUNS)
+		return;
+	a = (double)ns / (double)runs;
+	*avg = *avg > 0 ? (*avg + a) / 2 : a;
 }
 
 static bool sysctl_stats_on(void)
@@ -147,15 +203,16 @@ static void mark_all(struct cost *c)
 /* The syscall programs' run time per syscall over the window. */
 static void close_sys(struct cost *c)
 {
-	struct prog_seen now;
+	struct prog_seen d;
 	uint64_t runs = 0, ns = 0;
 
 	for (int i = 0; i < 2; i++) {
-		if (prog_stats(c->progs.sys[i], &now))
+		if (prog_delta(c, c->progs.sys[i], &c->sys_at[i], SLOT_SYS(i),
+			       &d))
 			continue;
-		ns += now.run_ns - c->sys_at[i].run_ns;
+		ns += d.run_ns;
 		if (i == 0)
-			runs = now.runs - c->sys_at[i].runs;
+			runs = d.runs;
 	}
 	if (runs >= MIN_RUNS)
 		c->sys_run_ns = (double)ns / (double)runs;
@@ -195,33 +252,34 @@ static void open_window(struct cost *c)
 static void close_window(struct cost *c)
 {
 	uint64_t site_ns = 0, site_runs = 0, kern_ns = 0, kern_runs = 0;
-	struct prog_seen now;
+	struct prog_seen d;
 
 	if (!c->window)
 		return;
 	c->window_s = cputime_clock_s(CLOCK_MONOTONIC) - c->window_t0;
+	c->tot_stats_s += c->window_s;
+	memset(c->win, 0, sizeof(c->win));
 	for (int i = 0; i < COST_SITE_PROGS; i++) {
-		if (prog_stats(c->progs.site[i], &now))
+		if (prog_delta(c, c->progs.site[i], &c->site_at[i],
+			       SLOT_SITE(i), &d))
 			continue;
-		site_ns += now.run_ns - c->site_at[i].run_ns;
-		site_runs += now.runs - c->site_at[i].runs;
+		site_ns += d.run_ns;
+		site_runs += d.runs;
+		smooth(&c->prog_ns[i], d.run_ns, d.runs);
 	}
 	for (size_t i = 0; i < c->progs.nkernel; i++) {
-		if (prog_stats(c->progs.kernel[i], &now))
+		if (prog_delta(c, c->progs.kernel[i], &c->kernel_at[i],
+			       SLOT_KERNEL((int)i), &d))
 			continue;
-		kern_ns += now.run_ns - c->kernel_at[i].run_ns;
-		kern_runs += now.runs - c->kernel_at[i].runs;
+		kern_ns += d.run_ns;
+		kern_runs += d.runs;
 	}
 	close_sys(c);
 	if (c->stats_fd >= 0)
 		close(c->stats_fd);
 	c->stats_fd = -1;
 	c->window = false;
-	if (site_runs >= MIN_RUNS) {
-		double avg = (double)site_ns / (double)site_runs;
-
-		c->site_ns = c->site_ns > 0 ? (c->site_ns + avg) / 2 : avg;
-	}
+	smooth(&c->site_ns, site_ns, site_runs);
 	c->kernel_ns_per_s =
 		c->window_s > 0 ? (double)kern_ns / c->window_s : 0;
 	c->kernel_runs_window = c->continuous ? 0 : kern_runs;
@@ -416,23 +474,32 @@ static uint64_t boot_ticks(void)
 		       (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
 }
 
+/* The programs of slots (those with a name: read once at least) into
+ * o's list. */
+static void progs_out(const struct agg_prog *slots, struct agg_overhead *o)
+{
+	o->nprogs = 0;
+	for (int i = 0; i < AGG_PROGS; i++)
+		if (slots[i].name[0])
+			o->progs[o->nprogs++] = slots[i];
+}
+
 void cost_fill(struct cost *c, struct agg_snapshot *snap,
 	       struct agg_spec *specs)
 {
 	double t = cputime_clock_s(CLOCK_MONOTONIC), secs = t - c->last_t;
 	double all = t - c->start_t;
-	double prog_ns, per_hit, specs_ns = 0, kern_ns, tns, sns, frac = 0;
-	double per_sys;
+	double stats, specs_ns = 0, kern_ns, tns, sns, frac = 0, per_sys;
 	uint64_t syscalls;
 
 	if (c->window)
 		close_window(c);
-	prog_ns = c->site_ns > 0 ? c->site_ns : COST_EST_PROG_NS;
 	if (!c->continuous && secs > 0 && c->window_s > 0)
 		frac = c->window_s < secs ? c->window_s / secs : 1;
-	per_hit = prog_ns + frac * cost_stats_ns();
+	stats = frac * cost_stats_ns();
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		double trap = cost_spec_trap_ns(specs[s].info);
+		double per_hit = cost_prog_ns(c, specs[s].info) + stats;
 		double ns = cost_spec_ns(cost_hits(&specs[s], false), trap,
 					 per_hit, specs[s].shared);
 
@@ -458,7 +525,9 @@ void cost_fill(struct cost *c, struct agg_snapshot *snap,
 		.self_pct = cost_pct(sns, secs),
 		.syscall_ns = c->progs.syscall_ns > 0 ? per_sys : 0,
 		.measured = !c->unavailable,
+		.stats_s = c->window_s,
 	};
+	progs_out(c->win, &snap->overhead);
 	c->sum_ns += specs_ns + kern_ns;
 	c->sum_kern_ns += kern_ns;
 	c->sum_self_ns += sns;
@@ -474,7 +543,9 @@ void cost_fill(struct cost *c, struct agg_snapshot *snap,
 		.self_pct = cost_pct(c->sum_self_ns, all),
 		.syscall_ns = snap->overhead.syscall_ns,
 		.measured = c->all_measured,
+		.stats_s = c->tot_stats_s,
 	};
+	progs_out(c->tot, &snap->overhead_total);
 	c->last_t = t;
 	c->boot_ticks_at = boot_ticks();
 	open_window(c);

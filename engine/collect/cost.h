@@ -18,9 +18,11 @@
  * they are switched on (BPF_ENABLE_STATS) only for the first
  * COST_WINDOW_S of each interval, unless kernel.bpf_stats_enabled is 1
  * already (then every interval is read whole); the price of that window
- * is measured at calibration and counted too. One program serves every
- * spec, so a spec is charged the programs' average time per run: its
- * hits times (trap + average). The kernel-side programs (IO and process
+ * is measured at calibration and counted too. A spec's sites run one
+ * program (siteprog.h: pt_usdt, or the walker program its keys need),
+ * so a spec is charged that program's average time per run: its hits
+ * times (trap + average). Each program's runs and time over the windows
+ * are in the snapshot (struct agg_overhead's progs). The kernel-side programs (IO and process
  * watches, the target's hooks) have no trap: their run time is taken as
  * it is. Without statistics (an old kernel) the programs are charged
  * COST_EST_PROG_NS per run, and that is said once.
@@ -139,8 +141,10 @@ void cost_add_progs(struct cost *c, const struct cost_progs *progs);
  * its trap and the programs' average run. */
 double cost_hit_ns(const struct cost *c, const struct tracer_spec_info *info);
 
-/* ... of which the programs' average run. */
-double cost_prog_ns(const struct cost *c);
+/* ... of which its program's average run (siteprog.h; the site
+ * programs' average before that one was timed, or for a profile:HZ
+ * spec). */
+double cost_prog_ns(const struct cost *c, const struct tracer_spec_info *info);
 
 /* Whether c's statistics window is open: the tracer then counts every
  * hit, for the share of them that shared a trap (tracer_count_hits()). */

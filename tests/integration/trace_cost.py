@@ -5,7 +5,10 @@ target_pct, self_pct); in the interval the fixture fires, cost_pct is
 above 0 exactly for the specs that fired, 0 for the one that did not,
 and in proportion to their hits (a latency pair nested three deep is six
 hits a round, a count one); cpu_pct is the specs' cost_pct plus the
-kernel programs' (kernel_pct); an idle interval costs the specs 0."""
+kernel programs' (kernel_pct); an idle interval costs the specs 0.
+Then, with the kernel's BPF statistics on: each program's runs in the
+JSON are its spec's hits exactly, and a spec is priced at its own
+program's run time (a ustack key's walker against a count's pt_usdt)."""
 
 import os
 import time
@@ -82,4 +85,86 @@ tap.ok(fin.get("final") and fin["overhead"]["cpu_pct"] > 0,
 tap.ok(agg_of(fin, SPECS["tick"])["cost_pct"] > 0 and
        agg_of(fin, SPECS["idle"])["cost_pct"] == 0,
        "final: cost_pct since attach")
+tap.ok(all(0 < o["overhead"]["stats_s"] <= 0.5 for o in objs[:-1]),
+       "the statistics' window of every interval in it",
+       [o["overhead"]["stats_s"] for o in objs])
+
+
+# -- each spec priced at its own program ------------------------------------
+# With kernel.bpf_stats_enabled on, the kernel times every run: the meter
+# reads the whole interval (no window) and the programs' runs are each
+# spec's hits exactly. A count runs pt_usdt, a ustack key pt_walk_native,
+# on different probes of the same kind (nops: one trap price): a hit of
+# the second costs more than one of the first by what its program takes
+# more a run, as the JSON's program list says.
+PLAIN = "fixture:tick"  # N hits a round
+WALKED = "fixture:enter=count(ustack)"  # 3N
+STATS = "/proc/sys/kernel/bpf_stats_enabled"
+
+
+def priced_session():
+    t = Target([EXE])
+    tr = Trace(["-p", str(t.pid), "-i", "1", "--budget", "off",
+                "-e", PLAIN, "-e", WALKED])
+    time.sleep(0.3)
+    t.send("fire %d" % N)
+    time.sleep(2.2)
+    objs = tr.finish()
+    t.stop()
+    return objs
+
+
+with open(STATS) as f:
+    was = f.read().strip()
+try:
+    with open(STATS, "w") as f:
+        f.write("1")
+    objs = priced_session()
+finally:
+    with open(STATS, "w") as f:
+        f.write(was)
+
+
+def progs(o):
+    return {p["name"]: p for p in o["overhead"]["programs"]}
+
+
+ivs = [o for o in objs if "interval" in o]
+secs = {id(o): o["elapsed_s"] - (ivs[i - 1]["elapsed_s"] if i else 0)
+        for i, o in enumerate(ivs)}  # elapsed_s: since the start
+tap.ok(all(abs(o["overhead"]["stats_s"] - secs[id(o)]) < 0.05
+           for o in ivs), "statistics on: they cover every interval whole",
+       [(o["overhead"]["stats_s"], secs[id(o)]) for o in ivs])
+runs_ok = []
+for o in objs:
+    P, hits = progs(o), {s: sum(r["count"] for r in agg_of(o, s)["rows"])
+                         for s in (PLAIN, WALKED)}
+    runs_ok.append((o.get("interval", "final"), hits[PLAIN],
+                    P.get("pt_usdt", {}).get("runs"), hits[WALKED],
+                    P.get("pt_walk_native", {}).get("runs")))
+tap.ok(all(a == b and c == d for _, a, b, c, d in runs_ok) and
+       runs_ok[-1][1] == N and runs_ok[-1][3] == 3 * N,
+       "each program ran once a hit of its spec, every interval and in "
+       "all (%d and %d)" % (N, 3 * N), runs_ok)
+hot = max(ivs, key=lambda o: o["events"])
+P = progs(hot)
+tap.ok(hot["events"] == 4 * N and all(
+    P[p]["runs"] == 0 for p in ("pt_usdt", "pt_walk_native")
+    for o in ivs if o is not hot for P in [progs(o)]),
+    "the fixture fired in one interval", [o["events"] for o in ivs])
+P = progs(hot)
+
+
+def per_hit(spec, hits):
+    return agg_of(hot, spec)["cost_pct"] / 100 * secs[id(hot)] * 1e9 / hits
+
+
+more = per_hit(WALKED, 3 * N) - per_hit(PLAIN, N)
+runs = {p: P[p]["ns"] / P[p]["runs"] for p in ("pt_usdt", "pt_walk_native")}
+tap.ok(runs["pt_walk_native"] > runs["pt_usdt"] and
+       abs(more - (runs["pt_walk_native"] - runs["pt_usdt"])) < 2,
+       "a walked hit costs more than a plain one by what its program "
+       "takes more a run",
+       "%.1f ns more a hit (%.1f, %.1f); programs %r ns a run" % (
+           more, per_hit(WALKED, 3 * N), per_hit(PLAIN, N), runs))
 tap.done()
