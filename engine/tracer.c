@@ -184,6 +184,10 @@ static int load_programs(struct tracer *tr, uint64_t aggsize)
 		ulink_prepare(tr->skel->progs.pt_calib);
 		ulink_prepare(tr->skel->progs.pt_calib_in);
 		ulink_prepare(tr->skel->progs.pt_calib_out);
+		/* the dynamic linker's hooks: closing a perf-event uprobe
+		 * takes a lock every other such close waits for */
+		ulink_prepare(tr->skel->progs.pt_dlstop);
+		ulink_prepare(tr->skel->progs.pt_dlmark);
 	}
 	bpf_program__set_autoload(tr->skel->progs.pt_profile, false);
 	siteprog_defer(tr); /* the walkers: at their first spec */
@@ -227,6 +231,7 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 	libbpf_set_print(libbpf_log);
 	tr->kind = kind;
 	tr->pid = kind == TRACER_PID ? pid : 0;
+	tr->dl_link = tr->ro_mark = (struct ulink){ -1, NULL };
 	tr->cache = objcache_new();
 	if (!tr->cache)
 		goto fail;
@@ -341,15 +346,17 @@ void tracer_free(struct tracer *tr)
 	for (int i = 0; i < tr->nspecs; i++)
 		if (tr->specs[i].used)
 			detach_spec(tr, &tr->specs[i]);
+	/* the dynamic linker's hooks too (each close a grace period: 0.11 s
+	 * each, one after the other, once the command had exited) */
+	park_close_link(tr, &tr->ro_mark);
+	park_close_link(tr, &tr->dl_link);
 	park_free(tr); /* every link closed before the programs go */
 	watch_free(&tr->watch);
-	bpf_link__destroy(tr->ro_links[0]);
-	bpf_link__destroy(tr->ro_links[1]);
+	bpf_link__destroy(tr->ro_exec);
 	bpf_link__destroy(tr->fork_link);
 	bpf_link__destroy(tr->lat_exit_link);
-	bpf_link__destroy(tr->dl_link);
 	bpf_link__destroy(tr->exec_link);
-	if (tr->dl_ring)
+	if (tr->dl_ring) /* its hook out: it cannot stop it again */
 		kill(tr->pid, SIGCONT); /* never leave it stopped */
 	ring_buffer__free(tr->dl_ring);
 	free(tr->dl_interp);

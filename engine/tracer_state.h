@@ -117,17 +117,18 @@ struct tracer {
 	struct trap_lat lat; /* what a latency pair's probes add to each
 				time (cost_calibrate()): its ends' sites'
 				lat_adj */
-	struct bpf_link *dl_link; /* tracer_hold_dlopen() */
+	struct ulink dl_link; /* pt_dlstop: tracer_hold_dlopen() */
 	struct ring_buffer *dl_ring;
 	bool dl_stopped; /* the process stopped in its dynamic linker, or at
 			  * an exec() */
-	char *dl_interp; /* the dynamic linker dl_link, ro_links[1] are on */
+	char *dl_interp; /* the dynamic linker dl_link, ro_mark are on */
 	struct bpf_link *exec_link; /* pt_execstop: rescan_start() */
 	struct tracer_exec exec; /* as of the last rescan */
 	int ro_state; /* literals_ready(): 0 not tried, 1 on, -1 not available */
 	struct ro_set ro; /* the read-only ranges of the valid table */
 	uint32_t ro_gen;
-	struct bpf_link *ro_links[2]; /* pt_ro_exec, pt_dlmark */
+	struct bpf_link *ro_exec; /* pt_ro_exec */
+	struct ulink ro_mark; /* pt_dlmark */
 	struct bpf_link *fork_link; /* pt_forked: see forks_sweep() */
 	struct bpf_link *lat_exit_link; /* pt_lat_exit, from the first latency */
 	uint32_t forks; /* its count when last swept */

@@ -15,6 +15,7 @@
 #include "needed.h"
 #include "probetop.h"
 #include "probetop.skel.h"
+#include "rescan.h"
 #include "rostr.h"
 #include "tracer_state.h"
 
@@ -57,19 +58,18 @@ static int ro_start(struct tracer *tr)
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)tr->pid);
 	err = needed_dl_hook(tr->cache, exe, interp, sizeof(interp), &offset);
 	if (!err) {
-		tr->ro_links[1] = bpf_program__attach_uprobe(
-			tr->skel->progs.pt_dlmark, false, tr->pid, interp,
-			(size_t)offset);
-		if (!tr->ro_links[1])
-			return -errno;
+		err = rescan_dl_hook(tr, tr->skel->progs.pt_dlmark, interp,
+				     offset, &tr->ro_mark);
+		if (err)
+			return err;
 		if (!tr->dl_interp)
 			tr->dl_interp = strdup(interp); /* NULL: not followed */
 	} else if (err != -ENOENT) { /* -ENOENT: static, nothing to load */
 		return err;
 	}
 	tr->skel->bss->ro_pid = (uint32_t)tr->pid;
-	tr->ro_links[0] = bpf_program__attach(tr->skel->progs.pt_ro_exec);
-	if (!tr->ro_links[0])
+	tr->ro_exec = bpf_program__attach(tr->skel->progs.pt_ro_exec);
+	if (!tr->ro_exec)
 		return -errno;
 	tr->ro_gen = 1;
 	epoch = literals_epoch(tr);
@@ -91,9 +91,9 @@ bool literals_ready(struct tracer *tr)
 				"no read-only string ranges (%s): strings are "
 				"read at every event",
 				strerror(-err));
-			bpf_link__destroy(tr->ro_links[0]);
-			bpf_link__destroy(tr->ro_links[1]);
-			tr->ro_links[0] = tr->ro_links[1] = NULL;
+			bpf_link__destroy(tr->ro_exec);
+			ulink_detach(&tr->ro_mark);
+			tr->ro_exec = NULL;
 		}
 	}
 	return tr->ro_state > 0;

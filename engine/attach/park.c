@@ -33,7 +33,8 @@
 #define PARK_PIPE_BYTES (1 << 20) /* room for 40,000 links in flight */
 #define PARK_WAIT_US 1000 /* park_unpark(wait): how often it looks */
 
-/* A link handed to the closers, and the spec it was of. */
+/* A link handed to the closers, and the spec it was of (-1: one of the
+ * tracer's own, park_close_link()). */
 struct park_rec {
 	struct ulink l;
 	int id;
@@ -45,7 +46,14 @@ struct park_closer {
 	pthread_t threads[PARK_EXIT_CLOSERS];
 	int nthreads;
 	int closing[PT_MAX_SPECS]; /* each spec id's links not closed yet */
+	int closing_own; /* the tracer's own links not closed yet */
 };
+
+/* The count of links not closed yet that record r is one of. */
+static int *closing_of(struct park_closer *c, const struct park_rec *r)
+{
+	return r->id >= 0 ? &c->closing[r->id] : &c->closing_own;
+}
 
 static void *closer_main(void *arg)
 {
@@ -54,7 +62,7 @@ static void *closer_main(void *arg)
 
 	while (read(c->rfd, &r, sizeof(r)) == (ssize_t)sizeof(r)) {
 		ulink_detach(&r.l);
-		__atomic_sub_fetch(&c->closing[r.id], 1, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(closing_of(c, &r), 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -114,11 +122,28 @@ static void set_bit(struct tracer *tr, const struct tspec *ts, bool on)
 	}
 }
 
+/* Hand r's link to closers c (NULL: none); closed here, waiting, if
+ * they cannot take it. 0, -ENOMEM (no closers) or -EAGAIN (their queue
+ * full). */
+static int hand_over(struct park_closer *c, struct park_rec *r)
+{
+	if (r->l.fd < 0 && !r->l.perf)
+		return 0;
+	if (c) /* counted before a closer can count it done */
+		__atomic_add_fetch(closing_of(c, r), 1, __ATOMIC_ACQUIRE);
+	if (c && write(c->wfd, r, sizeof(*r)) == (ssize_t)sizeof(*r))
+		return 0;
+	if (c)
+		__atomic_sub_fetch(closing_of(c, r), 1, __ATOMIC_RELEASE);
+	ulink_detach(&r->l); /* here, waiting */
+	return c ? -EAGAIN : -ENOMEM;
+}
+
 int park_spec(struct tracer *tr, struct tspec *ts)
 {
 	int id = (int)(ts - tr->specs);
 	struct park_closer *c;
-	int err = 0;
+	int err = 0, e;
 
 	if (ts->parked)
 		return 0;
@@ -127,22 +152,21 @@ int park_spec(struct tracer *tr, struct tspec *ts)
 	for (size_t i = 0; i < ts->nlinks; i++) {
 		struct park_rec r = { ts->links[i].l, id };
 
-		if (r.l.fd < 0 && !r.l.perf)
-			continue;
-		if (c) /* counted before a closer can count it done */
-			__atomic_add_fetch(&c->closing[id], 1,
-					   __ATOMIC_ACQUIRE);
-		if (!c || write(c->wfd, &r, sizeof(r)) != (ssize_t)sizeof(r)) {
-			if (c)
-				__atomic_sub_fetch(&c->closing[id], 1,
-						   __ATOMIC_RELEASE);
-			ulink_detach(&r.l); /* here, waiting */
-			err = c ? -EAGAIN : -ENOMEM;
-		}
+		if ((e = hand_over(c, &r)))
+			err = e;
 		ts->links[i].l = (struct ulink){ -1, NULL };
 	}
 	ts->parked = true;
 	return err;
+}
+
+void park_close_link(struct tracer *tr, struct ulink *l)
+{
+	struct park_rec r = { *l, -1 };
+
+	if (l->fd >= 0 || l->perf)
+		hand_over(closer(tr), &r);
+	*l = (struct ulink){ -1, NULL };
 }
 
 /* Links of spec id the closers have not closed yet. */
@@ -230,6 +254,7 @@ static void add_closers(struct park_closer *c)
 
 	for (int id = 0; id < PT_MAX_SPECS; id++)
 		pending += __atomic_load_n(&c->closing[id], __ATOMIC_ACQUIRE);
+	pending += __atomic_load_n(&c->closing_own, __ATOMIC_ACQUIRE);
 	while (c->nthreads < PARK_EXIT_CLOSERS && c->nthreads < pending &&
 	       !pthread_create(&c->threads[c->nthreads], NULL, closer_main, c))
 		c->nthreads++;

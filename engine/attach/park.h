@@ -34,6 +34,7 @@
 #include <stdbool.h>
 
 struct tracer;
+struct ulink;
 struct tspec;
 
 /* Park ts (a no-op if it is parked): its links handed to the closers
@@ -57,6 +58,12 @@ void park_resume(struct tracer *tr, struct tspec *ts);
  * serve another spec, which must not start parked, and starts in epoch
  * 0 (never parked). */
 void park_forget(struct tracer *tr, struct tspec *ts);
+
+/* Close l, one of tr's own uprobe links (empty: a no-op), by the
+ * closers, side by side with the specs' links: each close waits out a
+ * grace period; at once, waiting, if they cannot take it. l is empty
+ * then; it is closed when park_free() returns. */
+void park_close_link(struct tracer *tr, struct ulink *l);
 
 /* Wait for the closers to close what they were given, and end them. */
 void park_free(struct tracer *tr);

@@ -98,20 +98,28 @@ size_t tracer_mapped_probes(const struct tracer *tr)
 	return total;
 }
 
+int rescan_dl_hook(struct tracer *tr, struct bpf_program *prog,
+		   const char *interp, uint64_t offset, struct ulink *out)
+{
+	return ulink_attach(prog, tr->multi, tr->pid, interp, offset, 0, 0,
+			    false, out);
+}
+
 /* Move a uprobe link of prog from the old dynamic linker to interp, or
  * make it there if there was none and it is wanted. */
-static void move_link(struct tracer *tr, struct bpf_link **link,
+static void move_link(struct tracer *tr, struct ulink *link,
 		      struct bpf_program *prog, const char *interp,
 		      uint64_t offset, bool wanted)
 {
-	if (!*link && !wanted)
+	int err;
+
+	if (link->fd < 0 && !link->perf && !wanted)
 		return;
-	bpf_link__destroy(*link);
-	*link = bpf_program__attach_uprobe(prog, false, tr->pid, interp,
-					   (size_t)offset);
-	if (!*link)
+	ulink_detach(link);
+	err = rescan_dl_hook(tr, prog, interp, offset, link);
+	if (err)
 		log_msg(LOG_WARN, "%s: cannot attach to _dl_debug_state: %s",
-			interp, strerror(errno));
+			interp, strerror(-err));
 }
 
 /*
@@ -140,8 +148,8 @@ static void follow_interp(struct tracer *tr)
 	tr->dl_interp = dup;
 	move_link(tr, &tr->dl_link, tr->skel->progs.pt_dlstop, interp, offset,
 		  held);
-	move_link(tr, &tr->ro_links[1], tr->skel->progs.pt_dlmark, interp,
-		  offset, tr->ro_state > 0);
+	move_link(tr, &tr->ro_mark, tr->skel->progs.pt_dlmark, interp, offset,
+		  tr->ro_state > 0);
 }
 
 /* The process exec()ed since the last rescan (execs is the kernel's
@@ -299,7 +307,7 @@ int tracer_hold_dlopen(struct tracer *tr, const char *exe)
 	uint64_t offset;
 	int err;
 
-	if (tr->kind != TRACER_PID || tr->dl_link)
+	if (tr->kind != TRACER_PID || tr->dl_link.fd >= 0 || tr->dl_link.perf)
 		return -EINVAL;
 	err = needed_dl_hook(tr->cache, exe, interp, sizeof(interp), &offset);
 	if (err) {
@@ -315,11 +323,9 @@ int tracer_hold_dlopen(struct tracer *tr, const char *exe)
 	tr->dl_interp = strdup(interp);
 	if (!tr->dl_interp)
 		return -ENOMEM;
-	tr->dl_link =
-		bpf_program__attach_uprobe(tr->skel->progs.pt_dlstop, false,
-					   tr->pid, interp, (size_t)offset);
-	if (!tr->dl_link) {
-		err = -errno;
+	err = rescan_dl_hook(tr, tr->skel->progs.pt_dlstop, interp, offset,
+			     &tr->dl_link);
+	if (err) {
 		free(tr->dl_interp);
 		tr->dl_interp = NULL;
 		log_msg(LOG_WARN, "%s: cannot attach to _dl_debug_state: %s",

@@ -21,12 +21,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct bpf_program;
 struct objcache;
 struct tracer;
+struct ulink;
 
 /* TRACER_PID, from tracer_new(): count the process's exec()s in the
  * kernel (pt_execstop), unheld. Failure is logged: execs then go
  * unsaid, and the periodic rescan still attaches to the new image. */
 void rescan_start(struct tracer *tr);
+
+/* Attach prog (pt_dlstop, pt_dlmark) at offset of the dynamic linker
+ * interp, filtered to tr's process, by uprobe_multi where the kernel has
+ * it (ulink.h: closing a perf-event uprobe waits for a lock every other
+ * such close holds). 0 and *out, or a negative errno. */
+int rescan_dl_hook(struct tracer *tr, struct bpf_program *prog,
+		   const char *interp, uint64_t offset, struct ulink *out);
 
 #endif
