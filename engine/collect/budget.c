@@ -45,6 +45,11 @@
  * cycled hits cost more than calibrated (docs/architecture.md) */
 #define BUDGET_AIM 0.6
 #define BUDGET_RETRY_S 0.002 /* a spec waiting to be attached: tried again */
+/* an interval of too few windows takes the spread of those before it,
+ * a window weighing half as much a second older: a slow window of a
+ * start-up (or of a moment the machine was busy) is forgotten in a few
+ * seconds, not kept as long as the session */
+#define BUDGET_SPREAD_HALF_S 1.0
 #define BUDGET_OUT_S 0.05 /* a park's uprobes go out in about this, at first */
 #define BUDGET_OUT_DECAY 0.9 /* what is kept of the longest seen, an interval */
 
@@ -88,6 +93,8 @@ struct bspec {
 	double on_cpu; /* the target's CPU time then, ns */
 	double on_spent; /* what every spec's hits cost then */
 	struct winstat win, win_all; /* its windows: this interval's, all */
+	struct winstat win_recent; /* ... all, the older the less
+				      (BUDGET_SPREAD_HALF_S) */
 };
 
 struct budget {
@@ -102,6 +109,7 @@ struct budget {
 	struct mark slot; /* the slot's start */
 	struct mark iv; /* the interval's start */
 	double slot_s; /* the length of the slot under way */
+	bool last; /* it ends with the interval (slot_len()) */
 	double checked; /* when check_burst() last looked */
 	double iv_s; /* the last interval's length (0: none yet): the one
 			under way ends about iv.t + iv_s */
@@ -237,12 +245,26 @@ static void end_part(struct budget *b, const struct mark *m)
 	}
 }
 
-/* The length of the next slot: GOV_SLOT_S, give or take BUDGET_JITTER. */
-static double slot_len(struct budget *b)
+static bool near_end(const struct budget *b, double t);
+
+/*
+ * The length of the slot starting at t: GOV_SLOT_S, give or take
+ * BUDGET_JITTER; but one after which less than half a slot would be
+ * left before the park margin at the interval's end (near_end()) runs
+ * to that end (the interval's end begins the next slot). A slot must not
+ * start near the end: its windows begin with it, and a spec parked in
+ * the margin stays attached to the end, as long as uprobes take to go
+ * out (tens of ms). Measured: specs attached whole the last 70-86 ms of
+ * every interval, which spent the budget and left the next slots'
+ * windows a few ms each, too few hits to estimate.
+ */
+static double slot_len(struct budget *b, double t)
 {
 	double r = (double)rand_r(&b->seed) / RAND_MAX;
+	double len = GOV_SLOT_S * (1 - BUDGET_JITTER + 2 * BUDGET_JITTER * r);
 
-	return GOV_SLOT_S * (1 - BUDGET_JITTER + 2 * BUDGET_JITTER * r);
+	b->last = near_end(b, t + len + GOV_SLOT_S / 2);
+	return b->last ? b->iv.t + b->iv_s - t : len;
 }
 
 static bool is_fixed(const struct tracer_spec_info *info)
@@ -360,7 +382,7 @@ static void start_slot(struct budget *b, const struct mark *m)
 			.hit_ns = cost_hit_ns(b->cost, info),
 		};
 	}
-	b->slot_s = slot_len(b);
+	b->slot_s = slot_len(b, m->t);
 	b->sampled = gov_slot(&b->gov, in, (size_t)n, m->t - b->slot.t,
 			      b->pct * 1e9 / 100.0 * BUDGET_AIM, duty);
 	b->costliest = -1;
@@ -455,6 +477,7 @@ void budget_set(struct budget *b, double pct)
 	/* the first slot is short: a costly spec is cut in GOV_FIRST_S */
 	b->slot = m;
 	b->slot_s = GOV_SLOT_S;
+	b->last = false;
 	b->slot.t = m.t - GOV_SLOT_S + GOV_FIRST_S;
 }
 
@@ -538,7 +561,10 @@ void budget_tick(struct budget *b)
 {
 	struct mark m;
 	double t = cputime_clock_s(CLOCK_MONOTONIC);
-	bool due = false, slot = t >= b->slot.t + b->slot_s;
+	/* the last slot: the interval's end begins the next (unless it
+	 * is late by a slot: paused, or the first interval's length) */
+	bool due = false,
+	     slot = t >= b->slot.t + b->slot_s + (b->last ? GOV_SLOT_S : 0);
 	bool check = t >= b->checked + GOV_CHECK_S, attached;
 
 	if (b->pct < 0)
@@ -631,14 +657,13 @@ static void factors(const struct budget *b, const struct bspec *s,
 }
 
 /* Spec s's relative variance from its windows' spread (winstat.h): this
- * interval's; with too few windows, theirs with the spread of all its
- * windows so far (INFINITY: too few of those, its first second
- * sampled). */
+ * interval's; with too few windows, theirs with the spread of its recent
+ * windows (INFINITY: too few of those, its first second sampled). */
 static double spread(const struct bspec *s)
 {
-	return s->win.n >= WINSTAT_MIN
+	return s->win.seen >= WINSTAT_MIN
 		       ? winstat_rel_var(&s->win)
-		       : winstat_rel_var_of(&s->win_all, &s->win);
+		       : winstat_rel_var_of(&s->win_recent, &s->win);
 }
 
 /* What spec id's estimate e of the interval ending stands on, at debug
@@ -649,7 +674,7 @@ static void log_est(int id, const struct bspec *s, const struct budget_est *e)
 		"budget: spec %d: duty %.3f, %u windows (%u in all), factor "
 		"%.3f (%.3f..%.3f, least %.3f), spread %.4f (all %.4f), CPU "
 		"%.1f ms in windows of %.1f, hits' cost %.1f of %.1f ms%s%s%s",
-		id, e->duty, s->win.n, s->win_all.n, e->factor, e->f_lo,
+		id, e->duty, s->win.seen, s->win_all.seen, e->factor, e->f_lo,
 		e->f_hi, e->f_min, e->rel_var, e->rel_all, s->on_cpu / 1e6,
 		s->samp_cpu / 1e6, s->on_spent / 1e6, s->samp_spent / 1e6,
 		e->measured ? "" : ", CPU time unmeasured",
@@ -681,6 +706,9 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 				&out[id]);
 		}
 		winstat_merge(&s->win_all, &s->win);
+		winstat_decay(&s->win_recent,
+			      pow(0.5, secs / BUDGET_SPREAD_HALF_S));
+		winstat_merge(&s->win_recent, &s->win);
 		out[id].rel_var = spread(s);
 		out[id].rel_all = winstat_rel_var(&s->win_all);
 		if (out[id].estimated)

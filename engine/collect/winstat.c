@@ -18,6 +18,7 @@ static double pair_ss(double h1, double w1, double h2, double w2)
 void winstat_add(struct winstat *ws, double h, double w)
 {
 	struct winstat one = {
+		.seen = 1,
 		.n = 1,
 		.h = h,
 		.w = w,
@@ -33,9 +34,9 @@ void winstat_add(struct winstat *ws, double h, double w)
 
 void winstat_merge(struct winstat *to, const struct winstat *from)
 {
-	if (!from->n)
+	if (!from->seen)
 		return;
-	if (!to->n) {
+	if (!to->seen) {
 		to->first_h = from->first_h;
 		to->first_w = from->first_w;
 	} else {
@@ -43,6 +44,7 @@ void winstat_merge(struct winstat *to, const struct winstat *from)
 		to->ssp += pair_ss(to->last_h, to->last_w, from->first_h,
 				   from->first_w);
 	}
+	to->seen += from->seen;
 	to->n += from->n;
 	to->h += from->h;
 	to->w += from->w;
@@ -58,7 +60,7 @@ void winstat_merge(struct winstat *to, const struct winstat *from)
  * a hit. */
 static double resid_var(const struct winstat *ws)
 {
-	if (ws->n < WINSTAT_MIN || ws->h <= 0 || ws->w <= 0)
+	if (ws->seen < WINSTAT_MIN || ws->np <= 0 || ws->h <= 0 || ws->w <= 0)
 		return INFINITY;
 	return ws->ssp / ws->np;
 }
@@ -67,7 +69,17 @@ double winstat_rel_var(const struct winstat *ws)
 {
 	double s2 = resid_var(ws);
 
-	return isinf(s2) ? INFINITY : (double)ws->n * s2 / (ws->h * ws->h);
+	return isinf(s2) ? INFINITY : ws->n * s2 / (ws->h * ws->h);
+}
+
+void winstat_decay(struct winstat *ws, double keep)
+{
+	ws->n *= keep;
+	ws->h *= keep;
+	ws->w *= keep;
+	ws->ww *= keep;
+	ws->np *= keep;
+	ws->ssp *= keep;
 }
 
 double winstat_rel_var_of(const struct winstat *all, const struct winstat *few)

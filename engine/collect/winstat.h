@@ -16,14 +16,16 @@
 #define WINSTAT_MIN 4
 
 struct winstat {
-	unsigned int n; /* windows */
+	unsigned int seen; /* windows counted */
+	double n; /* their weight: 1 each, less as they age
+		     (winstat_decay()) */
 	double h, w; /* sums of their hits and CPU ns */
 	double ww; /* sum of w*w */
 	double first_h, first_w, last_h, last_w; /* the first and last
 						     window, in time */
-	unsigned int np; /* pairs of consecutive windows (n - 1) */
+	double np; /* pairs of consecutive windows (n - 1), weighed */
 	double ssp; /* sum over those pairs of their residuals' squares
-		       about the pair's own ratio */
+		       about the pair's own ratio, weighed */
 };
 
 /* A window with h hits in w CPU ns into ws, after its last. */
@@ -31,6 +33,10 @@ void winstat_add(struct winstat *ws, double h, double w);
 
 /* The windows of from into to as well, after to's. */
 void winstat_merge(struct winstat *to, const struct winstat *from);
+
+/* Every window of ws weighs keep times what it did (0 < keep <= 1):
+ * the spread then is mostly that of the windows added since. */
+void winstat_decay(struct winstat *ws, double keep);
 
 /*
  * The relative variance of the ratio estimate ws->h / ws->w from its
@@ -42,7 +48,7 @@ void winstat_merge(struct winstat *to, const struct winstat *from);
  * where it drifts, as a target warming up does over its first second,
  * the spread about the drift, not the drift: an interval's estimate
  * takes its own windows' ratio). 0 for hits exactly in proportion;
- * INFINITY under WINSTAT_MIN windows, or none with a hit. Pure.
+ * INFINITY under WINSTAT_MIN windows counted, or none with a hit. Pure.
  */
 double winstat_rel_var(const struct winstat *ws);
 

@@ -70,9 +70,9 @@ static void test_too_few(void **state)
 	assert_true(isinf(winstat_rel_var(&ws)));
 	winstat_merge(&all, &ws);
 	winstat_merge(&all, &ws);
-	assert_int_equal(all.n, 2 * (WINSTAT_MIN - 1));
+	assert_int_equal(all.seen, 2 * (WINSTAT_MIN - 1));
 	assert_true(fabs(winstat_rel_var(&all)) < 1e-9);
-	assert_true(isinf(winstat_rel_var(&(struct winstat){ .n = 9 })));
+	assert_true(isinf(winstat_rel_var(&(struct winstat){ .seen = 9 })));
 }
 
 /* An interval of two windows, among forty: its own error, the spread of
@@ -110,6 +110,47 @@ static void test_few_of_all(void **state)
 	assert_true(fabs(winstat_rel_var_of(&all, &few) -
 			 2 * 4 * s2 / 400.0 / 400.0) < 1e-12);
 	assert_true(isinf(winstat_rel_var_of(&all, &(struct winstat){ 0 })));
+}
+
+/* A slow window (half the hits) among steady ones, then four intervals
+ * of two steady windows, each older window weighing half as much an
+ * interval: the spread the next interval falls back on is the slow
+ * window's, a sixteenth of it by then; undecayed, it stays a twelfth
+ * (one pair in twelve) for as long as the session. Each weighs what it
+ * did: a window counted is still counted (seen), for WINSTAT_MIN. */
+static void test_decay(void **state)
+{
+	struct winstat recent = { 0 }, all = { 0 }, iv = { 0 }, few = { 0 };
+	double first, s2;
+
+	(void)state;
+	winstat_add(&iv, 100, 1000);
+	winstat_add(&iv, 50, 1000); /* the slow one */
+	winstat_add(&iv, 100, 1000);
+	winstat_add(&iv, 100, 1000);
+	winstat_merge(&recent, &iv);
+	winstat_merge(&all, &iv);
+	winstat_add(&few, 100, 1000);
+	winstat_add(&few, 100, 1000);
+	first = winstat_rel_var_of(&recent, &few);
+	/* pairs (100, 50) and (50, 100): residuals +-50/2 = 25, 1250 each;
+	 * over 3 pairs: s2 = 2500 / 3 */
+	assert_true(fabs(first - 2 * (2500.0 / 3) / 200.0 / 200.0) < 1e-12);
+	for (int k = 0; k < 4; k++) {
+		winstat_decay(&recent, 0.5);
+		winstat_merge(&recent, &few);
+		winstat_merge(&all, &few);
+	}
+	assert_int_equal(recent.seen, 12);
+	assert_true(fabs(recent.n - (4 / 16.0 + 2 * (1 / 8.0 + 1 / 4.0 +
+						     1 / 2.0 + 1))) < 1e-12);
+	/* only the slow window's two pairs have residuals, at 1/16 */
+	s2 = 2500.0 / 16 / recent.np;
+	assert_true(fabs(winstat_rel_var_of(&recent, &few) -
+			 2 * s2 / 200.0 / 200.0) < 1e-9);
+	assert_true(winstat_rel_var_of(&recent, &few) < first / 16);
+	assert_true(fabs(winstat_rel_var_of(&all, &few) -
+			 2 * (2500.0 / 11) / 200.0 / 200.0) < 1e-12);
 }
 
 /* A row that counted 1000, all in windows that stand for 4x their hits:
@@ -157,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_phase),
 		cmocka_unit_test(test_too_few),
 		cmocka_unit_test(test_few_of_all),
+		cmocka_unit_test(test_decay),
 		cmocka_unit_test(test_row),
 	};
 
