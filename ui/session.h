@@ -31,6 +31,7 @@
 
 #define SESSION_MAX_ARGS 64
 #define SESSION_MAX_SETS 16
+#define SESSION_START_NICE 10 /* the start's priority, below probetop's */
 #define SESSION_MAX_SPECS 256 /* = PT_MAX_SPECS */
 
 struct session_args {
@@ -108,6 +109,8 @@ struct session {
 	pid_t pid; /* 0 for -b */
 	char binary[4096]; /* -b: the file's path */
 	bool launched;
+	int nice; /* probetop's priority before session_open() lowered it
+		     (SESSION_START_NICE): a launched command's */
 	unsigned int execs_said; /* exec()s of the target said so far */
 	struct launch l;
 	struct ps_list sets; /* every loadable probeset */

@@ -62,7 +62,7 @@ int session_open_target(struct session *s, const struct session_args *a)
 		cli_error("%s", why);
 		return -1;
 	}
-	err = launch_start(a->command, a->quiet_command, &s->l);
+	err = launch_start(a->command, a->quiet_command, s->nice, &s->l);
 	if (err) {
 		cli_error("cannot start %s: %s", a->command[0], strerror(-err));
 		return -1;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,7 +45,7 @@ static void detach_tty(void)
 		close(fd);
 }
 
-static void child(char *const argv[], int go, int err, bool quiet)
+static void child(char *const argv[], int go, int err, bool quiet, int nice)
 {
 	sigset_t none;
 	char byte;
@@ -59,6 +60,8 @@ static void child(char *const argv[], int go, int err, bool quiet)
 	 * command must get them as if started from the shell */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* before the drop: raising it back takes privilege */
+	setpriority(PRIO_PROCESS, 0, nice);
 	e = drop_to_sudo_user();
 	/* after the drop: changing credentials clears the death signal */
 	if (!e && prctl(PR_SET_PDEATHSIG, SIGCONT))
@@ -73,7 +76,7 @@ static void child(char *const argv[], int go, int err, bool quiet)
 	_exit(127);
 }
 
-int launch_start(char *const argv[], bool quiet, struct launch *l)
+int launch_start(char *const argv[], bool quiet, int nice, struct launch *l)
 {
 	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
 
@@ -87,7 +90,7 @@ int launch_start(char *const argv[], bool quiet, struct launch *l)
 	if (l->pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child(argv, go[0], err[1], quiet);
+		child(argv, go[0], err[1], quiet, nice);
 	}
 	close(go[0]);
 	close(err[1]);

@@ -29,9 +29,10 @@ struct launch {
 
 /*
  * Fork a held child for argv (argv[0] looked up in $PATH); quiet: its
- * stdin, stdout and stderr go to /dev/null. 0 or -errno.
+ * stdin, stdout and stderr go to /dev/null; nice: the priority it runs
+ * at (the caller's own may be lower while it starts). 0 or -errno.
  */
-int launch_start(char *const argv[], bool quiet, struct launch *l);
+int launch_start(char *const argv[], bool quiet, int nice, struct launch *l);
 
 /*
  * Let the child exec. Returns 0 once it has exec()ed, or the negative

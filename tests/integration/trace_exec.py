@@ -9,7 +9,8 @@ the end); a fixture that fires K times and exec()s its twin (or itself),
 which fires L times, counts K+L and says the exec; -p of a process that
 exec()s finds the new image; scripts whose interpreter is missing, not
 executable or loops are one-line errors; a command trace started ends
-when trace stops before it (-n 1 on sleep 60)."""
+when trace stops before it (-n 1 on sleep 60); the start's lower
+priority is not the command's, nor probetop's once attached."""
 
 import os
 import stat
@@ -180,4 +181,21 @@ pid = int(said[0].split()[-1]) if said else 0
 tap.ok(r.returncode == 0 and pid and not os.path.exists("/proc/%d" % pid),
        "trace -n 1 -- sleep 60: trace stopped after one interval and the "
        "command it started is gone (not left running)", r.stderr)
+
+# the start runs at a lower priority (session.c's start_quietly()): the
+# command it launches runs at probetop's own, and probetop is back at
+# its own once attached (started here at nice 3)
+r = run(["trace", "--json", "-e", GC, "--", PY, "-c",
+         "import os; print('nice', os.nice(0))"],
+        preexec_fn=lambda: os.nice(3))
+tap.ok(r.returncode == 0 and "nice 3" in r.stdout.splitlines(),
+       "a launched command runs at probetop's priority (nice 3), not the "
+       "start's", r.stdout[-300:] + r.stderr)
+t = Target([FIX, "wait"])
+tr = Trace(["-p", str(t.pid), "-e", TICK], preexec_fn=lambda: os.nice(3))
+with open("/proc/%d/stat" % tr.p.pid) as f:
+    nice = int(f.read().rsplit(")", 1)[1].split()[16])
+tr.finish()
+t.stop()
+tap.eq(nice, 3, "attached: probetop is back at its own priority (nice 3)")
 tap.done()
