@@ -392,6 +392,34 @@ static void get_overhead(struct recread *r, struct agg_overhead *o)
 	o->measured = recread_u8(r);
 }
 
+/* put_overhead_more()'s, into o: none in a body that ends before them
+ * (format 1.1), zeros then. */
+static void get_overhead_more(struct recread *r, struct agg_overhead *o)
+{
+	size_t n;
+
+	o->syscall_ns = o->stats_s = 0;
+	o->nprogs = 0;
+	if (r->at >= r->len)
+		return;
+	o->syscall_ns = recread_f64(r);
+	o->stats_s = recread_f64(r);
+	n = recread_count(r, 3);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct agg_prog p = { .name = "" };
+		size_t len;
+		const char *name = recread_str(r, &len);
+
+		if (name)
+			memcpy(p.name, name,
+			       len < sizeof(p.name) ? len : sizeof(p.name) - 1);
+		p.runs = recread_uv(r);
+		p.ns = recread_uv(r);
+		if (o->nprogs < AGG_PROGS)
+			o->progs[o->nprogs++] = p;
+	}
+}
+
 /* The snapshot's own numbers (put_snap_head()). */
 static void get_snap_head(struct recread *r, struct agg_snapshot *snap)
 {
@@ -532,6 +560,10 @@ int recdec_interval(struct recdec *d, struct recread *r, char *why, size_t n)
 	d->snap.specs = d->as;
 	if (get_kernel(d, r))
 		return fail(r, why, n, "bad IO or process rows");
+	get_overhead_more(r, &d->snap.overhead);
+	get_overhead_more(r, &d->snap.overhead_total);
+	if (r->bad)
+		return fail(r, why, n, "a bad program list");
 	return carry_rows(d) || point_rows(d)
 		       ? fail(r, why, n, "no memory for its rows")
 		       : 0;

@@ -331,6 +331,20 @@ static void put_overhead(struct recbuf *b, const struct agg_overhead *o)
 	recbuf_u8(b, o->measured);
 }
 
+/* What format 1.2 adds to an overhead, at the end of the body: the IO
+ * watch's price of a syscall, the statistics' seconds, the programs. */
+static void put_overhead_more(struct recbuf *b, const struct agg_overhead *o)
+{
+	recbuf_f64(b, o->syscall_ns);
+	recbuf_f64(b, o->stats_s);
+	recbuf_uv(b, o->nprogs);
+	for (size_t i = 0; i < o->nprogs; i++) {
+		recbuf_str(b, o->progs[i].name);
+		recbuf_uv(b, o->progs[i].runs);
+		recbuf_uv(b, o->progs[i].ns);
+	}
+}
+
 /* The snapshot's own numbers, before its string table. */
 static void put_snap_head(struct recbuf *b, const struct agg_snapshot *snap)
 {
@@ -371,6 +385,8 @@ int recenc_interval(struct recenc *e, const struct agg_snapshot *snap,
 	if (err)
 		return err;
 	put_kernel(e, snap);
+	put_overhead_more(&e->part, &snap->overhead);
+	put_overhead_more(&e->part, &snap->overhead_total);
 	recbuf_uv(body, e->strs.n - e->strs.nwritten);
 	for (size_t i = e->strs.nwritten; i < e->strs.n; i++)
 		recbuf_str(body, e->strs.strs[i]);

@@ -157,7 +157,16 @@ static void fill_snap(struct run *r, unsigned i)
 		.nproc = 1,
 		.proc = &r->proc,
 		.budget_pct = -1,
-		.overhead = { .cpu_pct = 1.5, .target_pct = -1 },
+		.overhead = { .cpu_pct = 1.5,
+			      .target_pct = -1,
+			      .syscall_ns = 250,
+			      .stats_s = 0.1 * i,
+			      .nprogs = 2,
+			      .progs = { { "pt_usdt", 100 * i, 7000 * i },
+					 { "pt_walk_native", i, 997 * i } } },
+		.overhead_total = { .stats_s = 0.3 * i,
+				    .nprogs = 1,
+				    .progs = { { "pt_oncpu", 5, 9 } } },
 	};
 	r->snap.kdrops[1] = i;
 }
@@ -238,6 +247,20 @@ static void check_spec(const struct agg_spec *g, const struct agg_spec *w,
 	}
 }
 
+/* Format 1.2's: the syscall price, the statistics' time, the programs. */
+static void check_overhead_more(const struct agg_overhead *g,
+				const struct agg_overhead *w)
+{
+	assert_true(g->syscall_ns == w->syscall_ns);
+	assert_true(g->stats_s == w->stats_s);
+	assert_int_equal(g->nprogs, w->nprogs);
+	for (size_t i = 0; i < w->nprogs; i++) {
+		assert_string_equal(g->progs[i].name, w->progs[i].name);
+		assert_int_equal(g->progs[i].runs, w->progs[i].runs);
+		assert_int_equal(g->progs[i].ns, w->progs[i].ns);
+	}
+}
+
 /* got, replayed, against want, the snapshot recorded. */
 static void check_snap(const struct agg_snapshot *g,
 		       const struct agg_snapshot *w, bool final)
@@ -247,6 +270,8 @@ static void check_snap(const struct agg_snapshot *g,
 	assert_int_equal(g->events_total, w->events_total);
 	assert_int_equal(g->kdrops[1], w->kdrops[1]);
 	assert_true(g->overhead.target_pct == w->overhead.target_pct);
+	check_overhead_more(&g->overhead, &w->overhead);
+	check_overhead_more(&g->overhead_total, &w->overhead_total);
 	assert_true(g->budget_pct == w->budget_pct);
 	assert_int_equal(g->nspecs, w->nspecs);
 	for (size_t s = 0; s < w->nspecs; s++)
@@ -639,7 +664,7 @@ static unsigned count_frames(int type)
 	int t;
 
 	assert_int_equal(recfile_reader_open(&rd, path, why, sizeof(why)), 0);
-	assert_int_equal(rd.minor, 1);
+	assert_int_equal(rd.minor, RECFILE_MINOR);
 	while (recfile_skip(&rd, &t, &at, why, sizeof(why)) == RECFILE_OK)
 		n += t == type;
 	recfile_reader_close(&rd);
