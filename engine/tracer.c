@@ -29,6 +29,7 @@
 #include "attach.h"
 #include "catalog.h"
 #include "cost.h"
+#include "cputime.h"
 #include "elfobj.h"
 #include "forks.h"
 #include "literals.h"
@@ -223,6 +224,7 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 	struct catalog *cat = NULL;
 	int err = -ENOMEM;
 	bool said = false; /* err is logged already */
+	double t;
 
 	if (!tr) {
 		log_msg(LOG_ERROR, "out of memory");
@@ -246,7 +248,10 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		err = -ESRCH; /* before the BPF object is loaded for nothing */
 		goto fail;
 	}
+	t = cputime_clock_s(CLOCK_MONOTONIC);
 	err = load_programs(tr, aggsize ? aggsize : MAPSIZE_DEFAULT);
+	log_msg(LOG_DEBUG, "start: the BPF object loaded in %.0f ms",
+		1e3 * (cputime_clock_s(CLOCK_MONOTONIC) - t));
 	if (err) {
 		log_load_error(tr, err);
 		said = true;
@@ -285,6 +290,7 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		err = -ENOMEM;
 		goto fail;
 	}
+	t = cputime_clock_s(CLOCK_MONOTONIC);
 	cost_calibrate(&(struct cost_calib){
 		.empty = tr->skel->progs.pt_calib,
 		.in = tr->skel->progs.pt_calib_in,
@@ -296,6 +302,8 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		.sum = (volatile uint64_t *)&tr->skel->bss->calib_sum,
 		.multi = tr->multi,
 	});
+	log_msg(LOG_DEBUG, "start: calibrated in %.0f ms",
+		1e3 * (cputime_clock_s(CLOCK_MONOTONIC) - t));
 	tr->lat = *cost_trap_lat();
 	if (kind == TRACER_PID && tr->multi)
 		forks_start(tr);
@@ -335,6 +343,8 @@ static void detach_spec(struct tracer *tr, struct tspec *ts)
 
 void tracer_free(struct tracer *tr)
 {
+	double t = cputime_clock_s(CLOCK_MONOTONIC);
+
 	if (!tr)
 		return;
 	/* each close waits out a grace period (some 50 ms): parked, the
@@ -351,6 +361,8 @@ void tracer_free(struct tracer *tr)
 	park_close_link(tr, &tr->ro_mark);
 	park_close_link(tr, &tr->dl_link);
 	park_free(tr); /* every link closed before the programs go */
+	log_msg(LOG_DEBUG, "end: every uprobe out in %.0f ms",
+		1e3 * (cputime_clock_s(CLOCK_MONOTONIC) - t));
 	watch_free(&tr->watch);
 	bpf_link__destroy(tr->ro_exec);
 	bpf_link__destroy(tr->fork_link);

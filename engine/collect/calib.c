@@ -6,7 +6,8 @@
  * what a latency pair's probes add to each time. Called once per
  * process, by the tracer at its first load.
  *
- * Each loop calls a function of probetop CALIB_CALLS times, bare and
+ * Each loop calls a function of probetop CALIB_CALLS times (one that is
+ * single-stepped CALIB_CALLS_STEP), bare and
  * then with a program attached there (and with the statistics on),
  * timed with CLOCK_THREAD_CPUTIME_ID: the trap is system time of the
  * thread that hits it, as it is of a target. The best of CALIB_ROUNDS
@@ -32,6 +33,9 @@
 #include "ulink.h"
 
 #define CALIB_CALLS 1000
+/* a single-stepped trap takes some 15 us: as many ms a round with a
+ * tenth of the calls (1000 took 170 ms of a 290 ms calibration) */
+#define CALIB_CALLS_STEP 100
 #define CALIB_ROUNDS 5
 #define CALIB_CAP_NS 1000
 
@@ -116,15 +120,22 @@ static double ret_ns = -1;
 static double stats_ns;
 static struct trap_lat lat; /* all 0 until calibrated */
 
-/* CPU ns of the best of CALIB_ROUNDS loops of CALIB_CALLS calls of fn. */
-static double best_loop_ns(void (*fn)(void))
+/* The calls a loop times of a function whose first instruction is of
+ * kind k. */
+static int calls_of(enum trap_kind k)
+{
+	return k == TRAP_STEP ? CALIB_CALLS_STEP : CALIB_CALLS;
+}
+
+/* CPU ns of the best of CALIB_ROUNDS loops of calls calls of fn. */
+static double best_loop_ns(void (*fn)(void), int calls)
 {
 	double best = -1;
 
 	for (int r = 0; r < CALIB_ROUNDS; r++) {
 		double t0 = cputime_clock_s(CLOCK_THREAD_CPUTIME_ID), t;
 
-		for (int i = 0; i < CALIB_CALLS; i++)
+		for (int i = 0; i < calls; i++)
 			fn();
 		t = (cputime_clock_s(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e9;
 		if (best < 0 || t < best)
@@ -223,42 +234,44 @@ static int attach_at(struct bpf_program *prog, bool multi, const void *site,
  * attached. Its link is kept for detach_all(): fn is no other
  * measurement's. */
 static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
-		       const void *site, bool ret, double *with_stats)
+		       const void *site, bool ret, int calls,
+		       double *with_stats)
 {
 	struct ulink l = { -1, NULL };
-	double bare = best_loop_ns(fn), probed;
+	double bare = best_loop_ns(fn, calls), probed;
 	int err = attach_at(prog, multi, site, ret, &l), fd;
 
 	if (err)
 		return err;
-	probed = best_loop_ns(fn);
+	probed = best_loop_ns(fn, calls);
 	if (with_stats) {
 		*with_stats = -1;
 		fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (fd >= 0) {
-			*with_stats = best_loop_ns(fn);
+			*with_stats = best_loop_ns(fn, calls);
 			close(fd);
 		}
 	}
 	detach_later(&l);
 	if (with_stats && *with_stats >= 0)
 		*with_stats = *with_stats > probed
-				      ? (*with_stats - probed) / CALIB_CALLS
+				      ? (*with_stats - probed) / calls
 				      : 0;
-	return probed > bare ? (probed - bare) / CALIB_CALLS : 0;
+	return probed > bare ? (probed - bare) / calls : 0;
 }
 
-/* The median of CALIB_ROUNDS rounds' mean time of CALIB_CALLS calls of
+/* The median of CALIB_ROUNDS rounds' mean time of calls calls of
  * fn, each timed by p's pair (a round the machine disturbed moves its
  * mean by microseconds: the median leaves it out); -1 if none timed. */
-static double median_round(const struct cost_calib *p, void (*fn)(void))
+static double median_round(const struct cost_calib *p, void (*fn)(void),
+			   int calls)
 {
 	double m[CALIB_ROUNDS];
 	int n = 0;
 
 	for (int r = 0; r < CALIB_ROUNDS; r++) {
 		*p->n = *p->sum = 0;
-		for (int i = 0; i < CALIB_CALLS; i++)
+		for (int i = 0; i < calls; i++)
 			fn();
 		if (*p->n)
 			m[n++] = (double)*p->sum / (double)*p->n;
@@ -278,11 +291,11 @@ static double median_round(const struct cost_calib *p, void (*fn)(void))
  * average (median_round()). Their least is well below it where a trap
  * is single-stepped (14.3 against 15.4-16.4 us here, with a tail past
  * 20), and a target's calls pay the mean. Times over twice the least of
- * CALIB_CALLS first ones and CALIB_CAP_NS are left out (the thread
+ * calls first ones and CALIB_CAP_NS are left out (the thread
  * preempted or interrupted: one such ms in 5,000 would add 200 ns). -1
  * if they cannot be attached. Its links are kept for detach_all(). */
 static double time_pair(const struct cost_calib *p, void (*fn)(void),
-			const void *start, const void *end, bool ret)
+			const void *start, const void *end, bool ret, int calls)
 {
 	struct ulink in = { -1, NULL }, out = { -1, NULL };
 	double mean = -1;
@@ -290,10 +303,10 @@ static double time_pair(const struct cost_calib *p, void (*fn)(void),
 	if (!attach_at(p->in, p->multi, start, false, &in) &&
 	    !attach_at(p->out, p->multi, end, ret, &out)) {
 		*p->t0 = *p->min = *p->cap = 0;
-		for (int i = 0; i < CALIB_CALLS; i++)
+		for (int i = 0; i < calls; i++)
 			fn();
 		*p->cap = 2 * *p->min + CALIB_CAP_NS;
-		mean = median_round(p, fn);
+		mean = median_round(p, fn, calls);
 	}
 	detach_later(&in);
 	detach_later(&out);
@@ -310,12 +323,13 @@ static void calibrate_lat(const struct cost_calib *p)
 
 	for (int k = 0; k < TRAP_KINDS; k++) {
 		double ns = time_pair(p, fns[k], (const void *)fns[k],
-				      (const void *)fns[k], true);
+				      (const void *)fns[k], true,
+				      calls_of((enum trap_kind)k));
 
 		lat.to_ret[k] = ns > 0 ? ns : 0;
 	}
 	nops = time_pair(p, cost_probe_pair, (const void *)cost_probe_pair,
-			 cost_probe_pair_end, false);
+			 cost_probe_pair_end, false, CALIB_CALLS);
 	if (nops >= 0 && lat.to_ret[TRAP_NOP] > 0)
 		lat.uprobe_end = nops - lat.to_ret[TRAP_NOP];
 }
@@ -333,8 +347,9 @@ int cost_calibrate(const struct cost_calib *p)
 
 	if (kind_ns[TRAP_NOP] >= 0)
 		return 0;
-	kind_ns[TRAP_NOP] = time_hit(prog, multi, cost_probe_site,
-				     cost_probe_nop, false, &with_stats);
+	kind_ns[TRAP_NOP] =
+		time_hit(prog, multi, cost_probe_site, cost_probe_nop, false,
+			 CALIB_CALLS, &with_stats);
 	if (kind_ns[TRAP_NOP] < 0) {
 		int err = (int)kind_ns[TRAP_NOP];
 
@@ -349,14 +364,15 @@ int cost_calibrate(const struct cost_calib *p)
 	}
 	if (with_stats > 0)
 		stats_ns = with_stats;
-	kind_ns[TRAP_PUSH] =
-		time_hit(prog, multi, cost_probe_push,
-			 (const void *)cost_probe_push, false, NULL);
-	kind_ns[TRAP_STEP] =
-		time_hit(prog, multi, cost_probe_step,
-			 (const void *)cost_probe_step, false, NULL);
-	push_ret = time_hit(prog, multi, cost_probe_ret,
-			    (const void *)cost_probe_ret, true, NULL);
+	kind_ns[TRAP_PUSH] = time_hit(prog, multi, cost_probe_push,
+				      (const void *)cost_probe_push, false,
+				      CALIB_CALLS, NULL);
+	kind_ns[TRAP_STEP] = time_hit(prog, multi, cost_probe_step,
+				      (const void *)cost_probe_step, false,
+				      CALIB_CALLS_STEP, NULL);
+	push_ret =
+		time_hit(prog, multi, cost_probe_ret,
+			 (const void *)cost_probe_ret, true, CALIB_CALLS, NULL);
 	/* one that could not be measured: priced as the dearest known */
 	if (kind_ns[TRAP_PUSH] < 0)
 		kind_ns[TRAP_PUSH] = kind_ns[TRAP_NOP];
