@@ -190,7 +190,7 @@ static int load_programs(struct tracer *tr, uint64_t aggsize)
 		ulink_prepare(tr->skel->progs.pt_dlstop);
 		ulink_prepare(tr->skel->progs.pt_dlmark);
 	}
-	bpf_program__set_autoload(tr->skel->progs.pt_profile, false);
+	profile_defer(tr); /* the samples' programs: at their first spec */
 	siteprog_defer(tr); /* the walkers: at their first spec */
 	held.on = true;
 	err = probetop_bpf__load(tr->skel);

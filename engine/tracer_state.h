@@ -90,8 +90,10 @@ struct tracer {
 	pid_t pid;
 	char *path; /* TRACER_FILE */
 	struct probetop_bpf *skel; /* loaded without pt_profile, pt_walk*: */
-	struct bpf_object *prof_obj; /* pt_profile alone, on skel's maps, */
-	struct bpf_program *prof_prog; /* loaded at the first profile:HZ */
+	/* the profile:HZ programs, by walker family (siteprog_family()),
+	 * each alone on skel's maps, loaded at the first spec needing it */
+	struct bpf_object *prof_obj[SITEPROG_WALKS + 1];
+	struct bpf_program *prof_prog[SITEPROG_WALKS + 1];
 	struct bpf_object *walk_obj[SITEPROG_WALKS]; /* each pt_walk* alone,
 							on skel's maps, */
 	struct bpf_program *walk_prog[SITEPROG_WALKS]; /* loaded at the

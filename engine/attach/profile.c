@@ -17,6 +17,7 @@
 #include "attach.h"
 #include "cputime.h"
 #include "lateload.h"
+#include "siteprog.h"
 #include "log.h"
 #include "probetop.h"
 #include "probetop.skel.h"
@@ -83,18 +84,51 @@ static int open_clock(int cpu, uint64_t period)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-/* pt_profile, loaded at the first profile:HZ (lateload.h). 0 or a
- * negative errno (logged). */
-static int load_profile(struct tracer *tr)
+/* The profile programs by walker family (siteprog_family()). */
+static const char *const PROF_PROGS[SITEPROG_WALKS + 1] = {
+	"pt_prof",    "pt_prof_py",	"pt_prof_php",
+	"pt_prof_rb", "pt_prof_native", "pt_profile",
+};
+
+/* The program ts's samples run, loaded at the first spec that needs it
+ * (lateload.h): the walkers its keys need, none more. NULL with errno
+ * (logged). */
+static struct bpf_program *profile_prog(struct tracer *tr,
+					const struct tspec *ts)
 {
-	return lateload(tr, "pt_profile", false, &tr->prof_obj, &tr->prof_prog);
+	int f = siteprog_family(&ts->spec), err;
+
+	if (!tr->prof_prog[f] &&
+	    (err = lateload(tr, PROF_PROGS[f], false, &tr->prof_obj[f],
+			    &tr->prof_prog[f]))) {
+		errno = -err;
+		return NULL;
+	}
+	return tr->prof_prog[f];
+}
+
+void profile_fds(const struct tracer *tr, int *fds)
+{
+	for (int f = 0; f <= SITEPROG_WALKS; f++)
+		fds[f] = tr->prof_prog[f] ? bpf_program__fd(tr->prof_prog[f])
+					  : -1;
+}
+
+void profile_defer(struct tracer *tr)
+{
+	for (int f = 0; f <= SITEPROG_WALKS; f++)
+		bpf_program__set_autoload(bpf_object__find_program_by_name(
+						  tr->skel->obj, PROF_PROGS[f]),
+					  false);
 }
 
 void profile_free(struct tracer *tr)
 {
-	bpf_object__close(tr->prof_obj);
-	tr->prof_obj = NULL;
-	tr->prof_prog = NULL;
+	for (int f = 0; f <= SITEPROG_WALKS; f++) {
+		bpf_object__close(tr->prof_obj[f]);
+		tr->prof_obj[f] = NULL;
+		tr->prof_prog[f] = NULL;
+	}
 }
 
 /* The spec's one site, in the sites map. 0 or a negative errno. */
@@ -112,13 +146,15 @@ static int profile_site(struct tracer *tr, struct tspec *ts, int id,
 int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 {
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct bpf_program *prog;
 	uint64_t period;
 	uint32_t idx;
 
 	if (tr->kind != TRACER_PID)
 		return -EINVAL; /* one process's CPU clock: its caller says */
-	if (!tr->prof_prog && (err = load_profile(tr)))
-		return err;
+	prog = profile_prog(tr, ts);
+	if (!prog)
+		return -errno;
 	err = profile_site(tr, ts, id, &idx);
 	if (err)
 		return err;
@@ -136,8 +172,7 @@ int profile_attach(struct tracer *tr, struct tspec *ts, int id)
 			err = fd; /* an offline CPU */
 			continue;
 		}
-		l = bpf_program__attach_perf_event_opts(tr->prof_prog, fd,
-							&opts);
+		l = bpf_program__attach_perf_event_opts(prog, fd, &opts);
 		if (!l) {
 			err = -errno;
 			close(fd);

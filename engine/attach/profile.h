@@ -12,9 +12,13 @@
  * step with HZ is sampled all through its cycle. Called by tracer.c
  * (tracer_add()).
  *
- * pt_profile is a program of its own type (perf_event), which the kernel
- * takes over a second to verify: the tracer loads the object without it,
- * and the first profile:HZ loads it alone, on the same maps.
+ * The samples' programs are of their own type (perf_event), one per
+ * family of walkers as the sites' are (siteprog.h): pt_prof with none,
+ * pt_prof_py, _php, _rb, _native, pt_profile with them all. The tracer
+ * loads the object without them (profile_defer()), and the first
+ * profile:HZ spec whose keys need one loads it alone, on the same maps:
+ * count(pystack) verifies Python's walker only (pt_profile took the
+ * kernel some 0.2 s).
  */
 #ifndef PROBETOP_PROFILE_H
 #define PROBETOP_PROFILE_H
@@ -29,8 +33,15 @@ struct tspec;
  */
 int profile_attach(struct tracer *tr, struct tspec *ts, int id);
 
-/* Close what the first profile_attach() loaded; after every link of
- * pt_profile is gone. */
+/* Before tr's object loads: no profile program with it. */
+void profile_defer(struct tracer *tr);
+
+/* The profile programs loaded: their fds into fds[0..SITEPROG_WALKS]
+ * (-1 for one not loaded). */
+void profile_fds(const struct tracer *tr, int *fds);
+
+/* Close what profile_attach() loaded; after every link of theirs is
+ * gone. */
 void profile_free(struct tracer *tr);
 
 #endif

@@ -33,19 +33,21 @@ void siteprog_defer(struct tracer *tr)
 	}
 }
 
-int siteprog_index(const struct spec *sp)
+int siteprog_family(const struct spec *sp)
 {
-	unsigned int walks;
+	unsigned int walks = site_key_walks(sp);
 	int i = 0;
 
-	if (sp->probe[0].hz)
-		return -1;
-	walks = site_key_walks(sp);
 	if (!walks)
 		return 0;
 	while (i < SITEPROG_WALKS - 1 && WALKS[i].walks != walks)
 		i++; /* one family's program, else pt_walk's */
 	return 1 + i;
+}
+
+int siteprog_index(const struct spec *sp)
+{
+	return sp->probe[0].hz ? -1 : siteprog_family(sp);
 }
 
 struct bpf_program *siteprog_of(struct tracer *tr, const struct spec *sp)

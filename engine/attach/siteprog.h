@@ -24,9 +24,13 @@ struct bpf_program;
 /* Before tr's object loads: no walker program with it. */
 void siteprog_defer(struct tracer *tr);
 
+/* Which walkers sp's keys need, as a family: 0 none, 1 + i the walkers
+ * of walker program i (siteprog_fds()'s order; the last, pt_walk's,
+ * all). Pure. */
+int siteprog_family(const struct spec *sp);
+
 /* Which program sp's sites run: 0 pt_usdt, 1 + i walker program i
- * (siteprog_fds()'s order); -1 none (a profile:HZ spec: pt_profile).
- * Pure. */
+ * (siteprog_family()); -1 none (a profile:HZ spec: profile.c's). Pure. */
 int siteprog_index(const struct spec *sp);
 
 /* The program sp's sites run in tr; NULL with errno set (a walker

@@ -169,12 +169,23 @@ SITE_PROG(pt_walk_native, PT_WALK_NATIVE)
 SITE_PROG(pt_walk, PT_WALK_ALL)
 
 /* profile:HZ: a CPU-clock sample, on every CPU, of whatever runs there;
- * the site keeps the target's. Its registers are not an argument's. */
-SEC("perf_event")
-int pt_profile(struct bpf_perf_event_data *ctx)
-{
-	return handle((struct pt_regs *)ctx, PT_WALK_ALL);
-}
+ * the site keeps the target's. Its registers are not an argument's. As
+ * the sites' programs, one per family of walkers, each loaded at the
+ * first profile:HZ spec whose keys need it (engine/attach/profile.c):
+ * pt_prof with none, pt_profile with them all. */
+#define PROFILE_PROG(name, walk)                            \
+	SEC("perf_event")                                   \
+	int name(struct bpf_perf_event_data *ctx)           \
+	{                                                   \
+		return handle((struct pt_regs *)ctx, walk); \
+	}
+
+PROFILE_PROG(pt_prof, 0)
+PROFILE_PROG(pt_prof_py, PT_WALK_PY)
+PROFILE_PROG(pt_prof_php, PT_WALK_PHP)
+PROFILE_PROG(pt_prof_rb, PT_WALK_RB)
+PROFILE_PROG(pt_prof_native, PT_WALK_NATIVE)
+PROFILE_PROG(pt_profile, PT_WALK_ALL)
 
 /* Whether t is a thread of the target: of process oncpu_pid, or of a
  * process running executable oncpu_ino (-b). */

@@ -17,6 +17,7 @@
 #include "probetop.h"
 #include "probetop.skel.h"
 #include "proc.h"
+#include "profile.h"
 #include "siteprog.h"
 #include "tracer.h"
 #include "tracer_state.h"
@@ -73,6 +74,7 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
 				 *calib_in = tr->skel->progs.pt_calib_in,
 				 *calib_out = tr->skel->progs.pt_calib_out;
 	struct bpf_program *p;
+	int prof[SITEPROG_WALKS + 1];
 
 	out->site[0] = bpf_program__fd(usdt);
 	_Static_assert(COST_SITE_PROGS == SITEPROG_WALKS + 1,
@@ -93,8 +95,10 @@ void tracer_cost_progs(const struct tracer *tr, struct cost_progs *out)
 			continue;
 		out->kernel[out->nkernel++] = bpf_program__fd(p);
 	}
-	if (tr->prof_prog && out->nkernel < COST_PROGS_MAX)
-		out->kernel[out->nkernel++] = bpf_program__fd(tr->prof_prog);
+	profile_fds(tr, prof);
+	for (int f = 0; f <= SITEPROG_WALKS; f++)
+		if (prof[f] >= 0 && out->nkernel < COST_PROGS_MAX)
+			out->kernel[out->nkernel++] = prof[f];
 }
 
 int tracer_park(struct tracer *tr, int id)

@@ -13,7 +13,8 @@
  * before one fails to load at all, and as the time the kernel takes to
  * verify it grows with it; pt_usdt past a tenth means a walker crept
  * into it.
- * pt_profile, the handler with walkers on a perf event, is held to half.
+ * The profile:HZ programs, the handler on a perf event with a family of
+ * walkers each (pt_prof with none, pt_profile with all), to half too.
  * Loading pt_usdt at all also holds its stack: 512 bytes for every chain
  * of calls, global functions counted on kernels without private stacks
  * for uprobe programs (docs/architecture.md). Needs root.
@@ -91,10 +92,15 @@ static void test_walk_programs(void **state)
 		check(WALKS[i], BUDGET);
 }
 
-static void test_profile_program(void **state)
+static void test_profile_programs(void **state)
 {
+	static const char *const PROFS[] = { "pt_prof",	       "pt_prof_py",
+					     "pt_prof_php",    "pt_prof_rb",
+					     "pt_prof_native", "pt_profile" };
+
 	(void)state;
-	check("pt_profile", BUDGET);
+	for (size_t i = 0; i < sizeof(PROFS) / sizeof(*PROFS); i++)
+		check(PROFS[i], BUDGET);
 }
 
 int main(void)
@@ -102,7 +108,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_site_program),
 		cmocka_unit_test(test_walk_programs),
-		cmocka_unit_test(test_profile_program),
+		cmocka_unit_test(test_profile_programs),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

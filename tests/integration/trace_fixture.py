@@ -202,6 +202,15 @@ tap.ok({"pt_usdt", "pt_walk_native"} <= held and len(byprog) == 2 and
        "(pt_walk_native): its spec's sites run it, the count's pt_usdt "
        "(two programs, one link each)", (held, byprog))
 walk.finish()
+prof = Trace(["-p", str(t.pid), "-i", "30",
+              "-e", "profile:49=count(ustack)", "-e", "profile:49=count()"])
+held = held_progs(prof.p.pid)
+prof.finish()
+tap.ok({"pt_prof_native", "pt_prof"} <= held and not held & {
+    "pt_profile", "pt_prof_py", "pt_prof_php", "pt_prof_rb"},
+    "profile:HZ: a ustack key's samples load the native walker's profile "
+    "program alone (pt_prof_native), a count's the one without walkers "
+    "(pt_prof)", held)
 tap.eq(t.send("fire %d" % N).strip(), "fired %d" % N, "fixture fired")
 tr.finish()
 fin = tr.final()
