@@ -290,8 +290,7 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		err = -ENOMEM;
 		goto fail;
 	}
-	t = cputime_clock_s(CLOCK_MONOTONIC);
-	cost_calibrate(&(struct cost_calib){
+	cost_calibrate_start(&(struct cost_calib){
 		.empty = tr->skel->progs.pt_calib,
 		.in = tr->skel->progs.pt_calib_in,
 		.out = tr->skel->progs.pt_calib_out,
@@ -302,9 +301,6 @@ struct tracer *tracer_new(enum tracer_kind kind, pid_t pid, const char *path,
 		.sum = (volatile uint64_t *)&tr->skel->bss->calib_sum,
 		.multi = tr->multi,
 	});
-	log_msg(LOG_DEBUG, "start: calibrated in %.0f ms",
-		1e3 * (cputime_clock_s(CLOCK_MONOTONIC) - t));
-	tr->lat = *cost_trap_lat();
 	if (kind == TRACER_PID && tr->multi)
 		forks_start(tr);
 	if (kind == TRACER_PID)
@@ -361,6 +357,7 @@ void tracer_free(struct tracer *tr)
 	park_close_link(tr, &tr->ro_mark);
 	park_close_link(tr, &tr->dl_link);
 	park_free(tr); /* every link closed before the programs go */
+	cost_calibrate_wait(); /* its links too */
 	log_msg(LOG_DEBUG, "end: every uprobe out in %.0f ms",
 		1e3 * (cputime_clock_s(CLOCK_MONOTONIC) - t));
 	watch_free(&tr->watch);

@@ -116,9 +116,6 @@ struct tracer {
 	struct site_slots sites;
 	struct watch watch; /* tracer_watch() */
 	unsigned int hits_by; /* enum tracer_hits_by bits: pt_count_hits */
-	struct trap_lat lat; /* what a latency pair's probes add to each
-				time (cost_calibrate()): its ends' sites'
-				lat_adj */
 	struct ulink dl_link; /* pt_dlstop: tracer_hold_dlopen() */
 	struct ring_buffer *dl_ring;
 	bool dl_stopped; /* the process stopped in its dynamic linker, or at

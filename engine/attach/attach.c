@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 
 #include "catalog.h"
+#include "cost.h"
 #include "debugfile.h"
 #include "elfobj.h"
 #include "log.h"
@@ -136,7 +137,7 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 		return err;
 	if (site.action == PT_ACT_LAT_END) /* its probes' own time out */
 		site.lat_adj = (__u32)trap_lat_adj(
-			&tr->lat, ts->info.trap_kinds[0], kind);
+			cost_trap_lat(), ts->info.trap_kinds[0], kind);
 	err = attach_site(tr, ts, &site, &idx);
 	if (err)
 		return err;

@@ -7,7 +7,7 @@
  * single-steps, a second trap, several times the price on this machine
  * kind (2.8 µs against 0.36). A return probe adds the trampoline's trap
  * at every return. The cost meter prices each kind as measured at start
- * (cost_calibrate()); a spec's sites record theirs here
+ * (cost_calibrate_start()); a spec's sites record theirs here
  * (tracer_spec_info.trap_kinds). Pure but for trap_kind_at()'s read.
  */
 #ifndef PROBETOP_TRAPKIND_H
@@ -28,7 +28,7 @@ enum trap_kind {
 #define TRAP_RET_BIT (1u << TRAP_KINDS)
 
 /* What a latency pair's probes add to each time it measures at the
- * least, as calibrated (cost_calibrate()): the start's trap after its
+ * least, as calibrated (cost_calibrate_start()): the start's trap after its
  * timestamp (a single-stepped start's second trap among it) and the
  * end's before its own. */
 struct trap_lat {

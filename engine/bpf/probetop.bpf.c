@@ -91,7 +91,7 @@ static __always_inline int handle(struct pt_regs *ctx, const __u32 walk)
 	if (!s)
 		return 0;
 	/* a pair's end: its time taken before the statistics' work, as the
-	 * calibration's end takes it first (cost_calibrate()) */
+	 * calibration's end takes it first (cost_calibrate_start()) */
 	now = s->action == PT_ACT_LAT_END ? bpf_ktime_get_ns() : 0;
 	if (s->profile && s->pid && s->pid != bpf_get_current_pid_tgid() >> 32)
 		return 0; /* a sample of another process */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * calib — the cost meter's calibration (cost.h's cost_calibrate() and
+ * calib — the cost meter's calibration (cost.h's cost_calibrate_start() and
  * the prices it measures): what a uprobe hit costs on this machine by
  * the kind of instruction it replaces, what a return probe adds, and
  * what a latency pair's probes add to each time. Called once per
@@ -334,29 +334,21 @@ static void calibrate_lat(const struct cost_calib *p)
 		lat.uprobe_end = nops - lat.to_ret[TRAP_NOP];
 }
 
-const struct trap_lat *cost_trap_lat(void)
-{
-	return &lat;
-}
-
-int cost_calibrate(const struct cost_calib *p)
+/* Measure everything (cost_calibrate_start()'s work, in its thread):
+ * 0 or a negative errno; it logs nothing (the sink is the main
+ * thread's: said_prices() says what it found). */
+static int calibrate(const struct cost_calib *p)
 {
 	struct bpf_program *prog = p->empty;
 	bool multi = p->multi;
 	double with_stats, push_ret;
 
-	if (kind_ns[TRAP_NOP] >= 0)
-		return 0;
 	kind_ns[TRAP_NOP] =
 		time_hit(prog, multi, cost_probe_site, cost_probe_nop, false,
 			 CALIB_CALLS, &with_stats);
 	if (kind_ns[TRAP_NOP] < 0) {
 		int err = (int)kind_ns[TRAP_NOP];
 
-		log_msg(LOG_WARN,
-			"cost: cannot calibrate the uprobe trap (%s); "
-			"taking %.0f ns a hit",
-			strerror(-err), COST_EST_TRAP_NS);
 		for (int k = 0; k < TRAP_KINDS; k++)
 			kind_ns[k] = COST_EST_TRAP_NS;
 		ret_ns = COST_EST_TRAP_NS;
@@ -382,30 +374,90 @@ int cost_calibrate(const struct cost_calib *p)
 			       : COST_EST_TRAP_NS;
 	calibrate_lat(p);
 	detach_all();
+	return 0;
+}
+
+/* The calibration under way in a thread of its own, and its result. */
+static pthread_t calib_thread;
+static bool calib_running, calib_done;
+static struct cost_calib calib_args;
+static int calib_err;
+
+static void *calib_main(void *arg)
+{
+	calib_err = calibrate(arg);
+	return NULL;
+}
+
+/* Say what the calibration found, once it has (the main thread's). */
+static void said_prices(double ms)
+{
+	if (calib_err) {
+		log_msg(LOG_WARN,
+			"cost: cannot calibrate the uprobe trap (%s); "
+			"taking %.0f ns a hit",
+			strerror(-calib_err), COST_EST_TRAP_NS);
+		return;
+	}
 	log_msg(LOG_DEBUG,
 		"cost: a hit costs %.0f ns at a nop, %.0f at a push, %.0f "
 		"single-stepped, and a return probe %.0f more; a pair adds "
 		"%.0f, %.0f, %.0f ns to a function's time by its start, "
-		"%+.0f for an end at a nop",
+		"%+.0f for an end at a nop (calibrated, %.0f ms waited)",
 		kind_ns[TRAP_NOP], kind_ns[TRAP_PUSH], kind_ns[TRAP_STEP],
 		ret_ns, lat.to_ret[TRAP_NOP], lat.to_ret[TRAP_PUSH],
-		lat.to_ret[TRAP_STEP], lat.uprobe_end);
-	return 0;
+		lat.to_ret[TRAP_STEP], lat.uprobe_end, ms);
+}
+
+void cost_calibrate_start(const struct cost_calib *p)
+{
+	if (calib_running || calib_done)
+		return;
+	calib_args = *p;
+	if (!pthread_create(&calib_thread, NULL, calib_main, &calib_args)) {
+		calib_running = true;
+		return;
+	}
+	calib_err = calibrate(p); /* here, then */
+	calib_done = true;
+	said_prices(0);
+}
+
+void cost_calibrate_wait(void)
+{
+	double t;
+
+	if (!calib_running)
+		return;
+	t = cputime_clock_s(CLOCK_MONOTONIC);
+	pthread_join(calib_thread, NULL);
+	calib_running = false;
+	calib_done = true;
+	said_prices(1e3 * (cputime_clock_s(CLOCK_MONOTONIC) - t));
+}
+
+const struct trap_lat *cost_trap_lat(void)
+{
+	cost_calibrate_wait();
+	return &lat;
 }
 
 double cost_trap_ns(void)
 {
+	cost_calibrate_wait();
 	return kind_ns[TRAP_NOP] >= 0 ? kind_ns[TRAP_NOP] : COST_EST_TRAP_NS;
 }
 
 double cost_kind_ns(enum trap_kind k)
 {
+	cost_calibrate_wait();
 	return k >= 0 && k < TRAP_KINDS && kind_ns[k] >= 0 ? kind_ns[k]
 							   : COST_EST_TRAP_NS;
 }
 
 double cost_ret_ns(void)
 {
+	cost_calibrate_wait();
 	return ret_ns >= 0 ? ret_ns : COST_EST_TRAP_NS;
 }
 
@@ -437,5 +489,6 @@ double cost_spec_trap_ns(const struct tracer_spec_info *info)
 
 double cost_stats_ns(void)
 {
+	cost_calibrate_wait();
 	return stats_ns;
 }

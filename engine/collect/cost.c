@@ -289,6 +289,7 @@ struct cost *cost_new(const struct cost_progs *progs, pid_t target)
 {
 	struct cost *c = calloc(1, sizeof(*c));
 
+	cost_calibrate_wait(); /* the prices, and no calibration link left */
 	if (!c) {
 		errno = ENOMEM;
 		return NULL;

@@ -8,7 +8,7 @@
  * a nop or a push is emulated, anything else single-stepped out of
  * line, several times dearer) and on whether it is a return probe (the
  * trampoline's trap too). Each kind is measured once per process
- * (cost_calibrate(): pt_calib, an empty program, attached the way the
+ * (cost_calibrate_start(): pt_calib, an empty program, attached the way the
  * specs are to a function of probetop itself that begins with that kind
  * of instruction, timed in CPU time over a loop against the same loop
  * without it, best of a few rounds), and a spec's hits priced by the
@@ -90,18 +90,24 @@ struct cost_calib {
 };
 
 /*
- * Measure on this machine, once per process (later calls return at
- * once): the uprobe trap at each kind of instruction and a return
- * probe's, attaching p->empty to functions of probetop and timing them;
- * and what a latency pair's probes add to each time (cost_trap_lat()),
- * p->in and p->out at a function's entry and return and at two nops. Some
- * tens of ms. 0 or a negative errno (cost_trap_ns() then gives
- * COST_EST_TRAP_NS, and no pair's time is adjusted; logged).
+ * Begin measuring on this machine, once per process (later calls do
+ * nothing), in a thread of its own, beside the rest of the start (the
+ * walkers' verifying, the attaching): the uprobe trap at each kind of
+ * instruction and a return probe's, attaching p->empty to functions of
+ * probetop and timing them; and what a latency pair's probes add to
+ * each time (cost_trap_lat()), p->in and p->out at a function's entry
+ * and return and at two nops. Some 100 ms. Every price below waits for
+ * it; without it (it failed: logged then) cost_trap_ns() gives
+ * COST_EST_TRAP_NS and no pair's time is adjusted.
  */
-int cost_calibrate(const struct cost_calib *p);
+void cost_calibrate_start(const struct cost_calib *p);
+
+/* Wait for the calibration to end (its links are gone then): before
+ * p's programs are freed, and before the meter starts. */
+void cost_calibrate_wait(void);
 
 /* What a latency pair's probes add to each time, as calibrated (all 0
- * before, or if it could not be). */
+ * if it could not be). */
 const struct trap_lat *cost_trap_lat(void);
 
 /* ns of CPU per uprobe hit of an empty program at a nop (a USDT site),
