@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """tests/bench/start.sh's measurement: hyperfine over the four sessions
 (bpftrace's and probetop's three) on `python3.11 -c pass`, and their
-ratios to bpftrace's; then a target busy on every CPU, its CPU while
-probetop starts on it against before. Usage: start.py BUILD_DIR RUNS"""
+ratios to bpftrace's; attaching to a running python3.11, against
+bpftrace's; then a target busy on every CPU, its CPU while probetop
+starts on it against before. Usage: start.py BUILD_DIR RUNS"""
 
 import json
 import os
@@ -112,6 +113,90 @@ def target_during_start(build, rounds=5):
                        "yes" if r >= 0.9 else "NO"))
 
 
+SERVICE = """
+import time
+def f(x):
+    return x + 1
+while True:
+    for i in range(2000):
+        f(i)
+    time.sleep(0.002)
+"""
+
+
+def until_line(argv, word, env=None):
+    """Seconds from starting argv until a line of its stderr or stdout
+    holds word; then it is stopped."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, env=env)
+    for line in p.stdout:
+        if word in line:
+            break
+    dt = time.monotonic() - t0
+    p.terminate()
+    p.wait()
+    return dt
+
+
+def until_screen(argv, word):
+    """Seconds from typing argv into a tmux pane until the pane shows
+    word (polled every 10 ms); then q."""
+    subprocess.run(["tmux", "kill-session", "-t", "ptstart"],
+                   stderr=subprocess.DEVNULL)
+    subprocess.run(["tmux", "new-session", "-d", "-s", "ptstart", "-x",
+                    "160", "-y", "40"], check=True)
+    t0 = time.monotonic()
+    subprocess.run(["tmux", "send-keys", "-t", "ptstart",
+                    " ".join(argv), "Enter"], check=True)
+    dt = -1
+    while time.monotonic() - t0 < 30:
+        out = subprocess.run(["tmux", "capture-pane", "-p", "-t",
+                              "ptstart"], capture_output=True,
+                             text=True).stdout
+        if word in out:
+            dt = time.monotonic() - t0
+            break
+        time.sleep(0.01)
+    subprocess.run(["tmux", "send-keys", "-t", "ptstart", "q"])
+    time.sleep(0.5)
+    subprocess.run(["tmux", "kill-session", "-t", "ptstart"],
+                   stderr=subprocess.DEVNULL)
+    return dt
+
+
+def attach_running(build, rounds=5):
+    """A running python3.11 service: bpftrace from launch to its BEGIN
+    (its probes attached), probetop trace -p to its 'attached' line, and
+    the console to its first whole screen (the header's probe count);
+    goal for the console: at most 2x bpftrace's (issue 45)."""
+    pt = os.path.abspath(os.path.join(build, "ui", "probetop"))
+    svc = subprocess.Popen([PY, "-c", SERVICE])
+    time.sleep(0.5)
+    pid = str(svc.pid)
+    bt = ["bpftrace", "-p", pid, "-e",
+          "usdt:%s:python:function__return { @n = count(); } "
+          "BEGIN { printf(\"ready\\n\"); }" % PY]
+    res = {"bpftrace": [], "trace -p": [], "console -p": []}
+    for _ in range(rounds):
+        res["bpftrace"].append(until_line(bt, "ready"))
+        res["trace -p"].append(until_line([pt, "trace", "-p", pid],
+                                          "attached"))
+        res["console -p"].append(until_screen([pt, "-p", pid], " probes ("))
+    svc.kill()
+    svc.wait()
+    med = {k: sorted(v)[len(v) // 2] for k, v in res.items()}
+    for k, v in res.items():
+        print("%-10s %5.0f ms (median of %d; %s)%s" % (
+            k, med[k] * 1e3, rounds, ", ".join("%.0f" % (x * 1e3) for x in v),
+            "" if k == "bpftrace" else ", %.1fx bpftrace's%s" % (
+                med[k] / med["bpftrace"],
+                "; goal <= 2x: %s" % ("yes" if med[k] <= 2 * med["bpftrace"]
+                                     else "NO") if k == "console -p"
+                else "")))
+
+
 if __name__ == "__main__":
     main()
+    attach_running(sys.argv[1])
     target_during_start(sys.argv[1])

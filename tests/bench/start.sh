@@ -9,10 +9,13 @@
 #   pystack    probetop trace -e 'profile:99=count(pystack)'
 # Each ends when the command has exited: the start (load, verify, attach,
 # calibrate), the command's run, and the end (detach, the final block).
-# Then a target busy on every CPU (xz -T2): its CPU while probetop starts
-# on it (-p, a native stack profile) against just before.
-# Goals (issue 45): python at most 1.5x bpftrace, pystack at most 2x; the
-# busy target keeps at least 0.9 of its CPU.
+# Then a running python3.11 service: bpftrace from launch to its BEGIN
+# (its probe attached), trace -p to its 'attached' line, the console in
+# tmux to its first whole screen. Then a target busy on every CPU (xz
+# -T2): its CPU while probetop starts on it (-p, a native stack profile)
+# against just before.
+# Goals (issue 45): python at most 1.5x bpftrace, pystack at most 2x, the
+# console at most 2x; the busy target keeps at least 0.9 of its CPU.
 # Run as root from anywhere: tests/bench/start.sh [RUNS]
 set -eu
 cd "$(dirname "$0")/../.."
