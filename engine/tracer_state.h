@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lateload.h"
 #include "mapsize.h"
 #include "probetop.h"
 #include "proc.h"
@@ -89,17 +90,11 @@ struct tracer {
 	enum tracer_kind kind;
 	pid_t pid;
 	char *path; /* TRACER_FILE */
-	struct probetop_bpf *skel; /* loaded without pt_profile, pt_walk*: */
-	/* the profile:HZ programs, by walker family (siteprog_family()),
-	 * each alone on skel's maps, loaded at the first spec needing it */
-	struct bpf_object *prof_obj[SITEPROG_WALKS + 1];
-	struct bpf_program *prof_prog[SITEPROG_WALKS + 1];
-	struct bpf_object *walk_obj[SITEPROG_WALKS]; /* each pt_walk* alone,
-							on skel's maps, */
-	struct bpf_program *walk_prog[SITEPROG_WALKS]; /* loaded at the
-							  first spec that
-							  needs it
-							  (siteprog.h) */
+	struct probetop_bpf *skel; /* loaded without pt_prof*, pt_walk*: */
+	struct lateset walks; /* the pt_walk*, each loaded at the first spec
+				 that needs it (siteprog.h) */
+	struct lateset profs; /* the profile:HZ programs, by walker family
+				 (siteprog_family()), likewise (profile.h) */
 	double prof_due; /* when the clocks restart (profile_tick()) */
 	unsigned int prof_seed; /* their rates and gaps */
 	struct mapsize sizes; /* the aggregation maps' capacities */

@@ -198,6 +198,7 @@ static void start_quietly(struct session *s)
 		s->nice = 0;
 	setpriority(PRIO_PROCESS, 0, s->nice + SESSION_START_NICE);
 }
+
 /* Report a spec that attached nowhere, or a pair one of whose probes
  * did: 0 (it waits), 1 if that is fatal, 2 if no probe can match (-b, or
  * a typo in a running process: as dtrace and bpftrace, a usage error). */

@@ -31,8 +31,11 @@ static int reuse_maps(struct tracer *tr, struct bpf_object *obj)
 	return 0;
 }
 
-int lateload(struct tracer *tr, const char *name, bool multi,
-	     struct bpf_object **obj, struct bpf_program **prog)
+/* Load program name of tr's object alone, on tr's maps (multi: to be
+ * attached by uprobe_multi links), into *obj and *prog. 0 or a negative
+ * errno (logged). */
+static int lateload(struct tracer *tr, const char *name, bool multi,
+		    struct bpf_object **obj, struct bpf_program **prog)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, /* maps named as skel's */
 		    .object_name = bpf_object__name(tr->skel->obj));
@@ -63,4 +66,43 @@ int lateload(struct tracer *tr, const char *name, bool multi,
 	*obj = o;
 	*prog = p;
 	return 0;
+}
+
+void lateset_defer(struct tracer *tr, struct lateset *s,
+		   const char *const *names, int n)
+{
+	s->names = names;
+	s->n = n;
+	for (int i = 0; i < n; i++)
+		bpf_program__set_autoload(bpf_object__find_program_by_name(
+						  tr->skel->obj, names[i]),
+					  false);
+}
+
+struct bpf_program *lateset_get(struct tracer *tr, struct lateset *s, int i,
+				bool multi)
+{
+	int err;
+
+	if (!s->prog[i] &&
+	    (err = lateload(tr, s->names[i], multi, &s->obj[i], &s->prog[i]))) {
+		errno = -err;
+		return NULL;
+	}
+	return s->prog[i];
+}
+
+void lateset_fds(const struct lateset *s, int *fds)
+{
+	for (int i = 0; i < s->n; i++)
+		fds[i] = s->prog[i] ? bpf_program__fd(s->prog[i]) : -1;
+}
+
+void lateset_free(struct lateset *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		bpf_object__close(s->obj[i]);
+		s->obj[i] = NULL;
+		s->prog[i] = NULL;
+	}
 }

@@ -85,50 +85,33 @@ static int open_clock(int cpu, uint64_t period)
 }
 
 /* The profile programs by walker family (siteprog_family()). */
+_Static_assert(SITEPROG_WALKS + 1 <= LATESET_MAX, "a set holds them all");
 static const char *const PROF_PROGS[SITEPROG_WALKS + 1] = {
 	"pt_prof",    "pt_prof_py",	"pt_prof_php",
 	"pt_prof_rb", "pt_prof_native", "pt_profile",
 };
 
-/* The program ts's samples run, loaded at the first spec that needs it
- * (lateload.h): the walkers its keys need, none more. NULL with errno
- * (logged). */
+/* The program ts's samples run, loaded at the first spec that needs it:
+ * the walkers its keys need, none more. NULL with errno (logged). */
 static struct bpf_program *profile_prog(struct tracer *tr,
 					const struct tspec *ts)
 {
-	int f = siteprog_family(&ts->spec), err;
-
-	if (!tr->prof_prog[f] &&
-	    (err = lateload(tr, PROF_PROGS[f], false, &tr->prof_obj[f],
-			    &tr->prof_prog[f]))) {
-		errno = -err;
-		return NULL;
-	}
-	return tr->prof_prog[f];
+	return lateset_get(tr, &tr->profs, siteprog_family(&ts->spec), false);
 }
 
 void profile_fds(const struct tracer *tr, int *fds)
 {
-	for (int f = 0; f <= SITEPROG_WALKS; f++)
-		fds[f] = tr->prof_prog[f] ? bpf_program__fd(tr->prof_prog[f])
-					  : -1;
+	lateset_fds(&tr->profs, fds);
 }
 
 void profile_defer(struct tracer *tr)
 {
-	for (int f = 0; f <= SITEPROG_WALKS; f++)
-		bpf_program__set_autoload(bpf_object__find_program_by_name(
-						  tr->skel->obj, PROF_PROGS[f]),
-					  false);
+	lateset_defer(tr, &tr->profs, PROF_PROGS, SITEPROG_WALKS + 1);
 }
 
 void profile_free(struct tracer *tr)
 {
-	for (int f = 0; f <= SITEPROG_WALKS; f++) {
-		bpf_object__close(tr->prof_obj[f]);
-		tr->prof_obj[f] = NULL;
-		tr->prof_prog[f] = NULL;
-	}
+	lateset_free(&tr->profs);
 }
 
 /* The spec's one site, in the sites map. 0 or a negative errno. */

@@ -3,8 +3,6 @@
 #include "siteprog.h"
 
 #include <bpf/libbpf.h>
-#include <errno.h>
-#include <string.h>
 
 #include "lateload.h"
 #include "probetop.h"
@@ -13,24 +11,16 @@
 #include "tracer_state.h"
 
 /* The walker programs, by index, and the walkers each has. */
-static const struct {
-	const char *name;
-	unsigned int walks;
-} WALKS[SITEPROG_WALKS] = {
-	{ "pt_walk_py", PT_WALK_PY }, { "pt_walk_php", PT_WALK_PHP },
-	{ "pt_walk_rb", PT_WALK_RB }, { "pt_walk_native", PT_WALK_NATIVE },
-	{ "pt_walk", PT_WALK_ALL },
+static const char *const WALK_NAMES[SITEPROG_WALKS] = {
+	"pt_walk_py", "pt_walk_php", "pt_walk_rb", "pt_walk_native", "pt_walk",
+};
+static const unsigned int WALKS[SITEPROG_WALKS] = {
+	PT_WALK_PY, PT_WALK_PHP, PT_WALK_RB, PT_WALK_NATIVE, PT_WALK_ALL,
 };
 
 void siteprog_defer(struct tracer *tr)
 {
-	struct bpf_program *p;
-
-	bpf_object__for_each_program(p, tr->skel->obj)
-	{
-		if (!strncmp(bpf_program__name(p), "pt_walk", 7))
-			bpf_program__set_autoload(p, false);
-	}
+	lateset_defer(tr, &tr->walks, WALK_NAMES, SITEPROG_WALKS);
 }
 
 int siteprog_family(const struct spec *sp)
@@ -40,7 +30,7 @@ int siteprog_family(const struct spec *sp)
 
 	if (!walks)
 		return 0;
-	while (i < SITEPROG_WALKS - 1 && WALKS[i].walks != walks)
+	while (i < SITEPROG_WALKS - 1 && WALKS[i] != walks)
 		i++; /* one family's program, else pt_walk's */
 	return 1 + i;
 }
@@ -52,31 +42,18 @@ int siteprog_index(const struct spec *sp)
 
 struct bpf_program *siteprog_of(struct tracer *tr, const struct spec *sp)
 {
-	int i = siteprog_index(sp) - 1, err;
+	int i = siteprog_index(sp) - 1;
 
-	if (i < 0)
-		return tr->skel->progs.pt_usdt;
-	if (!tr->walk_prog[i] &&
-	    (err = lateload(tr, WALKS[i].name, tr->multi, &tr->walk_obj[i],
-			    &tr->walk_prog[i]))) {
-		errno = -err;
-		return NULL;
-	}
-	return tr->walk_prog[i];
+	return i < 0 ? tr->skel->progs.pt_usdt
+		     : lateset_get(tr, &tr->walks, i, tr->multi);
 }
 
 void siteprog_fds(const struct tracer *tr, int *fds)
 {
-	for (int i = 0; i < SITEPROG_WALKS; i++)
-		fds[i] = tr->walk_prog[i] ? bpf_program__fd(tr->walk_prog[i])
-					  : -1;
+	lateset_fds(&tr->walks, fds);
 }
 
 void siteprog_free(struct tracer *tr)
 {
-	for (int i = 0; i < SITEPROG_WALKS; i++) {
-		bpf_object__close(tr->walk_obj[i]);
-		tr->walk_obj[i] = NULL;
-		tr->walk_prog[i] = NULL;
-	}
+	lateset_free(&tr->walks);
 }

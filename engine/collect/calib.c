@@ -361,7 +361,7 @@ static int calibrate(const struct cost_calib *p)
 				      CALIB_CALLS, NULL);
 	kind_ns[TRAP_STEP] = time_hit(prog, multi, cost_probe_step,
 				      (const void *)cost_probe_step, false,
-				      CALIB_CALLS_STEP, NULL);
+				      calls_of(TRAP_STEP), NULL);
 	push_ret =
 		time_hit(prog, multi, cost_probe_ret,
 			 (const void *)cost_probe_ret, true, CALIB_CALLS, NULL);
