@@ -312,9 +312,10 @@ void tracer_count_again(struct tracer *tr, int id);
  * semaphore it raises). */
 void tracer_keep_exact(struct tracer *tr, int id);
 
-/* Spend the budget on spec id first (governor.h): the user reads its
- * rows first (Top's). */
-void tracer_prefer(struct tracer *tr, int id);
+/* Spend the budget on spec id first (governor.h), or (on false) no
+ * longer: the user reads its rows first (the view on screen's), from
+ * the budget's next slot. */
+void tracer_prefer(struct tracer *tr, int id, bool on);
 
 /* Whether spec id is parked now. */
 bool tracer_parked(const struct tracer *tr, int id);

@@ -420,6 +420,31 @@ static void get_overhead_more(struct recread *r, struct agg_overhead *o)
 	}
 }
 
+/* put_guesses()'s, onto the rows (zero_counts() cleared theirs): none
+ * in a body that ends before them (format 1.2 and older). 0, or -1 for
+ * a row not read yet. */
+static int get_guesses(struct recdec *d, struct recread *r)
+{
+	size_t n;
+
+	if (r->at >= r->len)
+		return 0;
+	n = recread_count(r, 33);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		uint64_t at = recread_uv(r);
+		struct agg_row *w;
+
+		if (at >= d->nrows)
+			return -1;
+		w = &d->rows[at].row;
+		w->guess = recread_f64(r);
+		w->guess_err = recread_f64(r);
+		w->guess_total = recread_f64(r);
+		w->guess_err_total = recread_f64(r);
+	}
+	return r->bad ? -1 : 0;
+}
+
 /* The snapshot's own numbers (put_snap_head()). */
 static void get_snap_head(struct recread *r, struct agg_snapshot *snap)
 {
@@ -487,12 +512,15 @@ static int point_rows(struct recdec *d)
 }
 
 /* Before an interval's rows are read: nothing counted in it yet (a row
- * not written in it did not change: it counted nothing). */
+ * not written in it did not change: it counted nothing), no estimate
+ * of a bound (get_guesses() says which have one). */
 static void zero_counts(struct recdec *d)
 {
 	for (size_t i = 0; i < d->nrows; i++) {
 		d->rows[i].row.count = 0;
 		d->rows[i].row.sum = 0;
+		d->rows[i].row.guess = d->rows[i].row.guess_total = 0;
+		d->rows[i].row.guess_err = d->rows[i].row.guess_err_total = 0;
 		if (d->rows[i].b)
 			memset(d->rows[i].b, 0, PT_NBUCKETS * sizeof(uint64_t));
 	}
@@ -564,6 +592,8 @@ int recdec_interval(struct recdec *d, struct recread *r, char *why, size_t n)
 	get_overhead_more(r, &d->snap.overhead_total);
 	if (r->bad)
 		return fail(r, why, n, "a bad program list");
+	if (get_guesses(d, r))
+		return fail(r, why, n, "a bad lower bound's estimate");
 	return carry_rows(d) || point_rows(d)
 		       ? fail(r, why, n, "no memory for its rows")
 		       : 0;

@@ -345,6 +345,35 @@ static void put_overhead_more(struct recbuf *b, const struct agg_overhead *o)
 	}
 }
 
+/* What format 1.3 adds, at the end of the body: the lower bounds'
+ * estimates (agg_row.guess) of the snapshot's rows that have one, each
+ * by its row number (every row of the snapshot has one by now). */
+static void put_guesses(struct recenc *e, const struct agg_snapshot *snap)
+{
+	struct recbuf *b = &e->part;
+	size_t count_at = recbuf_hole(b), n = 0;
+
+	for (size_t s = 0; s < snap->nspecs; s++) {
+		const struct agg_spec *as = &snap->specs[s];
+
+		for (size_t i = 0; i < as->nrows; i++) {
+			const struct agg_row *r = as->rows[i];
+			uint32_t at;
+
+			if ((r->guess <= 0 && r->guess_total <= 0) ||
+			    !rectab_map_get(&e->rowids, r->id, &at))
+				continue;
+			recbuf_uv(b, at);
+			recbuf_f64(b, r->guess);
+			recbuf_f64(b, r->guess_err);
+			recbuf_f64(b, r->guess_total);
+			recbuf_f64(b, r->guess_err_total);
+			n++;
+		}
+	}
+	recbuf_fill(b, count_at, n);
+}
+
 /* The snapshot's own numbers, before its string table. */
 static void put_snap_head(struct recbuf *b, const struct agg_snapshot *snap)
 {
@@ -387,6 +416,7 @@ int recenc_interval(struct recenc *e, const struct agg_snapshot *snap,
 	put_kernel(e, snap);
 	put_overhead_more(&e->part, &snap->overhead);
 	put_overhead_more(&e->part, &snap->overhead_total);
+	put_guesses(e, snap);
 	recbuf_uv(body, e->strs.n - e->strs.nwritten);
 	for (size_t i = e->strs.nwritten; i < e->strs.n; i++)
 		recbuf_str(body, e->strs.strs[i]);

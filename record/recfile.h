@@ -22,7 +22,7 @@
 
 #define RECFILE_MAGIC "PTRECORD" /* 8 bytes, no NUL */
 #define RECFILE_MAJOR 1 /* a reader refuses another major */
-#define RECFILE_MINOR 2 /* additions a reader of an older minor skips */
+#define RECFILE_MINOR 3 /* additions a reader of an older minor skips */
 #define RECFILE_HEAD 16 /* magic, major, minor, CRC-32 of those 12 */
 #define RECFILE_FRAME_HEAD 20
 #define RECFILE_BODY_MAX (1u << 30) /* a larger body is corrupt */

@@ -237,6 +237,29 @@ void console_tick_views(struct console *c)
 	}
 }
 
+/* The specs of the view on screen (its panes' too): the budget's first
+ * (session_prefer()). Live only: a recording's are as recorded. */
+void console_prefer_shown(struct console *c)
+{
+	const struct vstate *v = &c->views[c->cur];
+	int ids[CONSOLE_SHOWN_MAX];
+	size_t n = 0;
+
+	if (c->src)
+		return;
+	if (v->ops->shows)
+		n = v->ops->shows(v->st, &c->m, ids, CONSOLE_SHOWN_MAX);
+	for (size_t p = 0; v->ops->panes && v->ops->panes[p]; p++) {
+		const struct vstate *pv =
+			&c->views[console_view_index(c, v->ops->panes[p])];
+
+		if (pv->ops->shows)
+			n += pv->ops->shows(pv->st, &c->m, ids + n,
+					    CONSOLE_SHOWN_MAX - n);
+	}
+	session_prefer(&c->s, ids, n);
+}
+
 /* The interval's snapshot is read (or could not be): show it. */
 static void tick_end(struct console *c, const struct agg_snapshot *snap)
 {
@@ -257,6 +280,7 @@ static void tick_end(struct console *c, const struct agg_snapshot *snap)
 	console_refresh_model(c);
 	fill_sampling(c);
 	console_tick_views(c);
+	console_prefer_shown(c);
 }
 
 /* One step of the read under way (agg_read_step()), the views ticked if

@@ -139,6 +139,10 @@ void console_free_views(struct console *c);
 void console_say(struct console *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Prefer the specs the view on screen draws under the budget (live). */
+#define CONSOLE_SHOWN_MAX 32
+void console_prefer_shown(struct console *c);
+
 /* The index in c->views of the view called name; 0 (the first) if none. */
 int console_view_index(const struct console *c, const char *name);
 

@@ -249,9 +249,11 @@ void console_carry_out(struct console *c, const struct request *r)
 	case REQ_VIEW:
 		c->prev = c->cur;
 		c->cur = console_view_index(c, r->view);
+		console_prefer_shown(c);
 		break;
 	case REQ_BACK:
 		c->cur = c->prev;
+		console_prefer_shown(c);
 		break;
 	case REQ_PROMPT:
 		c->prompting = true;
@@ -286,6 +288,7 @@ void console_carry_out(struct console *c, const struct request *r)
 		c->m.stack_goto_seq++;
 		c->prev = c->cur;
 		c->cur = console_view_index(c, "stacks");
+		console_prefer_shown(c);
 		return;
 	case REQ_SAY:
 		console_say(c, "%s", r->text);
@@ -293,6 +296,7 @@ void console_carry_out(struct console *c, const struct request *r)
 	case REQ_SELECT:
 		c->m.sel_spec = r->id;
 		snprintf(c->m.sel_key, sizeof(c->m.sel_key), "%s", r->text);
+		console_prefer_shown(c);
 		return;
 	case REQ_QUIT:
 		c->quit = true;

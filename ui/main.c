@@ -87,9 +87,9 @@
 	"line, a\n"                                                            \
 	"         number) | pystack (its Python stack, 32 frames): "           \
 	"CPython\n"                                                            \
-	"         3.8-3.13, with or without USDT | phpframe, phpline, "        \
+	"         3.8-3.14, with or without USDT | phpframe, phpline, "        \
 	"phpstack\n"                                                           \
-	"         (the same for PHP 8.0-8.3, non-ZTS, with or without USDT) "  \
+	"         (the same for PHP 8.0-8.4, non-ZTS, with or without USDT) "  \
 	"| rbframe,\n"                                                         \
 	"         rbline, rbstack (the same for Ruby 3.0-3.3, C methods in\n"  \
 	"         the stack) |\n"                                              \

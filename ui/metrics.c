@@ -224,6 +224,48 @@ static void lower_bounds(struct ctx *c)
 	}
 }
 
+/* probetop_lower_bound_estimate and _error: a lower bound's estimate and
+ * its relative error (agg_row.guess_total), for each series that has
+ * one, labelled as probetop_lower_bound is; none if no series has. */
+static void bound_guesses(struct ctx *c)
+{
+	static const char *const FAM[] = { "probetop_lower_bound_estimate",
+					   "probetop_lower_bound_error" };
+	static const char *const HELP[] = {
+		"A lower bound's estimate, where it has one within 100% "
+		"(label metric: its family)",
+		"... its relative error: the truth is within it of the "
+		"estimate as an estimate's is within 15%"
+	};
+
+	for (int f = 0; f < 2; f++) {
+		bool any = false;
+
+		for (size_t i = 0; i < c->snap->nspecs; i++) {
+			const struct agg_spec *as = &c->snap->specs[i];
+
+			for (size_t r = 0; r < as->nrows; r++) {
+				const struct agg_row *row = as->rows[r];
+				char v[32];
+
+				if (row->mark_total != AGG_BOUND ||
+				    row->guess_total <= 0)
+					continue;
+				if (!any)
+					metrics_family(c, FAM[f], KIND_GAUGE,
+						       HELP[f], NULL);
+				any = true;
+				row_labels(c, &c->names[i], row);
+				metrics_label(c, "metric", c->names[i].family);
+				snprintf(v, sizeof(v), f ? "%.3f" : "%.0f",
+					 f ? row->guess_err_total
+					   : row->guess_total);
+				metrics_sample(c, FAM[f], "", NULL, v);
+			}
+		}
+	}
+}
+
 static void spec_label(struct ctx *c, size_t idx)
 {
 	metrics_labels_clear(c);
@@ -555,6 +597,7 @@ char *metrics_render(const struct metrics_src *src, enum metrics_format fmt,
 	for (size_t i = 0; i < c.snap->nspecs; i++)
 		spec_rows(&c, i);
 	lower_bounds(&c);
+	bound_guesses(&c);
 	spec_meta(&c);
 	io_rows(&c);
 	proc_rows(&c);

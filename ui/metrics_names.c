@@ -46,6 +46,8 @@ static const char *const RESERVED[] = {
 	"probetop_spec_unmatched",
 	"probetop_spec_estimated",
 	"probetop_lower_bound",
+	"probetop_lower_bound_estimate",
+	"probetop_lower_bound_error",
 	"probetop_spec_events_lower_bound",
 	"probetop_spec_duty_ratio",
 	"probetop_spec_cost_ratio",

@@ -179,6 +179,11 @@ int session_add(struct session *s, const struct spec *spec,
  * however it was started (tracer_jit_named()). */
 bool session_frames_named(const struct session *s, const struct probeset *ps);
 
+/* The budget's first: the probeset's primary specs (its frames, Top's
+ * rows) and ids[0..n), the specs of the view on screen; every other
+ * spec no longer. */
+void session_prefer(struct session *s, const int *ids, size_t n);
+
 /* Why session_add() returned err (negative), in words for one line. */
 const char *session_strerror(int err);
 

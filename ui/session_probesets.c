@@ -188,7 +188,7 @@ int session_attach_set(struct session *s, const struct probeset *ps)
 			log_msg(LOG_INFO,
 				"-P %s: %s.%s is '%s': the first choice reads "
 				"Python frames, which probetop reads in one "
-				"process of a CPython 3.8-3.13 only",
+				"process of a CPython 3.8-3.14 only",
 				ps->name, ps->sections[r->section].name,
 				r->name, r->spec.text);
 		session_progress(s, "attaching -P %s: %d of %d", ps->name,
@@ -292,6 +292,25 @@ static bool reads_one_interp(const struct spec *sp)
 	return false;
 }
 
+/* Whether role of ps is the probeset's primary one: its frames, whose
+ * rows Top shows. */
+static bool is_primary(const struct probeset *ps, const struct ps_spec *role)
+{
+	return role && !strcmp(ps->sections[role->section].name, "frames");
+}
+
+void session_prefer(struct session *s, const int *ids, size_t n)
+{
+	for (int id = 0; id < tracer_nspecs(s->tr); id++) {
+		const struct session_spec *ss = &s->specs[id];
+		bool on = ss->used && is_primary(ss->ps, ss->role);
+
+		for (size_t i = 0; i < n && !on; i++)
+			on = ids[i] == id;
+		tracer_prefer(s->tr, id, on);
+	}
+}
+
 int session_add(struct session *s, const struct spec *spec,
 		const struct probeset *ps, const struct ps_spec *role)
 {
@@ -304,8 +323,9 @@ int session_add(struct session *s, const struct spec *spec,
 	id = tracer_add(s->tr, spec);
 	if (id < 0)
 		return id;
-	if (role && !strcmp(ps->sections[role->section].name, "frames"))
-		tracer_prefer(s->tr, id); /* Top's rows: the budget's first */
+	if (is_primary(ps, role))
+		tracer_prefer(s->tr, id,
+			      true); /* Top's rows: the budget's first */
 	if (role && role->needs[0]) {
 		struct spec need;
 		char err[128];

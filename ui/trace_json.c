@@ -100,6 +100,23 @@ static void json_mark(json_object *o, const char *prefix, unsigned char mark)
 	json_object_object_add(o, name, json_object_new_boolean(true));
 }
 
+/* A lower bound's estimate (agg_row.guess): "PREFIXestimate": N and
+ * "PREFIXerror": its relative error (0.4: within 40%), if it has one. */
+static void json_guess(json_object *o, const char *prefix, double guess,
+		       double err)
+{
+	char name[32];
+
+	if (guess <= 0)
+		return;
+	snprintf(name, sizeof(name), "%sestimate", prefix);
+	json_object_object_add(
+		o, name, json_object_new_uint64((uint64_t)llround(guess)));
+	snprintf(name, sizeof(name), "%serror", prefix);
+	json_object_object_add(
+		o, name, json_object_new_double(round(err * 1000) / 1000));
+}
+
 /* --baseline: "rate" (events per second over span), "baseline_rate",
  * "delta" and "ratio" into row, or "new": true for a key the baseline
  * has not (its baseline_rate 0, ratio null). */
@@ -207,8 +224,12 @@ static json_object *json_row(const struct trace_out *out,
 		json_object_object_add(row, "buckets", json_buckets(sp, r, b));
 	}
 	json_mark(row, "", final ? r->mark_total : r->mark);
-	if (!final)
+	json_guess(row, "", final ? r->guess_total : r->guess,
+		   final ? r->guess_err_total : r->guess_err);
+	if (!final) {
 		json_mark(row, "total_", r->mark_total);
+		json_guess(row, "total_", r->guess_total, r->guess_err_total);
+	}
 	if (out->base)
 		json_vs(row, out, as, r, final, span);
 	return row;

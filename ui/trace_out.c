@@ -65,6 +65,15 @@ static const char *mark_u(uint64_t v, unsigned char mark, char *buf, size_t n)
 	return buf;
 }
 
+/* A lower bound's estimate (agg_row.guess) as "  (~N±E%)", else "". */
+static const char *guess_text(double guess, double err, char *buf, size_t n)
+{
+	if (guess <= 0)
+		return "";
+	snprintf(buf, n, "  (~%.0f\u00b1%.0f%%)", guess, err * 100);
+	return buf;
+}
+
 static const char *mark_i(int64_t v, unsigned char mark, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s%" PRId64, agg_mark_sign(mark, true), v);
@@ -133,7 +142,7 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 	bool sum = as->spec->agg == SPEC_AGG_SUM;
 	bool keyed = as->spec->nkeys > 0;
 	int width = 3, cmdw = out->per_pid ? command_width(out, as, final) : 0;
-	char key[2048], cmd[CMD_WIDTH_MAX + 1], a[32], b[32], num[16];
+	char key[2048], cmd[CMD_WIDTH_MAX + 1], a[32], b[32], num[16], g[48];
 	const struct basetab_spec *bs = trace_base_spec(out, as);
 
 	for (size_t i = 0; i < as->nrows; i++) {
@@ -178,6 +187,10 @@ static void text_counts(const struct trace_out *out, const struct agg_spec *as,
 				       final ? r->mark_total : r->mark, a,
 				       sizeof(a)));
 		text_vs(out, bs, r, final, span);
+		fputs(guess_text(final ? r->guess_total : r->guess,
+				 final ? r->guess_err_total : r->guess_err, g,
+				 sizeof(g)),
+		      out->f);
 		fputc('\n', out->f);
 	}
 	text_gone(out, as, final);
@@ -236,7 +249,7 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 {
 	const struct spec *sp = as->spec;
 	const struct basetab_spec *bs = trace_base_spec(out, as);
-	char key[2048], cmd[256], a[32], t[32], num[16];
+	char key[2048], cmd[256], a[32], t[32], num[16], g[48];
 
 	for (size_t i = 0; i < as->nrows; i++) {
 		const struct agg_row *r = as->rows[i];
@@ -257,11 +270,13 @@ static void text_hists(const struct trace_out *out, const struct agg_spec *as,
 			fprintf(out->f, "  %s\n", key);
 		fprintf(out->f,
 			"  count %s  avg %.1f  min %" PRId64 "  max %" PRId64
-			"  count since attach %s\n",
+			"  count since attach %s%s\n",
 			mark_u(count, final ? r->mark_total : r->mark, a,
 			       sizeof(a)),
 			count ? (double)sum / (double)count : 0.0, r->min,
-			r->max, mark_u(r->total, r->mark_total, t, sizeof(t)));
+			r->max, mark_u(r->total, r->mark_total, t, sizeof(t)),
+			guess_text(r->guess_total, r->guess_err_total, g,
+				   sizeof(g)));
 		if (out->base) {
 			fprintf(out->f, "  vs baseline");
 			text_vs(out, bs, r, final, span);

@@ -21,6 +21,9 @@ static void dash_close(void *st)
 	(void)st;
 }
 
+/* Its panes, in the order dash_draw() lays them out. */
+static const char *const PANES[] = { "top", "hist", "gc", "io", NULL };
+
 static void dash_draw(void *st, const struct model *m,
 		      const struct view_env *env, struct rect r, bool focus)
 {
@@ -31,16 +34,16 @@ static void dash_draw(void *st, const struct model *m,
 	(void)st;
 	if (hist_h < 6)
 		hist_h = r.h >= 14 ? 6 : 0;
-	env->draw(env, "top", m, (struct rect){ r.y, r.x, r.h - hist_h, left },
-		  focus);
+	env->draw(env, PANES[0], m,
+		  (struct rect){ r.y, r.x, r.h - hist_h, left }, focus);
 	if (hist_h)
 		env->draw(
-			env, "hist", m,
+			env, PANES[1], m,
 			(struct rect){ r.y + r.h - hist_h, r.x, hist_h, left },
 			false);
-	env->draw(env, "gc", m, (struct rect){ r.y, r.x + left, gc_h, right },
-		  false);
-	env->draw(env, "io", m,
+	env->draw(env, PANES[2], m,
+		  (struct rect){ r.y, r.x + left, gc_h, right }, false);
+	env->draw(env, PANES[3], m,
 		  (struct rect){ r.y + gc_h, r.x + left, r.h - gc_h, right },
 		  false);
 }
@@ -52,4 +55,5 @@ const struct view_ops view_dash = {
 	.open = dash_open,
 	.close = dash_close,
 	.draw = dash_draw,
+	.panes = PANES,
 };

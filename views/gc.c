@@ -194,6 +194,19 @@ static void gc_draw(void *st, const struct model *m, const struct view_env *env,
 	}
 }
 
+/* Its collections' specs: pauses and what they found. */
+static size_t gc_shows(void *st, const struct model *m, int *ids, size_t max)
+{
+	size_t n = 0;
+
+	(void)st;
+	if (m->gc_pause.id >= 0 && n < max)
+		ids[n++] = m->gc_pause.id;
+	if (m->gc_collected.id >= 0 && n < max)
+		ids[n++] = m->gc_collected.id;
+	return n;
+}
+
 const struct view_ops view_gc = {
 	.name = "gc",
 	.title = "GC",
@@ -201,4 +214,5 @@ const struct view_ops view_gc = {
 	.close = gc_close,
 	.tick = gc_tick,
 	.draw = gc_draw,
+	.shows = gc_shows,
 };

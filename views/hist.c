@@ -541,6 +541,17 @@ static void hist_draw(void *st, const struct model *m,
 	draw_one(h, m, s.as, s.row, in, focus, &lo, &hi);
 }
 
+/* The spec whose histogram it draws. */
+static size_t hist_shows(void *st, const struct model *m, int *ids, size_t max)
+{
+	struct shown s = resolve(st, m);
+
+	if (!s.as || !max)
+		return 0;
+	ids[0] = s.as->id;
+	return 1;
+}
+
 const struct view_ops view_hist = {
 	.name = "hist",
 	.title = "Histogram",
@@ -549,4 +560,5 @@ const struct view_ops view_hist = {
 	.tick = hist_tick,
 	.draw = hist_draw,
 	.key = hist_key,
+	.shows = hist_shows,
 };

@@ -332,6 +332,18 @@ static void io_draw(void *st, const struct model *m, const struct view_env *env,
 	draw_proc_rows(y, in.y + in.h, in.x, in.w, wide, m);
 }
 
+/* Its probesets' [io] specs (the kernel's own IO it counts apart). */
+static size_t io_shows(void *st, const struct model *m, int *ids, size_t max)
+{
+	size_t n = 0;
+
+	(void)st;
+	for (int i = 0; i < MODEL_IO_ROLES && m->io_roles[i].id >= 0 && n < max;
+	     i++)
+		ids[n++] = m->io_roles[i].id;
+	return n;
+}
+
 const struct view_ops view_io = {
 	.name = "io",
 	.title = "IO",
@@ -339,4 +351,5 @@ const struct view_ops view_io = {
 	.close = io_close,
 	.tick = io_tick,
 	.draw = io_draw,
+	.shows = io_shows,
 };

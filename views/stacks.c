@@ -442,6 +442,19 @@ static int stacks_key(void *st, const struct model *m, enum action a,
 	return VIEW_HANDLED;
 }
 
+/* The stack aggregation it draws. */
+static size_t stacks_shows(void *st, const struct model *m, int *ids,
+			   size_t max)
+{
+	const struct stacks *s = st;
+
+	(void)m;
+	if (s->spec_id < 0 || !max)
+		return 0;
+	ids[0] = s->spec_id;
+	return 1;
+}
+
 const struct view_ops view_stacks = {
 	.name = "stacks",
 	.title = "Stacks",
@@ -450,4 +463,5 @@ const struct view_ops view_stacks = {
 	.tick = stacks_tick,
 	.draw = stacks_draw,
 	.key = stacks_key,
+	.shows = stacks_shows,
 };

@@ -20,11 +20,14 @@
  * A row's rate and total each carry the engine's mark (enum agg_mark:
  * exact, ~ an estimate, >= a lower bound); the box's title says what
  * the rows on screen are, from the marks drawn and what they count
- * ("exact calls", "exact and ~ estimated calls", "CPU samples"). Enter drills into a row: a call or
- * latency row to its histogram, a CPU-sample row (which times no call)
- * to its function's stacks, or a line saying why there is none.
+ * ("exact calls", "exact and ~ estimated calls", "CPU samples"); a
+ * selected lower bound with an estimate beside it says it on the line
+ * under the rows. Enter drills into a row: a call or latency row to its
+ * histogram, a CPU-sample row (which times no call) to its function's
+ * stacks, or a line saying why there is none.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,11 +444,36 @@ static int rows_shown(const struct top *t, int lines)
 	return lines < 0 ? 0 : left < (size_t)lines ? (int)left : lines;
 }
 
+/* The selected row's total, if a lower bound with an estimate beside it
+ * (agg_row.guess_total), as the line under the rows says it; NULL if
+ * not. */
+static const char *guess_line(const struct top *t, bool focus, char *buf,
+			      size_t n)
+{
+	const struct top_row *row =
+		t->cursor < t->n ? &t->rows[t->cursor] : NULL;
+	char tot[32], est[32];
+
+	if (!focus || !row || row->mark_total != AGG_BOUND ||
+	    row->row->guess_total <= 0)
+		return NULL;
+	snprintf(buf, n,
+		 "  %s: %s%s in total, ~%s give or take %.0f%% (too few in "
+		 "the budget's windows to promise 15%%)",
+		 row->text->name, agg_mark_sign(AGG_BOUND, draw_utf8()),
+		 fmt_count(row->total, tot, sizeof(tot)),
+		 fmt_count((uint64_t)llround(row->row->guess_total), est,
+			   sizeof(est)),
+		 row->row->guess_err_total * 100);
+	return buf;
+}
+
 static void top_draw(void *st, const struct model *m,
 		     const struct view_env *env, struct rect r, bool focus)
 {
 	struct top *t = st;
-	char note[64], title[512];
+	char note[64], title[512], guess[256];
+	const char *gl = guess_line(t, focus, guess, sizeof(guess));
 	struct rect in;
 	int namew, lines, avail, cmdw;
 	unsigned marks;
@@ -466,7 +494,7 @@ static void top_draw(void *st, const struct model *m,
 	why = why > 3 ? 3 : why;
 	head = m->base ? 1 : 0; /* the line saying what the baseline is */
 	/* the box's, less the heading, and what the gone keys take */
-	lines = r.h - 3 - (t->n ? why : 0) - head;
+	lines = r.h - 3 - (t->n ? why : 0) - head - (gl ? 1 : 0);
 	gone = gone_lines(t, lines);
 	lines -= gone;
 	if (lines > 0)
@@ -500,7 +528,8 @@ static void top_draw(void *st, const struct model *m,
 	if (t->n)
 		y0 += why;
 	top_base_draw_gone(t, m, in, y0 + rows_shown(t, lines),
-			   in.y + in.h - y0 - rows_shown(t, lines));
+			   in.y + in.h - y0 - rows_shown(t, lines) -
+				   (gl ? 1 : 0));
 	if (!t->n && !why && !t->ngone) {
 		draw_text(
 			y0, in.x, in.w, STYLE_DIM,
@@ -513,6 +542,8 @@ static void top_draw(void *st, const struct model *m,
 	}
 	if (!t->n)
 		return;
+	if (gl && lines > 0)
+		draw_text(in.y + in.h - 1, in.x, in.w, STYLE_DIM, gl);
 	for (int i = 0; i < lines && t->scroll + (size_t)i < t->n; i++) {
 		const struct top_row *row = &t->rows[t->scroll + (size_t)i];
 		char rate[32], tot[32], v[32] = "-", avg[40] = "", pid[64] = "";
@@ -563,6 +594,18 @@ static void top_draw(void *st, const struct model *m,
 	}
 }
 
+/* Its frames' spec: calls or CPU samples. */
+static size_t top_shows(void *st, const struct model *m, int *ids, size_t max)
+{
+	const struct model_role *f = model_frames(m);
+
+	(void)st;
+	if (!f || f->id < 0 || !max)
+		return 0;
+	ids[0] = f->id;
+	return 1;
+}
+
 const struct view_ops view_top = {
 	.name = "top",
 	.title = "Top",
@@ -571,4 +614,5 @@ const struct view_ops view_top = {
 	.tick = top_tick,
 	.draw = top_draw,
 	.key = top_key,
+	.shows = top_shows,
 };

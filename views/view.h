@@ -98,6 +98,11 @@ struct view_ops {
 	/* text: ACT_TEXT's answer, else NULL */
 	int (*key)(void *st, const struct model *m, enum action a,
 		   const char *text, struct request *req);
+	/* the specs whose numbers it draws, at most max into ids, how many
+	 * (the budget counts them whole first); NULL: none of its own */
+	size_t (*shows)(void *st, const struct model *m, int *ids, size_t max);
+	const char *const *panes; /* the views it draws (NULL-ended), whose
+				     specs it shows; or NULL */
 };
 
 /*

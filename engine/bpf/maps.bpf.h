@@ -121,6 +121,33 @@ __u32 oncpu_pid;
 __u64 oncpu_ino;
 __u32 oncpu_dev;
 struct pt_oncpu oncpu[PT_ONCPU_CPUS];
+/* when each of the target's threads (by tid) went to sleep (pt_oncpu) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PT_SLEEPERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} sleepers SEC(".maps");
+/* each of the target's threads' own CPU clock (se.sum_exec_runtime) when
+ * pt_oncpu last switched it out: a stretch whose switch in pt_oncpu never
+ * saw (this kernel misses one now and then when a CPU's tasks take turns:
+ * 4 in a 5 s run beside a busy loop) still counts, from the kernel's
+ * clock, at its end */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} ran SEC(".maps");
+/* the target's threads (by tid) that ran a spec's program while the budget
+ * counts hits (pt_oncpu): only their waits tell whether the hits slowed
+ * the target (a JVM's GC and compiler threads wait at paces of their own) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PT_SLEEPERS);
+	__type(key, __u32);
+	__type(value, __u8);
+} hitters SEC(".maps");
 /* the last spec run on each CPU (struct pt_lasthit) */
 struct pt_lasthit lasthit[PT_ONCPU_CPUS];
 /* Every syscall of the machine while the IO watch is on, by CPU (the

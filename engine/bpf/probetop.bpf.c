@@ -201,16 +201,73 @@ static __always_inline bool oncpu_target(struct task_struct *t)
 	return in && in->i_ino == oncpu_ino && in->i_sb->s_dev == oncpu_dev;
 }
 
+/* The wait of thread next ending now, if it went to sleep (pt_oncpu
+ * noted when): how long, 0 for none or one longer than PT_WAIT_MAX_NS. */
+static __always_inline __u64 wait_ended(struct task_struct *next, __u64 now)
+{
+	__u32 tid = next->pid;
+	__u64 *at = bpf_map_lookup_elem(&sleepers, &tid), d;
+
+	if (!at)
+		return 0;
+	d = now > *at ? now - *at : 0;
+	bpf_map_delete_elem(&sleepers, &tid);
+	return d <= PT_WAIT_MAX_NS ? d : 0;
+}
+
+/* Whether thread t, on this CPU (cpu) since since, is a hitter: it ran
+ * a spec's program there since (the CPU's last run, struct pt_lasthit,
+ * is its), or before (hitters, where this notes it). */
+static __always_inline bool hitter(struct task_struct *t, __u64 since,
+				   __u32 cpu)
+{
+	struct pt_lasthit *l = &lasthit[cpu];
+	__u32 tid = t->pid;
+	__u8 one = 1;
+
+	if (l->tid == ((__u64)t->tgid << 32 | t->pid) && l->end >= since) {
+		bpf_map_update_elem(&hitters, &tid, &one, BPF_ANY);
+		return true;
+	}
+	return bpf_map_lookup_elem(&hitters, &tid) != NULL;
+}
+
+/* What target thread prev, switched out now, ran in the stretch ending:
+ * the more of the time since since (where this CPU saw it switched in,
+ * or its first tick there: pt_oncpu_tick) and its own CPU clock's since it
+ * was last switched out, no more than the time since last, this CPU's
+ * last switch from or to the target (a switch in missed came after it).
+ * Its own clock leaves out interrupts, and is unknown the first time (a
+ * thread from before cputime_new()) or where its storage is busy. Notes
+ * that clock for its next stretch. */
+static __always_inline __u64 stretch(struct task_struct *prev, __u64 since,
+				     __u64 last, __u64 now)
+{
+	__u64 *at = bpf_task_storage_get(&ran, prev, 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u64 sum = prev->se.sum_exec_runtime, d = 0;
+
+	if (since && now > since)
+		d = now - since;
+	if (at && *at && sum > *at + d)
+		d = sum - *at;
+	if (at)
+		*at = sum;
+	return d < now - last ? d : now - last;
+}
+
 /* A CPU switches tasks: if from or to a thread of the target, the
- * target's time on it (engine/collect/cputime.c reads it). */
+ * target's time on it, and the waits of its hitters (hitter()) that end
+ * here (engine/collect/cputime.c reads them). A thread that leaves the
+ * CPU not preempted and not runnable goes to sleep. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(pt_oncpu, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	__u32 cpu = bpf_get_smp_processor_id() & (PT_ONCPU_CPUS - 1);
 	struct pt_oncpu *o = &oncpu[cpu];
+	__u64 now, wait = 0, d;
 	bool was, is;
-	__u64 now;
 
 	if (!oncpu_pid && !oncpu_ino)
 		return 0;
@@ -219,11 +276,43 @@ int BPF_PROG(pt_oncpu, bool preempt, struct task_struct *prev,
 	if (!was && !is)
 		return 0;
 	now = bpf_ktime_get_ns();
+	if (was && !preempt && prev->__state && hitter(prev, o->since, cpu)) {
+		__u32 tid = prev->pid;
+
+		bpf_map_update_elem(&sleepers, &tid, &now, BPF_ANY);
+	}
+	if (is)
+		wait = wait_ended(next, now);
+	d = was ? stretch(prev, o->since, o->last, now) : 0;
 	__sync_fetch_and_add(&o->seq, 1);
-	if (was && o->since && now > o->since)
-		o->ns += now - o->since;
+	o->ns += d;
 	o->since = is ? now : 0;
+	o->last = now;
+	if (wait) {
+		__u64 us = (wait + 500) / 1000; /* rounded: no bias */
+
+		o->waits++;
+		o->wait_ns += wait;
+		o->wait_us2 += us * us;
+	}
 	__sync_fetch_and_add(&o->seq, 1);
+	return 0;
+}
+
+/* A timer expires on this CPU (its scheduler's tick among them, every
+ * few ms while a task runs): if the task it interrupts is the target's
+ * and pt_oncpu missed its switch in (this kernel misses one now and then
+ * when a CPU's tasks take turns), its stretch counts from now on. */
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(pt_oncpu_tick)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & (PT_ONCPU_CPUS - 1);
+	struct pt_oncpu *o = &oncpu[cpu];
+
+	if ((!oncpu_pid && !oncpu_ino) || o->since ||
+	    !oncpu_target(bpf_get_current_task_btf()))
+		return 0;
+	__sync_val_compare_and_swap(&o->since, 0, bpf_ktime_get_ns());
 	return 0;
 }
 

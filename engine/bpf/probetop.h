@@ -17,6 +17,8 @@
 
 #define PT_MAX_SPECS 256 /* specs alive at once (spec ids are slots) */
 #define PT_ONCPU_CPUS 256 /* CPUs oncpu[] counts on (collect/cputime.c) */
+#define PT_WAIT_MAX_NS 10000000ULL /* a longer wait is not counted (pt_oncpu) */
+#define PT_SLEEPERS 4096 /* the target's threads asleep pt_oncpu follows */
 #define PT_MAX_SITES 16384 /* attachments, cookies 0..PT_MAX_SITES-1 */
 #define PT_MAX_KEYS 4
 #define PT_MAX_STRS 2
@@ -27,6 +29,10 @@
 #define PT_STR_CUT 1
 #define PT_NBUCKETS 66 /* log2: [0] < 0, [1] == 0, [2+k] in [2^k, 2^k+1) */
 #define PT_STACK_DEPTH 32 /* latency starts kept per thread and spec */
+/* every frame field a Python walk reads (back, code, owner, is_entry)
+ * lies in a frame's first PT_PYFRAME_SPAN bytes (pylayout.c: below 76 in
+ * every version; pyframe.c refuses a layout past it) */
+#define PT_PYFRAME_SPAN 80
 #define PT_PYSTACK_DEPTH 32 /* Python frames of a pystack key, innermost */
 #define PT_PYSTACK_ENTRIES 4096 /* distinct Python stacks kept */
 #define PT_STACK_FRAMES 64 /* frames of a ustack or kstack key */
@@ -147,7 +153,7 @@ struct pt_pyproc {
 	__u32 frame_owner; /* PT_PY_NONE: no owner (3.8-3.10) */
 	__u32 frame_lasti; /* the frame's last instruction: */
 	__u32 code_adaptive; /* (pointer kind) the bytecode in the code */
-	__u8 owner_cstack; /* an owner that is no function's frame */
+	__u8 owner_cstack; /* the least owner that is no function's frame */
 	__u8 lasti_kind; /* enum pt_lasti */
 	/* what a code object is named by (pyframe.bpf.h's py_name()):
 	 * offsets in the code object (all below PT_PYCODE_SPAN), in a str
@@ -179,7 +185,7 @@ struct pt_pyproc {
 	__u8 owner_shift;
 	__u8 entry_shift;
 	__u8 code_version; /* co_version's offset (3.12+); 0: none */
-	__u8 pad2[1];
+	__u8 code_tag; /* frame_code's low bits that tag it (3.14) */
 };
 
 /*
@@ -581,12 +587,21 @@ struct pt_owned {
  * oncpu: per CPU, the target's CPU time there (pt_oncpu): ns it ran
  * before its last switch out, and since when it runs (a bpf_ktime_get_ns()
  * time; 0: it does not). seq is odd while pt_oncpu changes them.
+ * And the waits of its threads that hit a spec's probe (pt_oncpu's
+ * hitters) that ended there: a thread that went to sleep (not preempted)
+ * and was switched in again within PT_WAIT_MAX_NS:
+ * how many, their ns and the sum of their squares in us (the budget's
+ * pace, engine/collect/pace.h).
  */
 struct pt_oncpu {
 	__u64 ns;
 	__u64 since;
+	__u64 last; /* its last switch from or to the target */
 	__u32 seq;
 	__u32 pad;
+	__u64 waits;
+	__u64 wait_ns;
+	__u64 wait_us2;
 };
 
 /* stats: per CPU array indexed by spec id */

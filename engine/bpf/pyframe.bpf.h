@@ -258,9 +258,8 @@ static long py_thread_step(__u32 i, void *data)
  */
 #define PY_TS_SPAN 256
 
-/* Every frame field read (back, code, owner) lies in a frame's first
- * PY_SPAN bytes (pylayout.c: below 72 in every version). */
-#define PY_SPAN 80
+/* what a walk reads of each frame (probetop.h) */
+#define PY_SPAN PT_PYFRAME_SPAN
 
 /*
  * What py_begin() and py_frame() read into: in a per-CPU map, not on the
@@ -366,9 +365,10 @@ static __always_inline bool py_frame(const struct pt_pyproc *pp, __u64 f,
 		return false;
 	*back = *(const __u64 *)&b[pp->frame_back & 0x78];
 	*code = pp->frame_owner != PT_PY_NONE &&
-				b[pp->frame_owner & 127] == pp->owner_cstack
+				b[pp->frame_owner & 127] >= pp->owner_cstack
 			? 0
-			: *(const __u64 *)&b[pp->frame_code & 0x78];
+			: *(const __u64 *)&b[pp->frame_code & 0x78] &
+				  ~(__u64)pp->code_tag;
 	return true;
 }
 
@@ -549,6 +549,15 @@ static __always_inline __u32 py_is(__u32 a, __u32 b)
 	return (d - 1) >> 31;
 }
 
+/* 1 if a >= b, else 0, without a branch (both below 2^31). */
+static __always_inline __u32 py_at_least(__u32 a, __u32 b)
+{
+	__u32 d = a - b;
+
+	barrier_var(d);
+	return 1 ^ d >> 31;
+}
+
 /* One frame of the walk: 1 when it ends. A frame's end of its eval
  * call (struct pt_pystack's ends) is marked as enum pt_pysplit says:
  * each frame; a frame whose is_entry is set; the frame above a frame
@@ -569,13 +578,15 @@ static __always_inline long py_walk_step(struct py_walk *w)
 	    !py_field(w, w->f, w->pp->frame_flags, &flags))
 		return 1;
 	shim = w->pp->frame_owner != PT_PY_NONE &&
-	       (__u8)(flags >> (w->pp->owner_shift & 63)) ==
+	       (__u8)(flags >> (w->pp->owner_shift & 63)) >=
 		       w->pp->owner_cstack;
 	if (!shim && !py_field(w, w->f, w->pp->frame_code, &code))
 		return 1;
-	st->ends |= w->last & -(py_is(flags >> (w->pp->owner_shift & 63) & 0xff,
-				      w->pp->owner_cstack) &
-				w->shims);
+	code &= ~(__u64)w->pp->code_tag;
+	st->ends |= w->last &
+		    -(py_at_least(flags >> (w->pp->owner_shift & 63) & 0xff,
+				  w->pp->owner_cstack) &
+		      w->shims);
 	if (code) {
 		if (st->depth >= PT_PYSTACK_DEPTH) {
 			st->truncated = 1;

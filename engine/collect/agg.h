@@ -67,6 +67,8 @@ enum agg_mark {
 
 #define AGG_PROMISE 0.15
 #define AGG_SIGMAS 3.0
+/* a lower bound carries its estimate (agg_row.guess) off by at most this */
+#define AGG_GUESS_ERR 1.0
 
 /* The sign before a number of mark m: "" exact, "~" an estimate, "≥"
  * a lower bound (">" where not utf8). */
@@ -96,6 +98,12 @@ struct agg_row {
 					   buckets; of their totals (a
 					   histogram's: each bucket keeps an
 					   estimate's promise, aggbuckets.h) */
+	/* a lower bound's count as the budget estimates it, and how far off
+	 * that may be, relative (its error and AGG_SIGMAS of its standard
+	 * deviation, as an estimate's promise is held): where it is off by
+	 * no more than AGG_GUESS_ERR (not a histogram's); else 0, 0. Of the
+	 * interval, and of the total */
+	double guess, guess_err, guess_total, guess_err_total;
 };
 
 /* Why an event was dropped (struct pt_stat). */

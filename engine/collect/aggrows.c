@@ -629,6 +629,24 @@ void aggrows_raw(struct arow *r)
 		r->row.b_total = r->buckets + PT_NBUCKETS;
 }
 
+/* A number of mark m, shown as shown, estimated est (its error sys,
+ * variance var): where m is a lower bound, the estimate as its guess,
+ * *g, and its relative error *err, if that is at most AGG_GUESS_ERR and
+ * the estimate is more than the bound; else 0 and 0. */
+static void guess(unsigned char m, uint64_t shown, double est, double sys,
+		  double var, double *g, double *err)
+{
+	double e = est > 0 && isfinite(sys) && isfinite(var)
+			   ? (sys + AGG_SIGMAS * sqrt(var)) / est
+			   : INFINITY;
+
+	*g = *err = 0;
+	if (m == AGG_BOUND && e <= AGG_GUESS_ERR && est > (double)shown) {
+		*g = est;
+		*err = e;
+	}
+}
+
 bool aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 {
 	double c, est, sys, var, lo, f, pvar, out;
@@ -676,5 +694,12 @@ bool aggrows_show(struct arow *r, bool touched, const struct budget_est *e)
 	} else if (r->row.mark_total == AGG_BOUND && !r->buckets) {
 		r->row.total = (uint64_t)r->lo_total;
 	}
+	/* a histogram's bound is its buckets as counted: none (its count's
+	 * estimate is its scaled buckets', whose errors are their own) */
+	guess(r->buckets ? AGG_EXACT : r->row.mark, r->row.count, est, sys, var,
+	      &r->row.guess, &r->row.guess_err);
+	guess(r->buckets ? AGG_EXACT : r->row.mark_total, r->row.total,
+	      r->est_total, r->sys_total, r->var_total, &r->row.guess_total,
+	      &r->row.guess_err_total);
 	return r->row.mark_total != AGG_EXACT;
 }

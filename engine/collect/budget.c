@@ -31,6 +31,7 @@
 #include "log.h"
 #include "probetop.h"
 #include "cputime.h"
+#include "pace.h"
 #include "spec.h"
 #include "tracer.h"
 #include "winstat.h"
@@ -50,6 +51,15 @@
  * start-up (or of a moment the machine was busy) is forgotten in a few
  * seconds, not kept as long as the session */
 #define BUDGET_SPREAD_HALF_S 1.0
+/* a pace (pace.h) is the workload's: its windows weigh half as much 5 s
+ * older */
+#define BUDGET_PACE_HALF_S 5.0
+/* by time, the target's CPU time in the windows may fall short of what
+ * its hits cost there by this share of that (work_cut()) */
+#define BUDGET_CUT_TOL 0.25
+/* ... in a target that works at most this share of the time out of its
+ * windows: a busier one's work cut to fit would hide in its own rate */
+#define BUDGET_TIME_MAX_CPU 0.3
 #define BUDGET_OUT_S 0.05 /* a park's uprobes go out in about this, at first */
 #define BUDGET_OUT_DECAY 0.9 /* what is kept of the longest seen, an interval */
 
@@ -59,6 +69,14 @@ struct mark {
 	double cpu; /* the target's CPU time so far, ns */
 	double spent; /* what they cost the target so far, ns: a trap for
 			 each but those that shared one, and a program run */
+	struct waits w; /* the waits of its threads ended so far (pace.h) */
+};
+
+/* A spec's windows as one estimator weighs them (winstat.h): this
+ * interval's, all since attach, and all with the older weighing less
+ * (BUDGET_SPREAD_HALF_S). */
+struct wins {
+	struct winstat now, all, recent;
 };
 
 struct bspec {
@@ -82,6 +100,7 @@ struct bspec {
 	double part_on_s; /* attached in the part, if sampled */
 	double part_on_cpu; /* the target's CPU time then, ns */
 	double part_on_spent; /* what every spec's hits cost then */
+	struct waits part_on_w; /* the target's waits ended then */
 	/* this interval */
 	uint64_t iv_hits; /* its hit counter at the interval's start */
 	bool sampled; /* a slot of it was sampled */
@@ -92,9 +111,20 @@ struct bspec {
 	double on_s; /* attached in them */
 	double on_cpu; /* the target's CPU time then, ns */
 	double on_spent; /* what every spec's hits cost then */
-	struct winstat win, win_all; /* its windows: this interval's, all */
-	struct winstat win_recent; /* ... all, the older the less
-				      (BUDGET_SPREAD_HALF_S) */
+	struct waits samp_w, on_w; /* the target's waits ended in them,
+				      and while it was attached */
+	/* its windows and gaps since it was first sampled, the older the
+	 * less (BUDGET_PACE_HALF_S): its pace (pace.h) */
+	struct pace pace;
+	double pace_on_cpu, pace_gap_cpu; /* the target's CPU time in them
+					     (out of them less the parked
+					     hits' cost) */
+	struct wins cpu; /* its windows by the target's CPU time in them */
+	struct wins time; /* ... by their length */
+	bool by_time; /* its estimates are by time (choose()) */
+	bool chosen; /* ... as an interval with a spread said */
+	double m_lo, m_hi; /* the share of the hits' cost its waits took,
+			      last seen (slowed()) */
 };
 
 struct budget {
@@ -116,6 +146,7 @@ struct budget {
 	double out_s; /* how long a park's uprobes take to go out: the
 			 longest seen, decaying */
 	unsigned int seed; /* the slots' jitter */
+	struct pt_stat look[2][PT_MAX_SPECS]; /* take_mark()'s readings */
 	struct bspec s[PT_MAX_SPECS];
 };
 
@@ -153,32 +184,76 @@ static void spend(struct budget *b, struct bspec *s,
 	s->shared = st->shared;
 }
 
+/* A look longer than this, and LOOK_SPEC_S a spec, was interrupted:
+ * probetop preempted, on a busy machine for up to a scheduler's slice
+ * (5 ms seen), between reading the target's CPU time and its hits, which
+ * then stand against CPU time of another moment: a window of a few ms
+ * cannot bear that. */
+#define LOOK_MAX_S 200e-6
+#define LOOK_SPEC_S 5e-6
+#define LOOK_TRIES 4
+
+/* The time, the target's CPU time and waits into m, and specs 0..n-1's
+ * counters into st (zero where unreadable), read at about one moment.
+ * Returns how long the reading took, s. */
+static double look_once(struct budget *b, struct mark *m, struct pt_stat *st,
+			int n)
+{
+	m->t = cputime_clock_s(CLOCK_MONOTONIC);
+	m->cpu = (double)cputime_ns(b->cpu);
+	cputime_waits(b->cpu, &m->w);
+	for (int id = 0; id < n; id++)
+		tracer_stat(b->tr, id, &st[id]);
+	return cputime_clock_s(CLOCK_MONOTONIC) - m->t;
+}
+
+/* look_once() again while it took too long (LOOK_MAX_S), at most
+ * LOOK_TRIES times: the quickest reading into m and st (b->look[] holds
+ * the other). */
+static void look(struct budget *b, struct mark *m, struct pt_stat **st, int n)
+{
+	struct mark other;
+	double best = INFINITY, most = LOOK_MAX_S + n * LOOK_SPEC_S;
+	int at = 0;
+
+	*st = b->look[0];
+	for (int i = 0; i < LOOK_TRIES && best > most; i++) {
+		double took = look_once(b, &other, b->look[at], n);
+
+		if (took < best) {
+			best = took;
+			*m = other;
+			*st = b->look[at];
+			at ^= 1;
+		}
+	}
+}
+
 /* Look now: every live spec's hits and the target's CPU time into m
  * and the specs' hits. */
 static void take_mark(struct budget *b, struct mark *m)
 {
-	m->t = cputime_clock_s(CLOCK_MONOTONIC);
-	m->cpu = (double)cputime_ns(b->cpu);
+	int n = tracer_nspecs(b->tr);
+	struct pt_stat *st;
+
+	look(b, m, &st, n < PT_MAX_SPECS ? n : PT_MAX_SPECS);
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		const struct tracer_spec_info *info =
-			id < tracer_nspecs(b->tr) ? tracer_spec_info(b->tr, id)
-						  : NULL;
+			id < n ? tracer_spec_info(b->tr, id) : NULL;
 		struct bspec *s = &b->s[id];
-		struct pt_stat st;
 
 		if (!info) {
 			s->live = false;
 			continue;
 		}
-		tracer_stat(b->tr, id, &st); /* zero if unreadable */
 		if (!s->live || s->gen != info->gen) {
 			m->spent = b->spent;
-			new_spec(b, id, info->gen, st.hits, m);
-			s->parked = s->slot_parked = st.parked;
-			s->shared = st.shared;
+			new_spec(b, id, info->gen, st[id].hits, m);
+			s->parked = s->slot_parked = st[id].parked;
+			s->shared = st[id].shared;
 			continue;
 		}
-		spend(b, s, info, &st);
+		spend(b, s, info, &st[id]);
 	}
 	m->spent = b->spent;
 }
@@ -188,24 +263,30 @@ static void take_mark(struct budget *b, struct mark *m)
 static void account(struct bspec *s, const struct mark *m)
 {
 	double dt = m->t - s->since.t;
+	struct waits w;
 
 	s->slot_on_s += dt;
 	s->part_on_s += dt;
 	s->part_on_cpu += m->cpu - s->since.cpu;
 	s->part_on_spent += m->spent - s->since.spent;
+	waits_sub(&m->w, &s->since.w, &w);
+	waits_add(&s->part_on_w, &w, 1);
 	s->since = *m;
 }
 
-/* The part ending was sampled: its window (the spec's hits and the
- * target's own CPU time while it was attached) into the spec's spread;
- * none where the target did no work and it saw no hit. */
+/* The part ending was sampled: its window (the spec's hits, the
+ * target's own CPU time and the time while it was attached) into the
+ * spec's spreads; none by CPU time where the target did no work and it
+ * saw no hit. */
 static void window(struct bspec *s)
 {
 	double h = (double)(s->hits - s->part_hits);
 	double w = s->part_on_cpu - s->part_on_spent;
 
 	if (h > 0 || w > BUDGET_IDLE_NS)
-		winstat_add(&s->win, h, w > 0 ? w : 0);
+		winstat_add(&s->cpu.now, h, w > 0 ? w : 0);
+	if (s->part_on_s > 0)
+		winstat_add(&s->time.now, h, s->part_on_s * 1e9);
 }
 
 /* The part of the slot under way that is in this interval ends at m:
@@ -219,6 +300,7 @@ static void end_part(struct budget *b, const struct mark *m)
 		struct bspec *s = &b->s[id];
 		const struct mark *from = &s->part_from;
 		double dt = m->t - from->t;
+		struct waits w;
 		bool off;
 
 		if (!s->live)
@@ -237,11 +319,15 @@ static void end_part(struct budget *b, const struct mark *m)
 			s->on_s += s->part_on_s;
 			s->on_cpu += s->part_on_cpu;
 			s->on_spent += s->part_on_spent;
+			waits_sub(&m->w, &from->w, &w);
+			waits_add(&s->samp_w, &w, 1);
+			waits_add(&s->on_w, &s->part_on_w, 1);
 		}
 		s->part_from = *m;
 		s->part_hits = s->hits;
 		s->part_on_s = s->part_on_cpu = 0;
 		s->part_on_spent = 0;
+		s->part_on_w = (struct waits){ 0 };
 	}
 }
 
@@ -605,12 +691,13 @@ size_t budget_sampled(const struct budget *b, int *costliest)
 }
 
 /*
- * What spec s's hits in its windows stand for: the target's work over
- * its sampled slots over its work in the windows, work being the CPU
- * time less what every hit in it cost, at k times the meter's prices.
- * INFINITY where no work is left in the windows at that; at least 1.
+ * What spec s's hits in its windows stand for, by the target's CPU time:
+ * its work over its sampled slots over its work in the windows, work
+ * being the CPU time less what every hit in it cost, at k times the
+ * meter's prices. INFINITY where no work is left in the windows at
+ * that; at least 1.
  */
-static double factor_at(const struct bspec *s, double k)
+static double cpu_factor_at(const struct bspec *s, double k)
 {
 	double all = s->samp_cpu - k * s->samp_spent;
 	double on = s->on_cpu - k * s->on_spent;
@@ -621,13 +708,13 @@ static double factor_at(const struct bspec *s, double k)
 }
 
 /*
- * The least spec s's factor can be, whatever a hit costs in its windows:
- * there the traps' time counts as work, which only adds the same to the
- * work over the sampled slots and in the windows and so brings their
- * ratio down; out of them, where a parked spec's last hits fall, each is
- * taken at the meter's price. At least 1.
+ * The least spec s's CPU factor can be, whatever a hit costs in its
+ * windows: there the traps' time counts as work, which only adds the
+ * same to the work over the sampled slots and in the windows and so
+ * brings their ratio down; out of them, where a parked spec's last hits
+ * fall, each is taken at the meter's price. At least 1.
  */
-static double least_factor(const struct bspec *s)
+static double cpu_least(const struct bspec *s)
 {
 	double all = s->samp_cpu - (s->samp_spent - s->on_spent);
 
@@ -636,34 +723,230 @@ static double least_factor(const struct bspec *s)
 	return all > s->on_cpu ? all / s->on_cpu : 1;
 }
 
-/* Spec s (info) estimate: its factor at the meter's prices, and at those
- * off either way by BUDGET_PRICE_ERR (SEM_ERR): the factor's error. */
-static void factors(const struct budget *b, const struct bspec *s,
-		    const struct tracer_spec_info *info, struct budget_est *e)
+/*
+ * What spec s's hits in its windows stand for, by time: the sampled
+ * slots' time over the windows', each less k times what the hits in it
+ * cost (ns of CPU taken as ns of the target's time). A target whose
+ * threads do their work as fast as they can (a loop, a client waiting
+ * for each reply) is slowed in the windows by all the hits cost there
+ * (k = 1, or at most the dearest price); one whose work comes at a pace
+ * of its own (requests arriving) is not slowed (k = 0). INFINITY where
+ * no time is left in the windows at that; at least 1.
+ */
+static double time_factor_at(const struct bspec *s, double k)
 {
-	double err =
-		info && info->semaphore ? BUDGET_SEM_ERR : BUDGET_PRICE_ERR;
-	double lo = factor_at(s, 1 - err);
-	double hi = factor_at(s, 1 + err);
-	double gap = (s->samp_cpu - s->on_cpu) - (s->samp_spent - s->on_spent);
+	double all = s->samp_s - k * s->samp_spent / 1e9;
+	double on = s->on_s - k * s->on_spent / 1e9;
 
-	e->factor = factor_at(s, 1);
-	e->f_lo = lo < hi ? lo : hi;
-	e->f_hi = lo < hi ? hi : lo;
-	e->f_min = least_factor(s);
-	e->measured = b->cpu != NULL;
-	e->blind = s->on_cpu - s->on_spent <= BUDGET_IDLE_NS;
-	e->missed = !e->measured || gap > BUDGET_IDLE_NS;
+	if (on <= 0)
+		return s->samp_own ? INFINITY : 1;
+	return all > on ? all / on : 1;
 }
 
-/* Spec s's relative variance from its windows' spread (winstat.h): this
- * interval's; with too few windows, theirs with the spread of its recent
- * windows (INFINITY: too few of those, its first second sampled). */
-static double spread(const struct bspec *s)
+/* Spec s's relative variance by the windows w (winstat.h): this
+ * interval's; with too few, theirs with the spread of its recent windows
+ * (INFINITY: too few of those, its first second sampled). */
+static double spread(const struct wins *w)
 {
-	return s->win.seen >= WINSTAT_MIN
-		       ? winstat_rel_var(&s->win)
-		       : winstat_rel_var_of(&s->win_recent, &s->win);
+	return w->now.seen >= WINSTAT_MIN
+		       ? winstat_rel_var(&w->now)
+		       : winstat_rel_var_of(&w->recent, &w->now);
+}
+
+/* An estimator's factor, its range at any price it allows, the least it
+ * can be and its spreads (budget_est's fields of the same names). */
+struct est_by {
+	double factor, f_lo, f_hi, f_min, rel_var, rel_all;
+};
+
+/* The meter's prices may be off by what share (budget.h): down by
+ * BUDGET_PRICE_ERR, up by as much or, for a spec (info) whose
+ * semaphores the target tests, by BUDGET_SEM_ERR (its code may prepare
+ * their arguments only while attached: work that adds to a hit's cost,
+ * never takes from it). */
+static void price_range(const struct tracer_spec_info *info, double *lo,
+			double *hi)
+{
+	*lo = 1 - BUDGET_PRICE_ERR;
+	*hi = 1 + (info && info->semaphore ? BUDGET_SEM_ERR : BUDGET_PRICE_ERR);
+}
+
+/* Spec s's estimate by CPU time: at the meter's prices, and at those
+ * times rlo and rhi. */
+static void by_cpu(const struct bspec *s, double rlo, double rhi,
+		   struct est_by *x)
+{
+	double lo = cpu_factor_at(s, rlo), hi = cpu_factor_at(s, rhi);
+
+	x->factor = cpu_factor_at(s, 1);
+	x->f_lo = fmin(lo, hi);
+	x->f_hi = fmax(lo, hi);
+	x->f_min = cpu_least(s);
+	x->rel_var = spread(&s->cpu);
+	x->rel_all = winstat_rel_var(&s->cpu.all);
+}
+
+/*
+ * How much the hits in spec s's windows slowed the target, as a share k
+ * of what they cost at the meter's prices, a range: the prices times
+ * rlo..rhi (never more than the target's CPU time in the windows: what
+ * the hits cost it, it spent there), less the share m its waits took
+ * (pace.h; below 0 where they grew, a target slowed by more than its
+ * hits' CPU time: Java's). k from 0 (a target not slowed) to INFINITY
+ * (nothing known: no estimate by time).
+ */
+static void slowed(const struct budget *b, struct bspec *s, double rlo,
+		   double rhi, double *klo, double *khi)
+{
+	if (b->cpu && s->on_spent > 0 && s->on_cpu / s->on_spent < rhi)
+		rhi = s->on_cpu / s->on_spent;
+	rlo = fmin(rlo, rhi);
+	pace_range(&s->pace, &s->m_lo, &s->m_hi);
+	*klo = fmax(0, rlo - fmin(s->m_hi, rhi));
+	*khi = rhi - s->m_lo;
+	if (!(*khi >= *klo)) /* waits shorter by more than the hits cost */
+		*khi = INFINITY;
+}
+
+/*
+ * Whether spec s's windows show the target's work cut to fit its time:
+ * by time, a target the hits slow does its work later (or waits less),
+ * so that its CPU time in the windows exceeds what its rate out of them
+ * (r) makes of their length by what the hits cost, at the least price
+ * (rlo) less what its slowing (up to khi) took of that rate; one that
+ * works for so long whatever it gets done (truthwork's busy phases) has
+ * the same CPU time in the windows as out of them, and its hits there
+ * stand for work that was never done. Read over its windows and gaps
+ * of the last seconds, as its pace is (one interval's alone may not
+ * tell: a workload that ends part way through it runs at another rate
+ * in its windows than in its gaps). Told only of a target that works
+ * at most BUDGET_TIME_MAX_CPU of the time out of its windows (a cut of a
+ * busier one would hide in its own rate: truthwork busy half the time
+ * read 0.56 of the truth by time); a shortfall of BUDGET_CUT_TOL of the
+ * hits' cost is let pass: a cut hidden in it, or in the price's error,
+ * is the estimate's premise (docs/architecture.md). Windows without a
+ * hit cut nothing.
+ */
+static bool work_cut(const struct budget *b, const struct bspec *s, double rlo,
+		     double khi)
+{
+	double r, excess;
+
+	if (!b->cpu || s->pace.gap_s <= 0)
+		return true; /* nothing to tell it by */
+	if (s->pace.spent <= BUDGET_IDLE_NS)
+		return false; /* no hit in the windows to cut work for */
+	r = s->pace_gap_cpu / (s->pace.gap_s * 1e9);
+	if (r > BUDGET_TIME_MAX_CPU)
+		return true; /* a cut would not show */
+	excess = s->pace_on_cpu - r * s->pace.on_s * 1e9;
+	return excess <
+	       (rlo - r * khi) * s->pace.spent - BUDGET_CUT_TOL * s->pace.spent;
+}
+
+/* Spec s's estimate by time: the middle of its factor's range over the
+ * share of the hits' cost that slowed the target (slowed()); that range
+ * is its error. None where its work was cut to fit (work_cut()). */
+static void by_time(const struct budget *b, struct bspec *s, double rlo,
+		    double rhi, struct est_by *x)
+{
+	double klo, khi, lo, hi;
+
+	slowed(b, s, rlo, rhi, &klo, &khi);
+	lo = time_factor_at(s, klo);
+	hi = work_cut(b, s, rlo, khi) ? INFINITY : time_factor_at(s, khi);
+	x->f_lo = x->f_min = fmin(lo, hi);
+	x->f_hi = fmax(lo, hi);
+	x->factor = (x->f_lo + x->f_hi) / 2;
+	x->rel_var = spread(&s->time);
+	x->rel_all = winstat_rel_var(&s->time.all);
+}
+
+/* The relative error of an estimate x's factor (INFINITY: none). */
+static double by_range(const struct est_by *x)
+{
+	return isfinite(x->factor) && isfinite(x->f_hi)
+		       ? fmax(x->f_hi - x->factor, x->factor - x->f_lo) /
+				 x->factor
+		       : INFINITY;
+}
+
+/* What a row of an estimate x is off by at most, relative, but for its
+ * own hits' sample: its factor's error and AGG_SIGMAS of the spread of
+ * what it stands for out of the windows (INFINITY: no estimate). */
+static double by_err(const struct est_by *x)
+{
+	if (!isfinite(x->rel_var) || !isfinite(by_range(x)))
+		return INFINITY;
+	return by_range(x) +
+	       AGG_SIGMAS * sqrt(x->rel_var) * (x->factor - 1) / x->factor;
+}
+
+/* Whether estimate t errs less than c. */
+static bool errs_less(const struct est_by *t, const struct est_by *c)
+{
+	return by_err(t) < by_err(c);
+}
+
+/*
+ * Spec s's estimates by time (t) and CPU time (c) of an interval it
+ * missed work in: which it takes. The one that errs less; in an interval
+ * where neither can say (too few windows), the one it took in the last
+ * that could, unless that one has no factor now: a total's spread is
+ * its estimator's of all the windows, and an interval that says nothing
+ * (the target's last) does not change it; before any could, the one
+ * whose factor errs less (the interval's part of a total).
+ */
+static void choose(struct bspec *s, const struct est_by *t,
+		   const struct est_by *c)
+{
+	if (isfinite(by_err(t)) || isfinite(by_err(c))) {
+		s->by_time = errs_less(t, c);
+		s->chosen = true;
+	} else if (!s->chosen || isinf(by_range(s->by_time ? t : c))) {
+		s->by_time = by_range(t) < by_range(c);
+	}
+}
+
+/*
+ * Spec s's (info) estimate into e: by CPU time, or by time where that
+ * errs less. The CPU's is the better where the target's work is
+ * uneven over time (it sleeps between bursts), but it is lost where the
+ * hits cost about what the target's own work in the windows is: a
+ * CPython loop's calls cost 0.7 us of trap and program each against
+ * 0.2 us of work, so that the price off by 15% leaves no work in the
+ * windows. By time, the same price off moves the factor a few %.
+ */
+static void factors(const struct budget *b, struct bspec *s,
+		    const struct tracer_spec_info *info, struct budget_est *e)
+{
+	double gap = (s->samp_cpu - s->on_cpu) - (s->samp_spent - s->on_spent);
+	double rlo, rhi;
+	struct est_by c, t;
+
+	price_range(info, &rlo, &rhi);
+	by_cpu(s, rlo, rhi, &c);
+	by_time(b, s, rlo, rhi, &t);
+	if (e->estimated && (!b->cpu || gap > BUDGET_IDLE_NS))
+		choose(s, &t, &c);
+	e->by_time = s->by_time;
+	if (e->by_time)
+		c = t;
+	/* spreads whatever the interval: a total's is of all the windows */
+	e->rel_var = c.rel_var;
+	e->rel_all = c.rel_all;
+	if (!e->estimated)
+		return;
+	e->factor = c.factor;
+	e->f_lo = c.f_lo;
+	e->f_hi = c.f_hi;
+	e->f_min = c.f_min;
+	e->measured = b->cpu != NULL;
+	/* by time, a window with no hit says the hits are few, whatever
+	 * the target did in it */
+	e->blind = e->by_time ? s->on_s <= 0
+			      : s->on_cpu - s->on_spent <= BUDGET_IDLE_NS;
+	e->missed = !e->measured || gap > BUDGET_IDLE_NS;
 }
 
 /* What spec id's estimate e of the interval ending stands on, at debug
@@ -671,15 +954,43 @@ static double spread(const struct bspec *s)
 static void log_est(int id, const struct bspec *s, const struct budget_est *e)
 {
 	log_msg(LOG_DEBUG,
-		"budget: spec %d: duty %.3f, %u windows (%u in all), factor "
-		"%.3f (%.3f..%.3f, least %.3f), spread %.4f (all %.4f), CPU "
-		"%.1f ms in windows of %.1f, hits' cost %.1f of %.1f ms%s%s%s",
-		id, e->duty, s->win.seen, s->win_all.seen, e->factor, e->f_lo,
-		e->f_hi, e->f_min, e->rel_var, e->rel_all, s->on_cpu / 1e6,
+		"budget: spec %d: duty %.3f, %u windows (%u in all), by %s: "
+		"factor %.3f (%.3f..%.3f, least %.3f), spread %.4f (all "
+		"%.4f), CPU %.1f ms in windows of %.1f, hits' cost %.1f of "
+		"%.1f ms, %.1f ms in windows of %.1f, waits took %.2f..%.2f "
+		"of the hits' cost (%.0f waits in windows, %.0f out)%s%s%s",
+		id, e->duty, s->cpu.now.seen, s->cpu.all.seen,
+		e->by_time ? "time" : "CPU", e->factor, e->f_lo, e->f_hi,
+		e->f_min, e->rel_var, e->rel_all, s->on_cpu / 1e6,
 		s->samp_cpu / 1e6, s->on_spent / 1e6, s->samp_spent / 1e6,
-		e->measured ? "" : ", CPU time unmeasured",
+		s->on_s * 1e3, s->samp_s * 1e3, s->m_lo, s->m_hi, s->pace.on.n,
+		s->pace.gap.n, e->measured ? "" : ", CPU time unmeasured",
 		e->missed ? "" : ", idle out of its windows",
 		e->blind ? ", no work in its windows" : "");
+}
+
+/* Spec s's windows and gaps of the interval ending, secs long, into
+ * those its pace is read from, the older weighing less. */
+static void pace_merge(struct bspec *s, double secs)
+{
+	double keep = pow(0.5, secs / BUDGET_PACE_HALF_S);
+	struct waits gap;
+
+	waits_sub(&s->samp_w, &s->on_w, &gap);
+	pace_add(&s->pace, &s->on_w, &gap, s->on_spent, s->time.now.seen,
+		 s->on_s, s->samp_s - s->on_s, keep);
+	s->pace_on_cpu = s->pace_on_cpu * keep + s->on_cpu;
+	s->pace_gap_cpu = s->pace_gap_cpu * keep +
+			  fmax(0, (s->samp_cpu - s->on_cpu) -
+					  (s->samp_spent - s->on_spent));
+}
+
+/* The windows of the interval ending, secs long, into all and recent. */
+static void wins_merge(struct wins *w, double secs)
+{
+	winstat_merge(&w->all, &w->now);
+	winstat_decay(&w->recent, pow(0.5, secs / BUDGET_SPREAD_HALF_S));
+	winstat_merge(&w->recent, &w->now);
 }
 
 void budget_interval(struct budget *b, struct budget_est *out, size_t n)
@@ -702,23 +1013,21 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 			out[id].duty = (secs - s->samp_s + s->on_s) / secs;
 			out[id].in_windows =
 				own ? (double)s->samp_own / (double)own : 0;
-			factors(b, s, tracer_spec_info(b->tr, (int)id),
-				&out[id]);
 		}
-		winstat_merge(&s->win_all, &s->win);
-		winstat_decay(&s->win_recent,
-			      pow(0.5, secs / BUDGET_SPREAD_HALF_S));
-		winstat_merge(&s->win_recent, &s->win);
-		out[id].rel_var = spread(s);
-		out[id].rel_all = winstat_rel_var(&s->win_all);
+		if (out[id].estimated)
+			pace_merge(s, secs);
+		wins_merge(&s->cpu, secs);
+		wins_merge(&s->time, secs);
+		factors(b, s, tracer_spec_info(b->tr, (int)id), &out[id]);
 		if (out[id].estimated)
 			log_est((int)id, s, &out[id]);
-		s->win = (struct winstat){ 0 };
+		s->cpu.now = s->time.now = (struct winstat){ 0 };
 		s->iv_hits = s->hits;
 		s->sampled = false;
 		s->samp_s = s->on_s = s->samp_cpu = s->on_cpu = 0;
 		s->samp_own = 0;
 		s->samp_spent = s->on_spent = 0;
+		s->samp_w = s->on_w = (struct waits){ 0 };
 	}
 	b->iv_s = m.t - b->iv.t;
 	b->out_s *= BUDGET_OUT_DECAY;

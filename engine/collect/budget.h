@@ -45,9 +45,11 @@ struct budget_est {
 	bool estimated; /* sampled in the interval: rows are estimates */
 	double duty; /* share of the interval it was attached (1: all) */
 	double in_windows; /* share of its hits counted in sampled slots */
+	bool by_time; /* the factor is by time, not the target's CPU time
+			 (budget.c's factors()) */
 	double factor; /* what those hits stand for (>= 1) */
-	double f_lo, f_hi; /* ... at a hit's price off either way; f_hi
-			      INFINITY: nothing can be said */
+	double f_lo, f_hi; /* ... at any price (and pace) the error allows;
+			      f_hi INFINITY: nothing can be said */
 	double f_min; /* the least it can be (a lower bound's) */
 	double rel_var; /* its relative variance from its windows' spread
 			   (winstat.h): this interval's, or all its

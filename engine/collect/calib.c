@@ -118,6 +118,8 @@ __asm__(".text\n"
 static double kind_ns[TRAP_KINDS] = { -1, -1, -1 };
 static double ret_ns = -1;
 static double stats_ns;
+static double empty_run_ns; /* an empty program's run as the statistics
+			       time it (their clock reads, in it) */
 static struct trap_lat lat; /* all 0 until calibrated */
 
 /* The calls a loop times of a function whose first instruction is of
@@ -228,6 +230,15 @@ static int attach_at(struct bpf_program *prog, bool multi, const void *site,
 				  ret, l);
 }
 
+/* prog's information (its statistics) into *info; zeros if none. */
+static void prog_info(struct bpf_program *prog, struct bpf_prog_info *info)
+{
+	__u32 len = sizeof(*info);
+
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), info, &len))
+		memset(info, 0, sizeof(*info));
+}
+
 /* What one call of fn costs more with prog attached at site (a return
  * probe if ret), ns, at least 0; with_stats (if not NULL): the same with
  * the run-time statistics on, or -1. A negative errno if it cannot be
@@ -245,11 +256,19 @@ static double time_hit(struct bpf_program *prog, bool multi, void (*fn)(void),
 		return err;
 	probed = best_loop_ns(fn, calls);
 	if (with_stats) {
+		struct bpf_prog_info a = { 0 }, b = { 0 };
+
 		*with_stats = -1;
 		fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (fd >= 0) {
+			prog_info(prog, &a);
 			*with_stats = best_loop_ns(fn, calls);
+			prog_info(prog, &b);
 			close(fd);
+			if (b.run_cnt > a.run_cnt)
+				empty_run_ns = (double)(b.run_time_ns -
+							a.run_time_ns) /
+					       (double)(b.run_cnt - a.run_cnt);
 		}
 	}
 	detach_later(&l);
@@ -403,10 +422,11 @@ static void said_prices(double ms)
 		"cost: a hit costs %.0f ns at a nop, %.0f at a push, %.0f "
 		"single-stepped, and a return probe %.0f more; a pair adds "
 		"%.0f, %.0f, %.0f ns to a function's time by its start, "
-		"%+.0f for an end at a nop (calibrated, %.0f ms waited)",
+		"%+.0f for an end at a nop; the statistics time an empty "
+		"program's run at %.0f ns (calibrated, %.0f ms waited)",
 		kind_ns[TRAP_NOP], kind_ns[TRAP_PUSH], kind_ns[TRAP_STEP],
 		ret_ns, lat.to_ret[TRAP_NOP], lat.to_ret[TRAP_PUSH],
-		lat.to_ret[TRAP_STEP], lat.uprobe_end, ms);
+		lat.to_ret[TRAP_STEP], lat.uprobe_end, empty_run_ns, ms);
 }
 
 void cost_calibrate_start(const struct cost_calib *p)
@@ -491,4 +511,10 @@ double cost_stats_ns(void)
 {
 	cost_calibrate_wait();
 	return stats_ns;
+}
+
+double cost_empty_run_ns(void)
+{
+	cost_calibrate_wait();
+	return empty_run_ns;
 }

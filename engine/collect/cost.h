@@ -128,6 +128,11 @@ double cost_spec_trap_ns(const struct tracer_spec_info *info);
 /* ns each program run costs more while the statistics are on. */
 double cost_stats_ns(void);
 
+/* What the statistics time of an empty program's run (the calibration's
+ * trap holds its run: a program's price is its time beyond this); 0 if
+ * not measured. */
+double cost_empty_run_ns(void);
+
 struct cost;
 
 /*

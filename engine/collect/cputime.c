@@ -19,7 +19,7 @@
 
 struct cputime {
 	struct tracer *tr;
-	struct bpf_link *link;
+	struct bpf_link *link, *tick; /* pt_oncpu, pt_oncpu_tick */
 };
 
 /* -b FILE: count the processes whose executable FILE is (oncpu_ino);
@@ -55,7 +55,10 @@ struct cputime *cputime_new(struct tracer *tr)
 		return NULL;
 	}
 	c->link = bpf_program__attach(tr->skel->progs.pt_oncpu);
-	if (!c->link) {
+	c->tick = c->link ? bpf_program__attach(tr->skel->progs.pt_oncpu_tick)
+			  : NULL;
+	if (!c->tick) {
+		bpf_link__destroy(c->link);
 		log_msg(LOG_DEBUG, "cannot count the target's CPU time: the "
 				   "budget's sampled counts become bounds");
 		tr->skel->bss->oncpu_ino = 0;
@@ -73,6 +76,7 @@ void cputime_free(struct cputime *c)
 		return;
 	c->tr->skel->bss->oncpu_pid = 0;
 	c->tr->skel->bss->oncpu_ino = 0;
+	bpf_link__destroy(c->tick);
 	bpf_link__destroy(c->link);
 	free(c);
 }
@@ -107,6 +111,39 @@ uint64_t cputime_ns(const struct cputime *c)
 	for (int i = 0; i < PT_ONCPU_CPUS; i++)
 		n += cpu_ns(&o[i], now);
 	return n;
+}
+
+/* CPU cpu's waits into *w, read between two equal even seq. */
+static void cpu_waits(const volatile struct pt_oncpu *o, struct waits *w)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		uint32_t seq = __atomic_load_n(&o->seq, __ATOMIC_ACQUIRE);
+
+		w->n = (double)o->waits;
+		w->ns = (double)o->wait_ns;
+		w->us2 = (double)o->wait_us2;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) && seq == o->seq)
+			return;
+	}
+}
+
+void cputime_waits(const struct cputime *c, struct waits *w)
+{
+	const volatile struct pt_oncpu *o;
+
+	*w = (struct waits){ 0 };
+	if (!c)
+		return;
+	o = (const volatile struct pt_oncpu *)c->tr->skel->bss->oncpu;
+	for (int i = 0; i < PT_ONCPU_CPUS; i++) {
+		struct waits one;
+
+		if (!o[i].waits)
+			continue;
+		cpu_waits(&o[i], &one);
+		waits_add(w, &one, 1);
+	}
 }
 
 double cputime_clock_s(clockid_t clk)

@@ -130,10 +130,10 @@ void tracer_keep_exact(struct tracer *tr, int id)
 		tr->specs[id].info.exact = true;
 }
 
-void tracer_prefer(struct tracer *tr, int id)
+void tracer_prefer(struct tracer *tr, int id, bool on)
 {
 	if (id >= 0 && id < tr->nspecs && tr->specs[id].used)
-		tr->specs[id].info.preferred = true;
+		tr->specs[id].info.preferred = on;
 }
 
 bool tracer_parked(const struct tracer *tr, int id)

@@ -275,7 +275,7 @@ static int setup_object(struct phpframe *pf, struct phpproc *p,
 	if (!p->said)
 		log_msg(LOG_WARN,
 			"pid %d runs PHP %s%s (%s): phpframe, phpline and "
-			"phpstack read PHP 8.0 to 8.3, non-ZTS",
+			"phpstack read PHP 8.0 to 8.4, non-ZTS",
 			(int)p->pid, ver, zts ? " ZTS" : "", obj->path);
 	p->said = true;
 	return -ENOTSUP;

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 /*
- * What 8.0 to 8.3 share: executor_globals up to current_execute_data,
+ * What 8.0 to 8.4 share: executor_globals up to current_execute_data,
  * zend_execute_data, the common part of zend_function up to scope,
  * zend_class_entry's name, zend_string, zend_op up to lineno and the
  * function types are the same fields in each (ZEND_INTERNAL_FUNCTION 1,
@@ -36,6 +36,9 @@
  * run_time_cache into the common part, T first (4 bytes of padding
  * after it: filename 8 bytes further than in 8.1); 8.3 put
  * run_time_cache first, T last, no padding (filename back at 144).
+ * 8.4 is checked too: Debian trixie's php8.4-dev (8.4.27, /usr/include/
+ * php/20240924, in the root scripts/setup --runtimes builds), and run
+ * live by matrix_php; its zend_op_array grew before filename (at 168).
  */
 #define PHP8(min, api_no, filename)                                        \
 	{                                                                  \
@@ -44,17 +47,15 @@
 	}
 
 static const struct phplayout layouts[] = {
-	PHP8(0, 20200930, 144),
-	PHP8(1, 20210902, 144),
-	PHP8(2, 20220829, 152),
-	PHP8(3, 20230831, 144),
+	PHP8(0, 20200930, 144), PHP8(1, 20210902, 144), PHP8(2, 20220829, 152),
+	PHP8(3, 20230831, 144), PHP8(4, 20240924, 168),
 };
 
 #define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
 
 bool phplayout_checked(const struct phplayout *l)
 {
-	return l->major == 8 && l->minor == 2;
+	return l->major == 8 && (l->minor == 2 || l->minor == 4);
 }
 
 const struct phplayout *phplayout_find(int major, int minor)
@@ -79,7 +80,7 @@ static const struct {
 	int major, minor;
 } apis[] = {
 	{ 20200930, 8, 0 }, { 20210902, 8, 1 }, { 20220829, 8, 2 },
-	{ 20230831, 8, 3 }, { 20240924, 8, 4 },
+	{ 20230831, 8, 3 }, { 20240924, 8, 4 }, { 20250925, 8, 5 },
 };
 
 int phplayout_api_version(uint32_t api, int *major, int *minor)

@@ -16,15 +16,16 @@
  *
  * plus, for phpline, zend_execute_data.opline -> zend_op.lineno.
  *
- * 8.0, 8.1, 8.2 and 8.3 have a table. 8.2's values are the headers' own:
+ * 8.0 to 8.4 have a table. 8.2's and 8.4's values are the headers' own:
  * tests/tools/phplayout_probe.c prints them with offsetof compiled
- * against Debian 12's php8.2-dev (8.2.36), the one set of headers this
- * project can install, and tests/integration/phplayout_headers.py checks
- * the table against it. 8.0's, 8.1's and 8.3's are derived from
- * published copies of their structs (phplayout.c says which and how),
- * checked against no headers and never run against a live PHP. Other
- * versions (7.x, 8.4 and later) have none: phpframe.c says so in one
- * line and reads no PHP frames of theirs.
+ * against Debian 12's php8.2-dev (8.2.36) and trixie's php8.4-dev (8.4.27,
+ * in the root scripts/setup --runtimes builds), and
+ * tests/integration/phplayout_headers.py checks the table against them.
+ * 8.0's, 8.1's and 8.3's are derived from published copies of their
+ * structs (phplayout.c says which and how), checked against no headers
+ * and never run against a live PHP. Other versions (7.x, 8.5 and later)
+ * have none: phpframe.c says so in one line and reads no PHP frames of
+ * theirs.
  */
 #ifndef PROBETOP_PHPLAYOUT_H
 #define PROBETOP_PHPLAYOUT_H

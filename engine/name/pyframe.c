@@ -185,9 +185,9 @@ static uint8_t split_of(const struct pylayout *l)
 }
 
 /* Where a frame walk finds l's owner and is_entry in one read of 8
- * bytes (pp's frame_flags, owner_shift, entry_shift): 0, or -1 if they
- * are too far apart or past what the walk reads of a frame (80 bytes:
- * pyframe.bpf.h's PY_SPAN). */
+ * bytes (pp's frame_flags, owner_shift, entry_shift), no further than
+ * what the walk reads of a frame (PT_PYFRAME_SPAN): 0, or -1 if they are too
+ * far apart or past it. */
 static int frame_flags(const struct pylayout *l, struct pt_pyproc *pp)
 {
 	uint32_t at = l->frame_owner;
@@ -196,7 +196,10 @@ static int frame_flags(const struct pylayout *l, struct pt_pyproc *pp)
 		return 0; /* (3.8-3.10: neither) */
 	if (l->frame_is_entry != PYLAYOUT_NONE && l->frame_is_entry < at)
 		at = l->frame_is_entry;
-	if (at + 8 > 80 || l->frame_owner - at > 7 ||
+	/* 3.14's owner, at 74: the span's last 8 bytes */
+	if (at + 8 > PT_PYFRAME_SPAN && at < PT_PYFRAME_SPAN)
+		at = PT_PYFRAME_SPAN - 8;
+	if (at + 8 > PT_PYFRAME_SPAN || l->frame_owner - at > 7 ||
 	    (l->frame_is_entry != PYLAYOUT_NONE && l->frame_is_entry - at > 7))
 		return -1;
 	pp->frame_flags = at;
@@ -221,6 +224,7 @@ static int describe(struct pyframe *pf, pid_t pid, uint64_t runtime,
 		.cframe_current_frame = field(l->cframe_current_frame),
 		.frame_back = l->frame_back,
 		.frame_code = l->frame_code,
+		.code_tag = l->code_tag,
 		.frame_owner = field(l->frame_owner),
 		.frame_lasti = l->frame_lasti,
 		.code_adaptive = field(l->code_code_adaptive),
@@ -320,7 +324,7 @@ int pyframe_setup(struct pyframe *pf, pid_t pid,
 				log_msg(LOG_WARN,
 					"pid %d runs CPython 3.%d%s (%s): "
 					"pyframe and pystack read CPython 3.8 "
-					"to 3.13, default builds",
+					"to 3.14, default builds",
 					(int)pid, minor,
 					threaded ? " free-threaded" : "",
 					obj->path);

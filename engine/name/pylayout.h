@@ -3,14 +3,14 @@
  * pylayout — where CPython keeps what a frame walker reads: the offsets of
  * the fields from _PyRuntime to a thread's frames, from a frame to its
  * code object, and from there to the names and line table, one table per
- * CPython 3.minor (3.8 to 3.13), x86-64, default (GIL, release) build.
+ * CPython 3.minor (3.8 to 3.14), x86-64, default (GIL, release) build.
  * Data only: the kernel-side walker is handed the table of the target's
  * version and follows
  *
  *   _PyRuntime -> interpreters.head -> tstate list (next), matched by
  *   native_thread_id (3.11+) or thread_id (pthread_self, 3.8-3.10)
  *   -> frame (3.8-3.10), cframe->current_frame (3.11-3.12),
- *      current_frame (3.13) -> back/previous ...
+ *      current_frame (3.13+) -> back/previous ...
  *   each frame -> code -> filename, name, qualname (PyUnicodeObject),
  *   firstlineno, linetable (PyBytesObject), code_adaptive (3.11+).
  *
@@ -20,7 +20,8 @@
  * (and 3.13's against the _Py_DebugOffsets a 3.13 interpreter carries).
  * Internal structures may change in a patch release; the table is per
  * minor version and is only as true as the patch releases it was checked
- * against (3.8.18, 3.9.18, 3.10.13, 3.11.2 and 3.11.7, 3.12.1, 3.13.0).
+ * against (3.8.18, 3.9.18, 3.10.13, 3.11.2 and 3.11.7, 3.12.1, 3.13.0,
+ * 3.14.10).
  */
 #ifndef PROBETOP_PYLAYOUT_H
 #define PROBETOP_PYLAYOUT_H
@@ -56,15 +57,20 @@ struct pylayout {
 	bool interp_frames;
 	/* PyFrameObject.f_back / _PyInterpreterFrame.previous */
 	uint32_t frame_back;
-	uint32_t frame_code; /* f_code (3.8-3.12) / f_executable (3.13) */
+	uint32_t frame_code; /* f_code (3.8-3.12) / f_executable (3.13+) */
+	/* the low bits of frame_code's pointer that are a tag, not the
+	 * address (3.14's f_executable is a _PyStackRef: Py_TAG_BITS) */
+	uint8_t code_tag;
 	/* PyFrameObject.f_lasti (int: bytes in 3.8-3.9, code units of 2 bytes
 	 * in 3.10), _PyInterpreterFrame.prev_instr (3.11-3.12) / instr_ptr
 	 * (3.13): a pointer into the code object's co_code_adaptive */
 	uint32_t frame_lasti;
 	/* _PyInterpreterFrame.owner (char, 3.11+), else PYLAYOUT_NONE */
 	uint32_t frame_owner;
-	/* FRAME_OWNED_BY_CSTACK's value (3.12+: the interpreter's entry frame
-	 * on the C stack, no Python code), else 0xff */
+	/* FRAME_OWNED_BY_CSTACK's value (3.12-3.13: the interpreter's entry
+	 * frame on the C stack, no Python code), FRAME_OWNED_BY_INTERPRETER's
+	 * (3.14: the entry frame; the owners above it, CSTACK's among them,
+	 * are no function's either), else 0xff */
 	uint8_t owner_cstack;
 	/* _PyInterpreterFrame.is_entry (bool, 3.11 only: the first frame of
 	 * a C-level call of the eval loop), else PYLAYOUT_NONE */
@@ -108,7 +114,7 @@ struct pylayout {
 
 /*
  * The layout of CPython 3.minor, or NULL if unsupported (3.7 and older,
- * 3.14 and newer).
+ * 3.15 and newer).
  */
 const struct pylayout *pylayout_find(int minor);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "log.h"
 #include "proc.h"
 #include "pymem.h"
 #include "v8heap.h"
@@ -87,6 +88,25 @@ static bool meta_of(struct v8frames *vf, pid_t pid,
 	return false;
 }
 
+/* What pid's V8 (m) names less of, said once as its metadata is read:
+ * the functions optimized code inlined (V8 12 and later do not say
+ * where it keeps them), the lines of functions (V8 13). */
+static void say_partial(pid_t pid, const struct v8meta *m)
+{
+	if (!m->inl)
+		log_msg(LOG_INFO,
+			"process %d: its V8's metadata does not say where "
+			"optimized code keeps the functions it inlined (V8 12 "
+			"and later): their samples are their caller's",
+			(int)pid);
+	if (!m->scope_pos)
+		log_msg(LOG_INFO,
+			"process %d: its V8 (13 or later) keeps its functions' "
+			"positions where probetop does not read them: its "
+			"JavaScript frames are named without a line",
+			(int)pid);
+}
+
 const struct v8meta *v8frames_meta(struct v8frames *vf, pid_t pid)
 {
 	struct proc_maps maps = { 0 };
@@ -106,6 +126,8 @@ const struct v8meta *v8frames_meta(struct v8frames *vf, pid_t pid)
 	p->pid = pid;
 	p->ok = meta_of(vf, pid, &maps, &p->m);
 	proc_maps_free(&maps);
+	if (p->ok)
+		say_partial(pid, &p->m);
 	return p->ok ? &p->m : NULL;
 }
 
@@ -295,16 +317,18 @@ static int name_sfi(struct v8frames *vf, const struct v8ctx *c, uint64_t sfi,
 	if (v8heap_type(c, sfi) != m->t_sfi)
 		return -ENOENT;
 	nos = v8heap_tagged(c, sfi, m->sfi_name);
-	if (v8heap_type(c, nos) == m->t_scope)
+	if (v8heap_type(c, nos) == m->t_scope) {
 		scope_scan(c, nos, fname, sizeof(fname), &start);
-	else if (str_len(c, nos, &type) >= 0 &&
-		 str_utf8(c, nos, fname, sizeof(fname)))
+		if (!m->scope_pos)
+			start = -1; /* not where scope_scan() found it */
+	} else if (str_len(c, nos, &type) >= 0 &&
+		   str_utf8(c, nos, fname, sizeof(fname)))
 		snprintf(fname, sizeof(fname), "?");
 	if (!fname[0])
 		snprintf(fname, sizeof(fname), "(anonymous)");
-	data = v8heap_tagged(c, sfi, m->sfi_data);
-	type = v8heap_type(c, data);
-	for (int i = 0; start < 0 && i < 4; i++) {
+	data = m->unc ? v8heap_tagged(c, sfi, m->sfi_data) : 0;
+	type = data ? v8heap_type(c, data) : 0;
+	for (int i = 0; data && start < 0 && i < 4; i++) {
 		int32_t s;
 
 		if (type == m->t_unc[i] &&

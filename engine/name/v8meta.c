@@ -7,13 +7,18 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "elfobj.h"
 #include "log.h"
 
-/* One field of struct v8meta and the v8dbg_ symbol that gives it. */
+/* One field of struct v8meta and the v8dbg_ symbol that gives it: its
+ * names, without "v8dbg_", '|' between a version's and a later one's
+ * (V8 12, Node 22, spells a field's type Tagged_Object_ where V8 11 has
+ * Object, and names script_or_debug_info script; V8 13, Node 24, types
+ * name_or_scope_info Tagged_NameOrScopeInfoT_). */
 struct v8field {
-	const char *sym; /* without "v8dbg_" */
+	const char *sym;
 	size_t at; /* offsetof(struct v8meta, ...) */
 };
 
@@ -30,10 +35,14 @@ static const struct v8field FIELDS[] = {
 	F("class_HeapObject__map__Map", obj_map),
 	F("class_Map__instance_type__uint16_t", map_type),
 	F("class_JSFunction__shared__SharedFunctionInfo", fn_shared),
-	F("class_SharedFunctionInfo__name_or_scope_info__Object", sfi_name),
-	F("class_SharedFunctionInfo__script_or_debug_info__HeapObject",
+	F("class_SharedFunctionInfo__name_or_scope_info__Object"
+	  "|class_SharedFunctionInfo__name_or_scope_info__Tagged_Object_"
+	  "|class_SharedFunctionInfo__name_or_scope_info__"
+	  "Tagged_NameOrScopeInfoT_",
+	  sfi_name),
+	F("class_SharedFunctionInfo__script_or_debug_info__HeapObject"
+	  "|class_SharedFunctionInfo__script__Tagged_HeapObject_",
 	  sfi_script),
-	F("class_SharedFunctionInfo__function_data__Object", sfi_data),
 	F("class_Script__name__Object", script_name),
 	F("class_Script__source__Object", script_source),
 	F("class_Script__line_ends__Object", script_ends),
@@ -76,6 +85,13 @@ static const struct v8field FIELDS[] = {
 	F("scopeinfo_idx_ncontextlocals", scope_ncontextlocals),
 };
 
+/* Those of a function's start in its script before it is compiled
+ * (struct v8meta's unc): V8 12 keeps SharedFunctionInfo's function data
+ * in fields its metadata does not name. */
+static const struct v8field UNC_FIELDS[] = {
+	F("class_SharedFunctionInfo__function_data__Object", sfi_data),
+};
+
 /* Those of optimized code's inlined functions (struct v8meta's inl). */
 static const struct v8field INLINE_FIELDS[] = {
 	F("type_Code__CODE_TYPE", t_code),
@@ -92,17 +108,25 @@ static const struct v8field INLINE_FIELDS[] = {
 	F("DeoptimizationDataInliningPositionsIndex", dd_inlining),
 };
 
-/* The int that v8dbg_<name> holds in obj into *v (0 for one in .bss).
- * 0 or -ENOENT (no such symbol). */
+/* The int that v8dbg_<name> holds in obj into *v (0 for one in .bss),
+ * name the first of its '|'-separated names that obj has. 0 or -ENOENT
+ * (none of them). */
 static int number(struct elfobj *obj, const char *name, int32_t *v)
 {
 	char sym[160];
 	uint64_t at;
 	int err;
 
-	snprintf(sym, sizeof(sym), "v8dbg_%s", name);
-	if (elfobj_symbol_addr(obj, sym, &at))
-		return -ENOENT;
+	for (;;) {
+		size_t len = strcspn(name, "|");
+
+		snprintf(sym, sizeof(sym), "v8dbg_%.*s", (int)len, name);
+		if (!elfobj_symbol_addr(obj, sym, &at))
+			break;
+		if (!name[len])
+			return -ENOENT;
+		name += len + 1;
+	}
 	err = elfobj_read(obj, at, v, sizeof(*v));
 	if (err == -ENOENT)
 		*v = 0; /* no bytes in the file: .bss, zero */
@@ -116,10 +140,13 @@ static bool read_fields(struct elfobj *obj, const struct v8field *t, size_t n,
 {
 	for (size_t i = 0; i < n; i++)
 		if (number(obj, t[i].sym, (int32_t *)((char *)m + t[i].at))) {
-			log_msg(LOG_DEBUG, "%s: no v8dbg_%s: %s",
-				elfobj_name(obj), t[i].sym, why);
+			int len = (int)strcspn(t[i].sym, "|");
+
+			log_msg(LOG_DEBUG, "%s: no v8dbg_%.*s: %s",
+				elfobj_name(obj), len, t[i].sym, why);
 			snprintf(m->why, sizeof(m->why),
-				 "its metadata lacks v8dbg_%s", t[i].sym);
+				 "its metadata lacks v8dbg_%.*s", len,
+				 t[i].sym);
 			return false;
 		}
 	return true;
@@ -148,6 +175,16 @@ int v8meta_read(struct elfobj *obj, struct v8meta *m)
 	if (!read_fields(obj, FIELDS, sizeof(FIELDS) / sizeof(FIELDS[0]), m,
 			 "its frames are not read"))
 		return -ENOTSUP;
+	/* V8 13's ScopeInfo holds other Smis where V8 12's has the start
+	 * and end positions that scope_scan() looks for: a line of
+	 * Node 24's functions read 1:2 (their names are right) */
+	m->scope_pos = number(obj,
+			      "class_SharedFunctionInfo__name_or_scope_info__"
+			      "Tagged_NameOrScopeInfoT_",
+			      &(int32_t){ 0 }) != 0;
+	m->unc = read_fields(obj, UNC_FIELDS,
+			     sizeof(UNC_FIELDS) / sizeof(UNC_FIELDS[0]), m,
+			     "a function not compiled yet has no line");
 	m->inl = read_fields(obj, INLINE_FIELDS,
 			     sizeof(INLINE_FIELDS) / sizeof(INLINE_FIELDS[0]),
 			     m, "inlined functions are not named");

@@ -33,9 +33,13 @@ struct v8meta {
 	/* field offsets (from the object's untagged start) */
 	uint32_t obj_map, map_type; /* HeapObject::map, Map::instance_type */
 	uint32_t fn_shared; /* JSFunction::shared */
-	uint32_t sfi_name, sfi_script, sfi_data; /* name_or_scope_info,
-						    script_or_debug_info,
-						    function_data */
+	uint32_t sfi_name, sfi_script; /* name_or_scope_info,
+					  script_or_debug_info (V8 12:
+					  script) */
+	bool unc; /* sfi_data, SharedFunctionInfo::function_data (none
+		     named in V8 12's metadata): a function's start before
+		     it is compiled, from its UncompiledData */
+	uint32_t sfi_data;
 	uint32_t script_name, script_source, script_ends;
 	uint32_t str_len, seq1_chars, seq2_chars;
 	uint32_t cons_first, cons_second, thin_actual;
@@ -51,6 +55,7 @@ struct v8meta {
 	/* ScopeInfo: the slot its variables begin at, the slot of the
 	 * count of its context locals (each two slots after it) */
 	uint32_t scope_first_vars, scope_ncontextlocals;
+	bool scope_pos; /* its start position follows them (not V8 13) */
 	/* Optimized code's inlined functions (v8inline.h), if inl: all of
 	 * these found. Instance types of Code, InstructionStream,
 	 * ByteArray, WeakFixedArray; Code's deoptimization_data and

@@ -77,13 +77,15 @@ def check_console(tap, pg):
                "p50 and p99", s)
         keys("6")
         # the catalog's buffers the query reads, found in shared_buffers,
-        # by backend: PID DATABASE RELFILENODE HIT, at pgbench's rate
-        io = r"buffer_reads +\d+ \d+ \d+ 1 +[1-9][\d.,]*k? +[\d,]+"
+        # over every backend (as pg_statio counts them): all DATABASE
+        # RELFILENODE HIT, at pgbench's rate
+        io = r"buffer_reads +all \d+ \d+ 1 +[1-9][\d.,]*k? +[\d,]+"
         s = wait_screen(io, 10)
         tap.ok(re.search(r"PostgreSQL IO +KEY +/s +TOTAL +p99", s) and
                re.search(io, s),
                "IO: the probeset's own IO beside the syscalls, under its "
-               "title: buffer reads by backend, database, relation, hit",
+               "title: buffer reads over every backend by database, "
+               "relation, hit",
                s)
         keys("1")
         pg.psql("CREATE TABLE dirty AS SELECT 1 AS x;")  # to write

@@ -260,6 +260,7 @@ static void render(const char *view, int w, int h, bool utf8, char *got,
 static void test_top_title(void **state)
 {
 	static char got[65536];
+	struct request r;
 
 	(void)state;
 	render("top", 80, 24, true, got, sizeof(got));
@@ -301,6 +302,22 @@ static void test_top_title(void **state)
 				    "the budget; \u2265: sampled, no estimate "
 				    "within 15%) "));
 	assert_non_null(strstr(got, "\u2265538,313"));
+	/* selected, a lower bound with an estimate beside it says it on
+	 * the line under the rows; the rows give that line up */
+	assert_null(strstr(got, "give or take"));
+	rows[1].guess_total = 2000000;
+	rows[1].guess_err_total = 0.4;
+	tick_all();
+	key("top", ACT_DOWN, NULL, &r);
+	render("top", 160, 24, true, got, sizeof(got));
+	assert_non_null(strstr(got,
+			       "  fib: \u22651,614,939 in total, ~2,000,000 "
+			       "give or take 40% (too few in the "
+			       "budget's windows to promise 15%)"));
+	key("top", ACT_UP, NULL, &r);
+	render("top", 160, 24, true, got, sizeof(got));
+	assert_null(strstr(got, "give or take"));
+	rows[1].guess_total = rows[1].guess_err_total = 0;
 }
 
 static struct spec samples_spec;

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The engine's PHP layouts (engine/name/phplayout.c) are the headers' own:
 for every PHP's headers under /usr/include/php/API/ (Debian's php8.2-dev,
-which scripts/setup installs: /usr/include/php/20220829),
+which scripts/setup installs: /usr/include/php/20220829) and in the
+trixie root scripts/setup --runtimes builds (php8.4-dev: 20240924),
 tests/tools/phplayout_probe.c is compiled against them and what it prints
 (offsetof, the module API number, the function types) must equal what
 phplayout_dump prints of the table of that major.minor. Debian's
@@ -9,7 +10,7 @@ phplayout_dump prints of the table of that major.minor. Debian's
 engine/name/phpframe.c picks a table by) and export executor_globals.
 8.0, 8.1 and 8.3 have tables derived from published copies of their
 structs (engine/name/phplayout.c), no headers of theirs to check them
-against here: they are only checked to exist; 7.4 and 8.4 have none.
+against here: they are only checked to exist; 7.4 and 8.5 have none.
 
 Usage: phplayout_headers.py PHPLAYOUT_DUMP PHPLAYOUT_PROBE_C"""
 
@@ -26,6 +27,8 @@ from tap import Tap
 tap = Tap()
 DUMP, PROBE_C = sys.argv[1:3]
 PHP = "/usr/bin/php8.2"
+TRIXIE = os.environ.get("PROBETOP_ROOTS",
+                        "/var/cache/probetop/roots") + "/trixie"
 
 
 def table(version):
@@ -40,8 +43,8 @@ def probe(inc, tmp):
     JSON, or (None, the compiler's or the probe's complaint)."""
     exe = os.path.join(tmp, "probe")
     cc = subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror"] +
-                        ["-I" + os.path.join(inc, d)
-                         for d in ("", "main", "Zend", "TSRM")] +
+                        [a for d in ("", "main", "Zend", "TSRM")
+                         for a in ("-isystem", os.path.join(inc, d))] +
                         [PROBE_C, "-o", exe], capture_output=True, text=True)
     if cc.returncode != 0:
         return None, cc.stderr
@@ -51,10 +54,13 @@ def probe(inc, tmp):
     return json.loads(run.stdout), ""
 
 
-incs = sorted(d for d in glob.glob("/usr/include/php/*")
+incs = sorted(d for d in glob.glob("/usr/include/php/*") +
+              glob.glob(TRIXIE + "/usr/include/php/*")
               if os.path.isfile(os.path.join(d, "Zend", "zend.h")))
 tap.ok("/usr/include/php/20220829" in incs, "Debian's php8.2-dev headers "
        "installed (scripts/setup)", incs)
+tap.ok(TRIXIE + "/usr/include/php/20240924" in incs, "trixie's php8.4-dev "
+       "headers in its root (scripts/setup --runtimes)", incs)
 apis = {}
 for inc in incs:
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,7 +92,7 @@ for version in ("8.0", "8.1", "8.3"):
     tap.ok(table(version) is not None and version not in apis.values(),
            "phplayout_find(%s): a table, derived (no headers of it here)"
            % version)
-for version in ("7.4", "8.4"):
+for version in ("7.4", "8.5"):
     tap.eq(table(version), None, "phplayout_find(%s) is NULL: no table"
            % version)
 

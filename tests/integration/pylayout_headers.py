@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
 """The engine's CPython layouts (engine/name/pylayout.c) are the headers' own:
 for every pyenv CPython 3.8 to 3.13 installed (and Debian's python3.11-dev
-headers if present), tests/tools/pylayout_probe.c is compiled against its
+headers if present, and sid's CPython 3.14 in the root scripts/setup
+--runtimes builds), tests/tools/pylayout_probe.c is compiled against its
 headers and what it prints (offsetof, sizeof, the state bit-fields) must
 equal what pylayout_dump prints of the table of that minor version. A
-3.13 interpreter's own _Py_DebugOffsets (the table at the start of its
-_PyRuntime, read with ctypes) must agree too: that checks the binary, not
-only its headers. 3.7 and 3.14 have no layout.
+3.13 and a 3.14 interpreter's own _Py_DebugOffsets (the table at the
+start of its _PyRuntime, read with ctypes) must agree too: that checks
+the binary, not only its headers. 3.7 and 3.15 have no layout.
 
 Usage: pylayout_headers.py PYLAYOUT_DUMP PYLAYOUT_PROBE_C"""
 
@@ -24,6 +25,7 @@ tap = Tap()
 DUMP, PROBE_C = sys.argv[1:3]
 PYENV = os.environ.get("PYENV_ROOT", "/root/.pyenv")
 DEBIAN_311 = "/usr/include/python3.11"
+SID = os.environ.get("PROBETOP_ROOTS", "/var/cache/probetop/roots") + "/sid"
 
 
 def table(minor):
@@ -33,14 +35,19 @@ def table(minor):
     return json.loads(out)
 
 
-def probe(inc, tmp):
-    """pylayout_probe.c compiled against the headers in inc and run: its
-    JSON, or (None, the compiler's or the probe's complaint)."""
+def probe(inc, tmp, more=()):
+    """pylayout_probe.c compiled against the headers in inc (and the
+    directories more) and run: its JSON, or (None, the compiler's or the
+    probe's complaint). The headers are system ones to the compiler: a
+    warning in CPython's own (3.14's unused parameters) is not the
+    probe's."""
     exe = os.path.join(tmp, "probe")
     cc = subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror",
-                         "-DPy_BUILD_CORE", "-I" + inc,
-                         "-I" + os.path.join(inc, "internal"), PROBE_C,
-                         "-o", exe], capture_output=True, text=True)
+                         "-DPy_BUILD_CORE", "-isystem", inc,
+                         "-isystem", os.path.join(inc, "internal")] +
+                        [a for d in more for a in ("-isystem", d)] +
+                        [PROBE_C, "-o", exe],
+                        capture_output=True, text=True)
     if cc.returncode != 0:
         return None, cc.stderr
     run = subprocess.run([exe], capture_output=True, text=True)
@@ -57,9 +64,20 @@ def diff(got, want, source="headers"):
                      if got.get(k) != want.get(k))
 
 
-def check_headers(what, inc, minor):
+def check_headers(what, inc, minor, root=None):
+    """The probe against inc, of a CPython 3.minor; of one in a root
+    (another Debian's), whose pyconfig.h it finds under the root's
+    multiarch directory, never the root's libc headers."""
     with tempfile.TemporaryDirectory() as tmp:
-        got, err = probe(inc, tmp)
+        more = []
+        if root:
+            arch = os.path.join(tmp, "inc", "x86_64-linux-gnu")
+            os.makedirs(arch)
+            os.symlink(os.path.join(root, "usr/include/x86_64-linux-gnu",
+                                    "python3.%d" % minor),
+                       os.path.join(arch, "python3.%d" % minor))
+            more = [os.path.join(tmp, "inc")]
+        got, err = probe(inc, tmp, more)
     if got is None:
         tap.ok(False, what + ": pylayout_probe.c compiles and runs", err)
         return
@@ -84,6 +102,28 @@ DEBUG_OFFSETS_313 = (
     "co.argcount co.localsplusnames co.localspluskinds co.co_code_adaptive "
     "ob.size ob.ob_type ty.size ty.tp_name ty.tp_repr ty.tp_flags "
     "tu.size tu.ob_item tu.ob_size li.size li.ob_item li.ob_size "
+    "di.size di.ma_keys di.ma_values fl.size fl.ob_fval "
+    "lo.size lo.lv_tag lo.ob_digit by.size by.ob_size by.ob_sval "
+    "un.size un.state un.length un.asciiobject_size").split()
+
+# 3.14's (Include/internal/pycore_debug_offsets.h): a few members more
+DEBUG_OFFSETS_314 = (
+    "version free_threaded "
+    "rt.size rt.finalizing rt.interpreters_head "
+    "is.size is.id is.next is.threads_head is.threads_main is.gc "
+    "is.imports_modules is.sysdict is.builtins is.ceval_gil "
+    "is.gil_runtime_state is.gil_runtime_state_enabled "
+    "is.gil_runtime_state_locked is.gil_runtime_state_holder "
+    "is.code_object_generation is.tlbc_generation "
+    "ts.size ts.prev ts.next ts.interp ts.current_frame ts.thread_id "
+    "ts.native_thread_id ts.datastack_chunk ts.status "
+    "fr.size fr.previous fr.executable fr.instr_ptr fr.localsplus fr.owner "
+    "fr.stackpointer fr.tlbc_index "
+    "co.size co.filename co.name co.qualname co.linetable co.firstlineno "
+    "co.argcount co.localsplusnames co.localspluskinds co.co_code_adaptive "
+    "co.co_tlbc ob.size ob.ob_type ty.size ty.tp_name ty.tp_repr "
+    "ty.tp_flags tu.size tu.ob_item tu.ob_size li.size li.ob_item "
+    "li.ob_size se.size se.used se.table se.mask "
     "di.size di.ma_keys di.ma_values fl.size fl.ob_fval "
     "lo.size lo.lv_tag lo.ob_digit by.size by.ob_size by.ob_sval "
     "un.size un.state un.length un.asciiobject_size").split()
@@ -123,24 +163,26 @@ print(json.dumps({"cookie": ctypes.string_at(a, 8).decode("latin-1"),
 """
 
 
-def check_debug_offsets(what, exe):
-    run = subprocess.run([exe, "-c", READ_DEBUG_OFFSETS] + DEBUG_OFFSETS_313,
+def check_debug_offsets(what, argv, minor):
+    """The _Py_DebugOffsets of the CPython 3.minor that argv runs."""
+    names = DEBUG_OFFSETS_313 if minor == 13 else DEBUG_OFFSETS_314
+    run = subprocess.run(argv + ["-c", READ_DEBUG_OFFSETS] + names,
                          capture_output=True, text=True)
     if not tap.ok(run.returncode == 0, what + ": _Py_DebugOffsets read",
                   run.stderr):
         return
     dbg = json.loads(run.stdout)
     if not tap.ok(dbg["cookie"] == "xdebugpy" and
-                  dbg["version"] >> 16 == 0x030d and
+                  dbg["version"] >> 16 == 0x0300 | minor and
                   dbg["free_threaded"] == 0,
-                  what + ": _PyRuntime starts with 3.13's _Py_DebugOffsets",
-                  repr(dbg)):
+                  what + ": _PyRuntime starts with 3.%d's _Py_DebugOffsets"
+                  % minor, repr(dbg)):
         return
-    want = table(13)
+    want = table(minor)
     got = {k: dbg[d] for k, d in DEBUG_FIELDS.items()}
     tap.ok(all(want[k] == v for k, v in got.items()),
            what + ": the interpreter's _Py_DebugOffsets agree with "
-           "pylayout_find(13)",
+           "pylayout_find(%d)" % minor,
            diff(got, {k: want[k] for k in got}, "_Py_DebugOffsets"))
 
 
@@ -164,14 +206,24 @@ for minor, version, prefix in versions:
     check_headers("%s (pyenv)" % version, inc, minor)
     exe = os.path.join(prefix, "bin", "python3.%d" % minor)
     if minor == 13 and os.access(exe, os.X_OK):
-        check_debug_offsets("%s (pyenv)" % version, exe)
+        check_debug_offsets("%s (pyenv)" % version, [exe], 13)
 
 if os.path.isfile(os.path.join(DEBIAN_311, "internal", "pycore_frame.h")):
     check_headers("Debian python3.11-dev", DEBIAN_311, 11)
 else:
     tap.skip("Debian python3.11-dev", "no " + DEBIAN_311 + "/internal")
 
-for minor in (7, 14):
+# sid's 3.14, in the root scripts/setup --runtimes builds (a skip is a
+# failure where CI runs: scripts/test builds it)
+SID_INC = os.path.join(SID, "usr/include/python3.14")
+if os.path.isfile(os.path.join(SID_INC, "internal", "pycore_interpframe.h")):
+    check_headers("sid python3.14-dev", SID_INC, 14, SID)
+    check_debug_offsets("sid python3.14", ["chroot", SID, "python3.14"], 14)
+else:
+    tap.ok(False, "sid's CPython 3.14 headers", "no " + SID_INC +
+           ": scripts/setup --runtimes builds them")
+
+for minor in (7, 15):
     tap.eq(table(minor), None, "pylayout_find(%d) is NULL" % minor)
 
 tap.done()

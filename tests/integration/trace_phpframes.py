@@ -235,12 +235,15 @@ def check_probeset(script):
            sum(pf.values()) - spin <= 5,
            "-P phpsample: Top's frames sampled, in spin (%.2f s: %d)"
            % (spent, spin), (pf, tr.stderr))
+    # the script's own loop reads its next command between runs: a
+    # sample there ({main};fgets, 1 in 204 in CI42) is true, and as rare
     under = [v for k, v in ps.items() if k[0].startswith("{main};run")]
     spun = sum(v for k, v in ps.items()
                if k[0].startswith("{main};run;") and ";spin" in k[0])
-    tap.ok(sum(under) == sum(ps.values()) and spun >= sum(under) - 5,
-           "-P phpsample: Stacks' PHP stacks sampled, every one under run, "
-           "all but a few in spin", ps)
+    tap.ok(all(k[0].startswith("{main}") for k in ps) and
+           sum(ps.values()) - sum(under) <= 5 and spun >= sum(under) - 5,
+           "-P phpsample: Stacks' PHP stacks sampled, all but a few under "
+           "run and in spin, the others in the script's own loop", ps)
 
 
 GC_PAUSE = "fn:zend_gc_collect_cycles=latency()"
@@ -315,7 +318,7 @@ def check_launched(tmp):
 
 
 def check_unknown(script, tmp):
-    """A PHP of a version without a table (8.4's module API): said in one
+    """A PHP of a version without a table (8.5's module API): said in one
     line, and the rest goes on."""
     other = os.path.join(tmp, "php-other")
     shutil.copy(PHP, other)
@@ -323,7 +326,7 @@ def check_unknown(script, tmp):
         data = f.read()
         at = data.find(b"API20220829,NTS\0")
         f.seek(at)
-        f.write(b"API20240924,NTS\0")
+        f.write(b"API20250925,NTS\0")
     t = Target([other, "-n", script])
     tr = Trace(["-p", str(t.pid), "-i", "60", "--budget", "off",
                 "-e", FRAME, "-e",
@@ -333,11 +336,11 @@ def check_unknown(script, tmp):
     tr.finish()
     t.stop()
     said = [l for l in tr.stderr.splitlines() if "runs PHP" in l]
-    tap.ok(len(said) == 1 and "runs PHP 8.4 (" in said[0] and
-           "read PHP 8.0 to 8.3, non-ZTS" in said[0],
-           "PHP 8.4: one line naming it and what is read", tr.stderr)
+    tap.ok(len(said) == 1 and "runs PHP 8.5 (" in said[0] and
+           "read PHP 8.0 to 8.4, non-ZTS" in said[0],
+           "PHP 8.5: one line naming it and what is read", tr.stderr)
     tap.eq(sum(rows(tr.final(), "fn:libc.so.6:getpid").values()), 9,
-           "PHP 8.4: a spec without PHP keys still exact")
+           "PHP 8.5: a spec without PHP keys still exact")
 
 
 if not os.path.exists(PHP):

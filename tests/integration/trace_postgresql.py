@@ -55,7 +55,8 @@ LOCK_WAIT = ("postgresql:lock__wait__start..postgresql:lock__wait__done="
 DEADLOCKS = "postgresql:deadlock__found=count()"
 LOCK_HELD_S = 0.3
 WAL = "postgresql:wal__insert=count(arg0)"
-BUFFER_READS = "postgresql:buffer__read__done=count(arg3,arg4,arg7)"
+BUFFER_READS = ("postgresql:buffer__read__done="
+                "count(arg3,arg4,arg7, allpids)")
 # pgbench_accounts' heap and index: blocks read and found in
 # shared_buffers, by PostgreSQL's own statistics (cumulative)
 STATIO = ("SELECT c.relfilenode, s.heap_blks_read, s.heap_blks_hit "
@@ -338,17 +339,57 @@ def check_shapes(pg):
            % len(raw))
 
 
+def mark(row):
+    """A JSON row's mark: "~" an estimate, ">=" a lower bound, "" exact."""
+    return ("~" if row.get("estimated") else
+            ">=" if row.get("lower_bound") else "")
+
+
+def check_reads_budget(final, stats):
+    """Under the default budget: the buffer reads of stats' keys (see
+    statio()) each within 15% of PostgreSQL's count, an estimate (~) or
+    exact in total."""
+    got, marks = {}, {}
+    for r in rows(final, BUFFER_READS):
+        k = tuple(r["key"])
+        got[k] = got.get(k, 0) + r["total"]
+        marks.setdefault(k, set()).add(mark(r))
+    want = {k: n for k, n in stats.items() if n >= 1000}
+    bad = ["%s: %d, pg_statio %d, marks %s" % (
+        k, got.get(k, 0), n, sorted(marks.get(k, ())))
+        for k, n in want.items()
+        if abs(got.get(k, 0) / n - 1) > 0.15 or
+        not marks.get(k, {">="}) <= {"~", ""}]
+    spec = agg_of(final, BUFFER_READS) or {}
+    print("# budget: buffer reads, probetop / pg_statio: %s" % ", ".join(
+        "%s %.3f %s" % (k, got.get(k, 0) / n, "".join(sorted(marks.get(
+            k, ())))) for k, n in sorted(want.items())))
+    tap.ok(want and not bad,
+           "budget: buffer reads of pgbench_accounts and its index, each "
+           "within 15%% of pg_statio's, estimates (%d keys, %d reads)"
+           % (len(want), sum(want.values())),
+           ["duty %s, cost %s%% of a CPU" % (spec.get("duty"),
+                                             spec.get("cost_pct"))] +
+           (bad or [want, got]))
+
+
 def check_shapes_budget(pg):
     """pgbench's TPC-B-like script, 8 clients for 10 s under the default
     budget with every role of -P postgresql attached: Top's calls (the
     [frames] role, which the budget spends on first), one row a
     statement over every backend, within 15% of pg_stat_statements'
-    calls, each total an estimate (~) or exact, never a bound."""
+    calls, each total an estimate (~) or exact, never a bound; and the
+    [io] section's buffer reads of pgbench_accounts and its index
+    within 15% of pg_statio's, estimates too."""
+    before = statio(pg)
     final, stats = traced_pgbench(pg, ["-P", "postgresql"],
                                   ["-c", "8", "-j", "2", "-T", "10"],
                                   "budget")
+    after = statio(pg)
     if final is None:
         return
+    check_reads_budget(final, {k: after[k] - before.get(k, 0)
+                               for k in after})
     theirs = {}
     for line in stats.splitlines():
         calls, query = line.split("|", 1)
@@ -360,9 +401,7 @@ def check_shapes_budget(pg):
         q = r["key"][0]
         q = q.rstrip(";") if not q.endswith("...") else q
         ours[q] = ours.get(q, 0) + r["total"]
-        marks.setdefault(q, set()).add(
-            "~" if r.get("estimated") else
-            ">=" if r.get("lower_bound") else "")
+        marks.setdefault(q, set()).add(mark(r))
     bad = ["%s: %d, pg_stat_statements %d, marks %s" % (
         q, ours.get(q, 0), n, sorted(marks.get(q, ())))
         for q, n in theirs.items()

@@ -279,7 +279,7 @@ with tempfile.TemporaryDirectory() as tmp:
         t.stop()
         said = [l for l in tr.stderr.splitlines() if "3.7" in l]
         tap.ok(len(said) == 1 and "CPython 3.7" in said[0] and
-               "3.8 to 3.13" in said[0],
+               "3.8 to 3.14" in said[0],
                "3.7: one sentence naming it and what is read", tr.stderr)
         tap.eq(sum(rows(tr.final(), "fn:libc.so.6:getpid").values()), 9,
                "3.7: a spec without Python keys still exact")

@@ -21,6 +21,8 @@ Workloads:
   python3.11            Debian's CPython with USDT, -P python: a
                         service-like loop (500 one-line calls, a loop of
                         2,000, a loop of 20,000 every 20th, 2 ms asleep)
+  python3.11-paced      the same, a round due every 3 ms (asleep until
+                        then)
   pyenv-3.12            pyenv's CPython 3.12, its default probeset
                         (pysample): GC collections exact by generation;
                         CPU samples against the CPU time measured
@@ -56,7 +58,7 @@ import tempfile
 import threading
 import time
 
-from tap import FIXTURE_DIR, Tap, Target, Trace, need_root
+from tap import FIXTURE_DIR, PROBETOP, Tap, Target, Trace, need_root
 import truthcheck as tc
 
 tap = Tap()
@@ -76,8 +78,8 @@ def wanted(name):
     return not ONLY or re.search(ONLY, name)
 
 
-def trace(pid, args, env=None):
-    return Trace(["-p", str(pid), "-i", INTERVAL] + BUDGET_ARGS + args,
+def trace(pid, args, env=None, interval=INTERVAL):
+    return Trace(["-p", str(pid), "-i", interval] + BUDGET_ARGS + args,
                  env=env)
 
 
@@ -196,18 +198,26 @@ def c_run(work, busy, mode, secs, listen=False):
     return t, tr, truth
 
 
-def budget_lines(tr):
+def budget_lines(tr, spec_id=0):
     """What probetop said at debug level of its price and of the hottest
-    spec's (the first's) estimates, interval by interval (budget.c's
+    spec's (spec_id's) estimates, interval by interval (budget.c's
     log_est()): why a row was a bound."""
     return [l.strip() for l in getattr(tr, "err", [])
-            if "cost: a hit costs" in l or "budget: spec 0:" in l]
+            if "cost: a hit costs" in l or
+            "budget: spec %d:" % spec_id in l]
 
 
 def estimator_goal(name, objs, hot, keys, totals=None, why=()):
     """The hottest rows (C_CALLS' keys): from the first estimate on, an
-    estimate in every interval but the target's last (its exit: work out
-    of any window there leaves no estimate, and the total a bound).
+    estimate in two intervals of three but the target's last (its exit:
+    work out of any window there leaves no estimate, and the total a
+    bound). An interval of 0.5 s has two windows of some 20 ms; where
+    they are too few for a spread, it takes that of the windows of the
+    last second or so, and a slow moment of the machine's there (10 ms
+    windows 10-19% slow in 0.8% of them, measured without probetop)
+    makes a bound of an interval now and then: true, and said (about one
+    CI run in fifteen had one when every interval had to be an
+    estimate).
     With totals (-b: their rows of the final block), those estimates and
     an interval at least (the windows of two processes spread more than
     one's: an interval's error may pass the promise, and it is said)."""
@@ -236,16 +246,17 @@ def estimator_goal(name, objs, hot, keys, totals=None, why=()):
         first = next((i for i, m in enumerate(marks) if m == "~"),
                      len(marks))
         ok = ok and marks and ("~" in marks or not any(marks))
-        if strict:
-            ok = ok and all(m in ("", "~") for m in marks[first:])
+        if strict:  # a bound in at most a third of them (see the doc)
+            later = marks[first:]
+            ok = ok and 3 * later.count(">=") <= len(later)
         marks_all.append((key, marks))
     if not strict:
         ok = ok and len(totals) == len(keys) and \
             all(r["mark"] == "~" for r in totals)
     tap.ok(ok, "%s: the estimator's goal: %s" % (name, (
-        "from its first estimate on, in every interval but the last the "
-        "hottest row is an estimate (~) where the budget sampled it, "
-        "exact where not; never a bound" if strict else
+        "from its first estimate on, in two intervals of three but the "
+        "last the hottest row is an estimate (~) where the budget sampled "
+        "it, exact where not" if strict else
         "every process's hottest row an estimate (~) in total, and in an "
         "interval at least")), "\n".join([repr((hot, marks_all))] + list(why)))
 
@@ -290,7 +301,8 @@ def c_b_case(work, busy, mode, secs, n=2):
     args = ["-b", TRUTHWORK, "-i", INTERVAL] + BUDGET_ARGS
     for spec in C_SPECS + [C_ALLPIDS]:
         args += ["-e", spec]
-    tr = Trace(args)
+    # the budget's reasons, per interval, for the estimator's goal
+    tr = Trace(args, env=dict(os.environ, PROBETOP_DEBUG="1"))
     for t in ts:
         t.p.stdin.write("go\n")
         t.p.stdin.flush()
@@ -329,7 +341,7 @@ def c_b_case(work, busy, mode, secs, n=2):
     if not BUDGET:
         estimator_goal(name, tr.objs, hot, [[pid, 0] for pid in truths],
                        [r for r in ck.table if r["spec"] == C_CALLS and
-                        r["key"].endswith(",0")])
+                        r["key"].endswith(",0")], why=budget_lines(tr))
     report(ck, name, (C_CALLS, hot["key"] if hot else ""),
            "; ".join(load_note(t) for t in truths.values()))
 
@@ -436,6 +448,32 @@ def listen_check(name, body, truth, ck):
                 "ok": tc.holds(got, want, m)})
     tap.ok(n > 0 and not bad, "%s: every exported series of the specs true "
            "(%d series)" % (name, n), "\n".join(bad[:30]))
+    guesses_check(name, samples, fams, expect)
+
+
+def guesses_check(name, samples, fams, expect):
+    """probetop_lower_bound_estimate{metric, labels}: each a count's
+    estimate beside its lower bound, the truth within
+    probetop_lower_bound_error of it; and one for each lower bound of a
+    count or sum whose JSON had one (the harness cannot tell which do:
+    the number is held, not their presence)."""
+    bad, n = [], 0
+    for (sname, labels), v in sorted(samples.items()):
+        if sname != "probetop_lower_bound_estimate":
+            continue
+        d = dict(labels)
+        err = samples.get(("probetop_lower_bound_error", labels))
+        rows = expect.get(fams.get(d["metric"]), {})
+        key = tuple(int(d[k]) for k in sorted(x for x in d
+                                              if x.startswith("arg")))
+        want = rows.get(key, tc.ZERO).count
+        n += 1
+        if err is None or not tc.holds(float(v), want,
+                                       ("guess", float(err))):
+            bad.append("%s: estimate %s, error %s, truth %s" % (
+                sorted(d.items()), v, err, want))
+    tap.ok(not bad, "%s: every lower bound's exported estimate within its "
+           "error of the truth (%d)" % (name, n), "\n".join(bad[:30]))
 
 
 def case_listen(work=5):
@@ -483,6 +521,9 @@ def text_check(name, parsed, expect, ck):
             seen.add(tkey)
             t = truth.get(tkey, tc.ZERO)
             nums = [("total",) + row["total"] + (t.count,)]
+            if row.get("guess"):
+                n, err = row["guess"]
+                nums.append(("estimate", ("guess", err), n, t.count))
             if "sum" in row:
                 nums.append(("sum",) + row["sum"] + (t.sum,))
             for low, (m, n) in sorted(row.get("buckets", {}).items(),
@@ -549,14 +590,31 @@ def case_text():
 WORK = os.path.join(HERE, "truthwork")
 
 
-def runtime_run(name, argv, args, env=None):
+# The runtimes' service-like loops (runtime_goal()): 3,000 rounds, some
+# 7 s, read each second as the console does: an interval of 0.5 s has
+# two or three windows, too few to make a row an estimate every time
+RT_ROUNDS = "3000"
+RT_INTERVAL = "1"
+
+
+def runtime_run(name, argv, args, env=None, interval=INTERVAL):
     """Start argv (it says ready), attach, let it run, let it exit;
-    (its truth line, the trace, the final block)."""
+    (its truth line, the trace, the final block). The run is recorded,
+    and replayed as it printed (replay_check())."""
     t = Target(argv, env=env)
-    tr = trace(t.pid, args, env=env)
+    rec = os.path.join(tempfile.mkdtemp(prefix="trace_truth."), "run.ptr")
+    # the budget's reasons, per interval, for runtime_goal()
+    tr = trace(t.pid, args + ["--record", rec],
+               env=dict(env or os.environ, PROBETOP_DEBUG="1"),
+               interval=interval)
     t.p.stdin.write("go\n")
     t.p.stdin.flush()
     line = t.p.stdout.readline()
+    # idle two intervals before its exit: the budget then attaches every
+    # spec whole (nothing to spend), and the exit's own work (out of any
+    # window, in an interval still sampled) does not leave every row of
+    # the spec with no estimate of what it missed there (a bound)
+    time.sleep(2 * float(interval))
     try:
         t.p.stdin.write("exit\n")
         t.p.stdin.close()
@@ -567,6 +625,10 @@ def runtime_run(name, argv, args, env=None):
     except subprocess.TimeoutExpired:
         t.stop()
     fin = finish(tr, name)
+    if fin is not None:
+        replay_check(name, tr, rec)
+    os.unlink(rec)
+    os.rmdir(os.path.dirname(rec))
     truth = None
     if line.startswith("{"):
         truth = (ast.literal_eval if "'" in line else json.loads)(line)
@@ -575,14 +637,84 @@ def runtime_run(name, argv, args, env=None):
     return truth, tr, fin
 
 
+def replay_check(name, tr, rec):
+    """replay --json of the run's recording rec prints the very lines
+    trace printed live: estimates, bounds and the bounds' estimates
+    (JSON's "estimate", "total_estimate") among them."""
+    r = subprocess.run([PROBETOP, "replay", "--json", rec],
+                       capture_output=True, text=True, timeout=120)
+    live = [l for l in tr.stdout.splitlines() if l.startswith("{")]
+    guesses = sum(l.count('"estimate"') + l.count('"total_estimate"')
+                  for l in live)
+    diff = next(((i, a, b) for i, (a, b) in
+                 enumerate(zip(r.stdout.splitlines(), live)) if a != b),
+                None)
+    if diff:  # around the first character that differs
+        at = next(j for j, (x, y) in enumerate(zip(diff[1] + "\0",
+                                                   diff[2] + "\1"))
+                  if x != y)
+        diff = (diff[0], diff[1][max(0, at - 300):at + 300],
+                diff[2][max(0, at - 300):at + 300])
+    tap.ok(r.returncode == 0 and r.stdout.splitlines() == live,
+           "%s: replay --json prints the lines trace printed (%d, %d "
+           "lower bounds' estimates among them)" % (name, len(live),
+                                                     guesses),
+           "rc %d, %d lines of %d; first difference %s\n%s" %
+           (r.returncode, len(r.stdout.splitlines()), len(live),
+            diff and "in line %d, replayed then live:\n%s\n%s" % diff,
+            r.stderr[-500:]))
+
+
 def check_run(name, tr, fin, expect, unknowable=None, scope=None,
-              keyfns=None, hot=None, note=""):
+              keyfns=None, hot=None, note="", goal=False):
+    """The case's rows against expect; with goal, runtime_goal() of its
+    hot row."""
     ck = tc.Checker(tap, name)
     ck.aggregations(fin, expect, unknowable, scope, keyfns)
     ck.intervals(tr.objs, expect, scope, keyfns)
     budget_marks(ck, name)
+    if goal and not BUDGET:
+        runtime_goal(name, tr, ck, hot, (keyfns or {}).get(hot[0]))
     report(ck, name, hot, note)
     return ck
+
+
+def runtime_goal(name, tr, ck, hot, keyfn=None):
+    """A runtime's hottest row (hot = (spec, key text); keyfn as the
+    Checker's) under the default budget: an estimate (~) or exact in
+    total; an estimate in an interval at least, and from the first on a
+    bound in at most a third of them but the target's last. Its calls
+    cost the target about what its own work does (0.7 us of trap and
+    program against 0.2 us of CPython's call), so that only an estimate
+    by time (budget.c's by_time()) is within the promise: the target's
+    CPU time less the hits' cost leaves too little to scale by. An
+    interval of 0.5 s has two or three windows of some 40 ms, each 16
+    rounds of the workload's loop give or take one: their spread (3 %)
+    makes a bound of an interval now and then."""
+    spec, key = hot
+    keyfn = keyfn or (lambda k: k)
+    marks = []
+    for o in [o for o in tr.objs if "interval" in o][:-1]:
+        for a in o["aggs"]:
+            for r in a["rows"] if a["spec"] == spec else ():
+                if tc.keytext(keyfn(tuple(r["key"]))) == key:
+                    marks.append(tc.mark_of(r))
+    first = next((i for i, m in enumerate(marks) if m == tc.ESTIMATE),
+                 len(marks))
+    later = marks[first:]
+    total = next((r["mark"] for r in ck.table if r["spec"] == spec and
+                  r["key"] == key), None)
+    ids = [a["spec"] for a in tr.final()["aggs"]]
+    print("# %s: the hottest row %s in total, by interval %s" %
+          (name, total, " ".join(marks)))
+    tap.ok(total in (tc.EXACT, tc.ESTIMATE) and
+           (later or tc.BOUND not in marks) and
+           3 * later.count(tc.BOUND) <= len(later),
+           "%s: the hottest row an estimate (~) or exact in total, and in "
+           "two intervals of three from its first estimate on" % name,
+           "total %s; intervals %s\n%s" % (total, " ".join(marks),
+                                           "\n".join(budget_lines(
+                                               tr, ids.index(spec)))))
 
 
 def without_line(key):
@@ -609,13 +741,17 @@ def gc_expect(gcs, pause, collected):
     }
 
 
-def case_python311():
-    name = "python3.11"
+def case_python311(paced=False):
+    """The service-like loop; paced, its rounds due every 3 ms, so that
+    the hits' cost comes out of its sleep and not its rate (pace.h: an
+    estimate by time that took it as slowed would be 8 % high)."""
+    name = "python3.11" + ("-paced" if paced else "")
     if not wanted(name):
         return
     script = os.path.join(WORK, "work311.py")
-    t, tr, fin = runtime_run(name, [PY311, script, "1200"],
-                             ["-P", "python"])
+    t, tr, fin = runtime_run(name, [PY311, script, RT_ROUNDS] +
+                             (["paced"] if paced else []),
+                             ["-P", "python"], interval=RT_INTERVAL)
     if t is None or fin is None:
         return
     expect = {
@@ -625,7 +761,7 @@ def case_python311():
     }
     expect.update(gc_expect(t["gc"], PY_GC, PY_COLLECTED))
     check_run(name, tr, fin, expect, keyfns={PY_CALLS: without_line},
-              hot=(PY_CALLS, tc.keytext(("one", script))),
+              hot=(PY_CALLS, tc.keytext(("one", script))), goal=True,
               note="%.0f calls/s" % (t["calls"]["one"] / t["elapsed_s"]))
 
 
@@ -707,8 +843,8 @@ def case_php():
         return
     script = os.path.join(WORK, "work.php")
     env = dict(os.environ, USE_ZEND_DTRACE="1")
-    t, tr, fin = runtime_run(name, [PHP, script, "1200"], ["-P", "php"],
-                             env=env)
+    t, tr, fin = runtime_run(name, [PHP, script, RT_ROUNDS], ["-P", "php"],
+                             env=env, interval=RT_INTERVAL)
     if t is None or fin is None:
         return
     calls = {(f, script): tc.count(t[f])
@@ -717,7 +853,7 @@ def case_php():
               P_THROWN: {("RuntimeException",): tc.count(t["thrown"])},
               P_CAUGHT: {(): tc.count(t["thrown"])}, P_ERRORS: {}}
     check_run(name, tr, fin, expect, keyfns={P_CALLS: without_line},
-              hot=(P_CALLS, tc.keytext(("one", script))),
+              hot=(P_CALLS, tc.keytext(("one", script))), goal=True,
               note="%.0f calls/s" % (t["one"] / t["elapsed_s"]))
 
 
@@ -755,8 +891,9 @@ def java_in(name, tmp):
                                                      "TruthWork.java")],
                    check=True)
     argv = [JAVA, "-Xms256m", "-Xmx256m", "-XX:+UseSerialGC",
-            "-XX:+DTraceMethodProbes", "-cp", tmp, "TruthWork", "1000"]
-    t, tr, fin = runtime_run(name, argv, ["-P", "java"])
+            "-XX:+DTraceMethodProbes", "-cp", tmp, "TruthWork", RT_ROUNDS]
+    t, tr, fin = runtime_run(name, argv, ["-P", "java"],
+                             interval=RT_INTERVAL)
     if t is None or fin is None:
         return
     calls = {("TruthWork", f): tc.count(t[f])
@@ -772,7 +909,7 @@ def java_in(name, tmp):
     else:
         expect[J_POOLS] = {}
     check_run(name, tr, fin, expect, unknowable, scope=java_scope,
-              hot=(J_CALLS, "TruthWork,one"),
+              hot=(J_CALLS, "TruthWork,one"), goal=True,
               note="%.0f calls/s" % (t["one"] / t["elapsed_ms"] * 1000))
 
 
@@ -790,8 +927,9 @@ def case_ruby():
     if not wanted(name):
         return
     script = os.path.join(WORK, "work.rb")
-    t, tr, fin = runtime_run(name, [RUBY, "--disable-gems", script, "1200"],
-                             ["-P", "ruby"])
+    t, tr, fin = runtime_run(name, [RUBY, "--disable-gems", script,
+                                   RT_ROUNDS], ["-P", "ruby"],
+                             interval=RT_INTERVAL)
     if t is None or fin is None:
         return
     expect = {
@@ -804,6 +942,7 @@ def case_ruby():
               unknowable={R_SWEEP: "lazy sweeping's steps: Ruby does not "
                           "count them"},
               keyfns={R_RAISE: without_line}, hot=(R_OBJ, "Foo"),
+              goal=True,
               note="%.0f objects/s" % (t["Foo"] / t["elapsed_s"]))
 
 
@@ -847,13 +986,15 @@ PG_WAL = "postgresql:wal__insert=count(arg0)"
 PG_WAL_SWITCH = "postgresql:wal__switch=count()"
 PG_WAL_DIRTY = ("postgresql:wal__buffer__write__dirty__start.."
                 "postgresql:wal__buffer__write__dirty__done=latency()")
-PG_BUFFER_READS = "postgresql:buffer__read__done=count(arg3,arg4,arg7)"
+PG_BUFFER_READS = ("postgresql:buffer__read__done="
+                   "count(arg3,arg4,arg7, allpids)")
 PG_READS = ("postgresql:smgr__md__read__start..postgresql:smgr__md__read__done="
-            "latency(arg3,arg4)")
-PG_READ_BYTES = "postgresql:smgr__md__read__done=sum(arg6,arg3,arg4)"
+            "latency(arg3,arg4, allpids)")
+PG_READ_BYTES = "postgresql:smgr__md__read__done=sum(arg6,arg3,arg4, allpids)"
 PG_WRITES = ("postgresql:smgr__md__write__start.."
-             "postgresql:smgr__md__write__done=latency(arg3,arg4)")
-PG_WRITE_BYTES = "postgresql:smgr__md__write__done=sum(arg6,arg3,arg4)"
+             "postgresql:smgr__md__write__done=latency(arg3,arg4, allpids)")
+PG_WRITE_BYTES = ("postgresql:smgr__md__write__done="
+                  "sum(arg6,arg3,arg4, allpids)")
 PG_SORTS = "postgresql:sort__start..postgresql:sort__done=latency(arg0)"
 PG_ROUNDS = 2000
 
@@ -1008,6 +1149,7 @@ def main():
     for case in (case_python311, case_pyenv312, case_php, case_java,
                  case_ruby, case_postgresql):
         guarded(case)
+    guarded(case_python311, True)
 
 main()
 for line in summary_markdown().splitlines():

@@ -44,7 +44,11 @@ def mark_of(row):
 
 
 def holds(printed, truth, mark):
-    """Whether one printed number keeps the rule of its mark."""
+    """Whether one printed number keeps the rule of its mark; mark
+    ("guess", e): a lower bound's estimate, within its error e (relative,
+    0.4: 40%) of the truth, give or take its rounding."""
+    if isinstance(mark, tuple) and mark[0] == "guess":
+        return abs(printed - truth) <= mark[1] * printed + 1
     if mark == EXACT:
         return printed == truth
     if mark == ESTIMATE:
@@ -164,6 +168,9 @@ class Checker:
         """[(what, printed, truth, mark)] of one row against its truth."""
         m = mark_of(row)
         out = [("total", row["total"], t.count, m)]
+        if m == BOUND and "estimate" in row:  # its estimate, and error
+            out.append(("estimate", row["estimate"], t.count,
+                        ("guess", row["error"])))
         if kind == "sum":
             out.append(("sum", row["sum_total"], t.sum or 0, m))
         if kind in ("quantize", "lquantize") and t.buckets is not None:
@@ -337,9 +344,10 @@ def parse_text_final(text):
     """trace's text output, its final block, as {spec: {"duty": the
     share "attached N% of the time" or None, "rows": [(key text,
     {"total": (mark, n), "sum": (mark, n), "buckets": {low: (mark,
-    n)}})]}}: count and sum tables (a KEY column when keyed), histograms
-    (a key line when keyed, "count N ... count since attach N", the
-    distribution).
+    n)}, "guess": (n, error) or None})]}}: count and sum tables (a KEY
+    column when keyed), histograms (a key line when keyed, "count N ...
+    count since attach N", the distribution); a lower bound's estimate
+    ends its line, "(~N±E%)".
     None without a final block."""
     lines = text.splitlines()
     start = next((i for i, l in enumerate(lines)
@@ -364,18 +372,22 @@ def parse_text_final(text):
         if spec is None:
             continue
         f = line.split()
+        guess = None
+        if f and f[-1].startswith("(~"):  # a lower bound's estimate
+            g = re.fullmatch(r"\(~(\d+)\u00b1(\d+)%\)", f.pop())
+            guess = (int(g.group(1)), int(g.group(2)) / 100) if g else None
         if not hist:
             if "TOTAL" in f:
                 keyed = f[0] == "KEY"
                 continue
             vals = f[1:] if keyed else f
-            row = {"total": text_number(vals[0])}
+            row = {"total": text_number(vals[0]), "guess": guess}
             if len(vals) > 1:
                 row["sum"] = text_number(vals[1])
             out[spec]["rows"].append((f[0] if keyed else "-", row))
         elif f[0] == "count" and "attach" in f:
             cur = {"total": text_number(f[f.index("attach") + 1]),
-                   "buckets": {}}
+                   "buckets": {}, "guess": guess}
             out[spec]["rows"].append((key, cur))
         elif "Distribution" in line:
             continue

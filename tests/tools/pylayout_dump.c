@@ -44,6 +44,7 @@ static void dump(const struct pylayout *l)
 	printf(l->interp_frames ? "true" : "false");
 	num("frame_back", l->frame_back);
 	num("frame_code", l->frame_code);
+	num("code_tag", l->code_tag);
 	num("frame_lasti", l->frame_lasti);
 	num("frame_owner", l->frame_owner);
 	num("owner_cstack",

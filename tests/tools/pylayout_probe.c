@@ -33,8 +33,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#if PY_MAJOR_VERSION != 3 || PY_MINOR_VERSION < 8 || PY_MINOR_VERSION > 13
-#error "pylayout_probe knows CPython 3.8 to 3.13"
+#if PY_MINOR_VERSION >= 14
+#include "pycore_interpframe.h"
+#include "pycore_stackref.h"
+#endif
+
+#if PY_MAJOR_VERSION != 3 || PY_MINOR_VERSION < 8 || PY_MINOR_VERSION > 14
+#error "pylayout_probe knows CPython 3.8 to 3.14"
 #endif
 
 #define MEMBER_SIZE(type, member) sizeof(((type *)0)->member)
@@ -143,6 +148,11 @@ static void frames(void)
 	printf(PY_MINOR_VERSION >= 11 ? "true" : "false");
 	num("frame_back", offsetof(frame_t, FRAME_BACK));
 	num("frame_code", offsetof(frame_t, FRAME_CODE));
+#if PY_MINOR_VERSION >= 14
+	num("code_tag", Py_TAG_BITS); /* f_executable: a _PyStackRef */
+#else
+	num("code_tag", 0);
+#endif
 	num("frame_lasti", offsetof(frame_t, FRAME_LASTI));
 #if PY_MINOR_VERSION >= 11
 	num("frame_owner", offsetof(frame_t, owner));
@@ -150,7 +160,10 @@ static void frames(void)
 #else
 	num("frame_owner", ABSENT);
 #endif
-#if PY_MINOR_VERSION >= 12
+#if PY_MINOR_VERSION >= 14
+	/* the least owner that is no function's: the entry frame's */
+	num("owner_cstack", FRAME_OWNED_BY_INTERPRETER);
+#elif PY_MINOR_VERSION >= 12
 	num("owner_cstack", FRAME_OWNED_BY_CSTACK);
 #else
 	num("owner_cstack", ABSENT);

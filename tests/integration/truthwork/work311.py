@@ -3,7 +3,9 @@
 # a service-like loop that counts its own calls. "ready PID", then after
 # a line on stdin, N times: 500 calls of a one-line function, a loop of
 # 2,000, a loop of 20,000 every 20th, a collection of one generation
-# every 100th, an audit event every 10th, 2 ms asleep. Then the truth as
+# every 100th, an audit event every 10th, 2 ms asleep (with "paced" as a
+# second argument: asleep until the next round is due, one every 3 ms,
+# as a service whose requests come at their own pace). Then the truth as
 # one line (a Python literal), and after another line os._exit(0).
 # Nothing between the two lines calls a Python function it does not
 # count: stdin is read with os.read (sys.stdin's decoder is Python code
@@ -12,6 +14,8 @@
 # the return of <module>). Each function returns from one line, so one
 # row per function however probetop keys it (first line or return line).
 import gc, os, sys, time
+
+PERIOD_S = 0.003  # paced: a round every 3 ms
 
 
 def one(x): return x + 1
@@ -31,8 +35,9 @@ def loop20k(n):
     return t
 
 
-def run(n):
+def run(n, paced):
     n1 = n2 = n3 = ns = na = 0
+    due = time.monotonic()
     for it in range(n):
         for i in range(500):
             one(i)
@@ -50,7 +55,11 @@ def run(n):
         if it % 10 == 0:
             sys.audit("truth.tick", it)
             na += 1
-        time.sleep(0.002)
+        if paced:  # the next round at its time, however long this took
+            due += PERIOD_S
+            time.sleep(max(0.0, due - time.monotonic()))
+        else:
+            time.sleep(0.002)
         ns += 1
     return n1, n2, n3, ns, na
 
@@ -60,7 +69,7 @@ sys.stdout.flush()
 os.read(0, 64)
 before = gc.get_stats()
 t0 = time.monotonic()
-n1, n2, n3, ns, na = run(int(sys.argv[1]))
+n1, n2, n3, ns, na = run(int(sys.argv[1]), sys.argv[2:] == ["paced"])
 elapsed = time.monotonic() - t0
 after = gc.get_stats()
 gcs = []
