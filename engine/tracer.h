@@ -58,6 +58,13 @@ struct tracer_spec_info {
 				       trap_kind, TRAP_RET_BIT if return
 				       probes (trapkind.h; the meter's
 				       price of a hit) */
+	unsigned int restamp_kinds; /* the probes past a single-stepped
+				       start that take its time again
+				       (latency.bpf.h): their kinds */
+	size_t nrestamps; /* and how many */
+	unsigned int lat_kinds; /* a pair's starts: the kinds of the traps
+				   whose end falls in their time (their own,
+				   or a restamp's) */
 	bool key_signed[SPEC_MAX_KEYS]; /* numeric keys: sign of argN */
 	int key_slot[SPEC_MAX_KEYS]; /* index into pt_key num[] or str[] */
 	int width; /* enum pt_key_width: which hash maps hold its rows */

@@ -44,6 +44,8 @@ struct attachment {
 	const struct cat_object *obj; /* where: for forks_sweep() */
 	uint64_t probe; /* which: a hash of obj, provider and name */
 	uint64_t offset, ref_ctr;
+	bool restamp; /* a start's second probe (latency.bpf.h), not a
+			 location of the spec's probe */
 };
 
 /* A link of a spec and the attachments its uprobes are at:

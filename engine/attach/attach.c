@@ -103,6 +103,46 @@ int attach_site(struct tracer *tr, const struct tspec *ts,
 	return err;
 }
 
+/* A latency start's site s at offset (its trap of kind, a bit per enum
+ * trap_kind): if single-stepped, a second probe queued at the next
+ * instruction to take its time again (latency.bpf.h) where that one is
+ * known and emulated. The start's time then holds that probe's trap, not
+ * the step (lat_kinds); a call that jumps back there pays its whole hit
+ * again, which it takes out (its site's lat_adj). 0 or a negative
+ * errno. */
+static int queue_restamp(struct walk *w, const struct pt_site *s,
+			 uint64_t offset, unsigned int kind, uint64_t probe)
+{
+	struct tspec *ts = w->ts;
+	struct pt_site site = *s;
+	enum trap_kind next;
+	uint64_t at = kind == 1u << TRAP_STEP
+			      ? trap_restamp_at(w->attach_path, offset, &next)
+			      : 0;
+	uint32_t idx;
+	int err;
+
+	if (!at) {
+		ts->info.lat_kinds |= kind;
+		return 0;
+	}
+	site.action = PT_ACT_LAT_RESTAMP;
+	site.lat_adj = (__u32)cost_kind_ns(next);
+	err = grow((void **)&w->pend, &w->cap, w->npend + 1, sizeof(*w->pend));
+	if (!err)
+		err = attach_site(w->tr, ts, &site, &idx);
+	if (err)
+		return err;
+	ts->info.lat_kinds |= 1u << next;
+	ts->info.restamp_kinds |= 1u << next;
+	w->pend[w->npend++] = (struct attachment){ .site = idx,
+						   .obj = w->obj,
+						   .probe = probe,
+						   .offset = at,
+						   .restamp = true };
+	return 0;
+}
+
 /* Build the site of one location at offset of the walk's object (of
  * probe) and queue it for flush(). 0 (also when the location cannot
  * serve the spec: logged and skipped) or a negative errno. */
@@ -136,8 +176,8 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 	if (err)
 		return err;
 	if (site.action == PT_ACT_LAT_END) /* its probes' own time out */
-		site.lat_adj = (__u32)trap_lat_adj(
-			cost_trap_lat(), ts->info.trap_kinds[0], kind);
+		site.lat_adj = (__u32)trap_lat_adj(cost_trap_lat(),
+						   ts->info.lat_kinds, kind);
 	err = attach_site(tr, ts, &site, &idx);
 	if (err)
 		return err;
@@ -148,6 +188,8 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 						   .probe = probe,
 						   .offset = offset,
 						   .ref_ctr = ref_ctr };
+	if (site.action == PT_ACT_LAT_START)
+		return queue_restamp(w, &site, offset, kind, probe);
 	return 0;
 }
 
@@ -169,6 +211,10 @@ static int commit(struct walk *w, int role, const struct attachment *p)
 	struct tspec *ts = w->ts;
 
 	ts->atts[ts->natts++] = *p;
+	if (p->restamp) {
+		ts->info.nrestamps++;
+		return 0;
+	}
 	ts->info.nsites++;
 	ts->info.role_sites[role]++;
 	return remember_probe(ts, p->probe);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trapkind — what the kernel does at a uprobe's breakpoint, by the
- * instruction it replaces. A nop (every USDT site) or a push of a
- * register it emulates in the trap; any other instruction (a function's
+ * instruction it replaces. A nop (every USDT site), a push of a
+ * register or a relative jump or call it emulates in the trap; any other
+ * instruction (a function's
  * `endbr64`, `mov %edx,%edx`, `sub $N,%rsp`) it copies out of line and
  * single-steps, a second trap, several times the price on this machine
  * kind (2.8 µs against 0.36). A return probe adds the trampoline's trap
@@ -17,8 +18,8 @@
 #include <stdint.h>
 
 enum trap_kind {
-	TRAP_NOP, /* nop, 66 nop, 0f 1f /0: emulated */
-	TRAP_PUSH, /* push %reg (50+r, 41 50+r): emulated */
+	TRAP_NOP, /* nop, 66 nop, 0f 1f /0, jmp, jcc: emulated */
+	TRAP_PUSH, /* push %reg (50+r, 41 50+r), call rel32: emulated */
 	TRAP_STEP, /* anything else: single-stepped out of line */
 	TRAP_KINDS
 };
@@ -53,5 +54,19 @@ enum trap_kind trap_kind_of(const uint8_t *insn, size_t n);
 /* The kind of the instruction at file offset offset of path: TRAP_STEP
  * when it cannot be read. */
 enum trap_kind trap_kind_at(const char *path, uint64_t offset);
+
+/* The length of the instruction whose first n bytes are insn, if it is
+ * one of those a function commonly begins with that are single-stepped
+ * (endbr64; a register-to-register move or ALU operation, with an
+ * immediate or not); 0 for any other, or cut short. Only a length known
+ * for certain: a breakpoint past it must fall on the next instruction. */
+size_t trap_insn_len(const uint8_t *insn, size_t n);
+
+/* Where a latency pair's start at file offset offset of path, which is
+ * single-stepped, can take its time again once the step is done: the
+ * offset of the next instruction, *kind its kind, when it is known
+ * (trap_insn_len()) and not single-stepped itself; 0 if none. */
+uint64_t trap_restamp_at(const char *path, uint64_t offset,
+			 enum trap_kind *kind);
 
 #endif

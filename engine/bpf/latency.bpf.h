@@ -33,8 +33,27 @@
  * stack is enough. A spec the budget never parks stays in epoch 0 and
  * pairs as it always did.
  *
+ * A start whose first instruction the kernel single-steps (a function
+ * that begins with mov %edx,%edx, say) pays a second trap after its
+ * time is taken, some 15 us here whose price the host's load moves by
+ * a tenth and more: no calibrated constant takes it out of a 10 us
+ * call. Where the next instruction is known and emulated, a second
+ * probe there (PT_ACT_LAT_RESTAMP, engine/attach/attach.c) takes the
+ * start's time again, once the step is done: a start's time is odd
+ * (LAT_FRESH) until it has been taken again, so that a jump back to that
+ * instruction later in the call leaves it.
+ *
  * Part of probetop.bpf.c, included after agg.bpf.h.
  */
+
+/* The low bit of a start's time: not taken again yet (lat_restamp()). */
+#define LAT_FRESH 1ULL
+
+/* A start's time: now, fresh. */
+static __always_inline __u64 lat_stamp(void)
+{
+	return bpf_ktime_get_ns() | LAT_FRESH;
+}
 
 /* Spec's epoch now. The barrier keeps the read after handle()'s look at
  * pt_parked: user space bumps the epoch before it clears the bit, so an
@@ -110,7 +129,7 @@ static __always_inline bool tstack_push(const struct pt_site *s, __u32 epoch)
 	if (d >= PT_STACK_DEPTH)
 		stat_inc(s->spec, STAT_DEEP);
 	else
-		t->ts[i][d & (PT_STACK_DEPTH - 1)] = bpf_ktime_get_ns();
+		t->ts[i][d & (PT_STACK_DEPTH - 1)] = lat_stamp();
 	return true;
 }
 
@@ -190,7 +209,7 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 	}
 	f = &st->f[d & (PT_STACK_DEPTH - 1)];
 	if (s->solo) {
-		f->ts = bpf_ktime_get_ns(); /* no key: nothing else to keep */
+		f->ts = lat_stamp(); /* no key: nothing else to keep */
 		return;
 	}
 	key_zero(&f->key, s->width);
@@ -201,7 +220,7 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 		stat_inc(s->spec, err - 1);
 		return;
 	}
-	f->ts = bpf_ktime_get_ns();
+	f->ts = lat_stamp();
 }
 
 static __always_inline void lat_start(const struct pt_regs *ctx,
@@ -250,11 +269,69 @@ static __always_inline void lat_pop(const struct pt_site *s, __u32 epoch,
 	f = &st->f[d & (PT_STACK_DEPTH - 1)];
 	if (!f->ts)
 		return; /* counted when it started */
-	ns = lat_ns(now - f->ts, s->lat_adj);
+	ns = lat_ns(now - (f->ts & ~LAT_FRESH), s->lat_adj);
 	if (s->solo)
 		solo_hist_add(s->spec, ns, lat_bucket(ns, s));
 	else
 		key_hist(&f->key, s->width, ns, lat_bucket(ns, s));
+}
+
+/* The time of solo site s's newest start on the thread's own stack, in
+ * epoch; NULL if it has none there. */
+static __always_inline __u64 *tstack_top(const struct pt_site *s, __u32 epoch)
+{
+	struct pt_tstack *t = bpf_task_storage_get(
+		&tstacks, bpf_get_current_task_btf(), 0, 0);
+	__u32 d;
+	int i;
+
+	if (!t)
+		return NULL;
+	i = tstack_find(t, s->tag, false, epoch) & (PT_TASK_STACKS - 1);
+	if (t->tag[i] != s->tag || t->epoch[i] != epoch)
+		return NULL;
+	d = t->depth[i];
+	if (!d || d > PT_STACK_DEPTH)
+		return NULL;
+	return &t->ts[i][(d - 1) & (PT_STACK_DEPTH - 1)];
+}
+
+/* The time of spec's newest start in epoch on the (thread, spec) stack
+ * of the hash map; NULL if none. */
+static __always_inline __u64 *stack_top(__u32 spec, __u32 epoch)
+{
+	struct pt_stack_key sk = {
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.spec = spec,
+	};
+	struct pt_stack *st = bpf_map_lookup_elem(&stacks, &sk);
+	__u32 d;
+
+	if (!st || st->epoch != epoch)
+		return NULL;
+	d = st->depth;
+	if (!d || d > PT_STACK_DEPTH)
+		return NULL;
+	return &st->f[(d - 1) & (PT_STACK_DEPTH - 1)].ts;
+}
+
+/* Past a start that was single-stepped (PT_ACT_LAT_RESTAMP): its newest
+ * start, if still fresh, takes its time now; if not (the call jumped
+ * back here), this hit's price (s->lat_adj, as calibrated) is taken out
+ * of it. One that was not kept (0: a key not read) stays so. */
+static __always_inline void lat_restamp(const struct pt_site *s)
+{
+	__u32 epoch = lat_epoch(s->spec);
+	__u64 *ts = s->solo ? tstack_top(s, epoch) : NULL;
+
+	if (!ts)
+		ts = stack_top(s->spec, epoch);
+	if (!ts || !*ts)
+		return;
+	if (*ts & LAT_FRESH)
+		*ts = bpf_ktime_get_ns() & ~LAT_FRESH;
+	else
+		*ts += s->lat_adj & ~LAT_FRESH;
 }
 
 /* The end of a latency pair: its time, less what the probes themselves
@@ -273,7 +350,7 @@ static __always_inline void lat_end(const struct pt_site *s, __u64 now)
 	}
 	if (!t0)
 		return; /* counted as deep when it started */
-	ns = lat_ns(now - t0, s->lat_adj);
+	ns = lat_ns(now - (t0 & ~LAT_FRESH), s->lat_adj);
 	solo_hist_add(s->spec, ns, lat_bucket(ns, s));
 }
 

@@ -116,6 +116,10 @@ static __always_inline int handle(struct pt_regs *ctx, const __u32 walk)
 		lat_end(s, now);
 		return 0;
 	}
+	if (s->action == PT_ACT_LAT_RESTAMP) {
+		lat_restamp(s);
+		return 0;
+	}
 	if (s->solo) {
 		solo_handle(ctx, s);
 		return 0;

@@ -87,6 +87,7 @@ enum pt_action {
 	PT_ACT_LQUANTIZE, /* linear histogram of val into hists */
 	PT_ACT_LAT_START, /* push (time, key) on the thread's stack */
 	PT_ACT_LAT_END, /* pop; log2 histogram of the elapsed ns */
+	PT_ACT_LAT_RESTAMP, /* past a start single-stepped: its time again */
 };
 
 enum pt_key_kind {
@@ -450,7 +451,8 @@ struct pt_site {
 		       frame (ustack) */
 	__u8 allpids; /* its rows over every process: key pid 0 */
 	__u32 tag; /* spec | generation << 8: tells a reused spec id apart */
-	__u32 lat_adj; /* a pair's end: ns its probes add to each time */
+	__u32 lat_adj; /* a pair's end: ns its probes add to each time; a
+			  restamp: the ns of its hit */
 	struct pt_fetch val;
 	struct pt_fetch key[PT_MAX_KEYS];
 	struct pt_fetch len[PT_MAX_KEYS]; /* PT_KEY_STRN lengths */

@@ -500,6 +500,11 @@ double cost_spec_trap_ns(const struct tracer_spec_info *info)
 {
 	if (!info)
 		return cost_trap_ns();
+	if (info->role_sites[1] && info->nrestamps) /* a third probe */
+		return (role_trap_ns(info->trap_kinds[0]) +
+			role_trap_ns(info->restamp_kinds) +
+			role_trap_ns(info->trap_kinds[1])) /
+		       3;
 	if (info->role_sites[1]) /* a pair: a hit is either half */
 		return (role_trap_ns(info->trap_kinds[0]) +
 			role_trap_ns(info->trap_kinds[1])) /
