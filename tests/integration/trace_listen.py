@@ -237,10 +237,6 @@ tap.eq(series(samples, "probetop_spec_info",
               metric="probetop_fixture_multi"),
        {(("spec", SPECS["multi"]),): "1"},
        "probetop_spec_info maps a family to its spec")
-tap.eq(series(samples, "probetop_spec_estimated"),
-       {(("metric", FAMILY[k]),): "0" for k in SPECS},
-       "probetop_spec_estimated: 0 for every spec (the budget did not "
-       "sample)")
 tap.eq(series(samples, "probetop_spec_drops_total",
               metric="probetop_fixture_tick"),
        {(("reason", r),): "0" for r in ("map_full", "string", "depth",
@@ -380,6 +376,15 @@ t.stop()
 py.stop()
 fin = tr.final()
 tap.eq(tr.rc, 0, "trace exits 0 on SIGINT")
+# whether the budget sampled a spec is the machine's: where a trap is
+# dear (4.4 us a hit here) the fixture's burst of latency pairs spends
+# the reserve and parks that spec a while
+tap.eq(series(samples, "probetop_spec_estimated"),
+       {(("metric", FAMILY[k]),):
+        "1" if agg_of(fin, SPECS[k]).get("estimated") else "0"
+        for k in SPECS},
+       "probetop_spec_estimated: 1 for the specs the budget sampled, as "
+       "the final summary says, 0 for the others")
 ok = True
 detail = []
 for k, spec in SPECS.items():
