@@ -188,14 +188,24 @@ def test_demo(tap):
                re.search(r"Top frames, [^─]*(CPU samples|calls)", s) is not None,
                "--demo: Top shows the workload's Python frames, its title "
                "what they are", s)
-        s = wait_screen(r"gen0 \d", 10)  # "generation=0" does not fit
-        tap.ok(re.search(r"gen0: [\d.]+/s  gen1: ", s) is not None and
+        # "generation=0" does not fit; a rate the budget sampled is
+        # marked (~ an estimate, ≥ a lower bound: where traps are dear,
+        # 4.3 us here, the demo's collections are sampled)
+        s = wait_screen(r"gen0: [≥~]?[\d.]+/s", 10)
+        tap.ok(re.search(r"gen0: [≥~]?[\d.]+/s  gen1: ", s) is not None and
                "pause p50" in s,
                "--demo: the GC pane shows collections and pauses", s)
-        s = wait_screen(r"write +\d", 10)
-        tap.ok(re.search(r"CLASS +CALLS/s +BYTES/s", s) is not None and
-               re.search(r"write +\d+(\.\d)? +\d", s) is not None,
-               "--demo: the IO pane shows writes per second", s)
+        s = wait_screen(r"write +\d|syscall IO off", 10)
+        # where a syscall is dear (no PCID under PTI) the watch's
+        # machine-wide cost passes the budget (5% of one CPU), which
+        # turns it off and says so, with what it cost
+        off = re.search(r"syscall IO off: it cost ([\d.]+)% of one CPU", s)
+        tap.ok((re.search(r"CLASS +CALLS/s +BYTES/s", s) is not None and
+                re.search(r"write +\d+(\.\d)? +\d", s) is not None) or
+               (off is not None and float(off.group(1)) > 5.0 and
+                "over the budget" in s),
+               "--demo: the IO pane shows writes per second, or that the "
+               "watch cost more than the budget", s)
         keys("2")
         s = wait_screen(r"function__entry")
         keys("/", "function__entry", "Enter")
