@@ -61,17 +61,23 @@ static void test_stepped(void **state)
 	assert_int_equal(KIND(0x0f, 0x1f), TRAP_STEP);
 }
 
+/* A new file at path (a mkstemp() template) holding bytes[0..n). */
+static void file_of(char *path, const uint8_t *bytes, size_t n)
+{
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, n), (ssize_t)n);
+	close(fd);
+}
+
 static void test_at(void **state)
 {
 	char path[] = "/tmp/probetop-trapkind-XXXXXX";
 	const uint8_t bytes[] = { 0x89, 0xd2, 0xc3, 0x90, 0x41, 0x55 };
-	int fd = mkstemp(path);
 
 	(void)state;
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, bytes, sizeof(bytes)),
-			 (ssize_t)sizeof(bytes));
-	close(fd);
+	file_of(path, bytes, sizeof(bytes));
 	assert_int_equal(trap_kind_at(path, 0), TRAP_STEP);
 	assert_int_equal(trap_kind_at(path, 3), TRAP_NOP);
 	assert_int_equal(trap_kind_at(path, 4), TRAP_PUSH);
@@ -121,13 +127,9 @@ static void test_restamp(void **state)
 		0x89, /* 19: cut short */
 	};
 	enum trap_kind k = TRAP_KINDS;
-	int fd = mkstemp(path);
 
 	(void)state;
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, bytes, sizeof(bytes)),
-			 (ssize_t)sizeof(bytes));
-	close(fd);
+	file_of(path, bytes, sizeof(bytes));
 	assert_int_equal(trap_restamp_at(path, 0, &k), 2);
 	assert_int_equal(k, TRAP_NOP);
 	assert_int_equal(trap_restamp_at(path, 7, &k), 10);
