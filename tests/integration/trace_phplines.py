@@ -131,9 +131,13 @@ def check_pid(script):
     heavy = s.get(("split", script, LINE["HEAVY"]), 0)
     light = s.get(("split", script, LINE["LIGHT"]), 0)
     tap.ok(light and 0.68 <= heavy / (heavy + light) <= 0.82 and
-           sum(s.values()) - heavy - light <= 10 and heavy + light > 150,
+           # the rest (the loop's own lines, the caller's) a few %:
+           # 12 of 407 on a machine where a trap is dear
+           sum(s.values()) - heavy - light <= max(10, 0.05 * sum(s.values()))
+           and heavy + light > 150,
            "profile:99: the two lines sampled 3:1, 75%% +- 7 points for "
-           "the heavier (%d:%d of %d)" % (heavy, light, sum(s.values())), s)
+           "the heavier, the rest at most 5%% (%d:%d of %d)"
+           % (heavy, light, sum(s.values())), s)
 
 
 SHORT = """\
