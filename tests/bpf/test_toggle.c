@@ -306,7 +306,10 @@ static void test_task_stacks(void **state)
 		assert_int_equal(as->rows[0]->total, 9);
 		assert_int_equal(as->unmatched_total, 0);
 		assert_int_equal(as->drops_total, 0);
-		assert_true(as->rows[0]->min > 0);
+		/* a time is its raw time less the probes' mean cost: one
+		 * of little code reads 0 where they cost less than that
+		 * (they vary by a microsecond where a trap is dear) */
+		assert_true(as->rows[0]->sum_total > 0);
 	}
 }
 

@@ -106,7 +106,13 @@ def priced_session():
     t = Target([EXE])
     tr = Trace(["-p", str(t.pid), "-i", "1", "--budget", "off",
                 "-e", PLAIN, "-e", WALKED])
-    time.sleep(0.3)
+    # the burst of 80,000 hits just after an interval's start, so that it
+    # ends in that interval where a hit costs 4.5 to 10 us (0.5 s of
+    # them: one fired 0.3 s after the start took two intervals there)
+    deadline = time.monotonic() + 10
+    while not any('"interval"' in line for line in list(tr.out)) and \
+            time.monotonic() < deadline:
+        time.sleep(0.005)
     t.send("fire %d" % N)
     time.sleep(2.2)
     objs = tr.finish()

@@ -124,9 +124,12 @@ def exits_while_attaching():
                          stderr=subprocess.PIPE, text=True)
 
     def has_bpf():  # past the liveness check: it loads the programs
+        # (their maps, dozens of fds: a probe of what the kernel can do
+        # opens one or two before that check, which a slow machine's
+        # start held open long enough to be seen: "no such process")
         try:
-            return any("bpf" in os.readlink("/proc/%d/fd/%s" % (p.pid, fd))
-                       for fd in os.listdir("/proc/%d/fd" % p.pid))
+            return sum("bpf" in os.readlink("/proc/%d/fd/%s" % (p.pid, fd))
+                       for fd in os.listdir("/proc/%d/fd" % p.pid)) >= 10
         except OSError:
             return False
     wait_for(has_bpf)
