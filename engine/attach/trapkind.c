@@ -72,16 +72,25 @@ size_t trap_insn_len(const uint8_t *insn, size_t n)
 	return 0;
 }
 
-enum trap_kind trap_kind_at(const char *path, uint64_t offset)
+/* Up to n bytes of path at file offset offset into b: how many, <= 0
+ * if none could be read. */
+static ssize_t insn_at(const char *path, uint64_t offset, uint8_t *b, size_t n)
 {
-	uint8_t b[4];
 	ssize_t got;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return TRAP_STEP;
-	got = pread(fd, b, sizeof(b), (off_t)offset);
+		return -1;
+	got = pread(fd, b, n, (off_t)offset);
 	close(fd);
+	return got;
+}
+
+enum trap_kind trap_kind_at(const char *path, uint64_t offset)
+{
+	uint8_t b[4];
+	ssize_t got = insn_at(path, offset, b, sizeof(b));
+
 	return got > 0 ? trap_kind_of(b, (size_t)got) : TRAP_STEP;
 }
 
@@ -89,14 +98,9 @@ uint64_t trap_restamp_at(const char *path, uint64_t offset,
 			 enum trap_kind *kind)
 {
 	uint8_t b[32];
-	ssize_t got;
+	ssize_t got = insn_at(path, offset, b, sizeof(b));
 	size_t len;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return 0;
-	got = pread(fd, b, sizeof(b), (off_t)offset);
-	close(fd);
 	if (got <= 0)
 		return 0;
 	len = trap_insn_len(b, (size_t)got);
