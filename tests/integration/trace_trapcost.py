@@ -85,6 +85,7 @@ def overhead(label, kind, budget, specs, what):
         tap.eq(sum(r["count"] for r in a["rows"]) if a else None, n,
                "%s: every call counted by %s" % (label, spec))
     shown = shown_ns(objs)
+    print("# %s: shown/measured %.3f, %.0f ns a call measured" % (label, shown / took if took else 0, took / n if n else 0))
     tap.ok(took > 0 and abs(shown - took) <= 0.25 * took,
            "%s: %soverhead shown within 25%% of the measured cost"
            % (label, what),
