@@ -38,10 +38,11 @@
 
 #define BUDGET_JITTER 0.2 /* a slot's length varies by this share */
 #define BUDGET_IDLE_NS 1e5 /* less work out of the windows: none missed */
-/* a hit's price is known to 15%; with semaphores to as much again (the
- * target prepares their arguments only while attached) */
-#define BUDGET_PRICE_ERR 0.15
-#define BUDGET_SEM_ERR 1.0
+/* a hit's price is known to cost_price_err(); with semaphores the target
+ * may do this much more work a hit (it prepares their arguments only
+ * while attached): about a trap's price where a trap is cheap, the 100%
+ * that made Ruby 3.1's estimates true (docs/architecture.md) */
+#define BUDGET_SEM_NS 450.0
 /* what of the budget the governor spends at the meter's prices: duty-
  * cycled hits cost more than calibrated (docs/architecture.md) */
 #define BUDGET_AIM 0.6
@@ -759,16 +760,20 @@ struct est_by {
 	double factor, f_lo, f_hi, f_min, rel_var, rel_all;
 };
 
-/* The meter's prices may be off by what share (budget.h): down by
- * BUDGET_PRICE_ERR, up by as much or, for a spec (info) whose
- * semaphores the target tests, by BUDGET_SEM_ERR (its code may prepare
- * their arguments only while attached: work that adds to a hit's cost,
- * never takes from it). */
+/* The meter's prices may be off by what share (budget.h): either way by
+ * cost_price_err(), and up by BUDGET_SEM_NS more a hit of a spec (info)
+ * whose semaphores the target tests (its code may prepare their
+ * arguments only while attached: work that adds to a hit's cost, never
+ * takes from it), as a share of its trap's price. */
 static void price_range(const struct tracer_spec_info *info, double *lo,
 			double *hi)
 {
-	*lo = 1 - BUDGET_PRICE_ERR;
-	*hi = 1 + (info && info->semaphore ? BUDGET_SEM_ERR : BUDGET_PRICE_ERR);
+	double err = cost_price_err();
+
+	*lo = 1 - err;
+	*hi = 1 + err +
+	      (info && info->semaphore ? BUDGET_SEM_NS / cost_spec_trap_ns(info)
+				       : 0);
 }
 
 /* Spec s's estimate by CPU time: at the meter's prices, and at those

@@ -18,7 +18,7 @@
  * it does, not evenly. The share of the target's work is what counts:
  * its CPU time to the moment (cputime.h) at every mark, less what the
  * hits cost, over the spec's sampled slots and in its windows. A hit's
- * price is known to BUDGET_PRICE_ERR: where the hits took most of the
+ * price is known to cost_price_err(): where the hits took most of the
  * windows' CPU time, the work left is a small difference of two large
  * numbers, and the factor's spread over that error says so. Each row's
  * estimate comes with that spread and the variance of its own sample of

@@ -423,10 +423,12 @@ static void said_prices(double ms)
 		"single-stepped, and a return probe %.0f more; a pair adds "
 		"%.0f, %.0f, %.0f ns to a function's time by its start, "
 		"%+.0f for an end at a nop; the statistics time an empty "
-		"program's run at %.0f ns (calibrated, %.0f ms waited)",
+		"program's run at %.0f ns (calibrated, %.0f ms waited); "
+		"prices known to %.0f%%",
 		kind_ns[TRAP_NOP], kind_ns[TRAP_PUSH], kind_ns[TRAP_STEP],
 		ret_ns, lat.to_ret[TRAP_NOP], lat.to_ret[TRAP_PUSH],
-		lat.to_ret[TRAP_STEP], lat.uprobe_end, empty_run_ns, ms);
+		lat.to_ret[TRAP_STEP], lat.uprobe_end, empty_run_ns, ms,
+		100 * cost_price_err());
 }
 
 void cost_calibrate_start(const struct cost_calib *p)
@@ -473,6 +475,12 @@ double cost_kind_ns(enum trap_kind k)
 	cost_calibrate_wait();
 	return k >= 0 && k < TRAP_KINDS && kind_ns[k] >= 0 ? kind_ns[k]
 							   : COST_EST_TRAP_NS;
+}
+
+double cost_price_err(void)
+{
+	return cost_trap_ns() >= COST_DEAR_NS ? COST_PRICE_ERR_DEAR
+					      : COST_PRICE_ERR;
 }
 
 double cost_ret_ns(void)

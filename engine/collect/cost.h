@@ -58,6 +58,15 @@
 #define COST_EST_PROG_NS 120.0 /* a program run, without statistics */
 #define COST_EST_TRAP_NS 500.0 /* a uprobe trap, if calibration failed */
 #define COST_EST_STEP_NS 3000.0 /* ... single-stepped, if that one did */
+/* prices known to this share (cost_price_err()): measured, a target's
+ * hits cost within it of the calibration's */
+#define COST_PRICE_ERR 0.15
+/* ... where a trap at a nop costs COST_DEAR_NS or more: in 0.4 s blocks
+ * of 200 hits it cost 4.2 to 7.5 us there, 35% more while another CPU
+ * trapped, and trace_trapcost's fixture paid 0.85 to 1.31 times what
+ * the meter showed */
+#define COST_PRICE_ERR_DEAR 0.35
+#define COST_DEAR_NS 1000.0
 #define COST_PROGS_MAX 32
 #define COST_SITE_PROGS 6 /* pt_usdt and SITEPROG_WALKS */
 
@@ -116,6 +125,15 @@ double cost_trap_ns(void);
 
 /* ... at an instruction of kind k. */
 double cost_kind_ns(enum trap_kind k);
+
+/*
+ * The share by which a target's hits may cost more or less than the
+ * prices say: COST_PRICE_ERR where a trap is cheap; COST_PRICE_ERR_DEAR
+ * where one at a nop costs COST_DEAR_NS or more (kernel page-table
+ * isolation without PCID: each trap flushes the TLB), as its price then
+ * moves with the host's other work and with traps on the other CPUs.
+ */
+double cost_price_err(void);
 
 /* What a return probe's trampoline adds to its hit. */
 double cost_ret_ns(void);

@@ -241,6 +241,36 @@ class Trace:
         return finals[-1] if finals else None
 
 
+def price_err(lines):
+    """The share probetop's prices are known to, from its debug lines
+    (PROBETOP_DEBUG's "cost: a hit costs ... prices known to N%"): 0.15,
+    or 0.35 where a trap is dear (engine/collect/cost.h); None if it did
+    not say."""
+    for line in lines:
+        m = re.search(r"prices known to (\d+)%", line)
+        if m:
+            return int(m.group(1)) / 100
+    return None
+
+
+def dear(lines):
+    """Whether probetop said its prices are known to more than 15% (a
+    machine where a trap is dear: docs/testing.md): there an estimate's
+    promise is the guess within its error, not 15%."""
+    return (price_err(lines) or 0) > 0.15
+
+
+def guess_of(row):
+    """(estimate, relative error) a row of trace --json's final object
+    gives: its estimate and 0.15 ("estimated": within 15%), its bound's
+    estimate ("estimate", "error"), or None (a bound without one)."""
+    if row.get("lower_bound"):
+        if row.get("estimate") is None:
+            return None
+        return row["estimate"], row["error"]
+    return row["total"], 0.15
+
+
 def agg_of(obj, spec):
     """The aggregation of spec in one trace --json object (or None)."""
     for a in obj["aggs"]:

@@ -28,7 +28,7 @@ import os
 import time
 
 from pgcluster import BIN, POSTGRES, USER, Cluster, need_postgres
-from tap import Tap, Trace, agg_of, need_root, run
+from tap import Tap, Trace, agg_of, guess_of, need_root, price_err, run
 
 tap = Tap()
 need_root(tap)
@@ -281,9 +281,11 @@ def check_one_backend(pg):
 def traced_pgbench(pg, args, bench_args, what):
     """pgbench -M simple (TPC-B) with bench_args, traced by `trace -b
     postgres` with args, pg_stat_statements reset before: (the final
-    summary, or None said; pg_stat_statements' calls and queries)."""
+    summary, or None said; pg_stat_statements' calls and queries; the
+    share probetop's prices are known to, tap.price_err())."""
     pg.psql("SELECT pg_stat_statements_reset();")
-    tr = Trace(["-b", POSTGRES, "-i", "60"] + args)
+    tr = Trace(["-b", POSTGRES, "-i", "60"] + args,
+               env=dict(os.environ, PROBETOP_DEBUG="1"))
     try:
         bench = pg.run([BIN + "/pgbench", "-M", "simple"] + bench_args +
                        [pg.db])
@@ -295,14 +297,35 @@ def traced_pgbench(pg, args, bench_args, what):
     final = tr.final()
     if final is None:
         tap.ok(False, "%s: a final summary" % what, tr.stderr[-2000:])
-    return final, stats
+    return final, stats, price_err(tr.err)
+
+
+def summed_guess(rs):
+    """(estimate, error) of the sum of rows rs (tap.guess_of(): their
+    estimates, their largest error), or None if one has none."""
+    gs = [guess_of(r) for r in rs]
+    if not gs or None in gs:
+        return None
+    return sum(g[0] for g in gs), max(g[1] for g in gs)
+
+
+def held(rs, truth, loose):
+    """Whether rows rs summed keep the promise against truth: within 15%,
+    each an estimate (~) or exact; where prices are known to more than
+    15% (loose: a trap is dear, docs/testing.md), the estimate of their
+    sum within its error."""
+    if not loose:
+        return abs(sum(r["total"] for r in rs) / truth - 1) <= 0.15 and \
+            {mark(r) for r in rs} <= {"~", ""}
+    g = summed_guess(rs)
+    return g is not None and abs(g[0] - truth) <= g[1] * g[0] + 1
 
 
 def check_shapes(pg):
     """pgbench's TPC-B-like script, simple protocol, two clients under -b:
     each shape counted as often as pg_stat_statements' calls say; the
     literal texts with str(arg0), one row a text."""
-    final, stats = traced_pgbench(
+    final, stats, _ = traced_pgbench(
         pg, ["--budget", "off", "-e", CALLS, "-e", LATENCY, "-e", RAW],
         ["-c", "2", "-j", "1", "-t", "300"], "shapes")
     if final is None:
@@ -345,29 +368,33 @@ def mark(row):
             ">=" if row.get("lower_bound") else "")
 
 
-def check_reads_budget(final, stats):
+def check_reads_budget(final, stats, err):
     """Under the default budget: the buffer reads of stats' keys (see
     statio()) each within 15% of PostgreSQL's count, an estimate (~) or
-    exact in total."""
-    got, marks = {}, {}
+    exact in total; where prices are known to err > 15%, their estimate
+    within its error (held())."""
+    got, marks, by_key = {}, {}, {}
     for r in rows(final, BUFFER_READS):
         k = tuple(r["key"])
         got[k] = got.get(k, 0) + r["total"]
         marks.setdefault(k, set()).add(mark(r))
+        by_key.setdefault(k, []).append(r)
     want = {k: n for k, n in stats.items() if n >= 1000}
-    bad = ["%s: %d, pg_statio %d, marks %s" % (
-        k, got.get(k, 0), n, sorted(marks.get(k, ())))
+    bad = ["%s: %d, pg_statio %d, marks %s, estimate %s" % (
+        k, got.get(k, 0), n, sorted(marks.get(k, ())),
+        summed_guess(by_key.get(k, [])))
         for k, n in want.items()
-        if abs(got.get(k, 0) / n - 1) > 0.15 or
-        not marks.get(k, {">="}) <= {"~", ""}]
+        if not held(by_key.get(k, []), n, err > 0.15)]
     spec = agg_of(final, BUFFER_READS) or {}
     print("# budget: buffer reads, probetop / pg_statio: %s" % ", ".join(
         "%s %.3f %s" % (k, got.get(k, 0) / n, "".join(sorted(marks.get(
             k, ())))) for k, n in sorted(want.items())))
     tap.ok(want and not bad,
            "budget: buffer reads of pgbench_accounts and its index, each "
-           "within 15%% of pg_statio's, estimates (%d keys, %d reads)"
-           % (len(want), sum(want.values())),
+           "%s of pg_statio's (%d keys, %d reads)"
+           % ("within 15%, estimates" if err <= 0.15 else
+              "estimated within its error (prices known to %.0f%%)"
+              % (100 * err), len(want), sum(want.values())),
            ["duty %s, cost %s%% of a CPU" % (spec.get("duty"),
                                              spec.get("cost_pct"))] +
            (bad or [want, got]))
@@ -382,36 +409,40 @@ def check_shapes_budget(pg):
     [io] section's buffer reads of pgbench_accounts and its index
     within 15% of pg_statio's, estimates too."""
     before = statio(pg)
-    final, stats = traced_pgbench(pg, ["-P", "postgresql"],
-                                  ["-c", "8", "-j", "2", "-T", "10"],
-                                  "budget")
+    final, stats, err = traced_pgbench(pg, ["-P", "postgresql"],
+                                       ["-c", "8", "-j", "2", "-T", "10"],
+                                       "budget")
     after = statio(pg)
     if final is None:
         return
+    err = err or 0.15
     check_reads_budget(final, {k: after[k] - before.get(k, 0)
-                               for k in after})
+                               for k in after}, err)
     theirs = {}
     for line in stats.splitlines():
         calls, query = line.split("|", 1)
         if int(calls) >= 1000:  # the script's, not the set-up's
             q = query if len(query) + 1 <= 63 else query[:63] + "..."
             theirs[q] = int(calls)
-    ours, marks = {}, {}
+    ours, marks, by_q = {}, {}, {}
     for r in rows(final, TOP_CALLS):
         q = r["key"][0]
         q = q.rstrip(";") if not q.endswith("...") else q
         ours[q] = ours.get(q, 0) + r["total"]
         marks.setdefault(q, set()).add(mark(r))
-    bad = ["%s: %d, pg_stat_statements %d, marks %s" % (
-        q, ours.get(q, 0), n, sorted(marks.get(q, ())))
+        by_q.setdefault(q, []).append(r)
+    bad = ["%s: %d, pg_stat_statements %d, marks %s, estimate %s" % (
+        q, ours.get(q, 0), n, sorted(marks.get(q, ())),
+        summed_guess(by_q.get(q, [])))
         for q, n in theirs.items()
-        if abs(ours.get(q, 0) / n - 1) > 0.15 or
-        not marks.get(q, {">="}) <= {"~", ""}]
+        if not held(by_q.get(q, []), n, err > 0.15)]
     spec = agg_of(final, TOP_CALLS) or {}
     tap.ok(len(theirs) == 7 and not bad,
-           "budget: pgbench's 7 statements, each within 15%% of "
-           "pg_stat_statements' calls, estimates (%d statements)"
-           % len(theirs), ["duty %s, cost %s%% of a CPU" % (
+           "budget: pgbench's 7 statements, each %s of "
+           "pg_stat_statements' calls (%d statements)"
+           % ("within 15%, estimates" if err <= 0.15 else
+              "estimated within its error (prices known to %.0f%%)"
+              % (100 * err), len(theirs)), ["duty %s, cost %s%% of a CPU" % (
                spec.get("duty"), spec.get("cost_pct"))] + (bad or [theirs]))
 
 
