@@ -691,6 +691,10 @@ bool tracer_has_probe(const struct tracer *tr, const struct spec_probe *p)
 
 int tracer_watch(struct tracer *tr, pid_t pid, unsigned int what)
 {
+	/* the IO watch times the syscall tax as it starts: not while the
+	 * calibration's traps run on another CPU (each dearer then) */
+	if (what & PT_WATCH_IO)
+		cost_calibrate_wait();
 	return watch_add(&tr->watch, tr->skel, pid, what);
 }
 

@@ -8,8 +8,11 @@ An idle target (sleep) watched by -P io; beside it, an unrelated
 `dd bs=1` (two syscalls a byte) whose own CPU time (wait4) is the truth:
 bare before the watch and after it, traced while it is on. Checked:
 syscall_ns of the interval dd ran in (the costliest) is within 25% of
-what the watch measurably added to each of dd's syscalls; the machine-wide cost shown over the run is at least 75%
-of what dd alone paid (other processes' syscalls add to it); the
+what the watch measurably added to each of dd's syscalls; the
+machine-wide cost shown over the run is at least 75% of what dd alone
+paid (other processes' syscalls add to it); each wider by as much as
+probetop says its prices are known to more than 15% (PROBETOP_DEBUG's
+cost line: 35% where a syscall flushes the TLB, docs/testing.md); the
 target's share is never charged with it (0 or unknown for a target that
 runs no spec, where it read hundreds of % before); JSON carries
 syscall_ns on every object."""
@@ -18,7 +21,7 @@ import os
 import subprocess
 import time
 
-from tap import Tap, Trace, need_root
+from tap import Tap, Trace, need_root, price_err
 
 tap = Tap()
 need_root(tap)
@@ -40,7 +43,8 @@ def bare_ns():
 
 idle = subprocess.Popen(["sleep", "600"])
 before = bare_ns()
-tr = Trace(["-p", str(idle.pid), "-P", "io", "-i", "1"])
+tr = Trace(["-p", str(idle.pid), "-P", "io", "-i", "1"],
+           env=dict(os.environ, PROBETOP_DEBUG="1"))
 tap.ok(tr.attached, "attached", "".join(tr.err))
 time.sleep(0.5)
 traced = min(dd_cpu_ns() for _ in range(3))
@@ -64,14 +68,18 @@ shown = busiest["overhead"]["syscall_ns"]
 print("# dd: bare %.0f ns, traced %.0f ns: +%.0f ns a syscall; shown %.0f"
       " (intervals: %s)" % (bare, traced, per_syscall, shown,
                             [o["overhead"]["syscall_ns"] for o in ivs]))
-tap.ok(per_syscall > 0 and abs(shown - per_syscall) <= 0.25 * per_syscall,
-       "syscall_ns within 25% of what the watch added to dd's syscalls",
+# 25%, wider by as much as probetop says its prices are known to more
+# than 15% (where a trap, and a syscall, flush the TLB: 35%)
+tol = 0.25 + max(0, (price_err(tr.err) or 0.15) - 0.15)
+tap.ok(per_syscall > 0 and abs(shown - per_syscall) <= tol * per_syscall,
+       "syscall_ns within %.0f%% of what the watch added to dd's syscalls"
+       % (100 * tol),
        "shown %.0f ns, measured %.0f ns" % (shown, per_syscall))
 machine = sum(o["overhead"]["kernel_pct"] / 100 * 1e9 *
               (o["elapsed_s"] - p["elapsed_s"])
               for p, o in zip([{"elapsed_s": 0}] + ivs, ivs))
 dd_paid = 3 * (traced - bare)
-tap.ok(machine >= 0.75 * dd_paid,
+tap.ok(machine >= (1 - tol) * dd_paid,
        "machine-wide cost shown covers dd's",
        "shown %.0f ns over the run, dd paid %.0f ns" % (machine, dd_paid))
 tap.ok(all(o["overhead"]["target_pct"] in (None, 0) for o in objs),

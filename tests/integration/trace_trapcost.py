@@ -31,12 +31,16 @@ fixture that counts its own CPU time (tests/fixtures/trapwork.c):
   time less the twin's) is at most 5% of one CPU, plus the reserve a
   burst may spend once (1 s of the budget) over the run, and the
   overhead shown is within 25% of it, or within 0.5% of one CPU when
-  both are that small."""
+  both are that small.
+Each "within 25%" is wider by as much as probetop says its prices are
+known to more than 15% (PROBETOP_DEBUG's cost line: 35% where a trap is
+dear, docs/testing.md), as the meter promises no more there."""
 
 import os
 import time
 
-from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root
+from tap import FIXTURE_DIR, Tap, Target, Trace, agg_of, need_root, \
+    price_err
 
 tap = Tap()
 need_root(tap)
@@ -48,6 +52,14 @@ TIMED = 20000
 REQUESTS = 100
 BUDGET = 5.0
 RESERVE_S = 1.0
+DEBUG = dict(os.environ, PROBETOP_DEBUG="1")  # the cost line: price_err()
+
+
+def tolerance(tr):
+    """How far the overhead shown may be from the measured, relative:
+    25%, and more by as much as probetop says its prices are known to
+    more than 15% (a trap dear there: 35%, docs/testing.md)."""
+    return 0.25 + max(0, (price_err(tr.err) or 0.15) - 0.15)
 
 
 def alt(t, kind, secs):
@@ -73,7 +85,7 @@ def overhead(label, kind, budget, specs, what):
     args = ["-p", str(t.pid), "-i", "1", "--budget", budget]
     for spec in specs:
         args += ["-e", spec]
-    tr = Trace(args)
+    tr = Trace(args, env=DEBUG)
     tap.ok(tr.attached, "%s: attached" % label, "".join(tr.err))
     n, took, _ = alt(t, kind, SECS)
     time.sleep(0.3)
@@ -86,9 +98,10 @@ def overhead(label, kind, budget, specs, what):
                "%s: every call counted by %s" % (label, spec))
     shown = shown_ns(objs)
     print("# %s: shown/measured %.3f, %.0f ns a call measured" % (label, shown / took if took else 0, took / n if n else 0))
-    tap.ok(took > 0 and abs(shown - took) <= 0.25 * took,
-           "%s: %soverhead shown within 25%% of the measured cost"
-           % (label, what),
+    tol = tolerance(tr)
+    tap.ok(took > 0 and abs(shown - took) <= tol * took,
+           "%s: %soverhead shown within %.0f%% of the measured cost"
+           % (label, what, 100 * tol),
            "shown %.0f ns vs measured %.0f ns (%.2f)"
            % (shown, took, shown / took if took > 0 else 0))
 
@@ -155,7 +168,8 @@ latency("latency, a jump back", "tw_twice", "twice")
 t = Target([EXE])
 bare = min(int(t.send("threads %d" % REQUESTS).split()[2]) for _ in range(2))
 spec = "fn:tw_nop=count()"
-tr = Trace(["-p", str(t.pid), "-i", "1", "--budget", "off", "-e", spec])
+tr = Trace(["-p", str(t.pid), "-i", "1", "--budget", "off", "-e", spec],
+           env=DEBUG)
 tap.ok(tr.attached, "threads: attached", "".join(tr.err))
 traced = int(t.send("threads %d" % REQUESTS).split()[2])
 time.sleep(0.3)
@@ -163,15 +177,18 @@ objs = tr.finish()
 t.stop()
 share = objs[-1]["overhead"]["target_pct"] if objs else None
 truth = (traced - bare) / traced * 100
-tap.ok(share is not None and abs(share - truth) <= 0.25 * truth,
-       "threads: % of the target's within 25% of the measured share",
+tol = tolerance(tr)
+tap.ok(share is not None and abs(share - truth) <= tol * truth,
+       "threads: %% of the target's within %.0f%% of the measured share"
+       % (100 * tol),
        "shown %s%%, measured %.1f%%" % (share, truth))
 
 # the default budget on the dearest kind: tw_step traced, its twin
 # tw_step2 not, in alternate blocks of 1000 calls; what tw_step's took
 # more is what tracing took
 t = Target([EXE])
-tr = Trace(["-p", str(t.pid), "-i", "1", "-e", "fn:tw_step=count()"])
+tr = Trace(["-p", str(t.pid), "-i", "1", "-e", "fn:tw_step=count()"],
+           env=DEBUG)
 tap.ok(tr.attached, "budget: attached", "".join(tr.err))
 n, took, wall = alt(t, "step", SPIN)
 objs = tr.finish()
@@ -185,8 +202,10 @@ tap.ok(took_pct <= limit,
 sampled = [o for o in objs if "interval" in o and
            any(a.get("estimated") for a in o["aggs"])]
 tap.ok(sampled, "budget: the spec was sampled")
-tap.ok(abs(shown - took) <= max(0.25 * took, 0.005 * wall),
-       "budget: overhead shown within 25% of the measured cost",
+tol = tolerance(tr)
+tap.ok(abs(shown - took) <= max(tol * took, 0.005 * wall),
+       "budget: overhead shown within %.0f%% of the measured cost"
+       % (100 * tol),
        "shown %.0f ns vs measured %.0f ns over %.1f s" % (shown, took,
                                                         wall / 1e9))
 tap.done()
