@@ -263,7 +263,12 @@ static __always_inline __u64 stretch(struct task_struct *prev, __u64 since,
 /* A CPU switches tasks: if from or to a thread of the target, the
  * target's time on it, and the waits of its hitters (hitter()) that end
  * here (engine/collect/cputime.c reads them). A thread that leaves the
- * CPU not preempted and not runnable goes to sleep. */
+ * CPU not preempted and not runnable goes to sleep. One that leaves it
+ * with a stretch of the target's under way is the target's, whatever
+ * oncpu_target() says now: an exiting process has no executable left
+ * to tell (its stretch, which cputime_ns() counted as it ran, lost:
+ * the target's CPU time went back 1.2 ms as pgbench's backends
+ * exited). */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(pt_oncpu, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
@@ -277,7 +282,7 @@ int BPF_PROG(pt_oncpu, bool preempt, struct task_struct *prev,
 		return 0;
 	was = oncpu_target(prev);
 	is = oncpu_target(next);
-	if (!was && !is)
+	if (!was && !is && !o->since)
 		return 0;
 	now = bpf_ktime_get_ns();
 	if (was && !preempt && prev->__state && hitter(prev, o->since, cpu)) {
@@ -287,7 +292,7 @@ int BPF_PROG(pt_oncpu, bool preempt, struct task_struct *prev,
 	}
 	if (is)
 		wait = wait_ended(next, now);
-	d = was ? stretch(prev, o->since, o->last, now) : 0;
+	d = was || o->since ? stretch(prev, o->since, o->last, now) : 0;
 	__sync_fetch_and_add(&o->seq, 1);
 	o->ns += d;
 	o->since = is ? now : 0;

@@ -97,7 +97,8 @@ def overhead(label, kind, budget, specs, what):
         tap.eq(sum(r["count"] for r in a["rows"]) if a else None, n,
                "%s: every call counted by %s" % (label, spec))
     shown = shown_ns(objs)
-    print("# %s: shown/measured %.3f, %.0f ns a call measured" % (label, shown / took if took else 0, took / n if n else 0))
+    print("# %s: shown / measured %.3f, %.0f ns a call measured" %
+          (label, shown / took if took else 0, took / n if n else 0))
     tol = tolerance(tr)
     tap.ok(took > 0 and abs(shown - took) <= tol * took,
            "%s: %soverhead shown within %.0f%% of the measured cost"

@@ -59,7 +59,7 @@ import threading
 import time
 
 from tap import FIXTURE_DIR, PROBETOP, Tap, Target, Trace, dear, \
-    need_root
+    need_root, price_err
 import truthcheck as tc
 
 tap = Tap()
@@ -209,7 +209,7 @@ def budget_lines(tr, spec_id=0):
 
 
 def estimator_goal(name, objs, hot, keys, totals=None, why=(),
-                   loose=False):
+                   dear_why=None):
     """The hottest rows (C_CALLS' keys): from the first estimate on, an
     estimate in two intervals of three but the target's last (its exit:
     work out of any window there leaves no estimate, and the total a
@@ -223,10 +223,7 @@ def estimator_goal(name, objs, hot, keys, totals=None, why=(),
     With totals (-b: their rows of the final block), those estimates and
     an interval at least (the windows of two processes spread more than
     one's: an interval's error may pass the promise, and it is said).
-    loose (prices known to more than 15%: a trap is dear, some half of
-    the target's CPU time in the windows its hits' cost; docs/testing.md):
-    a bound with its estimate counts as an estimate (tc.goal_mark()),
-    the promise there its error, held by the rows' checks."""
+    dear_why (goal_todo()): a goal known not to hold on this machine."""
     strict = totals is None
     ivs = [o for o in objs if "interval" in o]
     while ivs and not any(a["rows"] for a in ivs[-1]["aggs"]):
@@ -243,9 +240,8 @@ def estimator_goal(name, objs, hot, keys, totals=None, why=(),
                     if r["key"] == key:
                         # unmarked under a sampled spec: the target was
                         # idle out of its windows, the count whole
-                        marks.append({tc.EXACT: "", tc.ESTIMATE: "~",
-                                      tc.BOUND: ">="}[tc.goal_mark(
-                                          r, loose)])
+                        marks.append("~" if r.get("estimated") else
+                                     ">=" if r.get("lower_bound") else "")
         # until the spec's windows with work are four (winstat.h: two or
         # three in a sampled 0.5 s, fewer where the target idles), how
         # their hits spread is not known: bounds; from the first
@@ -259,16 +255,40 @@ def estimator_goal(name, objs, hot, keys, totals=None, why=(),
         marks_all.append((key, marks))
     if not strict:
         ok = ok and len(totals) == len(keys) and \
-            all(r["mark"] == "~" or (loose and r["guess"]) for r in totals)
-    tap.ok(ok, "%s: the estimator's goal%s: %s" % (name, (
-        " (prices known to more than 15%: an estimate or a bound's)"
-        if loose else
-        ""), (
+            all(r["mark"] == "~" for r in totals)
+    goal(ok, "%s: the estimator's goal: %s" % (name, (
         "from its first estimate on, in two intervals of three but the "
         "last the hottest row is an estimate (~) where the budget sampled "
         "it, exact where not" if strict else
         "every process's hottest row an estimate (~) in total, and in an "
-        "interval at least")), "\n".join([repr((hot, marks_all))] + list(why)))
+        "interval at least")), "\n".join([repr((hot, marks_all))] +
+                                          list(why)), dear_why)
+
+
+def goal_todo(tr):
+    """Why an estimator's goal is known not to hold in trace tr's run, or
+    None: where probetop says its prices are known to more than 15% (a
+    trap dear: 4-5 us a hit, 65-98% of the target's CPU time in the
+    budget's windows, its price moving by a third with the host), the
+    default budget's rows are mostly bounds (docs/testing.md). Every row
+    is still held to its mark, and a bound's estimate to its error."""
+    if not dear(tr.err):
+        return None
+    return ("prices known to %.0f%% here, a trap dear (docs/testing.md)"
+            % (100 * price_err(tr.err)))
+
+
+def goal(ok, what, detail, dear_why):
+    """An estimator's goal: a check; where it does not hold and dear_why
+    says it is known not to here, a TODO (its detail printed all the
+    same). Where it holds, an ok whatever the machine (meson takes `ok
+    ... # TODO` for a failure: c-50's goals held where a trap is dear)."""
+    if ok or dear_why is None:
+        tap.ok(ok, what, detail)
+        return
+    for line in str(detail).splitlines():
+        print("#   " + line)
+    tap.todo(ok, what, dear_why)
 
 
 def c_case(work, busy, mode, secs):
@@ -295,7 +315,7 @@ def c_case(work, busy, mode, secs):
         ESTIMATED.append(name)
     if not BUDGET and work >= 5 and busy >= 0.5 and mode != "phased":
         estimator_goal(name, tr.objs, hot, [[0]], why=budget_lines(tr),
-                       loose=dear(tr.err))
+                       dear_why=goal_todo(tr))
     report(ck, name, (C_CALLS, "0"), load_note(truth))
 
 
@@ -353,7 +373,7 @@ def c_b_case(work, busy, mode, secs, n=2):
         estimator_goal(name, tr.objs, hot, [[pid, 0] for pid in truths],
                        [r for r in ck.table if r["spec"] == C_CALLS and
                         r["key"].endswith(",0")], why=budget_lines(tr),
-                       loose=dear(tr.err))
+                       dear_why=goal_todo(tr))
     report(ck, name, (C_CALLS, hot["key"] if hot else ""),
            "; ".join(load_note(t) for t in truths.values()))
 
@@ -702,38 +722,33 @@ def runtime_goal(name, tr, ck, hot, keyfn=None):
     CPU time less the hits' cost leaves too little to scale by. An
     interval of 0.5 s has two or three windows of some 40 ms, each 16
     rounds of the workload's loop give or take one: their spread (3 %)
-    makes a bound of an interval now and then. Where prices are known to
-    more than 15% (a trap is dear, its hits' cost most of the CPU time in
-    the windows), a bound with its estimate counts as an estimate
-    (tc.goal_mark()): its promise its error, held by the rows' checks."""
+    makes a bound of an interval now and then. A TODO where goal_todo()
+    says it is known not to hold."""
     spec, key = hot
     keyfn = keyfn or (lambda k: k)
-    loose = dear(tr.err)
     marks = []
     for o in [o for o in tr.objs if "interval" in o][:-1]:
         for a in o["aggs"]:
             for r in a["rows"] if a["spec"] == spec else ():
                 if tc.keytext(keyfn(tuple(r["key"]))) == key:
-                    marks.append(tc.goal_mark(r, loose))
+                    marks.append(tc.mark_of(r))
     first = next((i for i, m in enumerate(marks) if m == tc.ESTIMATE),
                  len(marks))
     later = marks[first:]
-    total = next((tc.ESTIMATE if loose and r["guess"] else r["mark"]
-                  for r in ck.table if r["spec"] == spec and
+    total = next((r["mark"] for r in ck.table if r["spec"] == spec and
                   r["key"] == key), None)
     ids = [a["spec"] for a in tr.final()["aggs"]]
     print("# %s: the hottest row %s in total, by interval %s" %
           (name, total, " ".join(marks)))
-    tap.ok(total in (tc.EXACT, tc.ESTIMATE) and
-           (later or tc.BOUND not in marks) and
-           3 * later.count(tc.BOUND) <= len(later),
-           "%s: the hottest row an estimate (~)%s or exact in total, and "
-           "in two intervals of three from its first estimate on" % (
-               name, ", or a bound's (prices known to more than 15%)"
-               if loose else ""),
-           "total %s; intervals %s\n%s" % (total, " ".join(marks),
-                                           "\n".join(budget_lines(
-                                               tr, ids.index(spec)))))
+    goal(total in (tc.EXACT, tc.ESTIMATE) and
+         (later or tc.BOUND not in marks) and
+         3 * later.count(tc.BOUND) <= len(later),
+         "%s: the hottest row an estimate (~) or exact in total, and in "
+         "two intervals of three from its first estimate on" % name,
+         "total %s; intervals %s\n%s" % (total, " ".join(marks),
+                                         "\n".join(budget_lines(
+                                             tr, ids.index(spec)))),
+         goal_todo(tr))
 
 
 def without_line(key):

@@ -43,16 +43,6 @@ def mark_of(row):
     return EXACT
 
 
-def goal_mark(row, loose=False):
-    """The row's mark for an estimator's goal: mark_of(); loose (prices
-    known to more than 15%: a trap is dear, docs/testing.md), a bound
-    with its estimate counts as an estimate, its promise its error."""
-    m = mark_of(row)
-    if loose and m == BOUND and row.get("estimate") is not None:
-        return ESTIMATE
-    return m
-
-
 def holds(printed, truth, mark):
     """Whether one printed number keeps the rule of its mark; mark
     ("guess", e): a lower bound's estimate, within its error e (relative,
@@ -267,7 +257,6 @@ class Checker:
                 "duty": duty if duty is not None else 1.0,
                 "printed": r["total"], "truth": t.count,
                 "ratio": ratio(r["total"], t.count), "mark": m,
-                "guess": m == BOUND and r.get("estimate") is not None,
                 "ok": len(bad) == n_bad})
         for key, t in truth.items():
             if key in rows or (scope is not None and not scope(spec, key)):
