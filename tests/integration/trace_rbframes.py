@@ -391,10 +391,12 @@ def check_probeset(script):
     tap.ok(inburn > 50 and sum(pf.values()) - inburn <= 5,
            "-P rubysample: Top's frames sampled, in burn (%d)" % inburn,
            (pf, tr.stderr))
-    tap.eq(sum(v for k, v in ps.items()
-               if k[0].startswith("<main>;run;burn")),
-           sum(ps.values()), "-P rubysample: Stacks' Ruby stacks sampled, "
-           "every one under <main>;run;burn", ps)
+    # as Top's: a sample or so of its reading the command or answering
+    # (one in <main>;gets beside 98 in burn, CI53)
+    under = sum(v for k, v in ps.items() if k[0].startswith("<main>;run;burn"))
+    tap.ok(under > 50 and sum(ps.values()) - under <= 5,
+           "-P rubysample: Stacks' Ruby stacks sampled, all but a few under "
+           "<main>;run;burn (%d)" % under, ps)
 
 
 def check_unknown(script, tmp):
