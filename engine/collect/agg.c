@@ -88,6 +88,7 @@ struct agg *agg_new(struct tracer *tr)
 		errno = ENOMEM;
 		return NULL;
 	}
+	cost_target_cpu(agg->cost, budget_cputime(agg->budget));
 	meter_hits(agg);
 	clock_gettime(CLOCK_MONOTONIC, &agg->start);
 	return agg;

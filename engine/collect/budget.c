@@ -573,6 +573,11 @@ double budget_pct(const struct budget *b)
 	return b->pct;
 }
 
+const struct cputime *budget_cputime(const struct budget *b)
+{
+	return b->cpu;
+}
+
 double budget_wake_s(const struct budget *b)
 {
 	double t, now;

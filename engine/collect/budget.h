@@ -39,6 +39,7 @@
 struct cost;
 struct tracer;
 struct budget;
+struct cputime;
 
 /* Per spec id, what an interval's rows stand for (budget_row()). */
 struct budget_est {
@@ -75,6 +76,9 @@ void budget_set(struct budget *b, double pct);
 
 /* The budget, % of one CPU, or < 0 for none. */
 double budget_pct(const struct budget *b);
+
+/* The target's CPU time the budget reads (cputime.h), or NULL if none. */
+const struct cputime *budget_cputime(const struct budget *b);
 
 /* The CLOCK_MONOTONIC second at which budget_tick() is due next, or a
  * negative number when nothing is (no budget). */

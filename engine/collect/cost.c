@@ -59,6 +59,8 @@ struct cost {
 	double last_t; /* monotonic time of the last cost_fill */
 	struct rusage self_at;
 	struct pid_cpu *pids; /* target's (one) or -b's processes, by pid */
+	const struct cputime *cpu; /* -b: its executable's processes' */
+	uint64_t cpu_at; /* ... CPU time at the last fill, ns */
 	size_t npids;
 	uint64_t boot_ticks_at; /* clock ticks since boot at the last fill */
 	double start_t; /* cost_new() */
@@ -424,18 +426,32 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void cost_target_cpu(struct cost *c, const struct cputime *cpu)
+{
+	c->cpu = c->target > 0 ? NULL : cpu;
+	c->cpu_at = cputime_ns(c->cpu);
+}
+
 /* The targets' CPU ns over the interval, or -1 if not known: the
- * target's, or (-b) that of each process whose rows moved. */
+ * target's, or (-b) its executable's processes' (cost_target_cpu()),
+ * else that of each process whose rows moved. */
 static double target_ns(struct cost *c, const struct agg_snapshot *snap)
 {
 	double tick_ns = 1, sum = 0, d;
 	pid_t *pids = NULL;
 	size_t n = 0, cap = 0;
 	bool known = false;
+	uint64_t now;
 
 	if (c->target > 0) {
 		d = pid_delta(c, c->target);
 		return d >= 0 ? d * tick_ns : -1;
+	}
+	if (c->cpu) {
+		now = cputime_ns(c->cpu);
+		d = now > c->cpu_at ? (double)(now - c->cpu_at) : 0;
+		c->cpu_at = now;
+		return d;
 	}
 	for (size_t s = 0; s < snap->nspecs; s++) {
 		const struct agg_spec *as = &snap->specs[s];

@@ -161,6 +161,14 @@ struct cost;
 struct cost *cost_new(const struct cost_progs *progs, pid_t target);
 void cost_free(struct cost *c);
 
+struct cputime;
+
+/* -b: the targets' CPU time, for "% of target", is cpu's (cputime.h: every
+ * process of the executable), from now on, not that of the processes
+ * whose rows moved (an allpids row has none: -b postgres read 188%).
+ * cpu NULL: none (a library's processes cannot be told). */
+void cost_target_cpu(struct cost *c, const struct cputime *cpu);
+
 /* Count the run time of progs' kernel and site programs that c does not
  * count yet (a program loaded since: pt_profile at the first profile:HZ,
  * a pt_walk* at the first spec that needs it), from now on. */

@@ -58,7 +58,7 @@ import tempfile
 import threading
 import time
 
-from tap import FIXTURE_DIR, PROBETOP, Tap, Target, Trace, dear, \
+from tap import FIXTURE_DIR, PROBETOP, Tap, Target, Trace, cpu_s, dear, \
     need_root, price_err
 import truthcheck as tc
 
@@ -319,6 +319,22 @@ def c_case(work, busy, mode, secs):
     report(ck, name, (C_CALLS, "0"), load_note(truth))
 
 
+def target_share(name, fin, used_s):
+    """-b: "% of target" is of every process of the executable: the CPU
+    time it stands for (the specs' cost, cpu_pct less kernel_pct, over
+    target_pct) within 10% of what the processes used since attach
+    (used_s). It took the processes' whose rows moved, and an allpids
+    row has none: -b postgres read 188%."""
+    ov = fin["overhead"]
+    share = ov.get("target_pct")
+    shown = ((ov["cpu_pct"] - ov["kernel_pct"]) / share * fin["elapsed_s"]
+             if share else None)
+    tap.ok(shown is not None and abs(shown - used_s) <= 0.1 * used_s,
+           "%s: %% of target is of every process: their CPU time as it "
+           "stands for within 10%% of what they used" % name,
+           "stands for %s s, used %.3f s (%s)" % (shown, used_s, ov))
+
+
 def c_b_case(work, busy, mode, secs, n=2):
     """-b: n truthwork processes under one trace of their executable,
     each counting its own: a row per process and key, each process's
@@ -334,6 +350,7 @@ def c_b_case(work, busy, mode, secs, n=2):
         args += ["-e", spec]
     # the budget's reasons, per interval, for the estimator's goal
     tr = Trace(args, env=dict(os.environ, PROBETOP_DEBUG="1"))
+    before = {t.pid: cpu_s(t.pid) for t in ts}  # their CPU time as attached
     for t in ts:
         t.p.stdin.write("go\n")
         t.p.stdin.flush()
@@ -349,6 +366,8 @@ def c_b_case(work, busy, mode, secs, n=2):
         tap.ok(False, "%s: the workloads said their truth, probetop its "
                "final block" % name, tr.stderr[-1500:])
         return
+    target_share(name, fin, sum(truths[p]["cpu_s"] - before[p]
+                                for p in truths))
     expect = {}
     for pid, truth in truths.items():
         c_truth_sane("%s (%d)" % (name, pid), truth)
