@@ -125,7 +125,7 @@ struct bspec {
 	bool by_time; /* its estimates are by time (choose()) */
 	bool chosen; /* ... as an interval with a spread said */
 	double m_lo, m_hi; /* the share of the hits' cost its waits took,
-			      last seen (slowed()) */
+			      last seen (factors()) */
 };
 
 struct budget {
@@ -801,9 +801,9 @@ static void by_cpu(const struct bspec *s, double rlo, double rhi,
  * of what they cost at the meter's prices, a range: the prices times
  * rlo..rhi (never more than the target's CPU time in the windows: what
  * the hits cost it, it spent there), less the share m its waits took
- * (pace.h; below 0 where they grew, a target slowed by more than its
- * hits' CPU time: Java's). k from 0 (a target not slowed) to INFINITY
- * (nothing known: no estimate by time).
+ * (s->m_lo..m_hi, pace.h; below 0 where they grew, a target slowed by
+ * more than its hits' CPU time: Java's). k from 0 (a target not slowed)
+ * to INFINITY (nothing known: no estimate by time).
  */
 static void slowed(const struct budget *b, struct bspec *s, double rlo,
 		   double rhi, double *klo, double *khi)
@@ -811,7 +811,6 @@ static void slowed(const struct budget *b, struct bspec *s, double rlo,
 	if (b->cpu && s->on_spent > 0 && s->on_cpu / s->on_spent < rhi)
 		rhi = s->on_cpu / s->on_spent;
 	rlo = fmin(rlo, rhi);
-	pace_range(&s->pace, &s->m_lo, &s->m_hi);
 	*klo = fmax(0, rlo - fmin(s->m_hi, rhi));
 	*khi = rhi - s->m_lo;
 	if (!(*khi >= *klo)) /* waits shorter by more than the hits cost */
@@ -938,14 +937,12 @@ static void choose(struct bspec *s, const struct est_by *t,
  * the hits' cost, read 0.6 to 0.84 of the truth as estimates within 21
  * to 23%, and its statements beside -P postgresql's 20 specs (whose
  * windows nest in theirs, and with them what the others' hits held up)
- * 0.84 to 0.85 as estimates within 15% (0.985 alone).
+ * 0.84 to 0.85 as estimates within 15% (0.985 alone). Reads m as
+ * factors() last took it (s->m_hi).
  */
 static double held_up(const struct bspec *s)
 {
-	double m_lo, m_hi;
-
-	pace_range(&s->pace, &m_lo, &m_hi);
-	if (!(m_hi < 0) || s->on_s <= 0)
+	if (!(s->m_hi < 0) || s->on_s <= 0)
 		return 0;
 	return s->on_cpu / (s->on_s * 1e9);
 }
@@ -967,6 +964,7 @@ static void factors(const struct budget *b, struct bspec *s,
 	struct est_by c, t;
 
 	price_range(info, &rlo, &rhi);
+	pace_range(&s->pace, &s->m_lo, &s->m_hi); /* held_up(), slowed() */
 	by_cpu(s, rlo, rhi + held_up(s), &c);
 	by_time(b, s, rlo, rhi, &t);
 	if (e->estimated && (!b->cpu || gap > BUDGET_IDLE_NS))
