@@ -56,8 +56,9 @@
  * older */
 #define BUDGET_PACE_HALF_S 5.0
 /* by time, the target's CPU time in the windows may fall short of what
- * its hits cost there by this share of that (work_cut()) */
-#define BUDGET_CUT_TOL 0.25
+ * its hits cost there by this share of its work there (work_cut()): an
+ * estimate by time that much low */
+#define BUDGET_CUT_TOL 0.05
 /* ... in a target that works at most this share of the time out of its
  * windows: a busier one's work cut to fit would hide in its own rate */
 #define BUDGET_TIME_MAX_CPU 0.3
@@ -117,9 +118,9 @@ struct bspec {
 	/* its windows and gaps since it was first sampled, the older the
 	 * less (BUDGET_PACE_HALF_S): its pace (pace.h) */
 	struct pace pace;
-	double pace_on_cpu, pace_gap_cpu; /* the target's CPU time in them
-					     (out of them less the parked
-					     hits' cost) */
+	double pace_on_cpu, pace_gap_cpu; /* the target's CPU time in them,
+					     out of them */
+	double pace_gap_spent; /* what every spec's hits cost out of them */
 	struct wins cpu; /* its windows by the target's CPU time in them */
 	struct wins time; /* ... by their length */
 	bool by_time; /* its estimates are by time (choose()) */
@@ -820,47 +821,55 @@ static void slowed(const struct budget *b, struct bspec *s, double rlo,
 /*
  * Whether spec s's windows show the target's work cut to fit its time:
  * by time, a target the hits slow does its work later (or waits less),
- * so that its CPU time in the windows exceeds what its rate out of them
- * (r) makes of their length by what the hits cost, at the least price
- * (rlo) less what its slowing (up to khi) took of that rate; one that
- * works for so long whatever it gets done (truthwork's busy phases) has
- * the same CPU time in the windows as out of them, and its hits there
- * stand for work that was never done. Read over its windows and gaps
- * of the last seconds, as its pace is (one interval's alone may not
- * tell: a workload that ends part way through it runs at another rate
- * in its windows than in its gaps). Told only of a target that works
- * at most BUDGET_TIME_MAX_CPU of the time out of its windows (a cut of a
- * busier one would hide in its own rate: truthwork busy half the time
- * read 0.56 of the truth by time); a shortfall of BUDGET_CUT_TOL of the
- * hits' cost is let pass: a cut hidden in it, or in the price's error,
- * is the estimate's premise (docs/architecture.md). Where the target's
- * work in the windows (its CPU time there less the hits' cost) is less
- * than that shortfall and the price's error, the hits' cost the bulk of
- * its CPU time there, a cut of all its work would pass so: there its
- * CPU time must have risen by all the hits' cost at the meter's price
- * (truthwork at 0.05 us a call, its calls in the windows a 40th of those
- * out of them, rose by 0.5 to 0.85 of it where a hit costs 4 us, and
- * read a 20th of the truth by time; CPython's calls, slowed, by 1.4).
- * Windows without a hit cut nothing.
+ * so that its CPU time in the windows exceeds what its CPU time's rate
+ * out of them makes of their length by what the hits cost there beyond
+ * what hits out of them cost in as long (own: every spec's hits count,
+ * and another's may fall in this one's gaps), less what its slowing (up
+ * to khi) took of its work's rate (r); one that works for so long
+ * whatever it gets done (truthwork's busy phases) has the same CPU time
+ * in the windows as out of them, hits and all, and its hits there stand
+ * for work that was never done. A part cut (truthwork reads its clock
+ * every 2 us of work, so that its calls overran their time by 0.4 to
+ * 0.85 of the hits' cost where a trap costs 4 us) leaves the estimate
+ * low by the work cut over the work done in the windows (their CPU time
+ * less the hits' cost): a shortfall of BUDGET_CUT_TOL of that work is
+ * let pass, as the estimate's premise (docs/architecture.md). So is the
+ * price's error (rlo), where it is smaller: else the hits' cost is taken
+ * at the meter's price (a cut hidden in the error would be too much:
+ * truthwork at 0.05 us a call read a 20th of the truth by time; CPython's
+ * slowed calls rose by 1.4 of it). Read over its windows and gaps of the
+ * last seconds, as its pace is (one interval's alone may not tell: a
+ * workload that ends part way through it runs at another rate in its
+ * windows than in its gaps). Told only of a target that works at most
+ * BUDGET_TIME_MAX_CPU of the time out of its windows (a cut of a busier
+ * one would hide in its own rate: truthwork busy half the time read 0.56
+ * of the truth by time). The slowing is taken at most at the dearest
+ * price (rhi) but where the target's waits grew in the windows
+ * (held_up()): waits too few to say (a range of -4..2) would hide a
+ * cut. Windows without a hit cut nothing.
  */
 static bool work_cut(const struct budget *b, const struct bspec *s, double rlo,
-		     double khi)
+		     double rhi, double khi)
 {
-	double r, excess, price = rlo, tol = BUDGET_CUT_TOL;
+	double gap_ns = s->pace.gap_s * 1e9, on_ns = s->pace.on_s * 1e9;
+	double r, own, work, excess, price = rlo;
 
-	if (!b->cpu || s->pace.gap_s <= 0)
+	if (!b->cpu || gap_ns <= 0)
 		return true; /* nothing to tell it by */
 	if (s->pace.spent <= BUDGET_IDLE_NS)
 		return false; /* no hit in the windows to cut work for */
-	r = s->pace_gap_cpu / (s->pace.gap_s * 1e9);
+	r = fmax(0, s->pace_gap_cpu - s->pace_gap_spent) / gap_ns;
 	if (r > BUDGET_TIME_MAX_CPU)
 		return true; /* a cut would not show */
-	if (s->pace_on_cpu - s->pace.spent < (tol + 1 - rlo) * s->pace.spent) {
-		price = 1; /* the hits' cost the bulk (see above) */
-		tol = 0;
-	}
-	excess = s->pace_on_cpu - r * s->pace.on_s * 1e9;
-	return excess < (price - r * khi - tol) * s->pace.spent;
+	if (!(s->m_hi < 0))
+		khi = fmin(khi, rhi);
+	own = s->pace.spent - s->pace_gap_spent / gap_ns * on_ns;
+	work = fmax(0, s->pace_on_cpu - s->pace.spent);
+	if ((1 - rlo) * own > BUDGET_CUT_TOL * work)
+		price = 1; /* the price's error too much (see above) */
+	excess = s->pace_on_cpu - s->pace_gap_cpu / gap_ns * on_ns;
+	return excess <
+	       price * own - r * khi * s->pace.spent - BUDGET_CUT_TOL * work;
 }
 
 /* Spec s's estimate by time: the middle of its factor's range over the
@@ -873,7 +882,7 @@ static void by_time(const struct budget *b, struct bspec *s, double rlo,
 
 	slowed(b, s, rlo, rhi, &klo, &khi);
 	lo = time_factor_at(s, klo);
-	hi = work_cut(b, s, rlo, khi) ? INFINITY : time_factor_at(s, khi);
+	hi = work_cut(b, s, rlo, rhi, khi) ? INFINITY : time_factor_at(s, khi);
 	x->f_lo = x->f_min = fmin(lo, hi);
 	x->f_hi = fmax(lo, hi);
 	x->factor = (x->f_lo + x->f_hi) / 2;
@@ -1020,9 +1029,9 @@ static void pace_merge(struct bspec *s, double secs)
 	pace_add(&s->pace, &s->on_w, &gap, s->on_spent, s->time.now.seen,
 		 s->on_s, s->samp_s - s->on_s, keep);
 	s->pace_on_cpu = s->pace_on_cpu * keep + s->on_cpu;
-	s->pace_gap_cpu = s->pace_gap_cpu * keep +
-			  fmax(0, (s->samp_cpu - s->on_cpu) -
-					  (s->samp_spent - s->on_spent));
+	s->pace_gap_cpu = s->pace_gap_cpu * keep + (s->samp_cpu - s->on_cpu);
+	s->pace_gap_spent =
+		s->pace_gap_spent * keep + (s->samp_spent - s->on_spent);
 }
 
 /* The windows of the interval ending, secs long, into all and recent. */

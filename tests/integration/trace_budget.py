@@ -100,7 +100,7 @@ with tempfile.TemporaryDirectory() as tmp:
            "default budget: the call-heavy spec is sampled (estimated, "
            "duty below 1)", {k: a.get(k) for k in ("estimated", "duty")})
     work = [r for r in a["rows"] if r["key"][0] == "work"]
-    # where a trap is dear (its price known to 35%: a hit of 4-5 us, some
+    # where a trap is dear (its price known to 50%: a hit of 4-5 us, some
     # half of the target's CPU time in the windows), the promise is a
     # bound's estimate within its error (docs/testing.md)
     loose = dear(tr.err)

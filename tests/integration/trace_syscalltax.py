@@ -12,7 +12,7 @@ what the watch measurably added to each of dd's syscalls; the
 machine-wide cost shown over the run is at least 75% of what dd alone
 paid (other processes' syscalls add to it); each wider by as much as
 probetop says its prices are known to more than 15% (PROBETOP_DEBUG's
-cost line: 35% where a syscall flushes the TLB, docs/testing.md); the
+cost line: 50% where a syscall flushes the TLB, docs/testing.md); the
 target's share is never charged with it (0 or unknown for a target that
 runs no spec, where it read hundreds of % before); JSON carries
 syscall_ns on every object."""
