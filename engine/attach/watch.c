@@ -87,11 +87,15 @@ static double median_tax(double *m)
  * links[0..2)) add to every process's syscalls, ns a syscall: probetop's
  * own, which they do not count, as an unrelated process's. Timed in
  * pairs, a loop with them detached and one with them attached again,
+ * every other pair the attached loop first (a price drifting over the
+ * pair then moves one pair's difference up and the next one's down),
  * and the median of the pairs' differences taken: where a syscall
  * flushes the TLB the host's load moves its price by more than the tax
  * between loops further apart (the best of seven loops before and of
- * seven after showed +115 to +294 ns where dd paid +181 to +383). A
- * negative errno if they could not be attached again (logged).
+ * seven after showed +115 to +294 ns where dd paid +181 to +383; pairs
+ * each bare first 0.30 to 0.78 of what dd paid, 1.61 once; in turn 0.70
+ * to 1.35). A negative errno if they could not be attached again
+ * (logged).
  */
 static double syscall_tax_ns(struct bpf_program *const *progs,
 			     struct bpf_link **links)
@@ -100,8 +104,10 @@ static double syscall_tax_ns(struct bpf_program *const *progs,
 	int err;
 
 	for (int r = 0; r < TAX_PAIRS; r++) {
-		double bare, traced;
+		double bare, traced = 0;
 
+		if (r % 2)
+			traced = syscall_loop_ns();
 		for (int i = 0; i < 2; i++) {
 			bpf_link__destroy(links[i]);
 			links[i] = NULL;
@@ -110,7 +116,8 @@ static double syscall_tax_ns(struct bpf_program *const *progs,
 		err = attach_progs(progs, links, 2, 2);
 		if (err)
 			return err;
-		traced = syscall_loop_ns();
+		if (!(r % 2))
+			traced = syscall_loop_ns();
 		d[r] = (traced - bare) / TAX_CALLS;
 	}
 	return fmax(median_tax(d), 0);

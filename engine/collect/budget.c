@@ -88,6 +88,8 @@ struct bspec {
 	double duty; /* of the slot under way */
 	double off_at; /* when it parks in this slot (on, duty < 1) */
 	double parked_at; /* when the budget parked it last */
+	bool held_out; /* its last attach failed: its uprobes were still
+			  going out (tracer_unpark()) */
 	struct mark since; /* when it was attached, or last accounted */
 	uint64_t hits; /* its hit counter at the last mark */
 	uint64_t parked; /* its hits while parked, then */
@@ -142,6 +144,7 @@ struct budget {
 	struct mark iv; /* the interval's start */
 	double slot_s; /* the length of the slot under way */
 	bool last; /* it ends with the interval (slot_len()) */
+	double on_at; /* when its sampled specs attach (window_lead()) */
 	double checked; /* when check_burst() last looked */
 	double iv_s; /* the last interval's length (0: none yet): the one
 			under way ends about iv.t + iv_s */
@@ -360,43 +363,57 @@ static bool is_fixed(const struct tracer_spec_info *info)
 	return info->exact;
 }
 
-/* Attach every live spec the budget parked; whether there was one. Each
- * is then on from the mark its caller takes (start_on()), its hits
- * dropped until then. One whose uprobes are still going out stays
- * parked, unless wait. */
-static bool unpark_all(struct budget *b, bool wait)
-{
-	bool attached = false;
-
-	for (int id = 0; id < PT_MAX_SPECS; id++) {
-		if (b->s[id].live && !b->s[id].on &&
-		    !tracer_unpark(b->tr, id, wait))
-			attached = true;
-	}
-	return attached;
-}
-
-/* Whether spec s is to be attached at t, but its uprobes of its last
- * park were still going out when it was to be (tracer_unpark()). */
-static bool waiting(const struct bspec *s, double t)
-{
-	return s->live && !s->on && t < s->off_at;
-}
-
-/* Attach every spec waiting at t; whether one was. On from the mark
- * its caller takes then (start_on()). What its wait took, from its
- * park, is how long uprobes take to go out now (b->out_s). */
-static bool unpark_waiting(struct budget *b, double t)
+/* Attach every live spec the budget parked (but for those sampled in
+ * the slot, if whole: their windows begin later, window_lead());
+ * whether there was one. Each is then on from the mark its caller takes
+ * (start_on()), its hits dropped until then. One whose uprobes are
+ * still going out stays parked, unless wait. */
+static bool unpark_all(struct budget *b, bool wait, bool whole)
 {
 	bool attached = false;
 
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
 
-		if (!waiting(s, t) || tracer_unpark(b->tr, id, false))
+		if (!s->live || s->on)
+			continue;
+		if (whole && s->duty < 1) {
+			s->held_out = false; /* not tried yet */
+			continue;
+		}
+		s->held_out = tracer_unpark(b->tr, id, wait) != 0;
+		attached |= !s->held_out;
+	}
+	return attached;
+}
+
+/* Whether spec s is to be attached at t: its window of the slot has
+ * begun (b->on_at) and not ended, but it was not attached then (its
+ * window's lead, or its uprobes of its last park still going out). */
+static bool waiting(const struct budget *b, const struct bspec *s, double t)
+{
+	return s->live && !s->on && t >= b->on_at && t < s->off_at;
+}
+
+/* Attach every spec waiting at t; whether one was. On from the mark
+ * its caller takes then (start_on()). What a wait for uprobes going out
+ * took, from its park, is how long they take now (b->out_s). */
+static bool unpark_waiting(struct budget *b, double t)
+{
+	bool attached = false;
+
+	for (int id = 0; id < PT_MAX_SPECS; id++) {
+		struct bspec *s = &b->s[id];
+		bool held = s->held_out;
+
+		if (!waiting(b, s, t))
+			continue;
+		s->held_out = tracer_unpark(b->tr, id, false) != 0;
+		if (s->held_out)
 			continue;
 		attached = true;
-		b->out_s = fmax(b->out_s, t - s->parked_at);
+		if (held)
+			b->out_s = fmax(b->out_s, t - s->parked_at);
 	}
 	return attached;
 }
@@ -442,8 +459,38 @@ static void start_on(struct budget *b, const struct mark *m)
 	}
 }
 
-/* A slot starts at mark m: ask the governor, attach every spec, and
- * time the parks. */
+/*
+ * How long after the start of a slot of duties duty[0..n) its sampled
+ * specs attach: at random, from 0 to what the longest window leaves of
+ * the slot (less, in an interval's last slot, the margin at its end,
+ * near_end(), where a window would be kept to the end). Their windows
+ * nest as they did at the slot's start, and attach and park once a slot
+ * each as they did; but a workload that repeats itself every interval,
+ * or every other (truthwork's phases of 1 s, intervals of 0.5 s), is
+ * not seen at the same moments of it every time.
+ */
+static double window_lead(struct budget *b, const double *duty, int n)
+{
+	double most = -1, room, lead;
+
+	for (int id = 0; id < n; id++)
+		if (b->s[id].live && duty[id] < 1 && duty[id] > most)
+			most = duty[id];
+	if (most < 0)
+		return 0;
+	room = (1 - most) * b->slot_s;
+	if (b->last)
+		room -= fmin(b->out_s + BUDGET_RETRY_S, b->iv_s / 2);
+	lead = room > 0 ? room * rand_r(&b->seed) / RAND_MAX : 0;
+	log_msg(LOG_DEBUG,
+		"budget: a slot of %.1f ms: its windows after %.1f ms of "
+		"%.1f ms free",
+		b->slot_s * 1e3, lead * 1e3, fmax(room, 0) * 1e3);
+	return lead;
+}
+
+/* A slot starts at mark m: ask the governor, attach every spec (those
+ * sampled after its lead, window_lead()), and time the parks. */
 static void start_slot(struct budget *b, const struct mark *m)
 {
 	struct gov_in in[PT_MAX_SPECS];
@@ -488,18 +535,21 @@ static void start_slot(struct budget *b, const struct mark *m)
 			b->costliest = id;
 		}
 	}
+	b->on_at = m->t + window_lead(b, duty, n);
 	/* attaching takes the kernel a grace period or so (ms): the
 	 * windows start when every spec is attached, as the hits counted
 	 * do (park.h) */
-	if (unpark_all(b, false))
+	if (unpark_all(b, false, b->on_at > m->t))
 		take_mark(b, &after);
 	start_on(b, &after);
 	for (int id = 0; id < n; id++) {
 		struct bspec *s = &b->s[id];
 
-		if (s->live) /* one still parked: as if attached at after */
-			s->off_at = (s->on ? s->since.t : after.t) +
-				    s->duty * b->slot_s;
+		if (s->live) /* one still parked: as if attached at after,
+				or its lead's end */
+			s->off_at =
+				(s->on ? s->since.t : fmax(after.t, b->on_at)) +
+				s->duty * b->slot_s;
 	}
 	b->slot = *m;
 }
@@ -550,7 +600,8 @@ void budget_set(struct budget *b, double pct)
 	b->costliest = -1;
 	take_mark(b, &m);
 	end_part(b, &m);
-	unpark_all(b, true);
+	b->on_at = m.t;
+	unpark_all(b, true, false);
 	start_on(b, &m);
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
 		struct bspec *s = &b->s[id];
@@ -594,9 +645,11 @@ double budget_wake_s(const struct budget *b)
 
 		if (s->live && s->on && s->duty < 1 && s->off_at < t)
 			t = s->off_at;
-		if (waiting(s, now) && now + BUDGET_RETRY_S < t)
+		if (waiting(b, s, now) && now + BUDGET_RETRY_S < t)
 			t = now + BUDGET_RETRY_S;
 	}
+	if (b->on_at > now && b->on_at < t)
+		t = b->on_at; /* the slot's windows begin */
 	return t;
 }
 
@@ -665,7 +718,7 @@ void budget_tick(struct budget *b)
 	for (int id = 0; id < PT_MAX_SPECS && !due; id++)
 		due = (b->s[id].live && b->s[id].on && b->s[id].duty < 1 &&
 		       t >= b->s[id].off_at) ||
-		      waiting(&b->s[id], t);
+		      waiting(b, &b->s[id], t);
 	if (!due && !slot && !check)
 		return;
 	attached = !slot && unpark_waiting(b, t);

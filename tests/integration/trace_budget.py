@@ -8,13 +8,16 @@ collections beside it stay exact and unestimated. --budget off counts
 every call exactly. A burst (a function called 1,000 times a second,
 then as fast as it can) is cut within the interval it starts in: the
 intervals before it are exact, and in the one it starts in the spec's
-duty is below 1. A sampled histogram's buckets add up to its count.
+duty is below 1. The sampled windows begin at random in their slots
+(PROBETOP_DEBUG's window leads). A sampled histogram's buckets add up
+to its count.
 While a spec is parked its USDT semaphore is back at zero (sampled from
 the target's memory), and with --budget off it stays raised. --budget
 rejects what is not a percentage."""
 
 import json
 import os
+import re
 import struct
 import tempfile
 import time
@@ -132,6 +135,19 @@ with tempfile.TemporaryDirectory() as tmp:
            all(agg_of(o, CALLS)["duty"] < 1 for o in sampled),
            "default budget: duty below 1 in the intervals it was sampled",
            [agg_of(o, CALLS).get("duty") for o in tr.objs])
+    # the sampled windows begin at random in their slots (window_lead()),
+    # not at each slot's start in step with the intervals: of 10 slots
+    # or more with 10 ms free, some begin past a fifth of it and some
+    # before four fifths (either all on one side by chance: 1 in 10
+    # million)
+    leads = [tuple(map(float, m.groups())) for m in
+             (re.search(r"budget: a slot of [\d.]+ ms: its windows after "
+                        r"([\d.]+) ms of ([\d.]+) ms free", l)
+              for l in tr.err) if m]
+    spread = [lead / free for lead, free in leads if free >= 10]
+    tap.ok(len(spread) >= 10 and min(spread) < 0.8 and max(spread) > 0.2,
+           "default budget: the sampled windows begin at random in their "
+           "slots", ["%.2f" % x for x in spread][:40])
     n, g, c = collections(fin)
     tap.eq((n, g.get("estimated"), c.get("estimated")), ((10, 10), None,
                                                          None),
