@@ -90,6 +90,8 @@ struct bspec {
 	double parked_at; /* when the budget parked it last */
 	bool held_out; /* its last attach failed: its uprobes were still
 			  going out (tracer_unpark()) */
+	bool lead; /* sampled, to attach after the slot's lead: its window
+		      begins when it is attached */
 	struct mark since; /* when it was attached, or last accounted */
 	uint64_t hits; /* its hit counter at the last mark */
 	uint64_t parked; /* its hits while parked, then */
@@ -343,7 +345,7 @@ static bool near_end(const struct budget *b, double t);
  * BUDGET_JITTER; but one after which less than half a slot would be
  * left before the park margin at the interval's end (near_end()) runs
  * to that end (the interval's end begins the next slot). A slot must not
- * start near the end: its windows begin with it, and a spec parked in
+ * start near the end: its windows begin in it, and a spec parked in
  * the margin stays attached to the end, as long as uprobes take to go
  * out (tens of ms). Measured: specs attached whole the last 70-86 ms of
  * every interval, which spent the budget and left the next slots'
@@ -379,6 +381,7 @@ static bool unpark_all(struct budget *b, bool wait, bool whole)
 			continue;
 		if (whole && s->duty < 1) {
 			s->held_out = false; /* not tried yet */
+			s->lead = true;
 			continue;
 		}
 		s->held_out = tracer_unpark(b->tr, id, wait) != 0;
@@ -387,12 +390,17 @@ static bool unpark_all(struct budget *b, bool wait, bool whole)
 	return attached;
 }
 
-/* Whether spec s is to be attached at t: its window of the slot has
- * begun (b->on_at) and not ended, but it was not attached then (its
- * window's lead, or its uprobes of its last park still going out). */
+/* Whether spec s is to be attached at t: after the slot's lead (its
+ * window then as long as its duty says, from when it is attached) to
+ * the slot's end; or its window has begun and not ended, but its
+ * uprobes of its last park were still going out when it was to be. */
 static bool waiting(const struct budget *b, const struct bspec *s, double t)
 {
-	return s->live && !s->on && t >= b->on_at && t < s->off_at;
+	if (!s->live || s->on)
+		return false;
+	if (s->lead)
+		return t >= b->on_at && t < b->slot.t + b->slot_s;
+	return t < s->off_at;
 }
 
 /* Attach every spec waiting at t; whether one was. On from the mark
@@ -445,7 +453,9 @@ static void park(struct budget *b, int id, const struct mark *m)
 }
 
 /* The specs unpark_all() attached are on since mark m, taken after
- * the last of them was attached: their hits are counted from now. */
+ * the last of them was attached: their hits are counted from now, and
+ * the windows of those attached after the slot's lead end a duty of it
+ * later. */
 static void start_on(struct budget *b, const struct mark *m)
 {
 	for (int id = 0; id < PT_MAX_SPECS; id++) {
@@ -455,6 +465,10 @@ static void start_on(struct budget *b, const struct mark *m)
 			tracer_count_again(b->tr, id);
 			s->on = true;
 			s->since = *m;
+			if (s->lead) /* within the slot (budget_tick()) */
+				s->off_at = fmin(m->t + s->duty * b->slot_s,
+						 b->slot.t + b->slot_s);
+			s->lead = false;
 		}
 	}
 }
@@ -462,12 +476,18 @@ static void start_on(struct budget *b, const struct mark *m)
 /*
  * How long after the start of a slot of duties duty[0..n) its sampled
  * specs attach: at random, from 0 to what the longest window leaves of
- * the slot (less, in an interval's last slot, the margin at its end,
- * near_end(), where a window would be kept to the end). Their windows
- * nest as they did at the slot's start, and attach and park once a slot
- * each as they did; but a workload that repeats itself every interval,
- * or every other (truthwork's phases of 1 s, intervals of 0.5 s), is
- * not seen at the same moments of it every time.
+ * the slot, less a look's time (GOV_CHECK_S: the tick that attaches
+ * them may come that late) and, in an interval's last slot, the margin
+ * at its end (near_end(), where a window would be kept to the end).
+ * Their windows nest as they did at the slot's start, and attach and
+ * park once a slot each as they did; but a workload that repeats itself
+ * every interval, or every other (truthwork's phases of 1 s, intervals
+ * of 0.5 s), is not seen at the same moments of it every time. A spec
+ * still attached at the slot's start (kept to the last interval's end,
+ * or its tick late) begins its window there. Not in an interval's first
+ * slot (start_slot()'s caller says): its first windows begin with it,
+ * so that work that ends early in it (a phase's tail, the target's
+ * exit) is seen by one of them.
  */
 static double window_lead(struct budget *b, const double *duty, int n)
 {
@@ -478,7 +498,7 @@ static double window_lead(struct budget *b, const double *duty, int n)
 			most = duty[id];
 	if (most < 0)
 		return 0;
-	room = (1 - most) * b->slot_s;
+	room = (1 - most) * b->slot_s - GOV_CHECK_S;
 	if (b->last)
 		room -= fmin(b->out_s + BUDGET_RETRY_S, b->iv_s / 2);
 	lead = room > 0 ? room * rand_r(&b->seed) / RAND_MAX : 0;
@@ -490,8 +510,9 @@ static double window_lead(struct budget *b, const double *duty, int n)
 }
 
 /* A slot starts at mark m: ask the governor, attach every spec (those
- * sampled after its lead, window_lead()), and time the parks. */
-static void start_slot(struct budget *b, const struct mark *m)
+ * sampled after its lead, window_lead(), if lead: not the first slot of
+ * an interval), and time the parks. */
+static void start_slot(struct budget *b, const struct mark *m, bool lead)
 {
 	struct gov_in in[PT_MAX_SPECS];
 	double duty[PT_MAX_SPECS], best = -1;
@@ -535,7 +556,7 @@ static void start_slot(struct budget *b, const struct mark *m)
 			b->costliest = id;
 		}
 	}
-	b->on_at = m->t + window_lead(b, duty, n);
+	b->on_at = m->t + (lead ? window_lead(b, duty, n) : 0);
 	/* attaching takes the kernel a grace period or so (ms): the
 	 * windows start when every spec is attached, as the hits counted
 	 * do (park.h) */
@@ -725,7 +746,7 @@ void budget_tick(struct budget *b)
 	take_mark(b, &m);
 	b->checked = m.t;
 	if (slot) {
-		start_slot(b, &m);
+		start_slot(b, &m, true);
 		return;
 	}
 	if (attached)
@@ -882,7 +903,7 @@ static void slowed(const struct budget *b, struct bspec *s, double rlo,
  * whatever it gets done (truthwork's busy phases) has the same CPU time
  * in the windows as out of them, hits and all, and its hits there stand
  * for work that was never done. A part cut (truthwork reads its clock
- * every 2 us of work, so that its calls overran their time by 0.4 to
+ * every 2 us of work, so that its calls overran their time by 0.3 to
  * 0.85 of the hits' cost where a trap costs 4 us) leaves the estimate
  * low by the work cut over the work done in the windows (their CPU time
  * less the hits' cost): a shortfall of BUDGET_CUT_TOL of that work is
@@ -1141,5 +1162,5 @@ void budget_interval(struct budget *b, struct budget_est *out, size_t n)
 	 * would be a gap with none, and work that ends in it (a phase's
 	 * tail) would leave the interval's rows bounds */
 	if (b->pct >= 0)
-		start_slot(b, &m);
+		start_slot(b, &m, false);
 }

@@ -244,7 +244,7 @@ class Trace:
 def price_err(lines):
     """The share probetop's prices are known to, from its debug lines
     (PROBETOP_DEBUG's "cost: a hit costs ... prices known to N%"): 0.15,
-    or 0.35 where a trap is dear (engine/collect/cost.h); None if it did
+    or 0.5 where a trap is dear (engine/collect/cost.h); None if it did
     not say."""
     for line in lines:
         m = re.search(r"prices known to (\d+)%", line)

@@ -87,7 +87,7 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(WORKLOAD)
 
     # -- the default budget: sampled, estimated within 10% ---------------
-    N = 300000  # some 3 s of work
+    N = 600000  # some 6 s of work
     t = Target([PY, script])
     tr = Trace(["-p", str(t.pid), "-P", "python", "-e", LINES, "-i", "0.5"],
                env=dict(os.environ, PROBETOP_DEBUG="1"))
@@ -136,10 +136,10 @@ with tempfile.TemporaryDirectory() as tmp:
            "default budget: duty below 1 in the intervals it was sampled",
            [agg_of(o, CALLS).get("duty") for o in tr.objs])
     # the sampled windows begin at random in their slots (window_lead()),
-    # not at each slot's start in step with the intervals: of 10 slots
-    # or more with 10 ms free, some begin past a fifth of it and some
-    # before four fifths (either all on one side by chance: 1 in 10
-    # million)
+    # not at each slot's start in step with the intervals: of the slots
+    # with 10 ms free (8 of them in 3 s), some begin past a fifth of it
+    # and some before four fifths (all on one side or the other by
+    # chance: 1 in 5 million, of 10); an interval's first slot has none
     leads = [tuple(map(float, m.groups())) for m in
              (re.search(r"budget: a slot of [\d.]+ ms: its windows after "
                         r"([\d.]+) ms of ([\d.]+) ms free", l)
@@ -169,14 +169,16 @@ with tempfile.TemporaryDirectory() as tmp:
     t = Target([PY, script])
     tr = Trace(["-p", str(t.pid), "-P", "python", "-i", "0.5", "--budget",
                 "off"])
-    t.send("work %d" % N)
+    N_OFF = 300000  # every call trapped: some 5 s where a trap is dear
+    t.send("work %d" % N_OFF)
     time.sleep(0.6)
     tr.finish()
     t.stop()
     fin = tr.final()
     n, a = calls(fin, "work", final=True)
-    tap.eq((n, a.get("estimated"), fin.get("budget_pct")), (N, None, None),
-           "--budget off: exactly %d calls, no estimate, no budget" % N)
+    tap.eq((n, a.get("estimated"), fin.get("budget_pct")),
+           (N_OFF, None, None),
+           "--budget off: exactly %d calls, no estimate, no budget" % N_OFF)
 
     # -- a burst is cut in the interval it starts in ---------------------
     t = Target([PY, script])

@@ -37,6 +37,9 @@ Environment:
                         then be exact: the truths are right) or PCT
   TRUTH_CASES=REGEX     only the cases whose name matches
   TRUTH_TABLE=PATH      write the summary table (markdown) there
+  TRUTH_ERR=PREFIX      write each case's probetop stderr (its
+                        PROBETOP_DEBUG lines: the budget's estimates,
+                        interval by interval) to PREFIX + the case's name
 The table of every row goes to the TAP diagnostics.
 
 The C cases also check the "events" of the final block and of the
@@ -96,6 +99,9 @@ def finish(tr, name, timeout=90):
                tr.stderr[-1500:])
         return None
     fin = tr.final()
+    if os.environ.get("TRUTH_ERR"):  # its debug lines, to read after
+        with open(os.environ["TRUTH_ERR"] + name, "w") as f:
+            f.write(tr.stderr)
     tap.ok(tr.rc == 0 and fin is not None,
            "%s: probetop ran and printed a final block" % name,
            "rc %s\n%s" % (tr.rc, tr.stderr[-1500:]))
