@@ -379,9 +379,9 @@ static bool unpark_all(struct budget *b, bool wait, bool whole)
 
 		if (!s->live || s->on)
 			continue;
-		if (whole && s->duty < 1) {
+		s->lead = whole && s->duty < 1;
+		if (s->lead) {
 			s->held_out = false; /* not tried yet */
-			s->lead = true;
 			continue;
 		}
 		s->held_out = tracer_unpark(b->tr, id, wait) != 0;
@@ -757,6 +757,9 @@ void budget_tick(struct budget *b)
 
 		if (!s->live || !s->on || s->duty >= 1 || m.t < s->off_at)
 			continue;
+		if (!b->last && m.t >= b->slot.t + b->slot_s)
+			continue; /* attached late, past the slot: the next
+				     slot's start times its window */
 		if (near_end(b, m.t))
 			s->off_at = INFINITY; /* on to the interval's end */
 		else
