@@ -130,11 +130,13 @@ tap.eq({k: v for k, v in rows_by_key(A["nest"]).items()},
 tap.eq(A["nest"]["unmatched"], 0, "no unmatched latency ends")
 # a time is its raw time less the mean the probes add (calibrated): a
 # call of little code reads 0 where its probes cost less than their mean
-# (where a trap is dear, 4.2 us a pair here, they vary by a microsecond)
-tap.ok(all(r["min"] >= 0 and r["max"] >= r["min"] and r["sum"] > 0
-           for r in A["nest"]["rows"]),
-       "latencies are ns, none negative, each depth's sum positive",
-       A["nest"]["rows"])
+# (where a trap is dear, 4.2 us a pair here, they vary by a microsecond).
+# Depth 1 has no code between its probes: its truth is about 0, and all
+# its 100 read 0 in CI59; depths 2 and 3 hold the inner pairs' traps
+tap.ok(all(r["min"] >= 0 and r["max"] >= r["min"] and
+           (r["sum"] > 0 or r["key"] == [1]) for r in A["nest"]["rows"]),
+       "latencies are ns, none negative, the sum of each depth that "
+       "holds inner pairs positive", A["nest"]["rows"])
 outer = {r["key"][0]: r["sum"] for r in A["nest"]["rows"]}
 tap.ok(outer[3] > outer[1], "outer frames take longer than inner", outer)
 tap.eq(rows_by_key(A["fn"]), {(i,): 1 for i in range(N)},
