@@ -167,14 +167,24 @@ static int copy_usdt_part(struct cursor *c, size_t pos, const char *s, size_t n,
 	return err;
 }
 
-/* [OBJECT:]PROVIDER:NAME */
+/* [OBJECT:]PROVIDER:NAME[@FUNCTION] */
 static int parse_usdt_probe(struct cursor *c, size_t pos, const char *s,
 			    size_t n, struct spec_probe *p)
 {
 	const char *last = memrchr(s, ':', n);
+	const char *at =
+		last ? memchr(last, '@', n - (size_t)(last - s)) : NULL;
 	const char *prev;
 	int err;
 
+	if (at) {
+		err = copy_part(c, pos + (size_t)(at + 1 - s), at + 1,
+				n - (size_t)(at + 1 - s), p->function,
+				"a function after '@'");
+		if (err)
+			return err;
+		n = (size_t)(at - s);
+	}
 	if (!last)
 		return fail(c, pos + n,
 			    "expected ':' between provider and probe name");
@@ -257,8 +267,44 @@ static int parse_ident(struct cursor *c, char *out, size_t n)
 	return (int)i;
 }
 
-/* argN: returns N, or -EINVAL with the error set. */
-static int parse_argn(struct cursor *c)
+/* Whether ch may be in a variable's name (a C identifier's, or a
+ * compiler's local copy: "counter.lto_priv.0"). */
+static bool global_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '$';
+}
+
+/* `SYMBOL, the cursor past the '`': its argument number (SPEC_ARG_GLOBAL
+ * + its index in sp's variables, one for each name), or -EINVAL with the
+ * error set. */
+static int parse_global(struct cursor *c, struct spec *sp)
+{
+	size_t pos = c->pos, len = 0;
+
+	while (global_char(c->text[c->pos + len]))
+		len++;
+	if (!len)
+		return fail(c, pos, "expected a variable's name after '`'");
+	if (len >= SPEC_GLOBAL_MAX)
+		return fail(c, pos, "a variable's name longer than %d bytes",
+			    SPEC_GLOBAL_MAX - 1);
+	c->pos += len;
+	for (int i = 0; i < sp->nglobals; i++)
+		if (!strncmp(sp->globals[i], c->text + pos, len) &&
+		    !sp->globals[i][len])
+			return SPEC_ARG_GLOBAL + i;
+	if (sp->nglobals == SPEC_MAX_GLOBALS)
+		return fail(c, pos - 1, "too many variables (at most %d)",
+			    SPEC_MAX_GLOBALS);
+	memcpy(sp->globals[sp->nglobals], c->text + pos, len);
+	sp->globals[sp->nglobals][len] = '\0';
+	return SPEC_ARG_GLOBAL + sp->nglobals++;
+}
+
+/* argN or `SYMBOL: returns N (SPEC_ARG_GLOBAL and up for a variable), or
+ * -EINVAL with the error set. */
+static int parse_argn(struct cursor *c, struct spec *sp)
 {
 	char id[16];
 	size_t pos;
@@ -267,9 +313,11 @@ static int parse_argn(struct cursor *c)
 
 	skip_blanks(c);
 	pos = c->pos;
+	if (eat(c, '`'))
+		return parse_global(c, sp);
 	parse_ident(c, id, sizeof(id));
 	if (strncmp(id, "arg", 3) || !id[3])
-		return fail(c, pos, "expected argN");
+		return fail(c, pos, "expected argN or `SYMBOL");
 	n = strtol(id + 3, &end, 10);
 	if (*end || n < 0 || n > SPEC_MAX_ARG || (id[3] == '0' && id[4]))
 		return fail(c, pos, "argument '%s' out of range arg0..arg%d",
@@ -287,9 +335,10 @@ static const struct {
 	{ "uint32", { 4, false } }, { "uint64", { 8, false } },
 };
 
-/* [(TYPE)]argN into *cast and N: returns N, or -EINVAL with the error
- * set. */
-static int parse_cast_argn(struct cursor *c, struct spec_cast *cast)
+/* [(TYPE)]argN or [(TYPE)]`SYMBOL into *cast and N: returns N, or
+ * -EINVAL with the error set. */
+static int parse_cast_argn(struct cursor *c, struct spec *sp,
+			   struct spec_cast *cast)
 {
 	char type[16];
 	size_t pos;
@@ -298,7 +347,7 @@ static int parse_cast_argn(struct cursor *c, struct spec_cast *cast)
 	skip_blanks(c);
 	pos = c->pos;
 	if (!eat(c, '('))
-		return parse_argn(c);
+		return parse_argn(c, sp);
 	skip_blanks(c);
 	parse_ident(c, type, sizeof(type));
 	for (size_t i = 0; i < sizeof(CASTS) / sizeof(CASTS[0]); i++)
@@ -310,7 +359,7 @@ static int parse_cast_argn(struct cursor *c, struct spec_cast *cast)
 			    "uint16|uint32|uint64)argN");
 	if (!eat(c, ')'))
 		return fail(c, c->pos, "expected ')' after the type");
-	return parse_argn(c);
+	return parse_argn(c, sp);
 }
 
 /* An integer literal (lquantize bounds), decimal or 0x hex, signed. */
@@ -431,12 +480,12 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 			return fail(c, pos, "too many string keys (at most %d)",
 				    SPEC_MAX_STRS);
 		k.kind = SPEC_KEY_STR;
-		k.arg = parse_argn(c);
+		k.arg = parse_argn(c, sp);
 		if (k.arg < 0)
 			return k.arg;
 		if (eat(c, ',')) {
 			k.kind = SPEC_KEY_STRN;
-			k.len_arg = parse_argn(c);
+			k.len_arg = parse_argn(c, sp);
 			if (k.len_arg < 0)
 				return k.len_arg;
 		}
@@ -450,7 +499,7 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 			return fail(c, pos, "too many string keys (at most %d)",
 				    SPEC_MAX_STRS);
 		k.kind = SPEC_KEY_SQL;
-		k.arg = parse_argn(c);
+		k.arg = parse_argn(c, sp);
 		if (k.arg < 0)
 			return k.arg;
 		if ((call = close_call(c, "sql")))
@@ -460,7 +509,7 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 		if (call < 0)
 			return call;
 		k.kind = SPEC_KEY_SYM;
-		k.arg = parse_argn(c);
+		k.arg = parse_argn(c, sp);
 		if (k.arg < 0)
 			return k.arg;
 		if ((call = close_call(c, "sym")))
@@ -472,7 +521,7 @@ static int parse_key(struct cursor *c, struct spec *sp, int *nstrs)
 				return fail(c, pos, "%.*s twice",
 					    (int)(c->pos - pos), c->text + pos);
 	} else {
-		k.arg = parse_cast_argn(c, &k.cast);
+		k.arg = parse_cast_argn(c, sp, &k.cast);
 		if (k.arg < 0)
 			return k.arg;
 	}
@@ -486,26 +535,61 @@ static const char *const AGG_NAMES[] = {
 	[SPEC_AGG_LATENCY] = "latency",
 };
 
-int spec_key_text(const struct spec_key *k, char *out, size_t n)
+const char *spec_arg_global(const struct spec *sp, int arg)
 {
+	if (arg < SPEC_ARG_GLOBAL || arg >= SPEC_ARG_GLOBAL + sp->nglobals)
+		return NULL;
+	return sp->globals[arg - SPEC_ARG_GLOBAL];
+}
+
+int spec_arg_text(const struct spec *sp, int arg, struct spec_cast cast,
+		  char *out, size_t n)
+{
+	const char *g = spec_arg_global(sp, arg);
+	char cast_text[16] = "";
+	int len;
+
+	if (cast.size)
+		snprintf(cast_text, sizeof(cast_text), "(%s)",
+			 spec_cast_name(cast));
+	len = g ? snprintf(out, n, "%s`%s", cast_text, g)
+		: snprintf(out, n, "%sarg%d", cast_text, arg);
+	return len < 0 || (size_t)len >= n ? -1 : len;
+}
+
+int spec_key_text(const struct spec *sp, const struct spec_key *k, char *out,
+		  size_t n)
+{
+	static const struct {
+		enum spec_key_kind kind;
+		const char *call;
+	} CALLS[] = { { SPEC_KEY_STR, "str" },
+		      { SPEC_KEY_STRN, "str" },
+		      { SPEC_KEY_SQL, "sql" },
+		      { SPEC_KEY_SYM, "sym" } };
+	char a[SPEC_GLOBAL_MAX + 16], m[SPEC_GLOBAL_MAX + 16];
 	int len = -1;
 
 	for (size_t i = 0; i < sizeof(CTX_KEYS) / sizeof(CTX_KEYS[0]); i++)
 		if (CTX_KEYS[i].kind == k->kind)
 			len = snprintf(out, n, "%s", CTX_KEYS[i].word);
-	if (k->kind == SPEC_KEY_NUM && k->cast.size)
-		len = snprintf(out, n, "(%s)arg%d", spec_cast_name(k->cast),
-			       k->arg);
-	else if (k->kind == SPEC_KEY_NUM)
-		len = snprintf(out, n, "arg%d", k->arg);
-	else if (k->kind == SPEC_KEY_STR)
-		len = snprintf(out, n, "str(arg%d)", k->arg);
-	else if (k->kind == SPEC_KEY_STRN)
-		len = snprintf(out, n, "str(arg%d, arg%d)", k->arg, k->len_arg);
-	else if (k->kind == SPEC_KEY_SQL)
-		len = snprintf(out, n, "sql(arg%d)", k->arg);
-	else if (k->kind == SPEC_KEY_SYM)
-		len = snprintf(out, n, "sym(arg%d)", k->arg);
+	if (spec_key_is_ctx(k))
+		return len < 0 || (size_t)len >= n ? -1 : len;
+	if (spec_arg_text(sp, k->arg, k->cast, a, sizeof(a)) < 0)
+		return -1;
+	if (k->kind == SPEC_KEY_NUM)
+		len = snprintf(out, n, "%s", a);
+	for (size_t i = 0; i < sizeof(CALLS) / sizeof(CALLS[0]); i++) {
+		if (CALLS[i].kind != k->kind)
+			continue;
+		if (k->kind == SPEC_KEY_STRN &&
+		    spec_arg_text(sp, k->len_arg, (struct spec_cast){ 0 }, m,
+				  sizeof(m)) < 0)
+			return -1;
+		len = snprintf(out, n, "%s(%s%s%s)", CALLS[i].call, a,
+			       k->kind == SPEC_KEY_STRN ? ", " : "",
+			       k->kind == SPEC_KEY_STRN ? m : "");
+	}
 	return len < 0 || (size_t)len >= n ? -1 : len;
 }
 
@@ -589,7 +673,7 @@ static int parse_agg(struct cursor *c, struct spec *sp)
 			sp->timed = true;
 		} else {
 			c->pos = at;
-			sp->val_arg = parse_cast_argn(c, &sp->val_cast);
+			sp->val_arg = parse_cast_argn(c, sp, &sp->val_cast);
 			if (sp->val_arg < 0)
 				return sp->val_arg;
 		}
@@ -660,12 +744,17 @@ static int check_spec(struct cursor *c, struct spec *sp, size_t agg_pos)
 		sp->probe[1].ret = true;
 		sp->nprobes = 2;
 	}
+	if (a->ret && sp->nglobals) /* the return address is the caller's */
+		return fail(c, agg_pos,
+			    "`%s: a variable is read at a USDT probe or a "
+			    "function's entry, not at a %%return probe",
+			    sp->globals[0]);
 	for (int i = 0; i < sp->nkeys; i++) {
 		const struct spec_key *k = &sp->keys[i];
-		char kt[32];
+		char kt[SPEC_GLOBAL_MAX + 32];
 
 		if (sp->allpids && spec_key_of_process(k) &&
-		    spec_key_text(k, kt, sizeof(kt)) >= 0)
+		    spec_key_text(sp, k, kt, sizeof(kt)) >= 0)
 			return fail(c, agg_pos,
 				    "allpids: %s names what one process "
 				    "has; its rows cannot be over every "

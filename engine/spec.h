@@ -3,15 +3,21 @@
  * spec — the SPEC language: what to do when a probe fires.
  *
  *   SPEC  := PROBE [ '..' PROBE ] [ '=' AGG '(' [ARG {',' ARG}] ')' ]
- *   PROBE := [OBJECT ':'] PROVIDER ':' NAME       USDT probe, globs allowed
+ *   PROBE := [OBJECT ':'] PROVIDER ':' NAME ['@' FUNCTION]
+ *                                                USDT probe (its locations
+ *                                                in FUNCTION), globs allowed
  *          | fn:[OBJECT ':'] SYMBOL ['%return']   function entry / return
  *          | profile:HZ                           CPU-clock samples, HZ a
  *                                                 second per CPU
  *   AGG   := count | sum | quantize | lquantize | latency
- *   ARG   := argN | str(argN) | str(argN, argM) | sym(argN) | pyframe
- *          | pystack | pyline | pyfirstline | ustack | kstack | mixstack
- *          | phpframe | phpstack | jitframe | rbframe | rbline | rbstack
- *          | an integer (lquantize)
+ *   ARG   := SRC | str(SRC) | str(SRC, SRC) | sql(SRC) | sym(SRC)
+ *          | pyframe | pystack | pyline | pyfirstline | ustack | kstack
+ *          | mixstack | phpframe | phpstack | jitframe | rbframe | rbline
+ *          | rbstack | an integer (lquantize)
+ *   SRC   := [(TYPE)] argN | [(TYPE)] `SYMBOL    an argument, or the value
+ *                                               of a variable of the
+ *                                               probe's object (DTrace's
+ *                                               `sym), read at the probe
  *
  * lquantize(latency, LOW, HIGH, STEP, KEYS) on a pair A..B (or fn:SYM)
  * is latency() with linear buckets: what the console's zoom attaches.
@@ -40,6 +46,9 @@
 #define SPEC_MAX_STRS 2 /* of which strings */
 #define SPEC_MAX_ARG 11 /* arg0..arg11 */
 #define SPEC_LQ_MAX_STEPS 64 /* lquantize buckets between LOW and HIGH */
+#define SPEC_MAX_GLOBALS 2 /* `SYMBOL variables per spec */
+#define SPEC_GLOBAL_MAX 64 /* a variable's name, its NUL included */
+#define SPEC_ARG_GLOBAL 16 /* an argument N >= this: variable N - this */
 
 enum spec_agg {
 	SPEC_AGG_COUNT,
@@ -106,7 +115,7 @@ struct spec_cast {
 
 struct spec_key {
 	enum spec_key_kind kind;
-	int arg; /* N */
+	int arg; /* N (SPEC_ARG_GLOBAL + i: the spec's variable i) */
 	int len_arg; /* M for SPEC_KEY_STRN, else -1 */
 	struct spec_cast cast; /* SPEC_KEY_NUM's */
 };
@@ -120,6 +129,9 @@ struct spec_probe {
 	char object[SPEC_NAME_MAX]; /* "" = any object of the target */
 	char provider[SPEC_NAME_MAX]; /* USDT only; may hold globs */
 	char name[SPEC_NAME_MAX]; /* USDT probe name or fn symbol */
+	char function[SPEC_NAME_MAX]; /* USDT: "" any location, else only
+					 those in a function of this name
+					 (may hold globs) */
 };
 
 struct spec {
@@ -137,6 +149,8 @@ struct spec {
 	struct spec_key keys[SPEC_MAX_KEYS];
 	bool allpids; /* the key allpids: one row a key over every process
 			 (-b), not one a process */
+	int nglobals; /* `SYMBOL variables read, each once */
+	char globals[SPEC_MAX_GLOBALS][SPEC_GLOBAL_MAX];
 };
 
 /*
@@ -189,10 +203,21 @@ bool spec_key_is_stack(const struct spec_key *k);
 /* Whether the kernel reads a string for k (str(...)), not a number. */
 bool spec_key_is_str(const struct spec_key *k);
 
-/* k as a spec writes it ("arg2", "str(arg1)", "str(arg0, arg1)",
- * "sql(arg0)", "sym(arg3)", "pyframe" ...) into out[0..n): its length,
- * or -1 if it does not fit (out cut). */
-int spec_key_text(const struct spec_key *k, char *out, size_t n);
+/* The variable argument arg of sp stands for (`SYMBOL: "SYMBOL"), or
+ * NULL if arg is an argN. */
+const char *spec_arg_global(const struct spec *sp, int arg);
+
+/* Argument arg of sp, taken as cast, as a spec writes it ("arg2",
+ * "(int32)arg1", "`debug_query_string") into out[0..n): its length, or -1
+ * if it does not fit (out cut). */
+int spec_arg_text(const struct spec *sp, int arg, struct spec_cast cast,
+		  char *out, size_t n);
+
+/* Key k of sp as a spec writes it ("arg2", "str(arg1)", "str(arg0,
+ * arg1)", "sql(`debug_query_string)", "sym(arg3)", "pyframe" ...) into
+ * out[0..n): its length, or -1 if it does not fit (out cut). */
+int spec_key_text(const struct spec *sp, const struct spec_key *k, char *out,
+		  size_t n);
 
 /* Whether rows of sp carry buckets: quantize, lquantize, latency. */
 bool spec_has_buckets(const struct spec *sp);

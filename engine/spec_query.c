@@ -80,9 +80,10 @@ bool spec_key_is_str(const struct spec_key *k)
 
 void spec_probe_text(const struct spec_probe *p, char *out, size_t len)
 {
-	snprintf(out, len, "%s%s%s%s%s%s%s", p->fn ? "fn:" : "", p->object,
+	snprintf(out, len, "%s%s%s%s%s%s%s%s%s", p->fn ? "fn:" : "", p->object,
 		 p->object[0] ? ":" : "", p->fn ? "" : p->provider,
-		 p->fn ? "" : ":", p->name, p->ret ? "%return" : "");
+		 p->fn ? "" : ":", p->name, p->ret ? "%return" : "",
+		 p->function[0] ? "@" : "", p->function);
 }
 
 bool spec_probe_matches(const struct spec_probe *p, const char *provider,

@@ -125,7 +125,8 @@ static void stem(const struct agg_spec *as, const struct metrics_origin *o,
 	}
 }
 
-/* The default name of each key part: argN, or what a Python key shows. */
+/* The default name of each key part: argN, a variable's name, or what a
+ * Python key shows. */
 static int default_labels(const struct spec *sp, char names[][LABEL_MAX_LEN],
 			  int max)
 {
@@ -146,6 +147,10 @@ static int default_labels(const struct spec *sp, char names[][LABEL_MAX_LEN],
 			 key->kind == SPEC_KEY_PHPSTACK ||
 			 key->kind == SPEC_KEY_RBSTACK)
 			snprintf(names[n++], LABEL_MAX_LEN, "stack");
+		else if (spec_arg_global(sp, key->arg) &&
+			 metrics_name_part(names[n], LABEL_MAX_LEN, 0,
+					   spec_arg_global(sp, key->arg)))
+			n++; /* a variable's name, as a label spells it */
 		else
 			snprintf(names[n++], LABEL_MAX_LEN, "arg%d", key->arg);
 	}

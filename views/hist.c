@@ -153,7 +153,7 @@ static void keys_text(const struct spec *sp, char *out, size_t n)
 	out[0] = '\0';
 	for (int i = 0; i < sp->nkeys && o + 2 < n; i++) {
 		o += (size_t)snprintf(out + o, n - o, ", ");
-		len = spec_key_text(&sp->keys[i], out + o, n - o);
+		len = spec_key_text(sp, &sp->keys[i], out + o, n - o);
 		if (len < 0)
 			return;
 		o += (size_t)len;
@@ -166,7 +166,7 @@ static int zoom_text(const struct spec *sp, int64_t low, int64_t high,
 {
 	const char *eq = strchr(sp->text, '=');
 	int64_t step = (high - low) / ZOOM_STEPS;
-	char keys[SPEC_TEXT_MAX], val[16];
+	char keys[SPEC_TEXT_MAX], val[SPEC_GLOBAL_MAX + 16];
 	int len;
 
 	if (!eq || high <= low)
@@ -175,8 +175,9 @@ static int zoom_text(const struct spec *sp, int64_t low, int64_t high,
 		step = 1;
 	if (sp->timed)
 		snprintf(val, sizeof(val), "latency");
-	else
-		snprintf(val, sizeof(val), "arg%d", sp->val_arg);
+	else if (spec_arg_text(sp, sp->val_arg, sp->val_cast, val,
+			       sizeof(val)) < 0)
+		return -1;
 	keys_text(sp, keys, sizeof(keys));
 	len = snprintf(
 		out, n,

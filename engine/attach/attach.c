@@ -4,6 +4,7 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <linux/types.h>
 #include <limits.h>
 #include <stdio.h>
@@ -143,6 +144,21 @@ static int queue_restamp(struct walk *w, const struct pt_site *s,
 	return 0;
 }
 
+/* Why site_build() could not serve a location, as its error says. */
+static const char *site_error(int err)
+{
+	switch (err) {
+	case -ERANGE:
+		return "the probe lacks an argument the spec uses";
+	case -ENOENT:
+		return "no variable of a `SYMBOL the spec reads in its object";
+	case -EINVAL:
+		return "a `SYMBOL the spec reads is not a variable";
+	default:
+		return "an argument cannot be fetched";
+	}
+}
+
 /* Build the site of one location at offset of the walk's object (of
  * probe) and queue it for flush(). 0 (also when the location cannot
  * serve the spec: logged and skipped) or a negative errno. */
@@ -164,10 +180,7 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 	if (err) {
 		ts->info.nskipped++;
 		log_msg(LOG_WARN, "%s: %s: %s at %#llx: %s", ts->spec.text,
-			w->obj->path,
-			err == -ERANGE ? "the probe lacks an argument the "
-					 "spec uses"
-				       : "an argument cannot be fetched",
+			w->obj->path, site_error(err),
 			(unsigned long long)offset,
 			err == -ERANGE ? "skipped" : "skipped (see list -v)");
 		return 0;
@@ -349,6 +362,24 @@ static bool at_function_start(const struct cat_object *obj, uint64_t addr)
 	return !elfobj_symbol_at(obj->elf, addr, &name, &off) && !off;
 }
 
+/* Whether link-time address addr of obj is in a function whose name
+ * matches p's FUNCTION (PROBE@FUNCTION; any location if p names none):
+ * a stripped file's functions by its debug file where there is one. */
+static bool in_function(const struct cat_object *obj, uint64_t addr,
+			const struct spec_probe *p)
+{
+	const char *name;
+	uint64_t off;
+
+	if (!p->function[0])
+		return true;
+	if (!obj->elf)
+		return false;
+	debugfile_attach(obj->elf, obj->path);
+	return !elfobj_symbol_at(obj->elf, addr, &name, &off) &&
+	       !fnmatch(p->function, name, 0);
+}
+
 static int attach_usdt(struct walk *w, int id, int role,
 		       const struct spec_probe *p)
 {
@@ -367,7 +398,12 @@ static int attach_usdt(struct walk *w, int id, int role,
 				.loc = &cp->locs[l],
 				.entry = at_function_start(obj,
 							   cp->locs[l].addr),
+				.obj = obj,
+				.addr = cp->locs[l].addr,
 			};
+
+			if (!in_function(obj, cp->locs[l].addr, p))
+				continue;
 
 			err = queue_site(w, id, role, cp->locs[l].offset,
 					 cp->locs[l].sem_offset, &src, probe);
@@ -381,13 +417,13 @@ static int attach_usdt(struct walk *w, int id, int role,
 static int attach_fn(struct walk *w, int id, int role,
 		     const struct spec_probe *p)
 {
-	const struct site_argsrc src = { .fn = true,
-					 .ret = p->ret,
-					 .entry = !p->ret };
-	uint64_t addr, offset;
+	struct site_argsrc src = {
+		.fn = true, .ret = p->ret, .entry = !p->ret, .obj = w->obj
+	};
+	uint64_t offset;
 
-	if (catalog_symbol_addr(w->obj, p->name, &addr) ||
-	    elfobj_vaddr_to_offset(w->obj->elf, addr, &offset))
+	if (catalog_symbol_addr(w->obj, p->name, &src.addr) ||
+	    elfobj_vaddr_to_offset(w->obj->elf, src.addr, &offset))
 		return 0;
 	return queue_site(w, id, role, offset, 0, &src,
 			  probe_id(w->obj, "fn", p->name));

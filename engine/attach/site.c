@@ -74,11 +74,43 @@ static int fetch_from_usdt(const struct usdt_arg *a, uint64_t loc_addr,
 	}
 }
 
-static int fetch_arg(const struct site_argsrc *src, int n, struct pt_fetch *f)
+/* Variable name of src's object, read at src's location: its address
+ * is the probe's own (ip, where its hit traps) plus how far the variable
+ * lies from it, whatever the object's load address. 0, -ERANGE (not
+ * where the probe's address is known), -ENOENT (no such variable) or
+ * -EINVAL (a symbol of another kind). */
+static int fetch_global(const struct site_argsrc *src, const char *name,
+			struct pt_fetch *f)
+{
+	uint64_t addr, size;
+	int err;
+
+	if (src->profile || src->ret || !src->obj)
+		return -ERANGE;
+	err = catalog_variable(src->obj, name, &addr, &size);
+	if (err)
+		return err;
+	*f = (struct pt_fetch){
+		.kind = PT_FETCH_MEM,
+		.size = size == 1 || size == 2 || size == 4 ? (uint8_t)size : 8,
+		.is_signed = 1,
+		.reg = PT_REG_IP,
+		.index = PT_REG_NONE,
+		.disp = (int64_t)(addr - src->addr),
+	};
+	return 0;
+}
+
+/* Argument n of spec sp at src (an argN, or one of sp's variables). */
+static int fetch_arg(const struct spec *sp, const struct site_argsrc *src,
+		     int n, struct pt_fetch *f)
 {
 	static const uint8_t SYSV[] = { X86_REG_RDI, X86_REG_RSI, X86_REG_RDX,
 					X86_REG_RCX, X86_REG_R8,  X86_REG_R9 };
+	const char *global = spec_arg_global(sp, n);
 
+	if (global)
+		return fetch_global(src, global, f);
 	if (src->fn) {
 		if (src->ret ? n > 0 : n >= (int)sizeof(SYSV))
 			return -ERANGE;
@@ -96,12 +128,12 @@ static int fetch_arg(const struct site_argsrc *src, int n, struct pt_fetch *f)
 	return fetch_from_usdt(&src->loc->argv[n], src->loc->addr, f);
 }
 
-/* Argument n of src into *f, taken as cast says (if it says): at most
- * that many bytes of it, extended by its sign. */
-static int fetch_cast(const struct site_argsrc *src, int n,
-		      struct spec_cast cast, struct pt_fetch *f)
+/* Argument n of sp at src into *f, taken as cast says (if it says): at
+ * most that many bytes of it, extended by its sign. */
+static int fetch_cast(const struct spec *sp, const struct site_argsrc *src,
+		      int n, struct spec_cast cast, struct pt_fetch *f)
 {
-	int err = fetch_arg(src, n, f);
+	int err = fetch_arg(sp, src, n, f);
 
 	if (err || !cast.size)
 		return err;
@@ -200,7 +232,7 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 	}
 	s->action = sp->timed ? PT_ACT_LAT_START : AGG_ACTION[sp->agg];
 	if (sp->val_arg >= 0) {
-		err = fetch_cast(src, sp->val_arg, sp->val_cast, &s->val);
+		err = fetch_cast(sp, src, sp->val_arg, sp->val_cast, &s->val);
 		if (err)
 			return err;
 		s->has_val = 1;
@@ -218,9 +250,9 @@ int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 				 : k->kind == SPEC_KEY_STR ? PT_KEY_STR
 				 : k->kind == SPEC_KEY_SQL ? PT_KEY_SQL
 							   : PT_KEY_STRN;
-		err = fetch_cast(src, k->arg, k->cast, &s->key[i]);
+		err = fetch_cast(sp, src, k->arg, k->cast, &s->key[i]);
 		if (!err && k->kind == SPEC_KEY_STRN)
-			err = fetch_arg(src, k->len_arg, &s->len[i]);
+			err = fetch_arg(sp, src, k->len_arg, &s->len[i]);
 		if (err)
 			return err;
 	}

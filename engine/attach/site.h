@@ -20,6 +20,7 @@
 #include "probetop.h"
 
 struct cat_loc;
+struct cat_object;
 struct spec;
 struct tracer_spec_info;
 
@@ -37,6 +38,9 @@ struct site_argsrc {
 	bool entry; /* at a function's first instruction (before its frame),
 		       as every fn: entry is */
 	const struct cat_loc *loc; /* USDT */
+	const struct cat_object *obj; /* the location's object (its
+					 variables: `SYMBOL) */
+	uint64_t addr; /* the location's link-time address */
 };
 
 /* A free site index into *idx, marked used. 0 or -ENOSPC. */
@@ -55,8 +59,9 @@ unsigned int site_key_walks(const struct spec *sp);
  * probe, 1: the end of a latency), arguments fetched from src; pid is the
  * site's process filter (0: any). The first site built (*typed false)
  * sets the signedness of info's keys and value, and *typed. 0, -ERANGE
- * (the probe lacks an argument the spec uses) or another negative errno
- * (an argument cannot be fetched).
+ * (the probe lacks an argument the spec uses), -ENOENT or -EINVAL (its
+ * object has no variable of a `SYMBOL it reads) or another negative
+ * errno (an argument cannot be fetched).
  */
 int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 	       int role, const struct site_argsrc *src, struct pt_site *s);

@@ -632,3 +632,17 @@ int catalog_symbol_addr(const struct cat_object *obj, const char *name,
 	debugfile_attach(obj->elf, obj->path);
 	return elfobj_symbol_addr(obj->elf, name, addr);
 }
+
+int catalog_variable(const struct cat_object *obj, const char *name,
+		     uint64_t *addr, uint64_t *size)
+{
+	int err;
+
+	if (!obj->elf)
+		return -ENOENT;
+	err = elfobj_variable(obj->elf, name, addr, size);
+	if (err != -ENOENT)
+		return err; /* its own tables: no debug file looked for */
+	debugfile_attach(obj->elf, obj->path);
+	return elfobj_variable(obj->elf, name, addr, size);
+}

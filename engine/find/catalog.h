@@ -144,4 +144,10 @@ int catalog_functions(const struct cat_object *obj, elf_func_fn fn, void *ctx);
 int catalog_symbol_addr(const struct cat_object *obj, const char *name,
 			uint64_t *addr);
 
+/* The link-time address and size of variable name (a data symbol, not
+ * thread-local) in obj or its debug file. 0, -ENOENT, or -EINVAL if name
+ * is another kind of symbol. */
+int catalog_variable(const struct cat_object *obj, const char *name,
+		     uint64_t *addr, uint64_t *size);
+
 #endif

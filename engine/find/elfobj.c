@@ -360,7 +360,7 @@ static size_t symtab_entries(Elf_Scn *scn, GElf_Shdr *sh, Elf_Data **data)
 }
 
 static int walk_symtab(struct elfobj *obj, Elf_Scn *scn, elf_func_fn fn,
-		       void *ctx, const char *want, uint64_t *addr)
+		       void *ctx)
 {
 	Elf_Data *data;
 	GElf_Shdr sh;
@@ -376,13 +376,6 @@ static int walk_symtab(struct elfobj *obj, Elf_Scn *scn, elf_func_fn fn,
 		f.name = elf_strptr(obj->elf, sh.sh_link, sym.st_name);
 		if (!f.name || !*f.name)
 			continue;
-		if (want) {
-			if (!strcmp(f.name, want)) {
-				*addr = sym.st_value;
-				return 1;
-			}
-			continue;
-		}
 		type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
@@ -396,27 +389,73 @@ static int walk_symtab(struct elfobj *obj, Elf_Scn *scn, elf_func_fn fn,
 	return 0;
 }
 
+/* The defined symbol named want in scn into *out: 1, or 0 if none. */
+static int find_symtab(struct elfobj *obj, Elf_Scn *scn, const char *want,
+		       GElf_Sym *out)
+{
+	Elf_Data *data;
+	GElf_Shdr sh;
+	size_t count = symtab_entries(scn, &sh, &data);
+	for (size_t i = 0; i < count; i++) {
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, out) ||
+		    out->st_shndx == SHN_UNDEF || !out->st_value)
+			continue;
+		name = elf_strptr(obj->elf, sh.sh_link, out->st_name);
+		if (name && !strcmp(name, want))
+			return 1;
+	}
+	return 0;
+}
+
+/* The symbol named name of obj's tables and its debug file's into *out:
+ * 0 or -ENOENT. */
+static int find_symbol(struct elfobj *obj, const char *name, GElf_Sym *out)
+{
+	struct elfobj *d = obj->debug;
+
+	if (find_symtab(obj, obj->symtab, name, out) ||
+	    find_symtab(obj, obj->dynsym, name, out) ||
+	    (d && find_symtab(d, d->symtab, name, out)))
+		return 0;
+	return -ENOENT;
+}
+
 int elfobj_functions(struct elfobj *obj, elf_func_fn fn, void *ctx)
 {
 	struct elfobj *d = obj->debug;
-	int ret = walk_symtab(obj, obj->symtab, fn, ctx, NULL, NULL);
+	int ret = walk_symtab(obj, obj->symtab, fn, ctx);
 
 	if (!ret)
-		ret = walk_symtab(obj, obj->dynsym, fn, ctx, NULL, NULL);
+		ret = walk_symtab(obj, obj->dynsym, fn, ctx);
 	if (!ret && d)
-		ret = walk_symtab(d, d->symtab, fn, ctx, NULL, NULL);
+		ret = walk_symtab(d, d->symtab, fn, ctx);
 	return ret;
 }
 
 int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr)
 {
-	struct elfobj *d = obj->debug;
+	GElf_Sym sym;
 
-	if (walk_symtab(obj, obj->symtab, NULL, NULL, name, addr) == 1 ||
-	    walk_symtab(obj, obj->dynsym, NULL, NULL, name, addr) == 1 ||
-	    (d && walk_symtab(d, d->symtab, NULL, NULL, name, addr) == 1))
-		return 0;
-	return -ENOENT;
+	if (find_symbol(obj, name, &sym))
+		return -ENOENT;
+	*addr = sym.st_value;
+	return 0;
+}
+
+int elfobj_variable(struct elfobj *obj, const char *name, uint64_t *addr,
+		    uint64_t *size)
+{
+	GElf_Sym sym;
+
+	if (find_symbol(obj, name, &sym))
+		return -ENOENT;
+	if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
+		return -EINVAL;
+	*addr = sym.st_value;
+	*size = sym.st_size;
+	return 0;
 }
 
 /* Add scn's defined function and data symbols to syms[*n..), growing

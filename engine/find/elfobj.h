@@ -105,6 +105,12 @@ int elfobj_symbol_at(struct elfobj *obj, uint64_t vaddr, const char **name,
  * 0 or -ENOENT. */
 int elfobj_symbol_addr(struct elfobj *obj, const char *name, uint64_t *addr);
 
+/* Link-time address and size of variable name (a data symbol of the same
+ * tables, not thread-local): 0, -ENOENT, or -EINVAL if name is another
+ * kind of symbol (a function, a thread's variable). */
+int elfobj_variable(struct elfobj *obj, const char *name, uint64_t *addr,
+		    uint64_t *size);
+
 /* The GNU build ID (.note.gnu.build-id) into id[0..n): its length, or
  * -ENOENT. */
 int elfobj_build_id(const struct elfobj *obj, uint8_t *id, size_t n);

@@ -28,8 +28,9 @@ from tap import Tap, fd_infos, need_root  # noqa: E402
 
 QUERY = "SELECT count(*) FROM pg_class WHERE relname = 'probetop';"
 CKPT_FLAGS = 0x4 | 0x8 | 0x20 | 0x40  # immediate, force, wait, requested
-# Top shows statements by shape: their literals $1, $2 ...
-SHOWN = re.escape("SELECT count(*) FROM pg_class WHERE relname = $1;")
+# Top shows statements by shape: their literals $1, $2 ..., without the
+# ';' (as pg_stat_statements)
+SHOWN = re.escape("SELECT count(*) FROM pg_class WHERE relname = $1")
 
 
 def workload(pg):
@@ -69,7 +70,8 @@ def check_console(tap, pg):
                "one row for pgbench's two connections", s)
         keys("Enter")
         s = wait_screen(r"latency +Distribution", 10)
-        tap.ok("query__start..postgresql:query__done=latency(sql(arg0), "
+        tap.ok("query__execute__start@PortalRun..postgresql:query__"
+               "execute__done@PortalRun=latency(sql(`debug_query_string), "
                "allpids)" in s and
                re.search(r"all " + SHOWN + r"  count \d+", s)
                and re.search(r"p50 \S+ p99 \S+", s),
@@ -126,18 +128,20 @@ def alive(pid):
 
 
 def check_load(tap, pg):
-    """pgbench's TPC-B-like script (simple protocol, two clients) for 60 s
-    under the console with -b: the screen changes at every interval, keys
-    are answered at once, Top shows the UPDATE by its shape with as many
-    calls as pg_stat_statements counted, and q quits within 2 s. Then a
+    """pgbench's TPC-B-like script by prepared statements (the extended
+    protocol, as most drivers use it; two clients) for 60 s under the
+    console with -b: the screen changes at every interval, keys are
+    answered at once, Top shows the script's 7 statements, the UPDATE
+    with as many calls as pg_stat_statements counted, and q quits within
+    2 s. Then a
     console whose terminal goes away (tmux kill-session: SIGHUP) ends and
     leaves no link behind. --budget off: the check is an exact count (the
     specs cost about 1% of a CPU here, but a loaded machine may sample)."""
     pg.psql("SELECT pg_stat_statements_reset();")
     start("%s -b %s --budget off" % (PROBETOP, POSTGRES), w=200, h=50)
     s = wait_screen(r"probes \(\d+ on\)", 20)
-    bench = pg.run_async([BIN + "/pgbench", "-M", "simple", "-c", "2", "-j",
-                          "1", "-T", "60", pg.db])
+    bench = pg.run_async([BIN + "/pgbench", "-M", "prepared", "-c", "2",
+                          "-j", "1", "-T", "60", pg.db])
     shots, slow = [], []
     try:
         keys("3")
@@ -152,7 +156,8 @@ def check_load(tap, pg):
                 time.sleep(0.01)
             slow.append(time.time() - t0 - 0.15)  # keys() sleeps 0.15
         out, err = bench.communicate(timeout=60)
-        tap.eq(bench.returncode, 0, "pgbench -M simple -c 2 -T 60 ran", err)
+        tap.eq(bench.returncode, 0, "pgbench -M prepared -c 2 -T 60 ran",
+               err)
         same = sum(a == b for a, b in zip(shots, shots[1:]))
         tap.ok(len(shots) >= 30 and same == 0,
                "the screen changed between every two looks 1.5 s apart "
@@ -163,8 +168,17 @@ def check_load(tap, pg):
         stats = pg.psql("SELECT calls FROM pg_stat_statements WHERE query "
                         "LIKE 'UPDATE pgbench_accounts%';",
                         tuples=True).stdout.split()
-        keys("3", "/", "UPDATE pgbench_accounts", "Enter")
+        keys("3")
         time.sleep(2.5)  # the interval after the last call
+        s = screen()
+        script = [r"BEGIN", r"UPDATE pgbench_accounts SET", r"SELECT "
+                  r"abalance FROM", r"UPDATE pgbench_tellers SET",
+                  r"UPDATE pgbench_branches SET", r"INSERT INTO "
+                  r"pgbench_history", r"END"]
+        tap.eq([q for q in script if not totals(s, q + r"\b")], [],
+               "Top: each of the script's 7 prepared statements", s)
+        keys("/", "UPDATE pgbench_accounts", "Enter")
+        time.sleep(0.5)
         s = screen()
         shown = totals(s, re.escape("UPDATE pgbench_accounts SET abalance "
                                     "= abalance + $1 WHERE aid"))

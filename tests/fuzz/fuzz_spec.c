@@ -22,7 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	if (!spec_parse(text, &sp, err, sizeof(err))) {
 		if (sp.nprobes < 1 || sp.nprobes > 2 || sp.nkeys < 0 ||
-		    sp.nkeys > SPEC_MAX_KEYS || sp.val_arg > SPEC_MAX_ARG)
+		    sp.nkeys > SPEC_MAX_KEYS ||
+		    (sp.val_arg > SPEC_MAX_ARG &&
+		     !spec_arg_global(&sp, sp.val_arg)) ||
+		    sp.nglobals < 0 || sp.nglobals > SPEC_MAX_GLOBALS)
 			abort();
 		for (int i = 0; i < sp.nkeys; i++) {
 			bool py = spec_key_is_ctx(&sp.keys[i]);
@@ -31,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 * no argument */
 			if (py ? sp.keys[i].arg != -1
 			       : sp.keys[i].arg < 0 ||
-					    sp.keys[i].arg > SPEC_MAX_ARG)
+					    (sp.keys[i].arg > SPEC_MAX_ARG &&
+					     !spec_arg_global(&sp,
+							      sp.keys[i].arg)))
 				abort();
 			nstrs += spec_key_is_str(&sp.keys[i]);
 		}

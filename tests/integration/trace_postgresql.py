@@ -34,17 +34,25 @@ tap = Tap()
 need_root(tap)
 need_postgres(tap)
 
-PGBENCH_QUERY = "SELECT abalance FROM pgbench_accounts WHERE aid = $1;"
+# sql() keeps a statement as pg_stat_statements does: no ';' after it
+PGBENCH_QUERY = "SELECT abalance FROM pgbench_accounts WHERE aid = $1"
 PRESENT_QUERY = "SELECT 'from a backend that was there before' AS present;"
-PRESENT_SHAPE = "SELECT $1 AS present;"
+PRESENT_SHAPE = "SELECT $1 AS present"
 CALLS = "postgresql:query__done=count(sql(arg0))"
 LATENCY = "postgresql:query__start..postgresql:query__done=latency(sql(arg0))"
-# the probeset's: one row a statement over every backend
-TOP_CALLS = "postgresql:query__done=count(sql(arg0), allpids)"
-TOP_LATENCY = ("postgresql:query__start..postgresql:query__done="
-               "latency(sql(arg0), allpids)")
+# the probeset's: one row a statement over every backend, every
+# protocol's, each counted once where PortalRun runs it
+TOP_CALLS = ("postgresql:query__execute__done@PortalRun="
+             "count(sql(`debug_query_string), allpids)")
+TOP_LATENCY = ("postgresql:query__execute__start@PortalRun.."
+               "postgresql:query__execute__done@PortalRun="
+               "latency(sql(`debug_query_string), allpids)")
+# ... and a simple query's whole time, parse to commit ([phases])
+STATEMENT = ("postgresql:query__start..postgresql:query__done="
+             "latency(sql(arg0), allpids)")
 RAW = "postgresql:query__done=count(str(arg0))"
-STATEMENTS = "SELECT calls, query FROM pg_stat_statements WHERE calls > 1;"
+STATEMENTS = ("SELECT calls, mean_exec_time, query FROM pg_stat_statements "
+              "WHERE calls > 1;")
 COMMITS = "postgresql:transaction__commit=count()"
 ABORTS = "postgresql:transaction__abort=count()"
 CKPT = ("postgresql:checkpoint__start..postgresql:checkpoint__done="
@@ -270,7 +278,7 @@ def check_one_backend(pg):
         other.close()
     final = tr.final()
     got = {tuple(r["key"]): r["total"] for r in rows(final, TOP_CALLS)}
-    want = {("SELECT $1;",): 5, (LONG_SHAPE[:63] + "...",): 1}
+    want = {("SELECT $1",): 5, (LONG_SHAPE[:63] + "...",): 1}
     tap.eq(got, want, "-p one backend: its queries alone, by shape (five "
                       "SELECT N one row); a shape over 63 bytes cut there, "
                       "then '...'", tr.stderr)
@@ -278,26 +286,200 @@ def check_one_backend(pg):
            "-p one backend: its six commits")
 
 
-def traced_pgbench(pg, args, bench_args, what):
-    """pgbench -M simple (TPC-B) with bench_args, traced by `trace -b
+def traced_pgbench(pg, args, bench_args, what, mode="simple"):
+    """pgbench -M mode (TPC-B) with bench_args, traced by `trace -b
     postgres` with args, pg_stat_statements reset before: (the final
-    summary, or None said; pg_stat_statements' calls and queries; the
-    share probetop's prices are known to, tap.price_err())."""
+    summary, or None said; pg_stat_statements' rows as pgss() reads them;
+    the share probetop's prices are known to, tap.price_err())."""
     pg.psql("SELECT pg_stat_statements_reset();")
     tr = Trace(["-b", POSTGRES, "-i", "60"] + args,
                env=dict(os.environ, PROBETOP_DEBUG="1"))
     try:
-        bench = pg.run([BIN + "/pgbench", "-M", "simple"] + bench_args +
+        bench = pg.run([BIN + "/pgbench", "-M", mode] + bench_args +
                        [pg.db])
-        tap.eq(bench.returncode, 0, "%s: pgbench -M simple %s (TPC-B)"
-               % (what, " ".join(bench_args)), bench.stderr)
-        stats = pg.psql(STATEMENTS, tuples=True).stdout
+        tap.eq(bench.returncode, 0, "%s: pgbench -M %s %s (TPC-B)"
+               % (what, mode, " ".join(bench_args)), bench.stderr)
+        stats = pgss(pg.psql(STATEMENTS, tuples=True).stdout)
     finally:
         tr.finish()
     final = tr.final()
     if final is None:
         tap.ok(False, "%s: a final summary" % what, tr.stderr[-2000:])
     return final, stats, price_err(tr.err)
+
+
+def pgss(out):
+    """STATEMENTS' output as {query: [calls, mean_exec_time in ns]}, rows
+    of one text summed (pg_stat_statements keeps statements whose trees
+    differ, by the types of their constants, apart)."""
+    stats = {}
+    for line in out.splitlines():
+        calls, mean, query = line.split("|", 2)
+        c, t = stats.get(query, [0, 0.0])
+        n = c + int(calls)
+        stats[query] = [n, (c * t + int(calls) * float(mean) * 1e6) / n]
+    return stats
+
+
+def cut(query):
+    """query as a key keeps it: its first 63 bytes and "..." if longer."""
+    return query if len(query) <= 63 else query[:63] + "..."
+
+
+def summed(final, spec, field="total"):
+    """{key's first part: field summed over its rows} of spec."""
+    out = {}
+    for r in rows(final, spec):
+        out[r["key"][0]] = out.get(r["key"][0], 0) + r[field]
+    return out
+
+
+def check_shapes(pg):
+    """pgbench's TPC-B-like script, simple protocol, two clients under -b:
+    each shape of sql(arg0) at query__done counted as often as
+    pg_stat_statements' calls say; the literal texts with str(arg0), one
+    row a text."""
+    final, stats, _ = traced_pgbench(
+        pg, ["--budget", "off", "-e", CALLS, "-e", LATENCY, "-e", RAW],
+        ["-c", "2", "-j", "1", "-t", "300"], "shapes")
+    if final is None:
+        return
+    ours, lat = summed(final, CALLS), summed(final, LATENCY)
+    want = {cut(q): n for q, (n, _) in stats.items() if n >= 300}
+    got = {q: n for q, n in ours.items()
+           if n >= 300 and not q.startswith("SELECT pg_stat_statements")}
+    tap.eq(got, want, "shapes: every statement of the script counted as "
+           "often as pg_stat_statements' calls, under its text")
+    update = "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE " \
+        "aid = $2"
+    tap.eq(ours.get(cut(update)), 600,
+           "shapes: the UPDATE is one shape, 600 calls over its values")
+    tap.eq({q: n for q, n in lat.items() if n >= 300}, got,
+           "shapes: their latency pairs, as many")
+    raw = [r for r in rows(final, RAW)
+           if r["key"][0].startswith("UPDATE pgbench_accounts")]
+    tap.ok(len(raw) > 100 and sum(r["total"] for r in raw) == 600,
+           "str(arg0): the texts as sent, one row a text (%d), 600 in all"
+           % len(raw))
+
+
+# pgbench's script: 300 transactions a client, 2 clients
+PGBENCH_TX = 600
+
+
+def check_protocols(pg):
+    """The probeset's Top (-P postgresql, --budget off) under pgbench's
+    TPC-B-like script by each protocol: simple (one query a statement),
+    extended (parse, bind and execute each time) and prepared (parsed
+    once, executed by name). Each statement one row over every backend,
+    under pg_stat_statements' text, its calls exactly pg_stat_statements'
+    (BEGIN's and END's the transactions': pg_stat_statements 1.10 counts
+    a prepared utility statement at its first run only, its queryId
+    zeroed after), and its latency pairs as many. Their mean is
+    PortalRun's, which holds the executor's run and finish that
+    pg_stat_statements' mean_exec_time times: at least as long, less the
+    probes' price's error; by the simple protocol at most the whole
+    query's (query__start..query__done, which holds PortalRun)."""
+    for mode in ("simple", "extended", "prepared"):
+        final, stats, err = traced_pgbench(
+            pg, ["--budget", "off", "-P", "postgresql"],
+            ["-c", "2", "-j", "1", "-t", str(PGBENCH_TX // 2)], mode, mode)
+        if final is None:
+            continue
+        calls = summed(final, TOP_CALLS)
+        lat = summed(final, TOP_LATENCY)
+        lat_ns = summed(final, TOP_LATENCY, "sum")
+        script = {cut(q): (n, t) for q, (n, t) in stats.items()
+                  if n >= PGBENCH_TX or q in ("BEGIN", "END")}
+        want = {q: PGBENCH_TX if q in ("BEGIN", "END") else n
+                for q, (n, _) in script.items()}
+        tap.eq({q: calls.get(q) for q in want}, want,
+               "%s: Top's calls of pgbench's 7 statements, each under "
+               "pg_stat_statements' text, exactly its calls" % mode,
+               (calls, stats))
+        tap.eq({q: lat.get(q) for q in want}, want,
+               "%s: their latency pairs, as many" % mode)
+        slack = 0.1 + (err or 0)
+        short = ["%s: %.0f ns, pg_stat_statements %.0f" % (
+            q, lat_ns.get(q, 0) / want[q], t)
+            for q, (n, t) in script.items()
+            if q not in ("BEGIN", "END") and
+            lat_ns.get(q, 0) / want[q] < t * (1 - slack) - 2000]
+        tap.eq(short, [], "%s: each DML's and the SELECT's mean from "
+               "PortalRun at least pg_stat_statements' mean_exec_time "
+               "(less %.0f%% and 2 us: the probes' price's error)"
+               % (mode, 100 * slack))
+        print("# %s: latency, PortalRun / mean_exec_time: %s" % (
+            mode, ", ".join("%s %.2f" % (q[:16], lat_ns.get(q, 0) /
+                                         want[q] / t)
+                            for q, (n, t) in sorted(script.items())
+                            if t > 0)))
+        if mode != "simple":
+            continue
+        whole = summed(final, STATEMENT, "sum")
+        long = ["%s: %.0f ns, the whole query %.0f" % (
+            q, lat_ns.get(q, 0) / n, whole.get(q, 0) / n)
+            for q, n in want.items()
+            if lat_ns.get(q, 0) > whole.get(q, 0) * 1.05 + 1000 * n]
+        tap.eq(long, [], "simple: each statement's mean from PortalRun at "
+               "most the whole query's, parse to commit (5% and 1 us: two "
+               "pairs' probes)")
+
+
+# Awkward statements whose texts sql() must give as pg_stat_statements
+# does (its query for each): quotes and escapes, $$ quotes, string
+# prefixes (E, B, X; N'' stays N$1), signs and exponents, casts, IN
+# lists, UTF-8, blanks and ';' about them, a prepared statement's own
+# $N. Each alone in its query string (psql -c).
+CORPUS = [
+    "SELECT 1;", "  SELECT 2  ;  ", "SELECT\n  7\n;",
+    "SELECT E'new\\nline', e'esc';", "SELECT $$dollar'single$$;",
+    "SELECT 'a' || 'b', -5, 1.5e3;", "SELECT x'1F', b'101', N'nat';",
+    "SELECT 1::int, '2'::text, CAST('3' AS int);",
+    "SELECT 10 - 5, 3-2, (4)-1, - 6;",
+    "SELECT count(*) FROM generate_series(1, 3) g WHERE g IN (1, 2, 3);",
+    "SELECT 'ünïcode', 'é' AS e;", "SELECT 'it''s', '';",
+    "SELECT .5, 5., 1e-3, 2.5E+3, -0.5;",
+    "SELECT length('x') > 0 AND 2 < 3;",
+]
+# in hex: a text may hold a newline
+PGSS_QUERIES = ("SELECT encode(convert_to(query, 'UTF8'), 'hex') FROM "
+                "pg_stat_statements WHERE query NOT LIKE "
+                "'%pg_stat_statements%';")
+
+
+def inert(text):
+    """text as probetop prints a key (engine/name/inert.h), for the
+    bytes CORPUS has: a backslash doubled, a newline, tab or carriage
+    return as \\n, \\t, \\r."""
+    for raw, shown in (("\\", "\\\\"), ("\n", "\\n"), ("\t", "\\t"),
+                       ("\r", "\\r")):
+        text = text.replace(raw, shown)
+    return text
+
+
+def check_corpus(pg):
+    """Each statement of CORPUS run alone: the text Top shows for it
+    (sql() in the kernel) equal to pg_stat_statements' query for it,
+    every one (texts over 63 bytes cut there, as keys are)."""
+    want = []
+    tr = Trace(["-b", POSTGRES, "--budget", "off", "-i", "60", "-e",
+                TOP_CALLS])
+    try:
+        for q in CORPUS:
+            pg.psql("SELECT pg_stat_statements_reset();")
+            pg.psql(q)
+            want += [inert(cut(bytes.fromhex(t).decode())) for t in
+                     pg.psql(PGSS_QUERIES, tuples=True).stdout.split()]
+    finally:
+        tr.finish()
+    final = tr.final()
+    got = sorted(q for q, n in summed(final, TOP_CALLS).items()
+                 for _ in range(n) if "pg_stat_statements" not in q and
+                 not q.startswith("SELECT encode(convert_to(query")) \
+        if final else None
+    tap.eq(got, sorted(want), "sql(): %d awkward statements, each text as "
+           "pg_stat_statements' query" % len(CORPUS), tr.stderr[-2000:])
 
 
 def summed_guess(rs):
@@ -323,47 +505,6 @@ def held(rs, truth, loose):
     if g is None:
         return bool(rs) and total <= truth
     return abs(g[0] - truth) <= g[1] * g[0] + 1
-
-
-def check_shapes(pg):
-    """pgbench's TPC-B-like script, simple protocol, two clients under -b:
-    each shape counted as often as pg_stat_statements' calls say; the
-    literal texts with str(arg0), one row a text."""
-    final, stats, _ = traced_pgbench(
-        pg, ["--budget", "off", "-e", CALLS, "-e", LATENCY, "-e", RAW],
-        ["-c", "2", "-j", "1", "-t", "300"], "shapes")
-    if final is None:
-        return
-    ours, lat = {}, {}
-    for r in rows(final, CALLS):
-        ours[r["key"][0]] = ours.get(r["key"][0], 0) + r["total"]
-    for r in rows(final, LATENCY):
-        lat[r["key"][0]] = lat.get(r["key"][0], 0) + r["total"]
-    theirs = {}
-    for line in stats.splitlines():
-        calls, query = line.split("|", 1)
-        theirs[query] = int(calls)
-    # pg_stat_statements keeps the shape without its ';', and whole
-    want = {q: n for q, n in theirs.items() if n >= 300}
-    got = {q: n for q, n in ours.items()
-           if n >= 300 and not q.startswith("SELECT pg_stat_statements")}
-    cut = {(q if len(q) + 1 <= 63 else q[:63] + "..."): n
-           for q, n in want.items()}
-    tap.eq({q.rstrip(";"): n for q, n in got.items()},
-           {q if q.endswith("...") else q: n for q, n in cut.items()},
-           "shapes: every statement of the script counted as often as "
-           "pg_stat_statements' calls", (got, want))
-    update = "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE " \
-        "aid = $2;"
-    tap.eq(ours.get(update[:63] + "..."), 600,
-           "shapes: the UPDATE is one shape, 600 calls over its values")
-    tap.eq({q: n for q, n in lat.items() if n >= 300}, got,
-           "shapes: their latency pairs, as many")
-    raw = [r for r in rows(final, RAW)
-           if r["key"][0].startswith("UPDATE pgbench_accounts")]
-    tap.ok(len(raw) > 100 and sum(r["total"] for r in raw) == 600,
-           "str(arg0): the texts as sent, one row a text (%d), 600 in all"
-           % len(raw))
 
 
 def mark(row):
@@ -422,16 +563,11 @@ def check_shapes_budget(pg):
     err = err or 0.15
     check_reads_budget(final, {k: after[k] - before.get(k, 0)
                                for k in after}, err)
-    theirs = {}
-    for line in stats.splitlines():
-        calls, query = line.split("|", 1)
-        if int(calls) >= 1000:  # the script's, not the set-up's
-            q = query if len(query) + 1 <= 63 else query[:63] + "..."
-            theirs[q] = int(calls)
+    # the script's, not the set-up's
+    theirs = {cut(q): n for q, (n, _) in stats.items() if n >= 1000}
     ours, marks, by_q = {}, {}, {}
     for r in rows(final, TOP_CALLS):
         q = r["key"][0]
-        q = q.rstrip(";") if not q.endswith("...") else q
         ours[q] = ours.get(q, 0) + r["total"]
         marks.setdefault(q, set()).add(mark(r))
         by_q.setdefault(q, []).append(r)
@@ -472,6 +608,8 @@ def main():
         check_io(final, stats)
         check_one_backend(pg)
         check_shapes(pg)
+        check_protocols(pg)
+        check_corpus(pg)
         check_shapes_budget(pg)
         postmaster = pg.postmaster_pid()
     tap.ok(not os.path.exists(pg.dir), "the server's directory is removed")

@@ -152,13 +152,22 @@ static void test_postgresql_roles(void **state)
 	assert_non_null(calls);
 	assert_non_null(lat);
 	assert_false(calls->optional || lat->optional);
+	/* every protocol's statements, once each (PortalRun's locations) */
 	assert_string_equal(calls->spec.text,
-			    "postgresql:query__done=count(sql(arg0), allpids)");
+			    "postgresql:query__execute__done@PortalRun="
+			    "count(sql(`debug_query_string), allpids)");
 	assert_string_equal(lat->spec.text,
-			    "postgresql:query__start..postgresql:query__done="
-			    "latency(sql(arg0), allpids)");
+			    "postgresql:query__execute__start@PortalRun.."
+			    "postgresql:query__execute__done@PortalRun="
+			    "latency(sql(`debug_query_string), allpids)");
 	assert_true(calls->spec.allpids && lat->spec.allpids);
 	assert_int_equal(calls->spec.nkeys, 1);
+	assert_string_equal(calls->spec.probe[0].function, "PortalRun");
+	assert_string_equal(lat->spec.probe[1].function, "PortalRun");
+	assert_string_equal(
+		spec_arg_global(&calls->spec, calls->spec.keys[0].arg),
+		"debug_query_string");
+	assert_non_null(probeset_spec(&ps, "phases", "statement"));
 	assert_string_equal(ps.sections[calls->section].labels[0], "query");
 	assert_non_null(probeset_spec(&ps, "gc", "pause"));
 	assert_non_null(probeset_spec(&ps, "gc", "collected"));

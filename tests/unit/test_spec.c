@@ -89,7 +89,8 @@ static void test_keys(void **state)
 	sp = parse_ok("a:b=count(allpids)");
 	assert_true(sp.allpids && sp.nkeys == 0);
 	/* a key named allpidsx is an argument error, not allpids */
-	expect_error("a:b=count(allpidsx)", "expected argN at column 11");
+	expect_error("a:b=count(allpidsx)",
+		     "expected argN or `SYMBOL at column 11");
 }
 
 static void test_object_and_globs(void **state)
@@ -281,7 +282,8 @@ static void test_profile_and_python(void **state)
 	assert_true(spec_key_is_frame(&sp.keys[1]));
 	assert_false(spec_key_is_line(&sp.keys[1]));
 	expect_error("a:b=count(rbline, rbline)", "rbline twice at column 19");
-	expect_error("a:b=count(rbframes)", "expected argN at column 11");
+	expect_error("a:b=count(rbframes)",
+		     "expected argN or `SYMBOL at column 11");
 	expect_error("profile:0", "profile: rate out of range 1..10000 Hz at "
 				  "column 9");
 	expect_error("profile:10001", "profile: rate out of range 1..10000 Hz "
@@ -301,7 +303,8 @@ static void test_profile_and_python(void **state)
 		     "column 17");
 	expect_error("a:b=count(pyframe, pyframe)",
 		     "pyframe twice at column 20");
-	expect_error("a:b=count(pyframes)", "expected argN at column 11");
+	expect_error("a:b=count(pyframes)",
+		     "expected argN or `SYMBOL at column 11");
 	expect_error("a:b=count(pyline, pyline)", "pyline twice at column 19");
 	sp = parse_ok("fn:write=count(pyline)");
 	assert_int_equal(sp.keys[0].kind, SPEC_KEY_PYLINE);
@@ -323,7 +326,8 @@ static void test_profile_and_python(void **state)
 	assert_false(spec_key_is_stack(&sp.keys[0]));
 	expect_error("a:b=count(jitframe, jitframe)",
 		     "jitframe twice at column 21");
-	expect_error("a:b=count(kstacks)", "expected argN at column 11");
+	expect_error("a:b=count(kstacks)",
+		     "expected argN or `SYMBOL at column 11");
 	/* pyfirstline: a number, read from CPython, beside string keys */
 	sp = parse_ok("python:function__return="
 		      "count(str(arg1),str(arg0),pyfirstline)");
@@ -349,7 +353,8 @@ static void test_profile_and_python(void **state)
 	assert_int_equal(sp.keys[0].kind, SPEC_KEY_MIXSTACK);
 	expect_error("a:b=count(mixstack, mixstack)",
 		     "mixstack twice at column 21");
-	expect_error("a:b=count(mixstacks)", "expected argN at column 11");
+	expect_error("a:b=count(mixstacks)",
+		     "expected argN or `SYMBOL at column 11");
 }
 
 /* Each key as a spec writes it, for specs made from others (the
@@ -376,17 +381,97 @@ static void test_casts(void **state)
 	expect_error("fn:f=count((int32 arg1)",
 		     "expected ')' after the type at column 19");
 	expect_error("fn:f=count((int32)str(arg1))",
-		     "expected argN at column 19");
+		     "expected argN or `SYMBOL at column 19");
+}
+
+/* PROBE@FUNCTION: a USDT probe's locations in one function. */
+static void test_function(void **state)
+{
+	struct spec sp = parse_ok("postgres:postgresql:query-execute-start@"
+				  "PortalRun..postgresql:query__execute__done"
+				  "@Portal*=latency()");
+	char text[SPEC_NAME_MAX * 4];
+
+	(void)state;
+	assert_string_equal(sp.probe[0].object, "postgres");
+	assert_string_equal(sp.probe[0].provider, "postgresql");
+	assert_string_equal(sp.probe[0].name, "query__execute__start");
+	assert_string_equal(sp.probe[0].function, "PortalRun");
+	assert_string_equal(sp.probe[1].name, "query__execute__done");
+	assert_string_equal(sp.probe[1].function, "Portal*");
+	spec_probe_text(&sp.probe[0], text, sizeof(text));
+	assert_string_equal(
+		text, "postgres:postgresql:query__execute__start@PortalRun");
+	assert_string_equal(parse_ok("a:b").probe[0].function, "");
+	expect_error("a:b@=count()",
+		     "expected a function after '@' at column 5");
+	expect_error("a:b@f g=count()",
+		     "unexpected ' ' in a function after '@' at column 6");
+}
+
+/* `SYMBOL: a variable of the probe's object, one index a name, wherever
+ * an argN may be, but not where the probe's address is not known. */
+static void test_globals(void **state)
+{
+	struct spec sp = parse_ok("postgresql:query__execute__start.."
+				  "postgresql:query__execute__done=latency("
+				  "sql(`debug_query_string), allpids)");
+
+	(void)state;
+	assert_int_equal(sp.nglobals, 1);
+	assert_int_equal(sp.keys[0].kind, SPEC_KEY_SQL);
+	assert_int_equal(sp.keys[0].arg, SPEC_ARG_GLOBAL);
+	assert_string_equal(spec_arg_global(&sp, sp.keys[0].arg),
+			    "debug_query_string");
+	assert_null(spec_arg_global(&sp, 0));
+	assert_null(spec_arg_global(&sp, SPEC_ARG_GLOBAL + 1));
+	sp = parse_ok("fn:f=sum((uint32)`n, `m, `n)");
+	assert_int_equal(sp.nglobals, 2);
+	assert_int_equal(sp.val_arg, SPEC_ARG_GLOBAL);
+	assert_int_equal(sp.val_cast.size, 4);
+	assert_false(sp.val_cast.is_signed);
+	assert_int_equal(sp.keys[0].arg, SPEC_ARG_GLOBAL + 1);
+	assert_int_equal(sp.keys[1].arg, SPEC_ARG_GLOBAL); /* `n again */
+	expect_error("fn:f=count(`a, `b, `c)",
+		     "too many variables (at most 2) at column 20");
+	expect_error("fn:f=count(`)",
+		     "expected a variable's name after '`' at column 13");
+	expect_error("fn:f=count(`a-b)", "expected ',' or ')' at column 14");
+	expect_error("fn:f%return=count(`a)",
+		     "`a: a variable is read at a USDT probe or a function's "
+		     "entry, not at a %return probe at column 13");
+	expect_error("profile:99=count(`a)",
+		     "profile:HZ has no arguments: its keys are pyframe, "
+		     "pyline, pyfirstline, pystack, phpframe, phpline, "
+		     "phpstack, rbframe, rbline, rbstack, ustack, kstack, "
+		     "mixstack and jitframe at column 12");
 }
 
 static void test_key_text(void **state)
 {
 	static const char *const KEYS[] = {
-		"arg2",	       "str(arg1)",   "str(arg0, arg3)", "sql(arg0)",
-		"sym(arg4)",   "pyframe",     "pyline",		 "pyfirstline",
-		"pystack",     "ustack",      "kstack",		 "mixstack",
-		"phpframe",    "phpstack",    "rbframe",	 "rbstack",
-		"(int32)arg1", "(uint8)arg0",
+		"arg2",
+		"str(arg1)",
+		"str(arg0, arg3)",
+		"sql(arg0)",
+		"sym(arg4)",
+		"pyframe",
+		"pyline",
+		"pyfirstline",
+		"pystack",
+		"ustack",
+		"kstack",
+		"mixstack",
+		"phpframe",
+		"phpstack",
+		"rbframe",
+		"rbstack",
+		"(int32)arg1",
+		"(uint8)arg0",
+		"sql(`debug_query_string)",
+		"`counter.lto_priv.0",
+		"(uint32)`n",
+		"str(`buf, `len)",
 	};
 	char text[64], spec[128];
 	struct spec sp;
@@ -395,11 +480,12 @@ static void test_key_text(void **state)
 	for (size_t i = 0; i < sizeof(KEYS) / sizeof(KEYS[0]); i++) {
 		snprintf(spec, sizeof(spec), "fn:f=count(%s)", KEYS[i]);
 		sp = parse_ok(spec);
-		assert_int_equal(spec_key_text(&sp.keys[0], text, sizeof(text)),
-				 (int)strlen(KEYS[i]));
+		assert_int_equal(
+			spec_key_text(&sp, &sp.keys[0], text, sizeof(text)),
+			(int)strlen(KEYS[i]));
 		assert_string_equal(text, KEYS[i]);
 	}
-	assert_int_equal(spec_key_text(&sp.keys[0], text, 4), -1);
+	assert_int_equal(spec_key_text(&sp, &sp.keys[0], text, 4), -1);
 	/* the zoom of the python probeset's latency */
 	sp = parse_ok("python:function__entry..python:function__return="
 		      "lquantize(latency, 4096, 8192, 256, str(arg1), "
@@ -432,7 +518,8 @@ static void test_errors(void **state)
 		     "cannot be over every process at column 5");
 	expect_error("a:b=sum()", "sum needs a value argument: sum(argN) at "
 				  "column 5");
-	expect_error("a:b=quantize(str(arg0))", "expected argN at column 14");
+	expect_error("a:b=quantize(str(arg0))",
+		     "expected argN or `SYMBOL at column 14");
 	expect_error("a:b=lquantize(arg0, 10, 0, 1)",
 		     "lquantize HIGH must be above LOW at column 25");
 	expect_error("a:b=lquantize(arg0, 0, 1000, 1)",
@@ -449,7 +536,8 @@ static void test_errors(void **state)
 		     "expected ')' to close sym( at column 19");
 	expect_error("a:b=count(sym arg0)",
 		     "expected '(' after sym at column 15");
-	expect_error("a:b=quantize(sym(arg0))", "expected argN at column 14");
+	expect_error("a:b=quantize(sym(arg0))",
+		     "expected argN or `SYMBOL at column 14");
 	expect_error("a:b..c:d=count()",
 		     "a probe pair A..B needs latency() at column 10");
 	expect_error("a:b=latency()", "latency needs two probes A..B, or a fn: "
@@ -475,6 +563,8 @@ int main(void)
 		cmocka_unit_test(test_fn),
 		cmocka_unit_test(test_profile_and_python),
 		cmocka_unit_test(test_casts),
+		cmocka_unit_test(test_function),
+		cmocka_unit_test(test_globals),
 		cmocka_unit_test(test_key_text),
 		cmocka_unit_test(test_errors),
 	};
