@@ -144,18 +144,27 @@ static int queue_restamp(struct walk *w, const struct pt_site *s,
 	return 0;
 }
 
-/* Why site_build() could not serve a location, as its error says. */
-static const char *site_error(int err)
+/* Why site_build() could not serve a location of spec sp, as its error
+ * says, into out[0..n). */
+static const char *site_error(const struct spec *sp, int err, char *out,
+			      size_t n)
 {
+	const char *or = sp->nglobals > 1 ? " or `" : "";
+	const char *second = sp->nglobals > 1 ? sp->globals[1] : "";
+
 	switch (err) {
 	case -ERANGE:
 		return "the probe lacks an argument the spec uses";
 	case -ENOENT:
-		return "no variable of a `SYMBOL the spec reads in its object";
+		snprintf(out, n, "no variable `%s%s%s in its symbols",
+			 sp->globals[0], or, second);
+		return out;
 	case -EINVAL:
-		return "a `SYMBOL the spec reads is not a variable";
+		snprintf(out, n, "`%s%s%s is not a variable", sp->globals[0],
+			 or, second);
+		return out;
 	default:
-		return "an argument cannot be fetched";
+		return "an argument cannot be fetched (see list -v)";
 	}
 }
 
@@ -178,11 +187,12 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 			 tr->kind == TRACER_PID ? (uint32_t)tr->pid : 0, id,
 			 role, src, &site);
 	if (err) {
+		char why[SPEC_GLOBAL_MAX * 2 + 64];
+
 		ts->info.nskipped++;
-		log_msg(LOG_WARN, "%s: %s: %s at %#llx: %s", ts->spec.text,
-			w->obj->path, site_error(err),
-			(unsigned long long)offset,
-			err == -ERANGE ? "skipped" : "skipped (see list -v)");
+		log_msg(LOG_WARN, "%s: %s: %s at %#llx: skipped", ts->spec.text,
+			w->obj->path, site_error(&ts->spec, err, why, sizeof(why)),
+			(unsigned long long)offset);
 		return 0;
 	}
 	err = grow((void **)&w->pend, &w->cap, w->npend + 1, sizeof(*w->pend));
