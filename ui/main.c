@@ -62,6 +62,8 @@
 	"SPEC (trace -e), one aggregation per spec:\n"                         \
 	"  PROBE[..PROBE][=AGG(ARG,...)]\n"                                    \
 	"  PROBE  [OBJECT:]PROVIDER:NAME     a USDT probe; * and ? globs\n"    \
+	"         ...NAME@FUNCTION            its locations in FUNCTION "      \
+	"alone\n"                                                              \
 	"         fn:[OBJECT:]SYMBOL          a function's entry (argN: its "  \
 	"arguments)\n"                                                         \
 	"         fn:[OBJECT:]SYMBOL%return   its return (arg0: the return "   \
@@ -79,7 +81,11 @@
 	"a\n"                                                                  \
 	"         statement by its shape, literals $1 $2 ...) | sym(argN: "    \
 	"an\n"                                                                 \
-	"         address, named by its symbol) | pyframe (the thread's "      \
+	"         address, named by its symbol) | `SYMBOL wherever argN may "  \
+	"be\n"                                                                 \
+	"         (a variable of the probe's object, read as it fires; not "   \
+	"at\n"                                                                 \
+	"         %return) | pyframe (the thread's "                           \
 	"innermost\n"                                                          \
 	"         Python frame: function, file, first line) | pyline (the "    \
 	"same,\n"                                                              \

@@ -149,7 +149,7 @@ static int queue_restamp(struct walk *w, const struct pt_site *s,
 static const char *site_error(const struct spec *sp, int err, char *out,
 			      size_t n)
 {
-	const char *or = sp->nglobals > 1 ? " or `" : "";
+	const char * or = sp->nglobals > 1 ? " or `" : "";
 	const char *second = sp->nglobals > 1 ? sp->globals[1] : "";
 
 	switch (err) {
@@ -191,7 +191,8 @@ static int queue_site(struct walk *w, int id, int role, uint64_t offset,
 
 		ts->info.nskipped++;
 		log_msg(LOG_WARN, "%s: %s: %s at %#llx: skipped", ts->spec.text,
-			w->obj->path, site_error(&ts->spec, err, why, sizeof(why)),
+			w->obj->path,
+			site_error(&ts->spec, err, why, sizeof(why)),
 			(unsigned long long)offset);
 		return 0;
 	}
