@@ -65,19 +65,18 @@ void session_hint(const struct session *s, const struct spec *spec, char *out,
 	if (!objs)
 		return;
 	for (int i = 0; i < spec->nprobes; i++) {
-		if (spec->probe[i].function[0]) { /* PROBE@FUNCTION */
-			snprintf(out, len,
-				 " (or none of its locations is in a "
-				 "function %s)",
-				 spec->probe[i].function);
-			break;
-		}
 		if (nearest_probe(objs, n, &spec->probe[i], near,
 				  sizeof(near))) {
 			snprintf(out, len, " (did you mean %s?)", near);
 			break;
 		}
 	}
+	for (int i = 0; i < spec->nprobes && !out[0]; i++)
+		if (spec->probe[i].function[0]) /* PROBE@FUNCTION */
+			snprintf(out, len,
+				 " (or none of its locations is in a "
+				 "function %s)",
+				 spec->probe[i].function);
 	free(objs);
 }
 

@@ -144,7 +144,8 @@ static void hist_tick(void *st, const struct model *m, struct request *req)
 	memcpy(h->strip[h->nstrip++], s.row->b, sizeof(h->strip[0]));
 }
 
-/* The spec's keys as SPEC text: ", str(arg1), arg2", ", pyframe" */
+/* The spec's keys as SPEC text: ", str(arg1), arg2", ", pyframe",
+ * ", sql(arg0), allpids" */
 static void keys_text(const struct spec *sp, char *out, size_t n)
 {
 	size_t o = 0;
@@ -158,6 +159,8 @@ static void keys_text(const struct spec *sp, char *out, size_t n)
 			return;
 		o += (size_t)len;
 	}
+	if (sp->allpids && o < n) /* the rows' scope, as the spec's */
+		snprintf(out + o, n - o, ", allpids");
 }
 
 /* The spec text of sp with lquantize over [low, high) in 16 steps. */

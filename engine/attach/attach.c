@@ -155,11 +155,11 @@ static const char *site_error(const struct spec *sp, int err, char *out,
 	switch (err) {
 	case -ERANGE:
 		return "the probe lacks an argument the spec uses";
-	case -ENOENT:
+	case SITE_NO_VARIABLE:
 		snprintf(out, n, "no variable `%s%s%s in its symbols",
 			 sp->globals[0], or, second);
 		return out;
-	case -EINVAL:
+	case SITE_NOT_VARIABLE:
 		snprintf(out, n, "`%s%s%s is not a variable", sp->globals[0],
 			 or, second);
 		return out;
@@ -375,20 +375,25 @@ static bool at_function_start(const struct cat_object *obj, uint64_t addr)
 
 /* Whether link-time address addr of obj is in a function whose name
  * matches p's FUNCTION (PROBE@FUNCTION; any location if p names none):
- * a stripped file's functions by its debug file where there is one. */
+ * the symbol that covers it, or another name of the same function (an
+ * alias: __libc_malloc is malloc); a stripped file's functions by its
+ * debug file where there is one. */
 static bool in_function(const struct cat_object *obj, uint64_t addr,
 			const struct spec_probe *p)
 {
+	uint64_t off, start;
 	const char *name;
-	uint64_t off;
 
 	if (!p->function[0])
 		return true;
 	if (!obj->elf)
 		return false;
 	debugfile_attach(obj->elf, obj->path);
-	return !elfobj_symbol_at(obj->elf, addr, &name, &off) &&
-	       !fnmatch(p->function, name, 0);
+	if (elfobj_symbol_at(obj->elf, addr, &name, &off))
+		return false;
+	return !fnmatch(p->function, name, 0) ||
+	       (!catalog_symbol_addr(obj, p->function, &start) &&
+		start == addr - off);
 }
 
 static int attach_usdt(struct walk *w, int id, int role,

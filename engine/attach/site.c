@@ -76,12 +76,15 @@ static int fetch_from_usdt(const struct usdt_arg *a, uint64_t loc_addr,
 
 /* Variable name of src's object, read at src's location: its address
  * is the probe's own (ip, where its hit traps) plus how far the variable
- * lies from it, whatever the object's load address. 0, -ERANGE (not
- * where the probe's address is known), -ENOENT (no such variable) or
- * -EINVAL (a symbol of another kind). */
+ * lies from it, whatever the object's load address. A number of 1, 2, 4
+ * or 8 bytes is its value, signed; an array or a struct (any other size)
+ * its address, as C's arrays decay (str(`buf) of a char buf[64]). 0,
+ * -ERANGE (not where the probe's address is known), SITE_NO_VARIABLE or
+ * SITE_NOT_VARIABLE. */
 static int fetch_global(const struct site_argsrc *src, const char *name,
 			struct pt_fetch *f)
 {
+	bool number;
 	uint64_t addr, size;
 	int err;
 
@@ -89,11 +92,12 @@ static int fetch_global(const struct site_argsrc *src, const char *name,
 		return -ERANGE;
 	err = catalog_variable(src->obj, name, &addr, &size);
 	if (err)
-		return err;
+		return err == -EINVAL ? SITE_NOT_VARIABLE : SITE_NO_VARIABLE;
+	number = size == 1 || size == 2 || size == 4 || size == 8;
 	*f = (struct pt_fetch){
-		.kind = PT_FETCH_MEM,
-		.size = size == 1 || size == 2 || size == 4 ? (uint8_t)size : 8,
-		.is_signed = 1,
+		.kind = number ? PT_FETCH_MEM : PT_FETCH_ADDR,
+		.size = number ? (uint8_t)size : 8,
+		.is_signed = number,
 		.reg = PT_REG_IP,
 		.index = PT_REG_NONE,
 		.disp = (int64_t)(addr - src->addr),

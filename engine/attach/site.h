@@ -13,6 +13,7 @@
 #ifndef PROBETOP_SITE_H
 #define PROBETOP_SITE_H
 
+#include <errno.h>
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,6 +44,11 @@ struct site_argsrc {
 	uint64_t addr; /* the location's link-time address */
 };
 
+/* site_build()'s errors for a `SYMBOL: its object has no variable of
+ * that name, or the name is another kind of symbol (a function). */
+#define SITE_NO_VARIABLE (-ENXIO)
+#define SITE_NOT_VARIABLE (-ENOTSUP)
+
 /* A free site index into *idx, marked used. 0 or -ENOSPC. */
 int site_alloc(struct site_slots *slots, uint32_t *idx);
 
@@ -59,9 +65,9 @@ unsigned int site_key_walks(const struct spec *sp);
  * probe, 1: the end of a latency), arguments fetched from src; pid is the
  * site's process filter (0: any). The first site built (*typed false)
  * sets the signedness of info's keys and value, and *typed. 0, -ERANGE
- * (the probe lacks an argument the spec uses), -ENOENT or -EINVAL (its
- * object has no variable of a `SYMBOL it reads) or another negative
- * errno (an argument cannot be fetched).
+ * (the probe lacks an argument the spec uses), SITE_NO_VARIABLE or
+ * SITE_NOT_VARIABLE (for a `SYMBOL it reads) or another negative errno
+ * (an argument cannot be fetched).
  */
 int site_build(struct tracer_spec_info *info, bool *typed, uint32_t pid, int id,
 	       int role, const struct site_argsrc *src, struct pt_site *s);

@@ -46,6 +46,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "unwind.bpf.h"
 #include "stack.bpf.h"
 #include "mixstack.bpf.h"
+#include "sql.bpf.h"
 #include "fetch.bpf.h"
 #include "pidname.bpf.h"
 #include "agg.bpf.h"

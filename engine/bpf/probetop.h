@@ -65,6 +65,7 @@ enum pt_fetch_kind {
 	PT_FETCH_REG, /* reg >> shift */
 	PT_FETCH_MEM, /* *(disp + reg + index * scale), reg/index may be
 		       * PT_REG_NONE; reg 16 is the probe's address (ip) */
+	PT_FETCH_ADDR, /* reg + disp, no load: a variable's address */
 };
 
 /* Registers in enum x86_reg order: rax rbx rcx rdx rsi rdi rbp rsp

@@ -436,6 +436,20 @@ static void test_hist_zoom_keys(void **state)
 			    "python:function__entry..python:function__return="
 			    "lquantize(latency, 4096, 8192, 256, str(arg1), "
 			    "str(arg0), pyfirstline)");
+	/* the postgresql probeset's: a variable's key, over every process */
+	parse("postgresql:query__execute__start@PortalRun.."
+	      "postgresql:query__execute__done@PortalRun="
+	      "latency(sql(`debug_query_string), allpids)",
+	      &lat);
+	key("hist", ACT_BACK, NULL, &r);
+	key("hist", ACT_RIGHT, NULL, &r);
+	key("hist", ACT_ENTER, NULL, &r);
+	assert_int_equal(r.kind, REQ_REPLACE);
+	assert_string_equal(r.text,
+			    "postgresql:query__execute__start@PortalRun.."
+			    "postgresql:query__execute__done@PortalRun="
+			    "lquantize(latency, 4096, 8192, 256, "
+			    "sql(`debug_query_string), allpids)");
 }
 
 static void test_probes_toggle(void **state)

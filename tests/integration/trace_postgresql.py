@@ -441,7 +441,13 @@ CORPUS = [
     "SELECT 'ünïcode', 'é' AS e;", "SELECT 'it''s', '';",
     "SELECT .5, 5., 1e-3, 2.5E+3, -0.5;",
     "SELECT length('x') > 0 AND 2 < 3;",
+    "SELECT -1, CASE WHEN 1 > 0 THEN - 1 ELSE 2 END;",
+    "SELECT E'it\\'s', 3;", "SELECT $$$$, $$$5$$;",
 ]
+# ... and prepared statements whose literals come before and after their
+# own parameter (pgbench -M prepared makes :x $1): $N after the highest
+# the statement has
+PREPARED = "\\set x 3\nSELECT 5 + :x::int;\nSELECT :x::int - 7, 'lit';\n"
 # in hex: a text may hold a newline
 PGSS_QUERIES = ("SELECT encode(convert_to(query, 'UTF8'), 'hex') FROM "
                 "pg_stat_statements WHERE query NOT LIKE "
@@ -466,9 +472,19 @@ def check_corpus(pg):
     tr = Trace(["-b", POSTGRES, "--budget", "off", "-i", "60", "-e",
                 TOP_CALLS])
     try:
-        for q in CORPUS:
+        for q in CORPUS + [None]:
             pg.psql("SELECT pg_stat_statements_reset();")
-            pg.psql(q)
+            if q:
+                pg.psql(q)
+            else:
+                script = os.path.join(pg.dir, "prepared.sql")
+                with open(script, "w") as f:
+                    f.write(PREPARED)
+                os.chmod(script, 0o644)
+                bench = pg.run([BIN + "/pgbench", "-n", "-M", "prepared",
+                                "-f", script, "-t", "1", pg.db])
+                tap.eq(bench.returncode, 0, "pgbench -M prepared ran a "
+                       "script of two statements", bench.stderr)
             want += [inert(cut(bytes.fromhex(t).decode())) for t in
                      pg.psql(PGSS_QUERIES, tuples=True).stdout.split()]
     finally:
@@ -478,8 +494,9 @@ def check_corpus(pg):
                  for _ in range(n) if "pg_stat_statements" not in q and
                  not q.startswith("SELECT encode(convert_to(query")) \
         if final else None
-    tap.eq(got, sorted(want), "sql(): %d awkward statements, each text as "
-           "pg_stat_statements' query" % len(CORPUS), tr.stderr[-2000:])
+    tap.eq(got, sorted(want), "sql(): %d awkward statements and 2 prepared "
+           "ones, each text as pg_stat_statements' query" % len(CORPUS),
+           tr.stderr[-2000:])
 
 
 def summed_guess(rs):

@@ -7,7 +7,8 @@ PROBE@FUNCTION keeps a USDT probe's locations in that function alone.
 - strkeys sets its variables strk_mode (an int) and strk_label (a char
   *), then fires strk:key: `strk:key=count(`strk_mode, str(`strk_label))`
   counts each firing under the values of the moment, exactly, -2 read as
-  -2 (four bytes, signed);
+  -2 (four bytes, signed); str(`strk_buf) of its char[48] is its text
+  (an array is its address);
 - in a shared library, at a function's entry: glibc's
   program_invocation_short_name and __libc_single_threaded (one byte) at
   each getppid() call;
@@ -27,6 +28,7 @@ MODE = "strk:key=count(`strk_mode, str(`strk_label))"
 LIBC = ("fn:libc.so.6:getppid=count(str(`program_invocation_short_name), "
         "`__libc_single_threaded)")
 IN_FIRE = "strk:key@fire=count()"
+BUF = "strk:key=count(str(`strk_buf))"  # a char[48]: its address
 
 
 def keyed(final, spec):
@@ -37,7 +39,7 @@ def keyed(final, spec):
 
 t = Target([EXE])
 tr = Trace(["-p", str(t.pid), "--budget", "off", "-i", "60", "-e", MODE,
-            "-e", LIBC, "-e", IN_FIRE])
+            "-e", LIBC, "-e", IN_FIRE, "-e", BUF])
 try:
     tap.eq(t.send("mode 3 three").strip(), "mode 3", "strk_mode set to 3")
     t.send("lit 5 2")
@@ -52,6 +54,9 @@ final = tr.final()
 tap.eq(keyed(final, MODE), {(3, "three"): 5, (-2, "minus"): 5},
        "`strk_mode, str(`strk_label): each firing under the variables' "
        "values then, -2 as -2", tr.stderr[-2000:])
+tap.eq(keyed(final, BUF), {("buf-three",): 5, ("buf-minus",): 5},
+       "str(`strk_buf) of an array (char[48]): its text, as C's arrays "
+       "decay to their address")
 tap.eq(keyed(final, LIBC), {("strkeys", 1): 6},
        "a shared library's variables at a function's entry: glibc's "
        "program_invocation_short_name and __libc_single_threaded (one "
