@@ -165,9 +165,8 @@ static __always_inline bool sql_prefix(const struct sql_state *st)
  * after an operand (a word other than a keyword, a literal, a ')'). */
 static __always_inline bool sql_sign(const struct sql_state *st)
 {
-	return st->prev != ')' &&
-	       (!sql_word(st->prev) ||
-		(st->prev != '$' && sql_keyword(st->word)));
+	return st->prev != ')' && (!sql_word(st->prev) ||
+				   (st->prev != '$' && sql_keyword(st->word)));
 }
 
 /* ch kept as it is. */
