@@ -136,8 +136,8 @@ void session_drops(const struct agg_spec *as, bool total, char *out, size_t len)
 				      k, frames_of(as->spec));
 		else
 			n += snprintf(out + n, len - n,
-				      "%s%llu nested over %d deep", sep, k,
-				      PT_STACK_DEPTH);
+				      "%s%llu starts lost past %d under way",
+				      sep, k, PT_STACK_DEPTH);
 	}
 }
 

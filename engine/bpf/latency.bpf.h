@@ -64,22 +64,51 @@ static __always_inline __u32 lat_epoch(__u32 spec)
 	return *(volatile __u32 *)&pt_epoch[spec & (PT_MAX_SPECS - 1)];
 }
 
-/* A stack of spec (its epoch *have, its depth *depth) met in epoch now:
- * if its starts are of an earlier window, drop them all, counted as cut
- * (those too deep to be kept were counted as drops), and start it over
- * in epoch now. */
+/* A stack of spec (its epoch *have, its depth *depth, its floor *floor)
+ * met in epoch now: if its starts are of an earlier window, drop them
+ * all, counted as cut (those lost were counted as drops), and start it
+ * over in epoch now. */
 static __always_inline void lat_renew(__u32 spec, __u32 *have, __u32 *depth,
-				      __u32 now)
+				      __u32 *floor, __u32 now)
 {
-	__u32 d = *depth;
+	__u32 kept = *depth - *floor;
 
 	if (*have == now)
 		return;
 	*have = now;
-	if (!d)
+	if (!*depth)
 		return;
 	*depth = 0;
-	stat_add(spec, STAT_CUT, d < PT_STACK_DEPTH ? d : PT_STACK_DEPTH);
+	*floor = 0;
+	stat_add(spec, STAT_CUT, kept);
+}
+
+/*
+ * A start pushed at depth d of a stack whose starts below *floor are
+ * lost: the slot it takes. A stack keeps its newest PT_STACK_DEPTH
+ * starts; a push past them loses the oldest kept one, counted as deep: a
+ * start nested deeper than that, or one whose end never came (a
+ * PostgreSQL statement that failed, a probe attached between them),
+ * which would otherwise hold the stack full and every later start out.
+ */
+static __always_inline __u32 lat_slot_push(__u32 spec, __u32 d, __u32 *floor)
+{
+	if (d - *floor >= PT_STACK_DEPTH) {
+		*floor = d + 1 - PT_STACK_DEPTH;
+		stat_inc(spec, STAT_DEEP);
+	}
+	return d & (PT_STACK_DEPTH - 1);
+}
+
+/* A pop to depth d: whether its start is kept (else it was lost, and the
+ * floor comes down to it). */
+static __always_inline bool lat_slot_pop(__u32 d, __u32 *floor)
+{
+	if (d < *floor) {
+		*floor = d;
+		return false;
+	}
+	return true;
 }
 
 /* An end of spec without a start of its window, in epoch now. */
@@ -123,13 +152,10 @@ static __always_inline bool tstack_push(const struct pt_site *s, __u32 epoch)
 	i = tstack_find(t, s->tag, true, epoch) & (PT_TASK_STACKS - 1);
 	if (t->tag[i] != s->tag)
 		return false; /* none found */
-	lat_renew(s->spec, &t->epoch[i], &t->depth[i], epoch);
+	lat_renew(s->spec, &t->epoch[i], &t->depth[i], &t->floor[i], epoch);
 	d = t->depth[i];
+	t->ts[i][lat_slot_push(s->spec, d, &t->floor[i])] = lat_stamp();
 	t->depth[i] = d + 1;
-	if (d >= PT_STACK_DEPTH)
-		stat_inc(s->spec, STAT_DEEP);
-	else
-		t->ts[i][d & (PT_STACK_DEPTH - 1)] = lat_stamp();
 	return true;
 }
 
@@ -149,11 +175,12 @@ static __always_inline bool tstack_pop(const struct pt_site *s, __u32 epoch,
 	i = tstack_find(t, s->tag, false, epoch) & (PT_TASK_STACKS - 1);
 	if (t->tag[i] != s->tag)
 		return false;
-	lat_renew(s->spec, &t->epoch[i], &t->depth[i], epoch);
+	lat_renew(s->spec, &t->epoch[i], &t->depth[i], &t->floor[i], epoch);
 	if (!t->depth[i])
 		return false;
 	d = --t->depth[i];
-	*t0 = d < PT_STACK_DEPTH ? t->ts[i][d & (PT_STACK_DEPTH - 1)] : 0;
+	*t0 = lat_slot_pop(d, &t->floor[i]) ? t->ts[i][d & (PT_STACK_DEPTH - 1)]
+					    : 0;
 	return true;
 }
 
@@ -200,14 +227,10 @@ static __always_inline void lat_push(const struct pt_regs *ctx,
 		stat_inc(s->spec, STAT_FULL);
 		return;
 	}
-	lat_renew(s->spec, &st->epoch, &st->depth, epoch);
+	lat_renew(s->spec, &st->epoch, &st->depth, &st->floor, epoch);
 	d = st->depth;
+	f = &st->f[lat_slot_push(s->spec, d, &st->floor)];
 	st->depth = d + 1;
-	if (d >= PT_STACK_DEPTH) {
-		stat_inc(s->spec, STAT_DEEP);
-		return;
-	}
-	f = &st->f[d & (PT_STACK_DEPTH - 1)];
 	if (s->solo) {
 		f->ts = lat_stamp(); /* no key: nothing else to keep */
 		return;
@@ -258,14 +281,14 @@ static __always_inline void lat_pop(const struct pt_site *s, __u32 epoch,
 		lat_miss(s->spec, epoch);
 		return;
 	}
-	lat_renew(s->spec, &st->epoch, &st->depth, epoch);
+	lat_renew(s->spec, &st->epoch, &st->depth, &st->floor, epoch);
 	if (!st->depth) {
 		lat_miss(s->spec, epoch);
 		return;
 	}
 	d = --st->depth;
-	if (d >= PT_STACK_DEPTH)
-		return; /* counted as deep when it started */
+	if (!lat_slot_pop(d, &st->floor))
+		return; /* counted as deep when it was lost */
 	f = &st->f[d & (PT_STACK_DEPTH - 1)];
 	if (!f->ts)
 		return; /* counted when it started */
@@ -291,7 +314,7 @@ static __always_inline __u64 *tstack_top(const struct pt_site *s, __u32 epoch)
 	if (t->tag[i] != s->tag || t->epoch[i] != epoch)
 		return NULL;
 	d = t->depth[i];
-	if (!d || d > PT_STACK_DEPTH)
+	if (!d || d - 1 < t->floor[i])
 		return NULL;
 	return &t->ts[i][(d - 1) & (PT_STACK_DEPTH - 1)];
 }
@@ -310,7 +333,7 @@ static __always_inline __u64 *stack_top(__u32 spec, __u32 epoch)
 	if (!st || st->epoch != epoch)
 		return NULL;
 	d = st->depth;
-	if (!d || d > PT_STACK_DEPTH)
+	if (!d || d - 1 < st->floor)
 		return NULL;
 	return &st->f[(d - 1) & (PT_STACK_DEPTH - 1)].ts;
 }
@@ -349,7 +372,7 @@ static __always_inline void lat_end(const struct pt_site *s, __u64 now)
 		return;
 	}
 	if (!t0)
-		return; /* counted as deep when it started */
+		return; /* lost (counted as deep), or a key not read */
 	ns = lat_ns(now - (t0 & ~LAT_FRESH), s->lat_adj);
 	solo_hist_add(s->spec, ns, lat_bucket(ns, s));
 }

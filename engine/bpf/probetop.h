@@ -551,8 +551,10 @@ struct pt_stack_key {
 };
 
 struct pt_stack {
-	__u32 depth; /* may exceed PT_STACK_DEPTH: those frames are dropped */
+	__u32 depth; /* starts under way; may exceed PT_STACK_DEPTH */
 	__u32 epoch; /* the spec's epoch (pt_epoch) its starts were pushed in */
+	__u32 floor; /* the starts below it are lost: f keeps the newest
+			PT_STACK_DEPTH, in slot depth % PT_STACK_DEPTH */
 	struct pt_frame f[PT_STACK_DEPTH];
 };
 
@@ -570,6 +572,7 @@ struct pt_tstack {
 	__u32 tag[PT_TASK_STACKS];
 	__u32 depth[PT_TASK_STACKS]; /* may exceed PT_STACK_DEPTH */
 	__u32 epoch[PT_TASK_STACKS];
+	__u32 floor[PT_TASK_STACKS]; /* as struct pt_stack's */
 	__u64 ts[PT_TASK_STACKS][PT_STACK_DEPTH];
 };
 
@@ -611,7 +614,9 @@ struct pt_oncpu {
 struct pt_stat {
 	__u64 drop_full; /* a map was full */
 	__u64 drop_str; /* a string could not be read */
-	__u64 drop_deep; /* latency nesting deeper than PT_STACK_DEPTH */
+	__u64 drop_deep; /* latency starts lost: the oldest of more than
+			    PT_STACK_DEPTH under way on a thread (nested,
+			    or their ends never came) */
 	__u64 unmatched; /* a latency end without its start */
 	__u64 drop_py; /* a Python frame (or thread state) unreadable */
 	__u64 hits; /* program runs for the spec, while pt_count_hits is

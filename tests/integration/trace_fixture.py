@@ -278,17 +278,24 @@ t.stop()
 def deep_pairs(n, limit=32):
     """fixture:enter..fixture:konst=latency() over n iterations, as the
     manual says: per iteration konst ends the newest start (or is
-    unmatched), then enter starts three; a start beyond limit deep is
-    dropped. (recorded, unmatched, deep drops)"""
-    depth = recorded = unmatched = deep = 0
+    unmatched), then enter starts three; a thread keeps its newest limit
+    starts, a start past them losing the oldest kept one (a deep drop),
+    and an end whose start was lost records nothing. (recorded,
+    unmatched, deep drops)"""
+    depth = floor = recorded = unmatched = deep = 0
     for _ in range(n):
         if depth == 0:
             unmatched += 1
         else:
             depth -= 1
-            recorded += depth < limit
+            if depth < floor:
+                floor = depth
+            else:
+                recorded += 1
         for _ in range(3):
-            deep += depth >= limit
+            if depth - floor >= limit:
+                floor = depth + 1 - limit
+                deep += 1
             depth += 1
     return recorded, unmatched, deep
 
@@ -339,7 +346,8 @@ tap.eq((rows_by_key(A["d"]), A["d"]["unmatched"], A["d"]["drops"],
         A["d"]["drops_by"], A["d"]["capacity"]),
        ({(): rec}, unm, deep, {"map_full": 0, "string": 0, "depth": deep,
                                "python": 0}, 0),
-       "latency starts nested over 32 deep: dropped as depth")
+       "latency starts past 32 under way: the oldest lost, as depth; the "
+       "newest 32 kept")
 t.stop()
 
 # the same reasons in the text output
@@ -354,7 +362,8 @@ want = [
     "%s  (%d dropped: %d map full at %d keys, raise --aggsize)" %
     (DROP_SPECS["c"], ND - cap, ND - cap, cap),
     "%s  (%d dropped: %d unreadable strings)" % (DROP_SPECS["s"], ND, ND),
-    "%s  (%d dropped: %d nested over 32 deep)  (%d unmatched returns)" %
+    "%s  (%d dropped: %d starts lost past 32 under way)  (%d unmatched "
+    "returns)" %
     (DROP_SPECS["d"], deep, deep, unm),
 ]
 tap.ok(all(w in tr.stdout.splitlines() for w in want),

@@ -286,6 +286,34 @@ def check_one_backend(pg):
            "-p one backend: its six commits")
 
 
+def check_failed_statements(pg):
+    """A backend whose statements fail leaves their starts without ends
+    (query__start, no query__done): 40 of them, then 50 that complete.
+    The latency pair keeps a thread's newest 32 starts, so the 50 are
+    timed, every one, and the failed ones lost past 32 are counted as
+    depth drops (9: 8 as they were pushed, 1 to make room), where every
+    later pair was dropped once 32 were under way."""
+    s = pg.session()
+    pid = int(s.query("SELECT pg_backend_pid();"))
+    tr = Trace(["-p", str(pid), "--budget", "off", "-i", "60", "-e",
+                LATENCY])
+    try:
+        for _ in range(40):
+            s.send("SELECT 1/0;")
+        for i in range(50):
+            tap.eq(s.query("SELECT %d;" % i), str(i), "SELECT %d" % i) \
+                if i == 49 else s.query("SELECT %d;" % i)
+    finally:
+        tr.finish()
+        s.close()
+    final = tr.final()
+    a = agg_of(final, LATENCY) if final else None
+    got = {r["key"][0]: r["total"] for r in a["rows"]} if a else None
+    tap.eq((got, a and a["drops_by"]["depth"]), ({"SELECT $1": 50}, 9),
+           "40 failed statements, then 50: each of the 50 timed, 9 starts "
+           "lost (depth)", tr.stderr[-2000:])
+
+
 def traced_pgbench(pg, args, bench_args, what, mode="simple"):
     """pgbench -M mode (TPC-B) with bench_args, traced by `trace -b
     postgres` with args, pg_stat_statements reset before: (the final
@@ -624,6 +652,7 @@ def main():
         check_locks(final, waiter_pid)
         check_io(final, stats)
         check_one_backend(pg)
+        check_failed_statements(pg)
         check_shapes(pg)
         check_protocols(pg)
         check_corpus(pg)

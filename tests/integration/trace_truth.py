@@ -1069,10 +1069,10 @@ def pg_statements(rounds):
     """The statements one psql session sends, and what they make:
     (lines, {text: sent}, {text: completed}, commits, aborts). Every
     statement is its own transaction but those between BEGIN and COMMIT;
-    one that fails aborts its transaction and never completes. Fewer
-    than 32 fail: each leaves a query__start without its query__done on
-    the backend's thread, and probetop drops every latency pair after 32
-    such (drops_by "depth"; see docs/testing.md)."""
+    one that fails aborts its transaction and never completes, leaving
+    a query__start without its query__done on the backend's thread:
+    fewer than 32 fail, which the thread's stack keeps with the pairs
+    (more are lost, drops_by "depth"; see docs/testing.md)."""
     lines, sent, done = [], {}, {}
     commits = aborts = 0
 
