@@ -77,8 +77,8 @@ struct {
 } sqlscratch SEC(".maps");
 
 /* Keywords after which a '-' is a sign, not a subtraction (SELECT -1,
- * THEN - 1, LIMIT -1), by sql_hash(): the one's after a word that cannot
- * end an operand. */
+ * THEN - 1, LIMIT -1), by their sql_hash(): words that cannot end an
+ * operand, as a column's name can. */
 static __always_inline bool sql_keyword(__u32 word)
 {
 	switch (word) {
