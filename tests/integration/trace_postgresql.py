@@ -314,6 +314,33 @@ def check_failed_statements(pg):
            "lost (depth)", tr.stderr[-2000:])
 
 
+def check_attach_under_load(pg):
+    """-b attached to backends already under pgbench -M prepared: every
+    statement's latency pairs from then on, no start lost. A pair's ends
+    are attached before its starts, so no start begins with its end not
+    there to come (ends without their starts, of statements under way,
+    are counted as unmatched)."""
+    bench = pg.run_async([BIN + "/pgbench", "-M", "prepared", "-c", "2",
+                          "-j", "1", "-T", "8", pg.db])
+    try:
+        time.sleep(2)
+        tr = Trace(["-b", POSTGRES, "--budget", "off", "-i", "60", "-e",
+                    TOP_LATENCY])
+        time.sleep(3)
+        tr.finish()
+    finally:
+        bench.communicate(timeout=60)
+    final = tr.final()
+    a = agg_of(final, TOP_LATENCY) if final else None
+    got = sorted(r["key"][0].split()[0] for r in a["rows"]
+                 if r["total"] > 100) if a else None
+    tap.eq((got, a and a["drops_by"]["depth"]),
+           (sorted(["BEGIN", "END", "INSERT", "SELECT", "UPDATE", "UPDATE",
+                    "UPDATE"]), 0),
+           "attached under load: the 7 statements timed, no start lost",
+           tr.stderr[-2000:])
+
+
 def traced_pgbench(pg, args, bench_args, what, mode="simple"):
     """pgbench -M mode (TPC-B) with bench_args, traced by `trace -b
     postgres` with args, pg_stat_statements reset before: (the final
@@ -653,6 +680,7 @@ def main():
         check_io(final, stats)
         check_one_backend(pg)
         check_failed_statements(pg)
+        check_attach_under_load(pg)
         check_shapes(pg)
         check_protocols(pg)
         check_corpus(pg)
