@@ -373,33 +373,46 @@ static bool at_function_start(const struct cat_object *obj, uint64_t addr)
 	return !elfobj_symbol_at(obj->elf, addr, &name, &off) && !off;
 }
 
-/* Whether link-time address addr of obj is in a function whose name
- * matches p's FUNCTION (PROBE@FUNCTION; any location if p names none):
- * the symbol that covers it, or another name of the same function (an
- * alias: __libc_malloc is malloc); a stripped file's functions by its
- * debug file where there is one. */
-static bool in_function(const struct cat_object *obj, uint64_t addr,
-			const struct spec_probe *p)
-{
-	uint64_t off, start;
-	const char *name;
+/* PROBE@FUNCTION's function in one object: FUNCTION's start, looked up
+ * at the first location that needs it (a walk of the symbol tables). */
+struct fn_filter {
+	const struct spec_probe *p;
+	int looked; /* 0 not yet, 1 FUNCTION names no symbol, 2 start */
+	uint64_t start;
+};
 
-	if (!p->function[0])
+/* Whether link-time address addr of obj is in a function whose name
+ * matches f's FUNCTION (any location if it names none): the symbol that
+ * covers it, or another name of the same function (an alias:
+ * __libc_malloc is malloc); a stripped file's functions by its debug file
+ * where there is one. */
+static bool in_function(const struct cat_object *obj, uint64_t addr,
+			struct fn_filter *f)
+{
+	const char *name;
+	uint64_t off;
+
+	if (!f->p->function[0])
 		return true;
 	if (!obj->elf)
 		return false;
 	debugfile_attach(obj->elf, obj->path);
 	if (elfobj_symbol_at(obj->elf, addr, &name, &off))
 		return false;
-	return !fnmatch(p->function, name, 0) ||
-	       (!catalog_symbol_addr(obj, p->function, &start) &&
-		start == addr - off);
+	if (!fnmatch(f->p->function, name, 0))
+		return true;
+	if (!f->looked)
+		f->looked = catalog_symbol_addr(obj, f->p->function, &f->start)
+				    ? 1
+				    : 2;
+	return f->looked == 2 && f->start == addr - off;
 }
 
 static int attach_usdt(struct walk *w, int id, int role,
 		       const struct spec_probe *p)
 {
 	const struct cat_object *obj = w->obj;
+	struct fn_filter fn = { .p = p };
 	int err;
 
 	for (size_t i = 0; i < obj->nprobes; i++) {
@@ -418,7 +431,7 @@ static int attach_usdt(struct walk *w, int id, int role,
 				.addr = cp->locs[l].addr,
 			};
 
-			if (!in_function(obj, cp->locs[l].addr, p))
+			if (!in_function(obj, cp->locs[l].addr, &fn))
 				continue;
 
 			err = queue_site(w, id, role, cp->locs[l].offset,
